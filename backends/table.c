@@ -1,0 +1,145 @@
+/*
+ * The backend table: one row per vendor. Adding a vendor is adding a row here
+ * and its output parser (backends/parse_<tool>.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "zlbench/backend.h"
+#include "zlbench/util.h"
+#include "backends/parsers.h"
+#include "zlbench/banned.h"
+
+static const char *const cuda_aliases[] = { "nvidia", "cu", NULL };
+static const char *const musa_aliases[] = { "mthreads", "mt", "moore", NULL };
+static const char *const rocm_aliases[] = { "amd", "hip", NULL };
+static const char *const ascend_aliases[] = { "npu", "huawei", NULL };
+
+static const char *const none[] = { NULL };
+static const char *const rocm_extra_vis[] = { "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", NULL };
+
+static const char *const cuda_slurm[] = { "CUDA_VISIBLE_DEVICES", NULL };
+static const char *const rocm_slurm[] = { "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", NULL };
+
+static const char *const cuda_query[] = { "nvidia-smi",
+	"--query-gpu=index,name,uuid,memory.total,driver_version",
+	"--format=csv,noheader,nounits", NULL };
+static const char *const musa_query[] = { "mthreads-gmi", NULL };
+static const char *const rocm_query[] = { "rocm-smi", "--showproductname", "--showuniqueid",
+	"--showmeminfo", "vram", "--showdriverversion", "--json", NULL };
+static const char *const ascend_query[] = { "npu-smi", "info", NULL };
+
+const struct zl_backend zl_backend_table[] = {
+	{
+		.name = "cuda",
+		.aliases = cuda_aliases,
+		.vendor_name = "nvidia",
+		.vendor_module = "_nvidia",
+		.visibility_var = "CUDA_VISIBLE_DEVICES",
+		.extra_visibility_vars = none,
+		.slurm_sets = cuda_slurm,
+		.query_tool = "nvidia-smi",
+		.query_argv = cuda_query,
+		.parse = zl_parse_nvidia_smi_csv,
+		.dev_node_prefix = "nvidia",
+		.dev_node_probe = "nvidiactl",
+		.caps = ZL_CAP_GRAPH_CAPTURE,
+	},
+	{
+		.name = "musa",
+		.aliases = musa_aliases,
+		.vendor_name = "mthreads",
+		.vendor_module = "_mthreads",
+		.visibility_var = "MUSA_VISIBLE_DEVICES",
+		.extra_visibility_vars = none,
+		.slurm_sets = none,
+		.query_tool = "mthreads-gmi",
+		.query_argv = musa_query,
+		.parse = zl_parse_mthreads_gmi,
+		.dev_node_prefix = "mtgpu.",
+		.dev_node_probe = NULL,
+		.caps = 0,
+	},
+	{
+		.name = "rocm",
+		.aliases = rocm_aliases,
+		.vendor_name = "amd",
+		.vendor_module = "_amd",
+		.visibility_var = "HIP_VISIBLE_DEVICES",
+		.extra_visibility_vars = rocm_extra_vis,
+		.slurm_sets = rocm_slurm,
+		.query_tool = "rocm-smi",
+		.query_argv = rocm_query,
+		.parse = zl_parse_rocm_smi_json,
+		.dev_node_prefix = "dri/renderD",
+		.dev_node_probe = "kfd",
+		.caps = 0,
+	},
+	{
+		.name = "ascend",
+		.aliases = ascend_aliases,
+		.vendor_name = "ascend",
+		.vendor_module = "_ascend",
+		.visibility_var = "ASCEND_RT_VISIBLE_DEVICES",
+		.extra_visibility_vars = none,
+		.slurm_sets = none,
+		.query_tool = "npu-smi",
+		.query_argv = ascend_query,
+		.parse = zl_parse_npu_smi_info,
+		.dev_node_prefix = "davinci",
+		.dev_node_probe = "davinci_manager",
+		.caps = 0,
+	},
+	{ .name = NULL },
+};
+
+size_t zl_backend_count(void)
+{
+	size_t n = 0;
+
+	while (zl_backend_table[n].name)
+		n++;
+	return n;
+}
+
+const struct zl_backend *zl_backend_find(const char *name)
+{
+	const struct zl_backend *b;
+
+	if (!name)
+		return NULL;
+	for (b = zl_backend_table; b->name; b++) {
+		const char *const *a;
+
+		if (zl_strcaseeq(b->name, name))
+			return b;
+		for (a = b->aliases; a && *a; a++)
+			if (zl_strcaseeq(*a, name))
+				return b;
+	}
+	return NULL;
+}
+
+void zl_backend_choices(struct strbuf *sb)
+{
+	const struct zl_backend *b;
+
+	for (b = zl_backend_table; b->name; b++) {
+		const char *const *a;
+
+		if (b != zl_backend_table)
+			strbuf_addstr(sb, ", ");
+		strbuf_addstr(sb, b->name);
+		if (b->aliases && *b->aliases) {
+			strbuf_addstr(sb, " (");
+			for (a = b->aliases; *a; a++)
+				strbuf_addf(sb, "%s%s", a == b->aliases ? "" : ", ", *a);
+			strbuf_addch(sb, ')');
+		}
+	}
+}
+
+int zl_backend_has(const struct zl_backend *b, unsigned cap)
+{
+	return b && (b->caps & cap) == cap;
+}

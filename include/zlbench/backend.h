@@ -1,0 +1,91 @@
+/*
+ * The backend registry: one row per accelerator vendor, compiled in (backends/).
+ * Everything above this header asks the table; nothing outside backends/ names a
+ * vendor, a vendor tool or a vendor variable.
+ */
+#ifndef ZLBENCH_BACKEND_H
+#define ZLBENCH_BACKEND_H
+
+#include <stddef.h>
+#include "strbuf.h"
+
+/* Capability bits (curl's feature-table style). */
+enum zl_capability {
+	ZL_CAP_GRAPH_CAPTURE = 1u << 0, /* device graphs: the graph timer can capture and replay */
+};
+
+struct zl_device {
+	int index;
+	char *name;        /* product name, e.g. "NVIDIA H200"; NULL when unknown */
+	char *uuid;        /* uuid or bus id; NULL when unknown */
+	long long memory_mib; /* -1 when unknown */
+	char *driver;      /* driver version; NULL when unknown */
+};
+
+/*
+ * A device enumeration. Owner: the caller; zl_devlist_release() frees it.
+ * available: 1 when the list is authoritative (query tool or device nodes);
+ * 0 when nothing could be enumerated (then `how` says why and indices are "not verified").
+ */
+struct zl_devlist {
+	struct zl_device *v;
+	size_t nr, alloc;
+	int available;
+	char *how;  /* "nvidia-smi", "/dev nodes (query tool absent)", or the reason it is unavailable */
+};
+#define ZL_DEVLIST_INIT { NULL, 0, 0, 0, NULL }
+void zl_devlist_release(struct zl_devlist *dl);
+/* Append a device; strings are copied (NULL allowed). Returns the new entry. */
+struct zl_device *zl_devlist_add(struct zl_devlist *dl, int index, const char *name,
+				 const char *uuid, long long memory_mib, const char *driver);
+const struct zl_device *zl_devlist_find(const struct zl_devlist *dl, int index);
+
+/* Parse the query tool's output into dl (devices only; available/how left to the caller). */
+typedef int (*zl_devparse_fn)(const char *output, struct zl_devlist *dl, struct strbuf *err);
+
+struct zl_backend {
+	const char *name;                 /* cuda, musa, rocm, ascend */
+	const char *const *aliases;       /* NULL-terminated, matched case-insensitively */
+	const char *vendor_name;          /* flag_gems.vendor_name that this backend expects */
+	const char *vendor_module;        /* FlagGems' backend package segment, e.g. "_nvidia" */
+	const char *visibility_var;       /* the variable zlbench sets to pin devices */
+	const char *const *extra_visibility_vars; /* others the vendor honours (removed for other backends) */
+	const char *const *slurm_sets;    /* visibility vars Slurm's gres sets itself for this vendor (NULL-terminated, may be empty) */
+	const char *query_tool;           /* program name looked up on PATH */
+	const char *const *query_argv;    /* argv for enumeration (argv[0] == query_tool) */
+	zl_devparse_fn parse;             /* parser for query_argv's output */
+	const char *dev_node_prefix;      /* device nodes: <dev root>/<prefix><index>, e.g. "nvidia" */
+	const char *dev_node_probe;       /* a node whose presence alone says the vendor is there (may be NULL) */
+	unsigned caps;                    /* enum zl_capability bits */
+};
+
+/* The table; terminated by a row with name == NULL. */
+extern const struct zl_backend zl_backend_table[];
+size_t zl_backend_count(void);
+
+/* Find by name or alias (case-insensitive); NULL when unknown. */
+const struct zl_backend *zl_backend_find(const char *name);
+/* "cuda (nvidia, cu), musa (...)..." for error messages. Appends to sb. */
+void zl_backend_choices(struct strbuf *sb);
+int zl_backend_has(const struct zl_backend *b, unsigned cap);
+
+/*
+ * Auto-detection: the one vendor whose query tool (on PATH) or device nodes
+ * (under the device root) are present. 0 and *out set when exactly one; -1 with
+ * a message naming what was found (none, or several) otherwise.
+ */
+int zl_backend_detect(const struct zl_backend **out, struct strbuf *err);
+
+/*
+ * Enumerate devices: run the query tool (argv, no shell, bounded time); when it is
+ * absent or fails, fall back to device nodes and say so in dl->how; when neither
+ * exists, dl->available = 0 and dl->how says why. Never fails hard: returns 0.
+ */
+int zl_backend_enumerate(const struct zl_backend *b, struct zl_devlist *dl);
+
+/*
+ * Device root for node probing: $ZL_DEV_ROOT or "/dev" (tests point it at a fixture tree).
+ */
+const char *zl_dev_root(void);
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * Child processes (after git's run-command.h): everything is prepared before
+ * fork(), the child only calls async-signal-safe functions, a signal death is
+ * reported as 128+N. Never a shell: argv goes straight to execve().
+ *
+ * Owner: the caller owns struct child_process; child_release() frees args/env.
+ */
+#ifndef ZLBENCH_CHILD_H
+#define ZLBENCH_CHILD_H
+
+#include <sys/types.h>
+#include "strbuf.h"
+#include "strvec.h"
+
+struct child_process {
+	struct strvec args;     /* args.v[0] is the program; searched on the child's PATH */
+	struct strvec env;      /* "NAME=value" sets, bare "NAME" removes; applied over environ */
+	const char *dir;        /* working directory of the child, or NULL */
+	int new_pgroup;         /* child leads its own process group (signals go to -pid) */
+	int capture_output;     /* stdout+stderr merged into a pipe: read from out_fd */
+	int no_stdin;           /* stdin from /dev/null */
+	int pdeathsig;          /* signal the child gets when its parent dies (0: none) */
+	/* filled by child_start */
+	pid_t pid;
+	int out_fd;             /* read end when capture_output, else -1 */
+};
+#define CHILD_PROCESS_INIT { STRVEC_INIT, STRVEC_INIT, NULL, 0, 0, 0, 0, -1, -1 }
+
+void child_init(struct child_process *cp);
+void child_release(struct child_process *cp);
+/* Fork and exec. 0 on success; -1 with err filled (e.g. program not found). */
+int child_start(struct child_process *cp, struct strbuf *err);
+/* Blocking wait; returns the raw wait status in *status. 0 ok, -1 error. */
+int child_wait(struct child_process *cp, int *status, struct strbuf *err);
+/* Exit code of a raw wait status: the exit status, or 128+N for signal N. */
+int child_exit_code(int status);
+/* Send sig to the child (its whole group when new_pgroup). */
+void child_kill(struct child_process *cp, int sig);
+
+/*
+ * Run argv to completion, capturing stdout+stderr, killing it after timeout_s
+ * (<= 0: no limit). *exit_code gets child_exit_code() or 124 on timeout.
+ * Returns 0 when it ran (whatever its exit), -1 when it could not start.
+ */
+int zl_capture(const char *const *argv, const char *const *env, double timeout_s,
+	       struct strbuf *out, int *exit_code, struct strbuf *err);
+
+/*
+ * Signal plumbing for supervisors: SIGINT, SIGTERM, SIGHUP and SIGCHLD are
+ * turned into bytes on a self-pipe so a poll() loop can see them.
+ * zl_signals_install() is idempotent; zl_signals_fd() is the read end;
+ * zl_signals_take() returns the next pending signal number or 0.
+ */
+int zl_signals_install(struct strbuf *err);
+int zl_signals_fd(void);
+int zl_signals_take(void);
+/* Restore default dispositions (after a supervised run). */
+void zl_signals_restore(void);
+
+#endif

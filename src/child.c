@@ -1,0 +1,380 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "zlbench/child.h"
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/util.h"
+#include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
+
+extern char **environ;
+
+void child_init(struct child_process *cp)
+{
+	struct child_process blank = CHILD_PROCESS_INIT;
+	*cp = blank;
+}
+
+void child_release(struct child_process *cp)
+{
+	strvec_clear(&cp->args);
+	strvec_clear(&cp->env);
+	if (cp->out_fd >= 0)
+		close(cp->out_fd);
+	cp->out_fd = -1;
+}
+
+/* environ with the NAME=value / NAME edits of env applied; the strings stay owned by their sources. */
+static const char **build_env(const struct strvec *edits)
+{
+	size_t n = 0, i, j, k = 0;
+	const char **out;
+
+	for (n = 0; environ && environ[n]; n++)
+		;
+	out = xcalloc(n + edits->nr + 1, sizeof(*out));
+	for (i = 0; i < n; i++) {
+		const char *eq = strchr(environ[i], '=');
+		size_t len = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+		int overridden = 0;
+
+		for (j = 0; j < edits->nr; j++) {
+			const char *e = edits->v[j];
+			const char *eeq = strchr(e, '=');
+			size_t elen = eeq ? (size_t)(eeq - e) : strlen(e);
+			if (elen == len && !strncmp(e, environ[i], len)) {
+				overridden = 1;
+				break;
+			}
+		}
+		if (!overridden)
+			out[k++] = environ[i];
+	}
+	for (j = 0; j < edits->nr; j++) {
+		const char *e = edits->v[j];
+		const char *eeq = strchr(e, '=');
+		size_t l;
+		int later = 0;
+
+		if (!eeq)
+			continue;
+		/* the last edit of a name wins */
+		l = (size_t)(eeq - e);
+		for (i = j + 1; i < edits->nr; i++)
+			if (!strncmp(edits->v[i], e, l) && (edits->v[i][l] == '=' || !edits->v[i][l]))
+				later = 1;
+		if (!later)
+			out[k++] = e;
+	}
+	out[k] = NULL;
+	return out;
+}
+
+static const char *env_lookup(const char **envp, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (; *envp; envp++)
+		if (!strncmp(*envp, name, len) && (*envp)[len] == '=')
+			return *envp + len + 1;
+	return NULL;
+}
+
+/* Resolve the program on the PATH the child will see, before fork(). */
+static char *resolve_program(const char *name, const char **envp)
+{
+	const char *path = env_lookup(envp, "PATH");
+	char *copy, *p;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) ? NULL : xstrdup(name);
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	copy = xstrdup(path);
+	for (p = copy; p; ) {
+		char *colon = strchr(p, ':');
+		char *cand;
+
+		if (colon)
+			*colon = '\0';
+		cand = zl_path_join(*p ? p : ".", name);
+		if (zl_is_file(cand) && !access(cand, X_OK)) {
+			free(copy);
+			return cand;
+		}
+		free(cand);
+		p = colon ? colon + 1 : NULL;
+	}
+	free(copy);
+	return NULL;
+}
+
+/* Report exec failure to the parent through a CLOEXEC pipe: one int errno. */
+static void child_fail(int fd, int stage)
+{
+	int e[2] = { stage, errno };
+	ssize_t n = write(fd, e, sizeof(e));
+	(void)n;
+	_exit(127);
+}
+
+int child_start(struct child_process *cp, struct strbuf *err)
+{
+	const char **envp;
+	char *prog;
+	int errpipe[2], outpipe[2] = { -1, -1 };
+	int devnull = -1;
+	pid_t pid;
+	int report[2];
+	ssize_t n;
+
+	if (!cp->args.nr)
+		return zl_error(err, "no program to run");
+	envp = build_env(&cp->env);
+	prog = resolve_program(cp->args.v[0], envp);
+	if (!prog) {
+		free(envp);
+		return zl_error(err, "cannot find program '%s' on PATH", cp->args.v[0]);
+	}
+	if (pipe2(errpipe, O_CLOEXEC)) {
+		free(envp);
+		free(prog);
+		return zl_error(err, "pipe: %s", strerror(errno));
+	}
+	if (cp->capture_output && pipe2(outpipe, O_CLOEXEC)) {
+		close(errpipe[0]);
+		close(errpipe[1]);
+		free(envp);
+		free(prog);
+		return zl_error(err, "pipe: %s", strerror(errno));
+	}
+	if (cp->no_stdin)
+		devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	pid = fork();
+	if (pid < 0) {
+		int saved = errno;
+		close(errpipe[0]);
+		close(errpipe[1]);
+		if (outpipe[0] >= 0) {
+			close(outpipe[0]);
+			close(outpipe[1]);
+		}
+		if (devnull >= 0)
+			close(devnull);
+		free(envp);
+		free(prog);
+		return zl_error(err, "fork: %s", strerror(saved));
+	}
+	if (pid == 0) {
+		/* async-signal-safe calls only from here on */
+		sigset_t none;
+		int sig;
+
+		if (cp->new_pgroup && setpgid(0, 0))
+			child_fail(errpipe[1], 1);
+		if (cp->pdeathsig && prctl(PR_SET_PDEATHSIG, cp->pdeathsig))
+			child_fail(errpipe[1], 2);
+		/* A parent started with SIGINT ignored must still give the child ordinary signals. */
+		for (sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (devnull >= 0 && dup2(devnull, 0) < 0)
+			child_fail(errpipe[1], 3);
+		if (outpipe[1] >= 0 && (dup2(outpipe[1], 1) < 0 || dup2(outpipe[1], 2) < 0))
+			child_fail(errpipe[1], 3);
+		if (cp->dir && chdir(cp->dir))
+			child_fail(errpipe[1], 4);
+		execve(prog, (char *const *)cp->args.v, (char *const *)envp);
+		child_fail(errpipe[1], 5);
+	}
+	if (cp->new_pgroup)
+		setpgid(pid, pid); /* also in the parent: no race with an early kill(-pid) */
+	close(errpipe[1]);
+	if (devnull >= 0)
+		close(devnull);
+	if (outpipe[1] >= 0)
+		close(outpipe[1]);
+	free(envp);
+	do
+		n = read(errpipe[0], report, sizeof(report));
+	while (n < 0 && errno == EINTR);
+	close(errpipe[0]);
+	if (n == (ssize_t)sizeof(report)) {
+		static const char *stage[] = { "", "setpgid", "prctl", "dup2", "chdir", "execve" };
+		int status;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (outpipe[0] >= 0)
+			close(outpipe[0]);
+		zl_error(err, "cannot start '%s': %s failed: %s%s%s", prog,
+			 stage[report[0] >= 1 && report[0] <= 5 ? report[0] : 0],
+			 strerror(report[1]), report[0] == 4 ? " in " : "",
+			 report[0] == 4 && cp->dir ? cp->dir : "");
+		free(prog);
+		return -1;
+	}
+	free(prog);
+	cp->pid = pid;
+	cp->out_fd = outpipe[0];
+	return 0;
+}
+
+int child_wait(struct child_process *cp, int *status, struct strbuf *err)
+{
+	for (;;) {
+		pid_t r = waitpid(cp->pid, status, 0);
+		if (r == cp->pid)
+			return 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		return zl_error(err, "waitpid(%ld): %s", (long)cp->pid, strerror(errno));
+	}
+}
+
+int child_exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return ZL_EXIT_SIGNAL_BASE + WTERMSIG(status);
+	return ZL_EXIT_FAILED;
+}
+
+void child_kill(struct child_process *cp, int sig)
+{
+	if (cp->pid <= 0)
+		return;
+	if (cp->new_pgroup)
+		kill(-cp->pid, sig);
+	else
+		kill(cp->pid, sig);
+}
+
+int zl_capture(const char *const *argv, const char *const *env, double timeout_s,
+	       struct strbuf *out, int *exit_code, struct strbuf *err)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	double deadline = timeout_s > 0 ? zl_now_monotonic() + timeout_s : 0;
+	int timed_out = 0, status = 0;
+
+	strvec_pushv(&cp.args, (const char **)argv);
+	if (env)
+		strvec_pushv(&cp.env, (const char **)env);
+	cp.capture_output = 1;
+	cp.no_stdin = 1;
+	cp.new_pgroup = 1;
+	if (child_start(&cp, err)) {
+		child_release(&cp);
+		return -1;
+	}
+	for (;;) {
+		struct pollfd pfd = { cp.out_fd, POLLIN, 0 };
+		int wait_ms = -1, r;
+		char buf[4096];
+		ssize_t n;
+
+		if (deadline) {
+			double left = deadline - zl_now_monotonic();
+			if (left <= 0) {
+				timed_out = 1;
+				break;
+			}
+			wait_ms = (int)(left * 1000) + 1;
+		}
+		r = poll(&pfd, 1, wait_ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		if (r == 0)
+			continue;
+		n = read(cp.out_fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		strbuf_add(out, buf, (size_t)n);
+	}
+	if (timed_out)
+		child_kill(&cp, SIGKILL);
+	if (child_wait(&cp, &status, err)) {
+		child_release(&cp);
+		return -1;
+	}
+	/* the group may hold stragglers that kept the pipe open: end them too */
+	kill(-cp.pid, SIGKILL);
+	*exit_code = timed_out ? ZL_EXIT_TIMEOUT : child_exit_code(status);
+	child_release(&cp);
+	return 0;
+}
+
+static int sig_pipe[2] = { -1, -1 };
+static const int supervised_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char b = (unsigned char)sig;
+	ssize_t n = write(sig_pipe[1], &b, 1);
+	(void)n;
+	errno = saved;
+}
+
+int zl_signals_install(struct strbuf *err)
+{
+	struct sigaction sa;
+	size_t i;
+
+	if (sig_pipe[0] >= 0)
+		return 0;
+	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
+		return zl_error(err, "pipe: %s", strerror(errno));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	for (i = 0; i < ZL_ARRAY_SIZE(supervised_signals); i++)
+		if (sigaction(supervised_signals[i], &sa, NULL))
+			return zl_error(err, "sigaction: %s", strerror(errno));
+	return 0;
+}
+
+int zl_signals_fd(void)
+{
+	return sig_pipe[0];
+}
+
+int zl_signals_take(void)
+{
+	unsigned char b;
+
+	if (sig_pipe[0] < 0)
+		return 0;
+	if (read(sig_pipe[0], &b, 1) == 1)
+		return b;
+	return 0;
+}
+
+void zl_signals_restore(void)
+{
+	size_t i;
+
+	if (sig_pipe[0] < 0)
+		return;
+	for (i = 0; i < ZL_ARRAY_SIZE(supervised_signals); i++)
+		signal(supervised_signals[i], SIG_DFL);
+	close(sig_pipe[0]);
+	close(sig_pipe[1]);
+	sig_pipe[0] = sig_pipe[1] = -1;
+}

@@ -1,0 +1,239 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/util.h"
+#include "zlbench/banned.h"
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int zl_write_file_atomic(const char *path, const void *data, size_t len, struct strbuf *err)
+{
+	char *tmp = xstrfmt("%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	int saved;
+
+	if (fd < 0) {
+		zl_error(err, "cannot create temporary file for '%s': %s", path, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	if (fchmod(fd, 0644) || write_all(fd, data, len) || fsync(fd)) {
+		saved = errno;
+		close(fd);
+		unlink(tmp);
+		zl_error(err, "cannot write '%s': %s", tmp, strerror(saved));
+		free(tmp);
+		return -1;
+	}
+	if (close(fd)) {
+		saved = errno;
+		unlink(tmp);
+		zl_error(err, "cannot close '%s': %s", tmp, strerror(saved));
+		free(tmp);
+		return -1;
+	}
+	if (rename(tmp, path)) {
+		saved = errno;
+		unlink(tmp);
+		zl_error(err, "cannot rename '%s' to '%s': %s", tmp, path, strerror(saved));
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int zl_mkdir_p(const char *path, struct strbuf *err)
+{
+	char *copy = xstrdup(path);
+	char *p;
+
+	for (p = copy + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char saved = *p;
+			*p = '\0';
+			if (mkdir(copy, 0777) && errno != EEXIST) {
+				zl_error(err, "cannot create directory '%s': %s", copy, strerror(errno));
+				free(copy);
+				return -1;
+			}
+			*p = saved;
+			if (!saved)
+				break;
+		}
+	}
+	free(copy);
+	if (!zl_is_dir(path))
+		return zl_error(err, "'%s' exists and is not a directory", path);
+	return 0;
+}
+
+static int remove_at(int at, const char *name, struct strbuf *err, const char *top)
+{
+	struct stat st;
+
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (errno == ENOENT)
+			return 0;
+		return zl_error(err, "cannot stat '%s' under '%s': %s", name, top, strerror(errno));
+	}
+	if (S_ISDIR(st.st_mode)) {
+		int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *d;
+		struct dirent *de;
+		int rc = 0;
+
+		if (fd < 0)
+			return zl_error(err, "cannot open '%s' under '%s': %s", name, top, strerror(errno));
+		d = fdopendir(fd);
+		if (!d) {
+			close(fd);
+			return zl_error(err, "cannot read '%s' under '%s': %s", name, top, strerror(errno));
+		}
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			if (remove_at(dirfd(d), de->d_name, err, top))
+				rc = -1;
+		}
+		closedir(d);
+		if (rc)
+			return -1;
+		if (unlinkat(at, name, AT_REMOVEDIR) && errno != ENOENT)
+			return zl_error(err, "cannot remove '%s' under '%s': %s", name, top, strerror(errno));
+		return 0;
+	}
+	if (unlinkat(at, name, 0) && errno != ENOENT)
+		return zl_error(err, "cannot remove '%s' under '%s': %s", name, top, strerror(errno));
+	return 0;
+}
+
+int zl_remove_tree(const char *path, struct strbuf *err)
+{
+	return remove_at(AT_FDCWD, path, err, path);
+}
+
+int zl_mkdtemp_in(const char *dir, const char *prefix, char **out, struct strbuf *err)
+{
+	char *tmpl = xstrfmt("%s/%sXXXXXX", dir, prefix);
+
+	if (!mkdtemp(tmpl)) {
+		zl_error(err, "cannot create temporary directory in '%s': %s", dir, strerror(errno));
+		free(tmpl);
+		return -1;
+	}
+	*out = tmpl;
+	return 0;
+}
+
+int zl_is_dir(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+int zl_is_file(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+int zl_dir_absent_or_empty(const char *path)
+{
+	DIR *d;
+	struct dirent *de;
+	int empty = 1;
+
+	if (access(path, F_OK) && errno == ENOENT)
+		return 1;
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			empty = 0;
+			break;
+		}
+	}
+	closedir(d);
+	return empty;
+}
+
+char *zl_path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+
+	if (!la || b[0] == '/')
+		return xstrdup(b);
+	if (a[la - 1] == '/')
+		return xstrfmt("%s%s", a, b);
+	return xstrfmt("%s/%s", a, b);
+}
+
+char *zl_absolute_path(const char *path)
+{
+	char *real = realpath(path, NULL);
+	char cwd[4096];
+
+	if (real)
+		return real;
+	if (path[0] == '/')
+		return xstrdup(path);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return xstrdup(path);
+	return zl_path_join(cwd, path);
+}
+
+char *zl_find_executable(const char *name)
+{
+	const char *path;
+	char *copy, *p;
+
+	if (!name || !*name)
+		return NULL;
+	if (strchr(name, '/'))
+		return access(name, X_OK) ? NULL : xstrdup(name);
+	path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	copy = xstrdup(path);
+	for (p = copy; p; ) {
+		char *colon = strchr(p, ':');
+		char *cand;
+
+		if (colon)
+			*colon = '\0';
+		cand = zl_path_join(*p ? p : ".", name);
+		if (zl_is_file(cand) && !access(cand, X_OK)) {
+			free(copy);
+			return cand;
+		}
+		free(cand);
+		p = colon ? colon + 1 : NULL;
+	}
+	free(copy);
+	return NULL;
+}

@@ -1,0 +1,130 @@
+/* zlbench: the command table and the dispatcher. */
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <curl/curl.h>
+#include <sqlite3.h>
+#include <yaml.h>
+
+#include "zlbench/cmd.h"
+#include "zlbench/error.h"
+#include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
+
+static int cmd_help(int argc, const char **argv);
+static void help_help(FILE *out);
+
+static const struct zl_command commands[] = {
+	{ "run", cmd_run, "run one operator's FlagGems benchmark and leave a run directory", help_run },
+	{ "batch", cmd_batch, "run many operators over several devices, resumable", help_batch },
+	{ "preflight", cmd_preflight, "run every preflight check and print ok/FAILED", help_preflight },
+	{ "plan", cmd_plan, "show the pytest plugin list and timer plan for a backend", help_plan },
+	{ "backends", cmd_backends, "list the compiled-in backends", help_backends },
+	{ "devices", cmd_devices, "enumerate a backend's devices", help_devices },
+	{ "history", cmd_history, "list stored runs from the history database", help_history },
+	{ "compare", cmd_compare, "compare two runs after checking their caliber", help_compare },
+	{ "push", cmd_push, "POST a run or batch to a collector (spools on failure)", help_push },
+	{ "doctor", cmd_doctor, "explain why an operator will not run", help_doctor },
+	{ "completion", cmd_completion, "print a bash or zsh completion script", help_completion },
+	{ "help", cmd_help, "show help for zlbench or one command", help_help },
+	{ NULL, NULL, NULL, NULL }
+};
+
+const struct zl_command *zl_commands(void)
+{
+	return commands;
+}
+
+const struct zl_command *zl_command_find(const char *name)
+{
+	const struct zl_command *c;
+
+	for (c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+void zl_print_command_help(const struct zl_command *c, FILE *out)
+{
+	c->help(out);
+}
+
+static void print_version(void)
+{
+	curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
+
+	printf("zlbench %s\n", ZL_VERSION_STRING);
+	printf("libyaml %s\n", yaml_get_version_string());
+	printf("sqlite3 %s\n", sqlite3_libversion());
+	printf("cjson %s\n", cJSON_Version());
+	printf("libcurl %s\n", cv && cv->version ? cv->version : "unknown");
+}
+
+static void print_main_usage(FILE *out)
+{
+	const struct zl_command *c;
+
+	fprintf(out, "usage: zlbench [--version] [--quiet|--verbose] <command> [<options>] [-- <pytest args>]\n\n");
+	fprintf(out, "Operator benchmarks of FlagGems on any accelerator vendor, with runs that explain themselves.\n\n");
+	fprintf(out, "Commands:\n");
+	for (c = commands; c->name; c++)
+		fprintf(out, "  %-12s %s\n", c->name, c->summary);
+	fprintf(out, "\nSee 'zlbench help <command>' or 'zlbench <command> --help'.\n");
+}
+
+static void help_help(FILE *out)
+{
+	fprintf(out, "usage: zlbench help [<command>]\n\nShows the list of commands, or one command's help.\n");
+}
+
+static int cmd_help(int argc, const char **argv)
+{
+	const struct zl_command *c;
+
+	if (argc < 2) {
+		print_main_usage(stdout);
+		return ZL_EXIT_OK;
+	}
+	c = zl_command_find(argv[1]);
+	if (!c) {
+		zl_print_error("unknown command '%s' (see 'zlbench help')", argv[1]);
+		return ZL_EXIT_USAGE;
+	}
+	zl_print_command_help(c, stdout);
+	return ZL_EXIT_OK;
+}
+
+int main(int argc, const char **argv)
+{
+	const struct zl_command *c;
+	int i = 1;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
+			print_version();
+			return ZL_EXIT_OK;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			print_main_usage(stdout);
+			return ZL_EXIT_OK;
+		} else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
+			zl_verbosity = -1;
+		} else if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v")) {
+			zl_verbosity = 1;
+		} else {
+			zl_print_error("unknown option '%s' (see 'zlbench help')", argv[i]);
+			return ZL_EXIT_USAGE;
+		}
+	}
+	if (i >= argc) {
+		print_main_usage(stderr);
+		return ZL_EXIT_USAGE;
+	}
+	c = zl_command_find(argv[i]);
+	if (!c) {
+		zl_print_error("unknown command '%s' (see 'zlbench help')", argv[i]);
+		return ZL_EXIT_USAGE;
+	}
+	return c->fn(argc - i, argv + i);
+}

@@ -1,0 +1,113 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "zlbench/options.h"
+#include "zlbench/strbuf.h"
+#include "zlbench/strvec.h"
+#include "zlbench/util.h"
+
+static void test_strbuf_basic(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	assert_string_equal(sb.buf, "");
+	strbuf_addstr(&sb, "  hello");
+	strbuf_addf(&sb, " %d ", 42);
+	strbuf_trim(&sb);
+	assert_string_equal(sb.buf, "hello 42");
+	assert_int_equal(sb.len, 8);
+	strbuf_release(&sb);
+	assert_int_equal(sb.len, 0);
+}
+
+static void test_strvec_split(void **state)
+{
+	struct strvec sv = STRVEC_INIT;
+	(void)state;
+	strvec_split(&sv, " 0, 2 ,,3", ',');
+	assert_int_equal(sv.nr, 3);
+	assert_string_equal(sv.v[1], "2");
+	assert_null(sv.v[3]);
+	assert_int_equal(strvec_find(&sv, "3"), 2);
+	strvec_clear(&sv);
+	assert_int_equal(sv.nr, 0);
+}
+
+static void test_parse_bool(void **state)
+{
+	(void)state;
+	assert_int_equal(zl_parse_bool("YES"), 1);
+	assert_int_equal(zl_parse_bool("off"), 0);
+	assert_int_equal(zl_parse_bool("2"), -1);
+	assert_int_equal(zl_parse_bool(""), -1);
+}
+
+static void test_edit_distance(void **state)
+{
+	(void)state;
+	assert_int_equal(zl_edit_distance("mm", "bmm"), 1);
+	assert_int_equal(zl_edit_distance("softmax", "sofmax"), 1);
+	assert_int_equal(zl_edit_distance("", "abc"), 3);
+}
+
+static int cb_seen;
+static int count_cb(const struct zl_option *o, const char *arg, struct strbuf *err)
+{
+	(void)o; (void)arg; (void)err;
+	cb_seen++;
+	return 0;
+}
+
+static void test_options(void **state)
+{
+	const char *name = NULL;
+	int flag = 0;
+	struct strvec list = STRVEC_INIT, args = STRVEC_INIT, pass = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	const struct zl_option table[] = {
+		{ ZL_OPT_STRING, "name", 'n', &name, "NAME", "a name", 0, NULL, 0, NULL, 0 },
+		{ ZL_OPT_FLAG, "flag", 0, &flag, NULL, "a flag", 7, NULL, 0, NULL, 0 },
+		{ ZL_OPT_STRLIST, "item", 0, &list, "X", "items", 0, NULL, 0, NULL, 0 },
+		{ ZL_OPT_CALLBACK, "count", 0, NULL, NULL, "count", 0, count_cb, 0, NULL, 0 },
+		ZL_OPT_END_ROW,
+	};
+	const struct zl_option *const tables[] = { table, NULL };
+	const char *argv[] = { "--name=x", "pos", "--flag", "--item", "a", "--item=b", "--count",
+			       "--", "--level", "x" };
+	const char *bad[] = { "--nope" };
+	const char *novalue[] = { "--name" };
+	(void)state;
+
+	assert_int_equal(zl_parse_options(10, argv, tables, &args, &pass, &err), 0);
+	assert_string_equal(name, "x");
+	assert_int_equal(flag, 7);
+	assert_int_equal(list.nr, 2);
+	assert_int_equal(cb_seen, 1);
+	assert_int_equal(args.nr, 1);
+	assert_int_equal(pass.nr, 2);
+	assert_string_equal(pass.v[0], "--level");
+	assert_int_equal(zl_parse_options(1, bad, tables, &args, &pass, &err), -1);
+	assert_non_null(strstr(err.buf, "--nope"));
+	assert_int_equal(zl_parse_options(1, novalue, tables, &args, &pass, &err), -1);
+	assert_non_null(strstr(err.buf, "NAME"));
+	strvec_clear(&list);
+	strvec_clear(&args);
+	strvec_clear(&pass);
+	strbuf_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strbuf_basic),
+		cmocka_unit_test(test_strvec_split),
+		cmocka_unit_test(test_parse_bool),
+		cmocka_unit_test(test_edit_distance),
+		cmocka_unit_test(test_options),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
