@@ -21,13 +21,28 @@ static const char *const rocm_extra_vis[] = { "ROCR_VISIBLE_DEVICES", "GPU_DEVIC
 static const char *const cuda_slurm[] = { "CUDA_VISIBLE_DEVICES", NULL };
 static const char *const rocm_slurm[] = { "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", NULL };
 
+/*
+ * Query argvs: the output format each parser reads most reliably. nvidia-smi's
+ * CSV is stable across driver versions (and ignores CUDA_VISIBLE_DEVICES: it
+ * always lists every GPU). mthreads-gmi has no machine-readable mode with
+ * verbatim samples, so its default table is read. rocm-smi's JSON carries the
+ * same pairs as its text but in one parseable object. npu-smi info's table is the
+ * only output that names the product, bus id and memory of every chip.
+ */
 static const char *const cuda_query[] = { "nvidia-smi",
-	"--query-gpu=index,name,uuid,memory.total,driver_version",
-	"--format=csv,noheader,nounits", NULL };
+	"--query-gpu=" ZL_NVSMI_QUERY_FIELDS, "--format=csv,noheader,nounits", NULL };
 static const char *const musa_query[] = { "mthreads-gmi", NULL };
-static const char *const rocm_query[] = { "rocm-smi", "--showproductname", "--showuniqueid",
-	"--showmeminfo", "vram", "--showdriverversion", "--json", NULL };
+static const char *const rocm_query[] = { "rocm-smi", "--showid", "--showproductname",
+	"--showuniqueid", "--showbus", "--showmeminfo", "vram", "--showdriverversion", "--json", NULL };
+/* ROCm's newer tool: no product or memory, but present where rocm-smi is not installed */
+static const char *const rocm_alt_query[] = { "amd-smi", "list", NULL };
 static const char *const ascend_query[] = { "npu-smi", "info", NULL };
+
+const struct zl_capability_def zl_capability_table[] = {
+	{ ZL_CAP_GRAPH_CAPTURE, "graph_capture",
+	  "device graphs: the graph timer can capture and replay a kernel" },
+	{ 0, NULL, NULL },
+};
 
 const struct zl_backend zl_backend_table[] = {
 	{
@@ -71,8 +86,12 @@ const struct zl_backend zl_backend_table[] = {
 		.query_tool = "rocm-smi",
 		.query_argv = rocm_query,
 		.parse = zl_parse_rocm_smi_json,
+		.alt_query_tool = "amd-smi",
+		.alt_query_argv = rocm_alt_query,
+		.alt_parse = zl_parse_amd_smi_list,
 		.dev_node_prefix = "dri/renderD",
 		.dev_node_probe = "kfd",
+		.dev_node_note = "render nodes of other vendors' GPUs are counted too",
 		.caps = 0,
 	},
 	{

@@ -33,8 +33,7 @@ void child_release(struct child_process *cp)
 	cp->out_fd = -1;
 }
 
-/* environ with the NAME=value / NAME edits of env applied; the strings stay owned by their sources. */
-static const char **build_env(const struct strvec *edits)
+const char **child_build_env(const struct strvec *edits)
 {
 	size_t n = 0, i, j, k = 0;
 	const char **out;
@@ -139,7 +138,7 @@ int child_start(struct child_process *cp, struct strbuf *err)
 
 	if (!cp->args.nr)
 		return zl_error(err, "no program to run");
-	envp = build_env(&cp->env);
+	envp = child_build_env(&cp->env);
 	prog = resolve_program(cp->args.v[0], envp);
 	if (!prog) {
 		free(envp);

@@ -1,18 +1,325 @@
-/* Placeholder until this command lands; the owner replaces this file. */
+/* zlbench devices: enumerate one backend's devices and say how they were found. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "zlbench/backend.h"
 #include "zlbench/cmd.h"
 #include "zlbench/error.h"
+#include "zlbench/options.h"
+#include "zlbench/strbuf.h"
+#include "zlbench/strvec.h"
+#include "zlbench/util.h"
 #include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
 
-int cmd_devices(int argc, const char **argv)
-{
-	(void)argc;
-	(void)argv;
-	zl_print_error("'devices' is not implemented yet");
-	return ZL_EXIT_USAGE;
-}
+static const char *opt_backend;
+static int opt_json;
+
+static const struct zl_option devices_options[] = {
+	{ ZL_OPT_STRING, "backend", 'b', &opt_backend, "B",
+	  "backend name or alias (default: auto-detect)", 0, NULL, 0, "ZL_BACKEND", 0 },
+	{ ZL_OPT_FLAG, "json", 0, &opt_json, NULL, "print one JSON document", 1, NULL, 0, NULL, 0 },
+	ZL_OPT_END_ROW
+};
+static const struct zl_option *const devices_tables[] = { devices_options, NULL };
 
 void help_devices(FILE *out)
 {
-	fprintf(out, "usage: zlbench devices (not implemented yet)\n");
+	fprintf(out,
+		"usage: zlbench devices [--backend B] [--json]\n\n"
+		"Enumerates a backend's devices with the vendor's query tool (nvidia-smi,\n"
+		"mthreads-gmi, rocm-smi or amd-smi, npu-smi; run without a shell, at most\n"
+		"ZL_QUERY_TIMEOUT seconds). When the tool is missing or fails, the device nodes\n"
+		"under /dev are counted instead; when neither is there the devices are \"not\n"
+		"verified\" and the reason is printed. Either way the output says how the list\n"
+		"was made. Indices are what the backend's visibility variable takes.\n\n"
+		"The backend comes from --backend, else ZL_BACKEND, else auto-detection: the one\n"
+		"vendor whose query tool is on PATH or whose device nodes exist.\n\n"
+		"Options:\n");
+	zl_options_usage(out, devices_tables);
+	fprintf(out,
+		"\nEnvironment:\n"
+		"  ZL_BACKEND        backend when --backend is not given\n"
+		"  ZL_QUERY_TIMEOUT  seconds the query tool may take (default %g)\n"
+		"  ZL_DEV_ROOT       directory holding the device nodes (default /dev)\n"
+		"  PATH              where the query tools are looked up\n"
+		"\nExit status:\n"
+		"  0  devices listed, or \"not verified\" with the reason\n"
+		"  1  the JSON document could not be built\n"
+		"  2  usage: unknown backend, no backend detected (or several), bad option\n"
+		"\nExamples:\n"
+		"  zlbench devices\n"
+		"  zlbench devices --backend musa\n"
+		"  ZL_BACKEND=npu zlbench devices --json\n",
+		ZL_QUERY_TIMEOUT_DEFAULT);
+}
+
+struct choice {
+	const struct zl_backend *b;
+	const char *source;     /* "flag", "env" or "auto" (as in run_identity.json) */
+	struct strbuf why;      /* auto: what was found; flag/env: where the name came from */
+};
+
+/* The closest backend name or alias to a mistyped one, or NULL. */
+static const char *closest_backend(const char *name)
+{
+	const struct zl_backend *b;
+	const char *best = NULL;
+	size_t best_d = 3;
+
+	for (b = zl_backend_table; b->name; b++) {
+		const char *const *a;
+		size_t d = zl_edit_distance(name, b->name);
+
+		if (d < best_d) {
+			best_d = d;
+			best = b->name;
+		}
+		for (a = b->aliases; a && *a; a++) {
+			d = zl_edit_distance(name, *a);
+			if (d < best_d) {
+				best_d = d;
+				best = *a;
+			}
+		}
+	}
+	return best;
+}
+
+static int choose_backend(struct choice *c, struct strbuf *err)
+{
+	const char *name = opt_backend, *from = "--backend";
+
+	c->source = "flag";
+	if (!name || !*name) {
+		name = getenv("ZL_BACKEND");
+		from = "ZL_BACKEND";
+		c->source = "env";
+	}
+	if (name && *name) {
+		struct strbuf choices = STRBUF_INIT;
+		const char *near;
+
+		c->b = zl_backend_find(name);
+		strbuf_addf(&c->why, "from %s", from);
+		if (c->b)
+			return 0;
+		near = closest_backend(name);
+		zl_backend_choices(&choices);
+		zl_error(err, "unknown backend '%s' from %s%s%s%s; choices: %s", name, from,
+			 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "",
+			 choices.buf);
+		strbuf_release(&choices);
+		return -1;
+	}
+	c->source = "auto";
+	if (zl_backend_detect(&c->b, err))
+		return -1;
+	strbuf_addstr(&c->why, "auto-detected: ");
+	zl_backend_present(c->b, &c->why);
+	return 0;
+}
+
+/* The table's columns: each prints one device field, "-" when unknown. */
+typedef void (*cell_fn)(struct strbuf *sb, const struct zl_device *d);
+
+static void put(struct strbuf *sb, const char *s)
+{
+	if (s)
+		strbuf_addstr(sb, s);
+}
+static void cell_index(struct strbuf *sb, const struct zl_device *d) { strbuf_addf(sb, "%d", d->index); }
+static void cell_name(struct strbuf *sb, const struct zl_device *d) { put(sb, d->name); }
+static void cell_memory(struct strbuf *sb, const struct zl_device *d)
+{
+	if (d->memory_mib >= 0)
+		strbuf_addf(sb, "%lld MiB", d->memory_mib);
+}
+static void cell_uuid(struct strbuf *sb, const struct zl_device *d) { put(sb, d->uuid); }
+static void cell_bus(struct strbuf *sb, const struct zl_device *d)
+{
+	/* the uuid column already shows the bus id when there was no uuid */
+	if (!d->uuid || !d->bus_id || strcmp(d->uuid, d->bus_id))
+		put(sb, d->bus_id);
+}
+static void cell_driver(struct strbuf *sb, const struct zl_device *d) { put(sb, d->driver); }
+static void cell_node(struct strbuf *sb, const struct zl_device *d) { put(sb, d->node); }
+
+static const struct { const char *title; cell_fn fn; } columns[] = {
+	{ "INDEX", cell_index },
+	{ "NAME", cell_name },
+	{ "MEMORY", cell_memory },
+	{ "UUID", cell_uuid },
+	{ "BUS ID", cell_bus },
+	{ "DRIVER", cell_driver },
+	{ "NODE", cell_node },
+};
+#define NCOLS ZL_ARRAY_SIZE(columns)
+
+/* Columns with a value for at least one device are shown; the others would be all "-". */
+static void print_table(FILE *out, const struct zl_devlist *dl)
+{
+	struct strbuf *cells = xcalloc(dl->nr * NCOLS + 1, sizeof(*cells));
+	size_t width[NCOLS], i, c, last = 0;
+	int shown[NCOLS];
+
+	for (c = 0; c < NCOLS; c++) {
+		width[c] = strlen(columns[c].title);
+		shown[c] = 0;
+	}
+	for (i = 0; i < dl->nr; i++)
+		for (c = 0; c < NCOLS; c++) {
+			struct strbuf *sb = &cells[i * NCOLS + c];
+
+			strbuf_init(sb, 0);
+			columns[c].fn(sb, &dl->v[i]);
+			if (sb->len)
+				shown[c] = 1;
+			else
+				strbuf_addch(sb, '-');
+			if (sb->len > width[c])
+				width[c] = sb->len;
+		}
+	for (c = 0; c < NCOLS; c++)
+		if (shown[c])
+			last = c;
+	for (i = 0; i <= dl->nr; i++) {
+		for (c = 0; c < NCOLS; c++) {
+			const char *s = i ? cells[(i - 1) * NCOLS + c].buf : columns[c].title;
+
+			if (!shown[c])
+				continue;
+			if (c == last)
+				fprintf(out, "%s\n", s);
+			else
+				fprintf(out, "%-*s  ", (int)width[c], s);
+		}
+	}
+	for (i = 0; i < dl->nr * NCOLS; i++)
+		strbuf_release(&cells[i]);
+	free(cells);
+}
+
+static void print_text(FILE *out, const struct choice *c, const struct zl_devlist *dl)
+{
+	const char *vis = getenv(c->b->visibility_var);
+
+	fprintf(out, "backend: %s (%s)\n", c->b->name, c->why.buf);
+	if (!dl->available) {
+		fprintf(out, "devices: %s\n", dl->how);
+		return;
+	}
+	fprintf(out, "devices: %zu, found by %s\n", dl->nr, dl->how);
+	print_table(out, dl);
+	if (vis)
+		fprintf(out, "note: %s=%s is set here; the indices above count every device the host shows, not only the visible ones\n",
+			c->b->visibility_var, vis);
+}
+
+static int add_json_string(cJSON *o, const char *key, const char *value)
+{
+	return (value ? cJSON_AddStringToObject(o, key, value) : cJSON_AddNullToObject(o, key))
+		? 0 : -1;
+}
+
+static cJSON *devices_json(const struct choice *c, const struct zl_devlist *dl)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *vis, *arr;
+	size_t i;
+
+	if (!root)
+		return NULL;
+	if (add_json_string(root, "backend", c->b->name) ||
+	    add_json_string(root, "backend_source", c->source) ||
+	    add_json_string(root, "backend_why", c->why.buf) ||
+	    add_json_string(root, "vendor", c->b->vendor_name) ||
+	    !cJSON_AddBoolToObject(root, "verified", dl->available) ||
+	    add_json_string(root, "how", dl->how))
+		goto fail;
+	vis = cJSON_AddObjectToObject(root, "visibility");
+	if (!vis || add_json_string(vis, "variable", c->b->visibility_var) ||
+	    add_json_string(vis, "value", getenv(c->b->visibility_var)))
+		goto fail;
+	arr = cJSON_AddArrayToObject(root, "devices");
+	if (!arr)
+		goto fail;
+	for (i = 0; i < dl->nr; i++) {
+		cJSON *d = zl_device_to_json(&dl->v[i]);
+
+		if (!d)
+			goto fail;
+		if (!cJSON_AddItemToArray(arr, d)) {
+			cJSON_Delete(d);
+			goto fail;
+		}
+	}
+	return root;
+fail:
+	cJSON_Delete(root);
+	return NULL;
+}
+
+static int print_json(FILE *out, const struct choice *c, const struct zl_devlist *dl,
+		      struct strbuf *err)
+{
+	cJSON *root = devices_json(c, dl);
+	char *text = root ? cJSON_Print(root) : NULL;
+
+	cJSON_Delete(root);
+	if (!text)
+		return zl_error(err, "out of memory while building the devices JSON");
+	fprintf(out, "%s\n", text);
+	cJSON_free(text);
+	return 0;
+}
+
+int cmd_devices(int argc, const char **argv)
+{
+	struct strvec args = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct choice c = { NULL, NULL, STRBUF_INIT };
+	struct zl_devlist dl = ZL_DEVLIST_INIT;
+	int r, ret = ZL_EXIT_OK;
+
+	opt_backend = NULL;
+	opt_json = 0;
+	r = zl_parse_options(argc - 1, argv + 1, devices_tables, &args, NULL, &err);
+	if (r == 1) {
+		help_devices(stdout);
+		goto out;
+	}
+	if (r < 0) {
+		zl_print_error("%s", err.buf);
+		ret = ZL_EXIT_USAGE;
+		goto out;
+	}
+	if (args.nr) {
+		zl_print_error("unexpected argument '%s' (see 'zlbench devices --help')", args.v[0]);
+		ret = ZL_EXIT_USAGE;
+		goto out;
+	}
+	if (choose_backend(&c, &err)) {
+		zl_print_error("%s", err.buf);
+		ret = ZL_EXIT_USAGE;
+		goto out;
+	}
+	zl_backend_enumerate(c.b, &dl);
+	if (opt_json) {
+		if (print_json(stdout, &c, &dl, &err)) {
+			zl_print_error("%s", err.buf);
+			ret = ZL_EXIT_FAILED;
+		}
+	} else {
+		print_text(stdout, &c, &dl);
+	}
+out:
+	zl_devlist_release(&dl);
+	strbuf_release(&c.why);
+	strvec_clear(&args);
+	strbuf_release(&err);
+	return ret;
 }

@@ -1,18 +1,62 @@
-/* Placeholder until this command lands; the owner replaces this file. */
+/* zlbench preflight: every named check, ok/FAILED each. */
 #include <stdio.h>
+
 #include "zlbench/cmd.h"
 #include "zlbench/error.h"
+#include "zlbench/preflight.h"
+#include "zlbench/settings.h"
 #include "zlbench/zlbench.h"
-
-int cmd_preflight(int argc, const char **argv)
-{
-	(void)argc;
-	(void)argv;
-	zl_print_error("'preflight' is not implemented yet");
-	return ZL_EXIT_USAGE;
-}
+#include "zlbench/banned.h"
 
 void help_preflight(FILE *out)
 {
-	fprintf(out, "usage: zlbench preflight (not implemented yet)\n");
+	fprintf(out,
+		"usage: zlbench preflight [run options] [--json]\n\n"
+		"Runs every named preflight check and prints ok/FAILED per check, in order:\n");
+	{
+		const struct zl_check *c;
+		for (c = zl_checks; c->name; c++)
+			fprintf(out, "  %-15s %s\n", c->name, c->hint);
+	}
+	fprintf(out, "\nExit 0 when all pass, 3 when one fails (the first failure also prints\n"
+		"PREFLIGHT_FAILED check=<name> on stderr), 2 on a usage error.\n");
+	zl_settings_usage(out);
+	fprintf(out, "\nExample:\n  zlbench preflight --backend cuda --flaggems-dir ~/FlagGems --op mm\n");
+}
+
+int cmd_preflight(int argc, const char **argv)
+{
+	int json = 0;
+	const struct zl_option extra[] = {
+		{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &json, .defval = 1, .help = "print the checks as JSON" },
+		ZL_OPT_END_ROW,
+	};
+	struct zl_settings s;
+	struct zl_preflight pf;
+	const struct zl_check *failed = NULL;
+	struct strbuf msg = STRBUF_INIT;
+	int code = ZL_EXIT_OK;
+
+	zl_settings_init(&s);
+	zl_preflight_init(&pf, &s);
+	if (zl_settings_setup(&s, argc, argv, extra, help_preflight, &code))
+		goto out;
+	if (json) {
+		code = zl_preflight_json(&pf, stdout);
+		goto out;
+	}
+	if (zl_preflight_run(&pf, 1, stdout, &failed, &msg)) {
+		zl_preflight_report_failure(failed->name, msg.buf);
+		code = ZL_EXIT_PREFLIGHT;
+	}
+	{
+		size_t i;
+		for (i = 0; i < pf.warnings.nr; i++)
+			zl_print_warning("%s", pf.warnings.v[i]);
+	}
+out:
+	zl_preflight_release(&pf);
+	zl_settings_release(&s);
+	strbuf_release(&msg);
+	return code;
 }

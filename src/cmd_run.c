@@ -1,18 +1,129 @@
-/* Placeholder until this command lands; the owner replaces this file. */
+/* zlbench run: one operator's FlagGems benchmark, supervised, in a run directory. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "zlbench/cmd.h"
 #include "zlbench/error.h"
+#include "zlbench/plan.h"
+#include "zlbench/preflight.h"
+#include "zlbench/run.h"
+#include "zlbench/settings.h"
 #include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
 
-int cmd_run(int argc, const char **argv)
-{
-	(void)argc;
-	(void)argv;
-	zl_print_error("'run' is not implemented yet");
-	return ZL_EXIT_USAGE;
-}
+struct run_opts {
+	int dry_run;
+	const char *push;
+};
 
 void help_run(FILE *out)
 {
-	fprintf(out, "usage: zlbench run (not implemented yet)\n");
+	fprintf(out,
+		"usage: zlbench run [--backend B] (--op OP | --op-file FILE | --test-node NODE) [options] [-- <pytest args>]\n\n"
+		"Runs FlagGems' pytest benchmark for one operator in its own process group and leaves a\n"
+		"run directory: run_identity.json, shapes.yaml, pytest.log, results.json, plugins/,\n"
+		"autotune_records/. The last line on stdout is RUN_DIR=<path>.\n\n"
+		"Options:\n"
+		"  --dry-run                       print the resolved settings, nodes, plugins, environment and argv; start nothing\n"
+		"  --push URL                      POST the finished run to a collector (see zlbench push) [env ZL_PUSH_URL]\n");
+	zl_settings_usage(out);
+	fprintf(out,
+		"\nEnvironment: every setting above has its variable; also ZL_PLUGINS_DIR (plugins directory),\n"
+		"ZL_KILL_GRACE (seconds between SIGTERM and SIGKILL, default 10), ZL_NO_HISTORY=1 (skip the history DB),\n"
+		"FLAGGEMS_CACHE_DIR and TRITON_CACHE_DIR (the shared caches zlbench inspects).\n\n"
+		"Exit codes: 0 passed, 1 benchmark failed, 2 usage, 3 preflight failed (incl. check=vendor),\n"
+		"4 pytest usage error, 5 no tests collected, 70 pytest internal error, 124 timeout,\n"
+		"128+N child killed by signal N, 130 interrupted.\n\n"
+		"Examples:\n"
+		"  zlbench run --backend cuda --op mm -- --dtypes float16\n"
+		"  zlbench run --backend musa --op mm --isolate-tuner-cache --out runs/A\n"
+		"  zlbench run --backend musa --op mm --replay-from runs/A --out runs/B\n");
 }
+
+static void print_dry_run(struct zl_settings *s, struct zl_preflight *pf)
+{
+	struct zl_plan plan = ZL_PLAN_INIT;
+	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
+	char *plugins_dir = zl_plugins_dir();
+	size_t i;
+
+	zl_plan_make(s->backend, s->cudagraph, &plan);
+	zl_run_build_child(s, pf, &plan, plugins_dir, s->isolate ? "<fresh temporary dir>/flaggems" : NULL,
+			   s->isolate ? "<fresh temporary dir>/triton" : NULL, &argv, &env);
+	printf("settings:\n");
+	zl_settings_print(s, stdout);
+	printf("nodes (%s):\n", pf->nodes.how);
+	for (i = 0; i < pf->nodes.nodes.nr; i++)
+		printf("  %s\n", pf->nodes.nodes.v[i]);
+	printf("marker: %s\n", pf->nodes.marker ? pf->nodes.marker : "-");
+	printf("devices: %s (%s)\n", s->devices.nr ? s->devices.v[0] : "-",
+	       pf->devs.available ? pf->devs.how : "not verified");
+	printf("plugins (timer %s, from %s):\n", plan.timer, plugins_dir);
+	for (i = 0; i < plan.reasons.nr; i++)
+		printf("  %s\n", plan.reasons.v[i]);
+	printf("run dir: %s\n", pf->out_dir);
+	printf("cwd: %s\n", s->flaggems_dir);
+	printf("environment (set NAME=value, remove NAME):\n");
+	for (i = 0; i < env.nr; i++)
+		printf("  %s%s\n", strchr(env.v[i], '=') ? "" : "unset ", env.v[i]);
+	printf("argv:\n");
+	for (i = 0; i < argv.nr; i++)
+		printf("  %s\n", argv.v[i]);
+	for (i = 0; i < pf->warnings.nr; i++)
+		zl_print_warning("%s", pf->warnings.v[i]);
+	strvec_clear(&argv);
+	strvec_clear(&env);
+	zl_plan_release(&plan);
+	free(plugins_dir);
+}
+
+int cmd_run(int argc, const char **argv)
+{
+	struct run_opts o = { 0, NULL };
+	const struct zl_option extra[] = {
+		{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &o.dry_run, .defval = 1,
+		  .help = "print what would run; start nothing" },
+		{ .type = ZL_OPT_STRING, .long_name = "push", .value = &o.push, .argh = "URL",
+		  .help = "POST the finished run to a collector", .env = "ZL_PUSH_URL" },
+		ZL_OPT_END_ROW,
+	};
+	struct zl_settings s;
+	struct zl_preflight pf;
+	const struct zl_check *failed = NULL;
+	struct strbuf msg = STRBUF_INIT;
+	int code = ZL_EXIT_OK;
+	size_t i;
+
+	zl_settings_init(&s);
+	zl_preflight_init(&pf, &s);
+	if (zl_settings_setup(&s, argc, argv, extra, help_run, &code))
+		goto out;
+	if (!o.push && getenv("ZL_PUSH_URL") && *getenv("ZL_PUSH_URL"))
+		o.push = getenv("ZL_PUSH_URL");
+	pf.skip_python = o.dry_run;
+	if (zl_preflight_run(&pf, 0, NULL, &failed, &msg)) {
+		/* an invalid operator name or no operator at all is a usage error, not the environment */
+		if (pf.resolve_fail == ZL_RESOLVE_BAD_NAME || pf.resolve_fail == ZL_RESOLVE_NOTHING) {
+			zl_print_error("%s", msg.buf);
+			code = ZL_EXIT_USAGE;
+			goto out;
+		}
+		zl_preflight_report_failure(failed->name, msg.buf);
+		code = ZL_EXIT_PREFLIGHT;
+		goto out;
+	}
+	if (o.dry_run) {
+		print_dry_run(&s, &pf);
+		goto out;
+	}
+	for (i = 0; i < pf.warnings.nr; i++)
+		zl_print_warning("%s", pf.warnings.v[i]);
+	code = zl_run_execute(&s, &pf, o.push, argv);
+out:
+	zl_preflight_release(&pf);
+	zl_settings_release(&s);
+	strbuf_release(&msg);
+	return code;
+}
+

@@ -14,12 +14,27 @@ enum zl_capability {
 	ZL_CAP_GRAPH_CAPTURE = 1u << 0, /* device graphs: the graph timer can capture and replay */
 };
 
+/* The name of each capability bit, for `zlbench backends` and JSON; ends with name == NULL. */
+struct zl_capability_def {
+	unsigned bit;
+	const char *name;   /* e.g. "graph_capture" */
+	const char *help;
+};
+extern const struct zl_capability_def zl_capability_table[];
+
+/*
+ * One device. index is the ordinal the visibility variable takes (0-based, in the
+ * query tool's order; for device nodes, the nodes' numeric order).
+ * Every string is owned by the list that holds the device.
+ */
 struct zl_device {
 	int index;
 	char *name;        /* product name, e.g. "NVIDIA H200"; NULL when unknown */
 	char *uuid;        /* uuid or bus id; NULL when unknown */
 	long long memory_mib; /* -1 when unknown */
 	char *driver;      /* driver version; NULL when unknown */
+	char *bus_id;      /* PCI bus id as the tool prints it; NULL when unknown */
+	char *node;        /* device node path when found through /dev nodes; else NULL */
 };
 
 /*
@@ -39,6 +54,16 @@ void zl_devlist_release(struct zl_devlist *dl);
 struct zl_device *zl_devlist_add(struct zl_devlist *dl, int index, const char *name,
 				 const char *uuid, long long memory_mib, const char *driver);
 const struct zl_device *zl_devlist_find(const struct zl_devlist *dl, int index);
+/* Replace dl->how with a formatted string. */
+void zl_devlist_set_how(struct zl_devlist *dl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * {index,name,uuid,memory_mib,driver,bus_id,node} with null for unknown fields,
+ * the shape run_identity.json's "devices" entries take. NULL when cJSON runs out
+ * of memory. The caller owns the result (cJSON_Delete).
+ */
+struct cJSON;
+struct cJSON *zl_device_to_json(const struct zl_device *d);
 
 /* Parse the query tool's output into dl (devices only; available/how left to the caller). */
 typedef int (*zl_devparse_fn)(const char *output, struct zl_devlist *dl, struct strbuf *err);
@@ -54,8 +79,13 @@ struct zl_backend {
 	const char *query_tool;           /* program name looked up on PATH */
 	const char *const *query_argv;    /* argv for enumeration (argv[0] == query_tool) */
 	zl_devparse_fn parse;             /* parser for query_argv's output */
+	const char *alt_query_tool;       /* tried when query_tool is absent or fails (may be NULL) */
+	const char *const *alt_query_argv;
+	zl_devparse_fn alt_parse;
 	const char *dev_node_prefix;      /* device nodes: <dev root>/<prefix><index>, e.g. "nvidia" */
-	const char *dev_node_probe;       /* a node whose presence alone says the vendor is there (may be NULL) */
+	const char *dev_node_probe;       /* a node whose presence alone says the vendor is there (may be NULL);
+					     when set, numbered nodes count only with it present */
+	const char *dev_node_note;        /* caveat added to `how` when devices come from nodes (may be NULL) */
 	unsigned caps;                    /* enum zl_capability bits */
 };
 
@@ -75,12 +105,21 @@ int zl_backend_has(const struct zl_backend *b, unsigned cap);
  * a message naming what was found (none, or several) otherwise.
  */
 int zl_backend_detect(const struct zl_backend **out, struct strbuf *err);
+/*
+ * Is this vendor present here? 1 when a query tool is on PATH, or its probe node
+ * exists (rows with a probe), or numbered device nodes exist (rows without one);
+ * why gets what was found ("nvidia-smi on PATH", "/dev/nvidiactl"). 0 otherwise.
+ */
+int zl_backend_present(const struct zl_backend *b, struct strbuf *why);
 
 /*
- * Enumerate devices: run the query tool (argv, no shell, bounded time); when it is
- * absent or fails, fall back to device nodes and say so in dl->how; when neither
+ * Enumerate devices: run the query tool (argv, no shell, bounded time: $ZL_QUERY_TIMEOUT
+ * seconds, default ZL_QUERY_TIMEOUT_DEFAULT), then the alternative tool; when both are
+ * absent or fail, fall back to device nodes and say so in dl->how; when neither
  * exists, dl->available = 0 and dl->how says why. Never fails hard: returns 0.
+ * dl must be empty (ZL_DEVLIST_INIT or released).
  */
+#define ZL_QUERY_TIMEOUT_DEFAULT 10.0
 int zl_backend_enumerate(const struct zl_backend *b, struct zl_devlist *dl);
 
 /*

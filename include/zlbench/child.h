@@ -28,6 +28,12 @@ struct child_process {
 
 void child_init(struct child_process *cp);
 void child_release(struct child_process *cp);
+/*
+ * environ with the NAME=value / bare NAME edits applied (the last edit of a name wins).
+ * The strings are borrowed from environ and edits; the caller frees only the array.
+ */
+const char **child_build_env(const struct strvec *edits);
+
 /* Fork and exec. 0 on success; -1 with err filled (e.g. program not found). */
 int child_start(struct child_process *cp, struct strbuf *err);
 /* Blocking wait; returns the raw wait status in *status. 0 ok, -1 error. */

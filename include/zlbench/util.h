@@ -5,6 +5,10 @@
 #include <stddef.h>
 #include <stdarg.h>
 
+#ifndef ZL_ARRAY_SIZE
+#define ZL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* Out of memory is not recoverable for a command-line driver: these abort with a message. */
 void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);

@@ -26,6 +26,8 @@ enum zl_exit {
 /* Map a pytest exit status to the zlbench contract (pytest 3 -> 70, 2 -> 130). */
 int zl_exit_from_pytest(int pytest_status);
 
+#ifndef ZL_ARRAY_SIZE
 #define ZL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 
 #endif

@@ -1,0 +1,69 @@
+/*
+ * What a run learns about itself besides pytest's output: host, FlagGems git
+ * state, tuner-cache winners before/after, compile stats, the temporary caches
+ * of an isolated run. Filled by run.c, written by identity.c.
+ * Owner: run.c owns struct zl_run_facts; zl_run_facts_release() frees it;
+ * zl_run_facts_cleanup() removes the isolated caches (on every path).
+ */
+#ifndef ZLBENCH_FACTS_H
+#define ZLBENCH_FACTS_H
+
+#include <stdio.h>
+#include "preflight.h"
+#include "settings.h"
+
+struct zl_compile_snapshot;
+
+struct zl_run_facts {
+	char *run_id;
+	char *host;
+	double started_epoch, finished_epoch;
+	char *flaggems_commit;          /* NULL when not a git checkout */
+	int flaggems_dirty;             /* -1 unknown */
+	char *visibility_value;
+	/* tuner cache (FlagGems libtuner) and Triton compile cache */
+	char *flaggems_cache;           /* the cache dir the child uses */
+	char *triton_cache;
+	char *isolated_root;            /* temp dir holding both when isolated; removed afterwards */
+	char *isolated_flaggems_cache;  /* set only when isolated (passed to the child) */
+	char *isolated_triton_cache;
+	long winners_before, winners_after;   /* -1 unknown */
+	long configs_before, configs_after;   /* benchmarked configs rows; -1 unknown */
+	char *tuner_note;               /* missing/locked DB etc. */
+	struct zl_compile_snapshot *compile_snap; /* shared mode: hash dirs present at start */
+	long compile_variants, compile_convert_layout; /* -1 unknown */
+	char *compile_note;
+	/* outcome */
+	const char *status;
+	int exit_code;                  /* -1 while running */
+	int signal;
+	char *reason;
+};
+
+void zl_run_facts_init(struct zl_run_facts *f);
+void zl_run_facts_release(struct zl_run_facts *f);
+int zl_run_facts_collect_before(struct zl_run_facts *f, const struct zl_settings *s,
+				const struct zl_preflight *pf, struct strbuf *err);
+void zl_run_facts_collect_after(struct zl_run_facts *f, const struct zl_settings *s,
+				const struct zl_preflight *pf);
+/* Remove the isolated caches; safe to call twice. */
+void zl_run_facts_cleanup(struct zl_run_facts *f);
+/* The closing lines on stderr: status, duration, compile stats, winners. */
+void zl_run_print_footer(const struct zl_run_facts *f, FILE *out);
+
+/* The first line of <flaggems>/.zlbench-demo when the tree is the bundled demo; caller frees. */
+char *zl_demo_label(const char *flaggems_dir);
+
+/* Write <run>/shapes.yaml for this run. */
+int zl_shapes_archive_for_run(const struct zl_settings *s, const struct zl_preflight *pf,
+			      struct strbuf *err);
+
+/* Tuner-cache winners and benchmarked configs under cache_dir (-1 unknown); *note replaced when something is odd. */
+void zl_tuner_facts(const char *cache_dir, const char *vendor, long *winners, long *configs, char **note);
+/* Compile stats: a snapshot of the Triton cache at the start (shared mode), then the counts of what is new. */
+struct zl_compile_snapshot *zl_compile_facts_snapshot(const char *triton_cache);
+void zl_compile_facts(const char *triton_cache, const struct zl_compile_snapshot *snap,
+		      long *variants, long *convert_layout, char **note);
+void zl_compile_facts_free(struct zl_compile_snapshot *snap);
+
+#endif

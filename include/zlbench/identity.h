@@ -1,0 +1,21 @@
+/* run_identity.json: built with cJSON, written atomically (docs/run-directory.md). */
+#ifndef ZLBENCH_IDENTITY_H
+#define ZLBENCH_IDENTITY_H
+
+#include "facts.h"
+#include "plan.h"
+#include "preflight.h"
+#include "settings.h"
+
+#define ZL_IDENTITY_SCHEMA_VERSION 1
+
+/* Names whose values are never written: they contain one of these words. */
+int zl_env_name_is_secret(const char *name);
+
+/* Build and atomically write <run>/run_identity.json. child_env: the edits applied over environ. */
+int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf,
+		      const struct zl_plan *plan, const struct zl_run_facts *f,
+		      const struct strvec *child_argv, const struct strvec *child_env,
+		      const char *const *self_argv, struct strbuf *err);
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * The plugin plan: which pytest plugins (-p) a run loads, derived from the
+ * backend's capabilities and the settings, and the timer plan (graph|direct).
+ * Owner: the caller owns struct zl_plan; zl_plan_release() frees it.
+ */
+#ifndef ZLBENCH_PLAN_H
+#define ZLBENCH_PLAN_H
+
+#include "settings.h"
+#include "strvec.h"
+
+struct zl_plugin_def {
+	const char *module;     /* importable module under plugins/ */
+	unsigned requires;      /* enum zl_capability bits the backend must have */
+	int graph_timer;        /* dropped by --no-cudagraph */
+	const char *purpose;
+};
+extern const struct zl_plugin_def zl_plugin_table[];
+size_t zl_plugin_count(void);
+
+struct zl_plan {
+	struct strvec plugins;   /* module names, in load order */
+	struct strvec reasons;   /* one line per plugin: "zl_timer: loaded: ..." / "... dropped: ..." */
+	const char *timer;       /* "graph" or "direct" */
+};
+#define ZL_PLAN_INIT { STRVEC_INIT, STRVEC_INIT, NULL }
+
+void zl_plan_make(const struct zl_backend *b, int cudagraph, struct zl_plan *plan);
+void zl_plan_release(struct zl_plan *plan);
+
+/* The plugins directory: $ZL_PLUGINS_DIR, else next to the binary, else the source tree. Caller frees. */
+char *zl_plugins_dir(void);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * One supervised FlagGems pytest run: the run directory, the child, the
+ * identity. cmd_run.c parses options and calls zl_run_execute(); batch drives
+ * `zlbench run` as a child process instead, so one op's crash stays its own.
+ */
+#ifndef ZLBENCH_RUN_H
+#define ZLBENCH_RUN_H
+
+#include <cjson/cJSON.h>
+#include "plan.h"
+#include "preflight.h"
+#include "settings.h"
+
+/* Run statuses written to run_identity.json and ops_status.csv. */
+#define ZL_STATUS_RUNNING "running"
+#define ZL_STATUS_PASSED "passed"
+#define ZL_STATUS_FAILED "failed"
+#define ZL_STATUS_PREFLIGHT_FAILED "preflight_failed"
+#define ZL_STATUS_TIMEOUT "timeout"
+#define ZL_STATUS_INTERRUPTED "interrupted"
+#define ZL_STATUS_CRASHED "crashed"
+
+/* The child's argv and environment edits for a run (also what --dry-run prints). */
+void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *pf,
+			const struct zl_plan *plan, const char *plugins_dir,
+			const char *flaggems_cache, const char *triton_cache,
+			struct strvec *argv, struct strvec *env);
+
+/* Execute a resolved and preflighted run. Returns an exit code (enum zl_exit). */
+int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *push_url,
+		   const char *const *self_argv);
+
+/* Print a results summary table (op, dtype, shape, torch ms, gems ms, speedup) for run_dir. */
+void zl_run_print_summary(const char *run_dir, FILE *out);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * Loading a run directory (docs/run-directory.md) into memory: the identity
+ * (run_identity.json), FlagGems' results (results.json) and, when present, the
+ * timer plugin's per-measurement statistics (plugins/timer.jsonl).
+ *
+ * Each results.json row (one shape of one dtype) becomes two zl_result rows, one
+ * per side: torch (the baseline, FlagGems' "latency_base") and gems (FlagGems'
+ * "latency"). A row's latency_ms is the latency of its own side; latency_base_ms
+ * and speedup are the shape's torch latency and FlagGems' speedup, repeated on
+ * both sides for context. Numbers that are null or absent are NAN.
+ *
+ * A shape is kept as one canonical string: the JSON value of shape_detail with
+ * ", " and ": " separators and integers without a fraction, e.g.
+ * "[[384, 384], [384, 384]]" (what Python prints for the list). FlagGems may
+ * list the same shape twice for one dtype; `occurrence` (1, 2, ...) tells the
+ * repeats apart, so (op, dtype, shape, occurrence, side) identifies a row.
+ *
+ * Failed runs are welcome: a run needs only run_identity.json. A missing or
+ * unreadable results.json or timer.jsonl, and rows that carry error_msg or a null
+ * latency, are kept (as NAN) and described in run->notes rather than refused.
+ *
+ * Owner: the caller owns struct zl_run; zl_run_release() frees every string,
+ * the rows, the notes and the cJSON identity.
+ */
+#ifndef ZLBENCH_RUNLOAD_H
+#define ZLBENCH_RUNLOAD_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#include "strbuf.h"
+#include "strvec.h"
+
+enum zl_side { ZL_SIDE_TORCH = 0, ZL_SIDE_GEMS = 1 };
+/* "torch" or "gems". */
+const char *zl_side_name(enum zl_side side);
+/* Parse "torch"/"gems" (also "base"/"baseline" for torch); -1 when unknown. */
+int zl_side_parse(const char *s, enum zl_side *out);
+
+struct zl_result {
+	char *op;
+	char *dtype;             /* as FlagGems wrote it, e.g. "torch.float16" */
+	char *shape;             /* canonical shape string (see above) */
+	int occurrence;          /* 1 for the first row of (op, dtype, shape), 2 for a repeat ... */
+	enum zl_side side;
+	double latency_ms;       /* this side's latency */
+	double latency_base_ms;  /* the shape's torch latency */
+	double speedup;          /* FlagGems' speedup (torch / gems) */
+	char *error_msg;         /* FlagGems' error_msg, or NULL */
+	/* from plugins/timer.jsonl; timer NULL and the rest -1/NAN when unknown */
+	char *timer;             /* timer used: graph, direct, ... */
+	long samples;
+	double median_ms, min_ms, max_ms, iqr_ms;
+};
+
+/*
+ * The identity fields other modules need, copied out of run_identity.json
+ * (NULL when absent or null). The full document stays in `identity`.
+ */
+struct zl_run {
+	char *dir;               /* absolute path of the run directory */
+	cJSON *identity;         /* the whole run_identity.json */
+	char *run_id;
+	char *started_at;
+	char *finished_at;
+	char *backend;
+	char *vendor;
+	char *device_name;       /* distinct devices[].name joined by ", " */
+	char *level;
+	char *shape_mode;
+	char *shape_sha256;      /* shape_file.sha256 */
+	char *test_node;         /* test_node[] joined by " " */
+	char *op;
+	char *flaggems_mode;
+	char *flaggems_commit;   /* flaggems.commit */
+	char *timer_plan;        /* timer.plan */
+	char *tuner_cache_mode;  /* tuner_cache.mode */
+	char *autotune_mode;     /* autotune.mode */
+	char *replay_from;       /* autotune.replay_from */
+	char *status;
+	char *host;
+	double duration_s;       /* NAN when null */
+	long exit_code;          /* -1 when null */
+	long winners_before;     /* tuner_cache.winners_before; -1 when null */
+
+	struct zl_result *results;
+	size_t nr_results, alloc_results;
+	int has_results;         /* results.json was read */
+	int has_timer;           /* plugins/timer.jsonl was read */
+	struct strvec notes;     /* what was missing or odd, one lowercase line each */
+};
+
+void zl_run_init(struct zl_run *run);
+void zl_run_release(struct zl_run *run);
+
+/*
+ * Load the run in dir into run (which must be freshly initialised).
+ * Returns 0, or -1 when dir holds no readable run_identity.json (err says why).
+ */
+int zl_run_load(const char *dir, struct zl_run *run, struct strbuf *err);
+
+/*
+ * Read a string at a dotted path ("tuner_cache.mode") in a cJSON object.
+ * Returns the string (owned by the document), or NULL when absent or not a string.
+ */
+const char *zl_json_path_string(const cJSON *root, const char *path);
+/* The item at a dotted path, or NULL. */
+const cJSON *zl_json_path(const cJSON *root, const char *path);
+
+/*
+ * cJSON builders for output documents: a NULL string or a non-finite number
+ * becomes null. 0, or -1 when cJSON could not allocate.
+ */
+int zl_json_add_string(cJSON *obj, const char *key, const char *value);
+int zl_json_add_number(cJSON *obj, const char *key, double value);
+int zl_json_add_bool(cJSON *obj, const char *key, int value);
+
+/* Append the canonical rendering of a JSON value (the shape format above) to sb. */
+void zl_json_canonical(struct strbuf *sb, const cJSON *item);
+
+/* Find a row by its key; NULL when absent. dtype matches with or without "torch.". */
+const struct zl_result *zl_run_find(const struct zl_run *run, const char *op, const char *dtype,
+				    const char *shape, int occurrence, enum zl_side side);
+
+#endif

@@ -1,0 +1,122 @@
+/*
+ * Run settings: flag > environment > default, and each resolved value keeps
+ * where it came from (for --dry-run, the run header and run_identity.json).
+ *
+ * Lifecycle: zl_settings_init(); zl_settings_parse() with the command's argv
+ * (it records flags); zl_settings_resolve() reads the environment, fills
+ * defaults and validates; zl_settings_release() frees everything.
+ * Owner: the caller owns struct zl_settings; every string in it is owned by it.
+ */
+#ifndef ZLBENCH_SETTINGS_H
+#define ZLBENCH_SETTINGS_H
+
+#include <stdio.h>
+#include "backend.h"
+#include "options.h"
+#include "strbuf.h"
+#include "strvec.h"
+
+enum zl_source { ZL_SRC_UNSET = 0, ZL_SRC_DEFAULT, ZL_SRC_ENV, ZL_SRC_FLAG, ZL_SRC_AUTO };
+const char *zl_source_name(enum zl_source s);
+
+enum zl_setting_id {
+	ZL_SET_BACKEND,
+	ZL_SET_FLAGGEMS_DIR,
+	ZL_SET_OP,
+	ZL_SET_OP_FILE,
+	ZL_SET_TEST_NODE,
+	ZL_SET_LEVEL,
+	ZL_SET_SHAPE_FILE,
+	ZL_SET_SHAPE_MODE,
+	ZL_SET_REPLAY_FROM,
+	ZL_SET_ISOLATE,
+	ZL_SET_DEVICES,
+	ZL_SET_PYTHON,
+	ZL_SET_OUT,
+	ZL_SET_RUNS_DIR,
+	ZL_SET_CUDAGRAPH,
+	ZL_SET_DIRECT_REPEAT,
+	ZL_SET_TIMEOUT,
+	ZL_SET__COUNT
+};
+
+struct zl_setting_value {
+	char *raw;               /* as given (flag or env) or the default; NULL when unset */
+	enum zl_source source;
+	char *from;              /* "--level", "BENCH_LEVEL", "default" or "auto-detected"; owned */
+};
+
+/* The table row of one setting (documentation and parsing come from the same row). */
+struct zl_setting_def {
+	enum zl_setting_id id;
+	const char *key;         /* name in --dry-run and run_identity.json */
+	const char *flag;        /* long option, or NULL */
+	const char *flag_alias;  /* hidden alias (--gpus), or NULL */
+	const char *flag_off;    /* for booleans given as a pair: the "off" flag */
+	const char *env;         /* environment variable, or NULL */
+	const char *argh;
+	const char *help;
+	const char *default_doc; /* default as documented */
+};
+extern const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT];
+
+struct zl_settings {
+	struct zl_setting_value v[ZL_SET__COUNT];
+	/* typed values, valid after zl_settings_resolve() */
+	const struct zl_backend *backend;
+	char *flaggems_dir;      /* absolute */
+	const char *level;       /* "core" or "comprehensive" (static) */
+	int shape_mode_file;     /* 1: file, 0: upstream */
+	char *shape_file;        /* absolute, or NULL */
+	char *replay_from;       /* absolute, or NULL */
+	int isolate;
+	int cudagraph;           /* graph timer wanted (and the backend can capture) */
+	long direct_repeat;
+	double timeout_s;        /* 0: none */
+	struct strvec devices;   /* indices as strings, e.g. "0", "2" */
+	int devices_defaulted;   /* the "first device" default was used */
+	char *python;
+	/* command-level flags shared by run-like commands */
+	int dry_run;
+	int json;
+	const char *push_url;
+	struct strvec passthrough; /* everything after "--" */
+	/* option table built by zl_settings_init (points into this struct) */
+	struct zl_option *opts;
+};
+
+void zl_settings_init(struct zl_settings *s);
+void zl_settings_release(struct zl_settings *s);
+/* The settings' option rows (for chaining with a command's own table). */
+const struct zl_option *zl_settings_options(struct zl_settings *s);
+/*
+ * Parse a run-like command's argv (argv[0] = first option). extra: the command's own
+ * option table or NULL. Non-option words go to *args (may be NULL: then they are errors).
+ * Returns 0, 1 for --help, -1 on error.
+ */
+int zl_settings_parse(struct zl_settings *s, int argc, const char **argv,
+		      const struct zl_option *extra, struct strvec *args, struct strbuf *err);
+/*
+ * Fill from the environment and defaults, then validate and type every value.
+ * need_backend: auto-detect when unset (and fail when detection fails).
+ * Returns 0, or -1 with a usage-level message (exit 2).
+ */
+int zl_settings_resolve(struct zl_settings *s, struct strbuf *err);
+
+/*
+ * For run-like commands: parse argv (argv[0] is the command name) with the command's
+ * extra options, then resolve. 0 to go on; -1 to stop with *code set (0 after --help,
+ * 2 after a usage error, whose message is printed).
+ */
+int zl_settings_setup(struct zl_settings *s, int argc, const char **argv,
+		      const struct zl_option *extra, void (*help)(FILE *), int *code);
+
+/* Set a value programmatically (used by batch and tests); source is ZL_SRC_FLAG. */
+void zl_settings_set(struct zl_settings *s, enum zl_setting_id id, const char *raw);
+
+/* Print "key = value  (source)" lines for --dry-run. */
+void zl_settings_print(const struct zl_settings *s, FILE *out);
+/* Help text for the shared run options. */
+void zl_settings_usage(FILE *out);
+
+#endif

@@ -1,0 +1,304 @@
+"""Shared helpers of the zlbench pytest plugins.
+
+Pure functions (statistics, stable keys, vendor segments) and the file writer.
+Nothing here imports torch, triton or flag_gems: the plugins must load under any
+pytest, with or without an accelerator stack.
+"""
+
+import enum
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+
+PLUGIN_ERROR_TAG = "ZL_PLUGIN_ERROR"
+
+# FlagGems keeps one package per vendor under this prefix, named "_<vendor_name>".
+BACKEND_PACKAGE = "flag_gems.runtime.backend"
+
+
+class ConfigError(Exception):
+    """A ZL_* variable has a value the plugins cannot use."""
+
+
+class ReplayMiss(RuntimeError):
+    """Replay mode met a tuning key that the earlier run never recorded.
+
+    A RuntimeError so that FlagGems' benchmark loop reports it as the
+    measurement's error message; the timer lets it through instead of
+    falling back to another timer.
+    """
+
+
+# ---------------------------------------------------------------------------
+# environment
+
+
+def env_str(name, default=None):
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value
+
+
+def env_choice(name, choices, default):
+    value = env_str(name, default)
+    if value not in choices:
+        raise ConfigError(
+            "%s must be one of %s, not '%s'" % (name, ", ".join(choices), value))
+    return value
+
+
+def env_int(name, default, minimum):
+    raw = env_str(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw, 10)
+    except ValueError:
+        raise ConfigError("%s must be an integer, not '%s'" % (name, raw)) from None
+    if value < minimum:
+        raise ConfigError("%s must be >= %d, not %d" % (name, minimum, value))
+    return value
+
+
+def run_dir():
+    """$ZL_RUN_DIR, or None when the plugins run outside zlbench (then they write nothing)."""
+    return env_str("ZL_RUN_DIR")
+
+
+def plugin_file(name):
+    """Path of <run>/plugins/<name>, or None without a run directory."""
+    base = run_dir()
+    if base is None:
+        return None
+    return os.path.join(base, "plugins", name)
+
+
+# ---------------------------------------------------------------------------
+# files
+
+
+def write_text_atomic(path, text):
+    """Write text to path through a temporary file in the same directory and
+    os.replace(), so a reader sees the old file or the new one, never a torn one."""
+    directory = os.path.dirname(path) or "."
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".",
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def dumps(obj, indent=2):
+    # allow_nan=False: NaN is not JSON; jsonable() has turned non-finite floats into strings.
+    return json.dumps(obj, indent=indent, sort_keys=False, allow_nan=False) + "\n"
+
+
+def write_json_atomic(path, obj):
+    write_text_atomic(path, dumps(jsonable(obj)))
+
+
+def report_error(plugin, what, exc):
+    """A plugin failure must never turn into a pytest INTERNALERROR (exit 3, the
+    vendor-mismatch code): say it on stderr, on its own line, and carry on."""
+    msg = "%s plugin=%s %s: %s" % (PLUGIN_ERROR_TAG, plugin, what, one_line(exc))
+    try:
+        sys.stderr.write("\n" + msg + "\n")
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
+def one_line(exc, limit=400):
+    """First line of an exception's message (CUDA errors are long), bounded."""
+    text = str(exc).strip() or type(exc).__name__
+    line = text.splitlines()[0].strip()
+    if len(line) > limit:
+        line = line[:limit - 3] + "..."
+    return line
+
+
+def emit_line(text):
+    """Print a marker line (VENDOR_MISMATCH, REPLAY_MISS, ...) on its own line to stderr."""
+    try:
+        sys.stdout.flush()
+    except Exception:
+        pass
+    sys.stderr.write("\n" + text + "\n")
+    sys.stderr.flush()
+
+
+# ---------------------------------------------------------------------------
+# JSON conversion and stable keys
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _type_name(value):
+    t = type(value)
+    return "%s.%s" % (t.__module__, t.__qualname__)
+
+
+def _is_dtype(value):
+    # torch.dtype without importing torch: its type is torch.dtype.
+    t = type(value)
+    return t.__name__ == "dtype" and t.__module__ == "torch"
+
+
+def jsonable(value):
+    """A JSON-ready copy of value: tuples (torch.Size too) become lists, torch
+    dtypes their str() ("torch.float16", the form FlagGems writes in results.json),
+    non-finite floats the strings "nan"/"inf"/"-inf", other objects their str()."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if _is_dtype(value):
+        return str(value)
+    return str(value)
+
+
+def canonical(value):
+    """The process-independent form of a tuning key or config value.
+
+    Equal keys in two processes give equal forms: ints, strings, bools and None
+    stay as they are; floats keep their shortest round-trip repr (1 and 1.0 stay
+    different, as they are different keys to Triton); tuples and lists become
+    lists; torch dtypes become "torch.float16"; anything else becomes
+    "<module.Type>str" with memory addresses removed, so an object's default
+    repr cannot make a key differ between processes."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return {"float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
+    if isinstance(value, (list, tuple)):
+        return [canonical(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): canonical(value[k]) for k in sorted(value, key=str)}
+    if _is_dtype(value):
+        return str(value)
+    if isinstance(value, enum.Enum):
+        return "<%s>%s" % (_type_name(value), canonical(value.value))
+    return "<%s>%s" % (_type_name(value), _ADDRESS.sub("", str(value)))
+
+
+def stable_key(value):
+    """A tuning key as one compact JSON string (no spaces): the identity of a key
+    in the autotune records and in REPLAY_MISS lines."""
+    return json.dumps(canonical(value), separators=(",", ":"), sort_keys=True,
+                      allow_nan=False)
+
+
+# ---------------------------------------------------------------------------
+# statistics
+
+
+def quantile(sorted_values, q):
+    """Linear-interpolation quantile of already sorted values (numpy's default
+    and triton.testing's _quantile), so our figures agree with do_bench's."""
+    n = len(sorted_values)
+    if n == 0:
+        raise ValueError("quantile of no values")
+    if not 0.0 <= q <= 1.0:
+        raise ValueError("quantile %r is outside [0, 1]" % (q,))
+    point = q * (n - 1)
+    lower = math.floor(point)
+    upper = math.ceil(point)
+    t = point - lower
+    return (1.0 - t) * sorted_values[lower] + t * sorted_values[upper]
+
+
+def median(values):
+    s = sorted(values)
+    return quantile(s, 0.5)
+
+
+def summarize(samples):
+    """n, median, min, max, first and third quartile and IQR of samples (ms)."""
+    s = sorted(float(v) for v in samples)
+    if not s:
+        return {"n_samples": 0, "median_ms": None, "min_ms": None, "max_ms": None,
+                "q1_ms": None, "q3_ms": None, "iqr_ms": None}
+    q1 = quantile(s, 0.25)
+    q3 = quantile(s, 0.75)
+    return {"n_samples": len(s), "median_ms": quantile(s, 0.5), "min_ms": s[0],
+            "max_ms": s[-1], "q1_ms": q1, "q3_ms": q3, "iqr_ms": q3 - q1}
+
+
+# ---------------------------------------------------------------------------
+# vendor package segments
+
+_BACKEND_DIR = re.compile(r"(?:^|/)flag_gems/runtime/backend/(_[A-Za-z0-9_]+)(?:/|$)")
+
+
+def vendor_segment(module_name, module_file=None):
+    """The FlagGems vendor package segment ("_nvidia") a module belongs to, or None.
+
+    Two spellings reach the same files: the absolute
+    flag_gems.runtime.backend._<vendor>[.x] and the top-level _<vendor>[.x]
+    (or an arch package such as "hopper") that FlagGems itself imports after
+    putting the backend directory on sys.path. The first is read from the
+    name, the second from the module's file. The segment is compared whole:
+    "_mthreads_ext" is its own segment, never "_mthreads"."""
+    parts = module_name.split(".")
+    if parts[:3] == BACKEND_PACKAGE.split(".") and len(parts) > 3:
+        seg = parts[3]
+        if seg.startswith("_") and not seg.startswith("__"):
+            return seg
+        return None
+    if module_file:
+        m = _BACKEND_DIR.search(str(module_file).replace(os.sep, "/"))
+        if m and not m.group(1).startswith("__"):
+            return m.group(1)
+    return None
+
+
+def vendor_of_segment(segment):
+    """"_mthreads_ext" -> "mthreads_ext": FlagGems names vendor packages _<vendor_name>."""
+    return segment[1:] if segment and segment.startswith("_") else segment
+
+
+def is_foreign(segment, own_segment):
+    """True when segment names another vendor's package than own_segment.
+    Whole-segment equality, never a prefix test."""
+    return segment is not None and segment != own_segment
+
+
+def module_file(module):
+    """__file__ (or the first __path__ entry) of a module without triggering a
+    module-level __getattr__ (lazy modules may import things on attribute access)."""
+    d = getattr(module, "__dict__", None)
+    if not isinstance(d, dict):
+        return None
+    f = d.get("__file__")
+    if isinstance(f, str):
+        return f
+    p = d.get("__path__")
+    try:
+        for entry in p or ():
+            if isinstance(entry, str):
+                return entry
+    except TypeError:
+        return None
+    return None

@@ -1,0 +1,202 @@
+"""zl_graph_timer: time one measurement by replaying a captured device graph.
+
+Loaded by zlbench (-p zl_graph_timer) only on backends with graph capture and
+only with ZL_TIMER_PLAN=graph; zl_timer asks the plugin manager for this module
+and calls measure() for each measurement. On its own it does nothing.
+
+Why not triton.testing.do_bench_cudagraph: it replays the kernel back to back
+without flushing the L2 cache, so inputs that fit in L2 are timed cache-hot and
+graph numbers are not comparable with do_bench's (which flushes before every
+call). Here every iteration of the graph is "flush; fn", and a second graph of
+"flush" alone, replayed right after, measures the flush so it can be subtracted.
+
+When capture fails (the op synchronizes, copies to the host, allocates pinned
+memory, ...) measure() raises CaptureFailed with the reason and zl_timer times
+that shape with the direct timer instead, keeping the reason.
+"""
+
+import sys
+
+import zl_common as zc
+
+# Timed replays per measurement: the sample count of a graph measurement.
+SAMPLES = 10
+# Upper bound on graph iterations: bounds capture time and graph size for tiny kernels.
+MAX_ITERATIONS = 1000
+# Floor for per-call estimates (ms) so a kernel faster than the event clock
+# resolution cannot divide by zero.
+MIN_ESTIMATE_MS = 1e-4
+# Graph classes by framework spelling; the device module is FlagGems' own.
+_GRAPH_CLASSES = ("CUDAGraph", "MUSAGraph", "NPUGraph", "XPUGraph")
+# Bytes flushed when triton's driver offers no cache-clearing buffer (triton uses 256 MB).
+_FLUSH_BYTES = 256 * 1024 * 1024
+
+_flush_buffer = {}
+
+
+class CaptureFailed(Exception):
+    """The graph timer cannot time this measurement; reason says why."""
+
+    def __init__(self, reason):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def device_api():
+    """(torch, device module, graph class, graph context manager) as the framework
+    sees the device: FlagGems' runtime.torch_device_fn when flag_gems is loaded
+    (torch.cuda on nvidia and amd), torch.cuda otherwise."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        raise CaptureFailed("torch is not imported")
+    dev = None
+    fg = sys.modules.get("flag_gems")
+    runtime = getattr(fg, "runtime", None) if fg is not None else None
+    if runtime is not None:
+        dev = getattr(runtime, "torch_device_fn", None)
+    if dev is None:
+        dev = getattr(torch, "cuda", None)
+    if dev is None:
+        raise CaptureFailed("no device module (flag_gems.runtime.torch_device_fn or torch.cuda)")
+    graph_cls = None
+    for name in _GRAPH_CLASSES:
+        graph_cls = getattr(dev, name, None)
+        if graph_cls is not None:
+            break
+    graph_ctx = getattr(dev, "graph", None)
+    if graph_cls is None or graph_ctx is None:
+        raise CaptureFailed("device module '%s' has no graph capture API"
+                            % getattr(dev, "__name__", type(dev).__name__))
+    return torch, dev, graph_cls, graph_ctx
+
+
+def flusher(torch, dev):
+    """The L2 flush do_bench uses (triton's driver buffer and clear_cache), made once per process."""
+    if "flush" in _flush_buffer:
+        return _flush_buffer["flush"]
+    flush = None
+    triton = sys.modules.get("triton")
+    try:
+        drv = triton.runtime.driver.active
+        cache = drv.get_empty_cache_for_benchmark()
+        clear = drv.clear_cache
+
+        def flush():
+            clear(cache)
+        _flush_buffer["cache"] = cache
+    except Exception:
+        flush = None
+    if flush is None:
+        cache = torch.empty(_FLUSH_BYTES, dtype=torch.int8, device=_device_string(torch, dev))
+        _flush_buffer["cache"] = cache
+        flush = cache.zero_
+    _flush_buffer["flush"] = flush
+    return flush
+
+
+def _device_string(torch, dev):
+    fg = sys.modules.get("flag_gems")
+    name = getattr(fg, "device", None) if fg is not None else None
+    return name or "cuda"
+
+
+def _reset_grads(grad_to_none):
+    if grad_to_none is not None:
+        for x in grad_to_none:
+            x.grad = None
+
+
+def _eager_ms(dev, body, count):
+    """Mean eager time of body() over count calls, by device events."""
+    start = dev.Event(enable_timing=True)
+    end = dev.Event(enable_timing=True)
+    start.record()
+    for _ in range(count):
+        body()
+    end.record()
+    dev.synchronize()
+    return start.elapsed_time(end) / count
+
+
+def iterations_for(rep_ms, samples, estimate_ms):
+    """Graph iterations per replay so that all timed replays together take about rep_ms."""
+    per_replay = float(rep_ms) / samples
+    n = int(per_replay / max(estimate_ms, MIN_ESTIMATE_MS))
+    return max(1, min(MAX_ITERATIONS, n))
+
+
+def _recover(dev):
+    # A failed capture leaves the error on the stream until someone synchronizes.
+    try:
+        dev.synchronize()
+    except Exception:
+        pass
+
+
+def measure(fn, warmup=25, rep=100, grad_to_none=None, samples=SAMPLES):
+    """Time fn by graph replay with an L2 flush before each call, flush cost subtracted.
+
+    Returns {"samples": [ms per call, one per timed replay], "iterations": calls
+    per replay, "flush_ms": measured flush cost per call}. Errors of fn itself
+    (first, eager call) propagate; capture problems raise CaptureFailed."""
+    torch, dev, graph_cls, graph_ctx = device_api()
+    flush = flusher(torch, dev)
+    stream = dev.Stream()
+    with dev.stream(stream):
+        # Outside capture: compiles and autotunes, and raises fn's own errors.
+        fn()
+        if grad_to_none is not None:
+            for x in grad_to_none:
+                x.detach_()
+                x.requires_grad_(True)
+                x.grad = None
+        dev.synchronize()
+
+        def flushed_call():
+            flush()
+            fn()
+        est_total = _eager_ms(dev, flushed_call, 5)
+        for _ in range(max(1, int(warmup / max(est_total, MIN_ESTIMATE_MS)))):
+            fn()
+        n = iterations_for(rep, samples, est_total)
+        try:
+            g_flush = graph_cls()
+            with graph_ctx(g_flush):
+                for _ in range(n):
+                    flush()
+            g_full = graph_cls()
+            with graph_ctx(g_full):
+                for _ in range(n):
+                    _reset_grads(grad_to_none)
+                    flush()
+                    fn()
+        except zc.ReplayMiss:
+            raise
+        except Exception as e:
+            _recover(dev)
+            raise CaptureFailed("graph capture failed: %s" % zc.one_line(e)) from e
+        dev.synchronize()
+        # The first replay uploads the graph; keep it out of the samples.
+        g_full.replay()
+        g_flush.replay()
+        dev.synchronize()
+        per_call, flush_ms = [], []
+        for _ in range(samples):
+            ev = [dev.Event(enable_timing=True) for _ in range(4)]
+            ev[0].record()
+            g_full.replay()
+            ev[1].record()
+            ev[2].record()
+            g_flush.replay()
+            ev[3].record()
+            dev.synchronize()
+            full = ev[0].elapsed_time(ev[1])
+            only_flush = ev[2].elapsed_time(ev[3])
+            per_call.append((full - only_flush) / n)
+            flush_ms.append(only_flush / n)
+        del g_full, g_flush
+    med = zc.median(per_call)
+    if med <= 0:
+        raise CaptureFailed("flush-subtracted graph time is not positive (%.6g ms): the flush's "
+                            "jitter exceeds the kernel's time" % med)
+    return {"samples": per_call, "iterations": n, "flush_ms": zc.median(flush_ms)}

@@ -1,0 +1,1140 @@
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zlbench/compare.h"
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/history.h"
+#include "zlbench/util.h"
+#include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
+
+static const char *const verdict_names[] = {
+	[ZL_VERDICT_SAME] = "same",
+	[ZL_VERDICT_FASTER] = "faster",
+	[ZL_VERDICT_SLOWER] = "slower",
+	[ZL_VERDICT_MISSING] = "missing",
+};
+
+static const enum zl_color verdict_colors[] = {
+	[ZL_VERDICT_SAME] = ZL_COLOR_NONE,
+	[ZL_VERDICT_FASTER] = ZL_COLOR_GREEN,
+	[ZL_VERDICT_SLOWER] = ZL_COLOR_RED,
+	[ZL_VERDICT_MISSING] = ZL_COLOR_YELLOW,
+};
+
+static const char *const basis_names[] = {
+	[ZL_BASIS_IQR] = "iqr",
+	[ZL_BASIS_THRESHOLD] = "threshold",
+	[ZL_BASIS_NONE] = "none",
+};
+
+const char *zl_verdict_name(enum zl_verdict v)
+{
+	return (size_t)v < ZL_ARRAY_SIZE(verdict_names) ? verdict_names[v] : "?";
+}
+
+const char *zl_noise_basis_name(enum zl_noise_basis b)
+{
+	return (size_t)b < ZL_ARRAY_SIZE(basis_names) ? basis_names[b] : "?";
+}
+
+/* ---- caliber ---------------------------------------------------------------- */
+
+/* Fields that must match for A and B to be measured with the same caliber. */
+static const struct {
+	const char *label;
+	size_t offset;
+} must_match[] = {
+	{ "backend", offsetof(struct zl_run, backend) },
+	{ "vendor", offsetof(struct zl_run, vendor) },
+	{ "device name", offsetof(struct zl_run, device_name) },
+	{ "level", offsetof(struct zl_run, level) },
+	{ "shape mode", offsetof(struct zl_run, shape_mode) },
+	{ "shape sha256", offsetof(struct zl_run, shape_sha256) },
+	{ "test node", offsetof(struct zl_run, test_node) },
+	{ "flaggems mode", offsetof(struct zl_run, flaggems_mode) },
+	{ "timer plan", offsetof(struct zl_run, timer_plan) },
+	{ "tuner cache mode", offsetof(struct zl_run, tuner_cache_mode) },
+};
+
+/* What usually is the A/B variable: listed when it differs, never refused. */
+static const struct {
+	const char *label;
+	const char *path;
+} ab_variables[] = {
+	{ "flaggems commit", "flaggems.commit" },
+	{ "flaggems dirty", "flaggems.dirty" },
+	{ "flaggems dir", "flaggems.dir" },
+	{ "triton version", "vendor_guard.triton_version" },
+	{ "torch version", "vendor_guard.torch_version" },
+	{ "python", "python.version" },
+	{ "zlbench version", "zlbench_version" },
+	{ "host", "host" },
+	{ "direct repeat", "direct_repeat" },
+	{ "timer used", "timer.used" },
+	{ "timer fallbacks", "timer.fallbacks" },
+	{ "compiled variants", "compile.variants" },
+	{ "convert_layout ops", "compile.convert_layout" },
+};
+
+#define NONE_TEXT "(none)"
+#define UNSET_TEXT "(unset)"
+
+static const char *run_field(const struct zl_run *run, size_t offset)
+{
+	return *(char *const *)((const char *)run + offset);
+}
+
+static void diffs_add(struct zl_diffs *d, const char *field, const char *a, const char *b)
+{
+	struct zl_diff *x;
+
+	ALLOC_GROW(d->v, d->nr + 1, d->alloc);
+	x = &d->v[d->nr++];
+	x->field = xstrdup(field);
+	x->a = xstrdup(a ? a : NONE_TEXT);
+	x->b = xstrdup(b ? b : NONE_TEXT);
+}
+
+static void diffs_release(struct zl_diffs *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr; i++) {
+		free(d->v[i].field);
+		free(d->v[i].a);
+		free(d->v[i].b);
+	}
+	free(d->v);
+	d->v = NULL;
+	d->nr = d->alloc = 0;
+}
+
+void zl_caliber_init(struct zl_caliber *c)
+{
+	memset(c, 0, sizeof(*c));
+	strvec_init(&c->flags);
+}
+
+void zl_caliber_release(struct zl_caliber *c)
+{
+	diffs_release(&c->mismatches);
+	diffs_release(&c->variables);
+	free(c->autotune);
+	strvec_clear(&c->flags);
+	zl_caliber_init(c);
+}
+
+/* A JSON value as text for a diff line; NULL when absent or null. */
+static char *value_text(const cJSON *item)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!item || cJSON_IsNull(item))
+		return NULL;
+	if (cJSON_IsString(item))
+		return xstrdup(item->valuestring);
+	zl_json_canonical(&sb, item);
+	return strbuf_detach(&sb, NULL);
+}
+
+static int same_text(const char *a, const char *b)
+{
+	if (!a || !b)
+		return !a && !b;
+	return !strcmp(a, b);
+}
+
+static void diff_json(struct zl_diffs *d, const char *label, const cJSON *a, const cJSON *b,
+		      const char *absent)
+{
+	char *ta = value_text(a), *tb = value_text(b);
+
+	if (!same_text(ta, tb))
+		diffs_add(d, label, ta ? ta : absent, tb ? tb : absent);
+	free(ta);
+	free(tb);
+}
+
+static void diff_env(struct zl_diffs *d, const cJSON *a, const cJSON *b)
+{
+	const cJSON *sides[2] = { a, b };
+	const cJSON *it;
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		if (!cJSON_IsObject(sides[s]))
+			continue;
+		cJSON_ArrayForEach(it, sides[s]) {
+			const cJSON *other = cJSON_IsObject(sides[!s]) ?
+				cJSON_GetObjectItemCaseSensitive(sides[!s], it->string) : NULL;
+			char *label;
+
+			/* a name present on both sides is reported once, from A's pass */
+			if (s == 1 && other)
+				continue;
+			label = xstrfmt("env %s", it->string);
+			diff_json(d, label, s == 0 ? it : other, s == 0 ? other : it, UNSET_TEXT);
+			free(label);
+		}
+	}
+}
+
+/* Does `dir` (an autotune.replay_from) name the run `run`? */
+static int names_run(const char *dir, const struct zl_run *run)
+{
+	char *abs, *id_path;
+	struct strbuf text = STRBUF_INIT;
+	const char *base;
+	int match;
+
+	if (!dir)
+		return 0;
+	abs = zl_absolute_path(dir);
+	match = abs && run->dir && !strcmp(abs, run->dir);
+	free(abs);
+	if (match)
+		return 1;
+	/* the runs may have been moved or copied: the records' run id still tells */
+	id_path = zl_path_join(dir, "run_identity.json");
+	if (strbuf_read_file(&text, id_path) >= 0) {
+		cJSON *id = cJSON_ParseWithLength(text.buf, text.len);
+		const char *rid = zl_json_path_string(id, "run_id");
+		match = rid && !strcmp(rid, run->run_id);
+		cJSON_Delete(id);
+	}
+	strbuf_release(&text);
+	free(id_path);
+	if (match)
+		return 1;
+	base = strrchr(dir, '/');
+	base = base && base[1] ? base + 1 : dir;
+	return !strcmp(base, run->run_id);
+}
+
+static int same_dir(const char *x, const char *y)
+{
+	char *ax, *ay;
+	int same;
+
+	if (!x || !y)
+		return 0;
+	ax = zl_absolute_path(x);
+	ay = zl_absolute_path(y);
+	same = ax && ay && !strcmp(ax, ay);
+	free(ax);
+	free(ay);
+	return same;
+}
+
+static const char *mode_of(const struct zl_run *r)
+{
+	return r->autotune_mode ? r->autotune_mode : "off";
+}
+
+static int mode_is(const struct zl_run *r, const char *mode)
+{
+	return !strcmp(mode_of(r), mode);
+}
+
+static void check_autotune(const struct zl_run *a, const struct zl_run *b, struct zl_caliber *cal)
+{
+	if (mode_is(b, "replay") && names_run(b->replay_from, a)) {
+		cal->autotune = xstrdup("proper A/B: B replays A's autotune records");
+		cal->autotune_proper = 1;
+	} else if (mode_is(a, "replay") && names_run(a->replay_from, b)) {
+		cal->autotune = xstrdup("proper A/B (reversed): A replays B's autotune records");
+		cal->autotune_proper = 1;
+	} else if (mode_is(a, "replay") && mode_is(b, "replay") && same_dir(a->replay_from, b->replay_from)) {
+		cal->autotune = xstrfmt("proper A/B: A and B replay the same autotune records (%s)",
+					a->replay_from);
+		cal->autotune_proper = 1;
+	} else if (mode_is(a, "record") && mode_is(b, "record")) {
+		cal->autotune = xstrdup("record vs record: each side autotuned on its own");
+		strvec_push(&cal->flags, "autotune: record vs record: A and B may run different kernel "
+			    "configs; replay A's records in B (--replay-from A) for a proper A/B");
+	} else {
+		cal->autotune = xstrfmt("mixed: A %s, B %s%s%s", mode_of(a), mode_of(b),
+					b->replay_from ? " from " : "",
+					b->replay_from ? b->replay_from : "");
+		strvec_pushf(&cal->flags, "autotune: A is '%s' and B is '%s'%s: the sides may run "
+			     "different kernel configs", mode_of(a), mode_of(b),
+			     mode_is(b, "replay") ? " (B replays records that are not A's)" : "");
+	}
+	if (!cal->autotune_proper && mode_is(a, "record") && mode_is(b, "record") &&
+	    same_text(a->tuner_cache_mode, "shared") && same_text(b->tuner_cache_mode, "shared")) {
+		/* the later run is the one that can have inherited the other's winners */
+		int b_later = !a->started_at || !b->started_at || strcmp(b->started_at, a->started_at) >= 0;
+		const struct zl_run *later = b_later ? b : a;
+
+		if (later->winners_before > 0) {
+			cal->cache_inheritance = 1;
+			strvec_pushf(&cal->flags, "cache inheritance: %s started with %ld tuner winners "
+				     "already in the shared tuner cache, so its kernels may reuse %s's "
+				     "winners instead of tuning; use --isolate-tuner-cache or replay "
+				     "records for a fair A/B", b_later ? "B" : "A", later->winners_before,
+				     b_later ? "A" : "B");
+		}
+	}
+}
+
+size_t zl_caliber_check(const struct zl_run *a, const struct zl_run *b, struct zl_caliber *cal)
+{
+	size_t i;
+
+	for (i = 0; i < ZL_ARRAY_SIZE(must_match); i++) {
+		const char *va = run_field(a, must_match[i].offset);
+		const char *vb = run_field(b, must_match[i].offset);
+		if (!same_text(va, vb))
+			diffs_add(&cal->mismatches, must_match[i].label, va, vb);
+	}
+	for (i = 0; i < ZL_ARRAY_SIZE(ab_variables); i++)
+		diff_json(&cal->variables, ab_variables[i].label,
+			  zl_json_path(a->identity, ab_variables[i].path),
+			  zl_json_path(b->identity, ab_variables[i].path), NONE_TEXT);
+	diff_env(&cal->variables, zl_json_path(a->identity, "env"), zl_json_path(b->identity, "env"));
+	check_autotune(a, b, cal);
+	return cal->mismatches.nr;
+}
+
+/* ---- statistics ------------------------------------------------------------- */
+
+uint64_t zl_splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+void zl_geomean_ci(const double *ratios, size_t n, int resamples, uint64_t seed,
+		   struct zl_geomean *g)
+{
+	double *logs, *gm, sum = 0;
+	uint64_t state = seed;
+	size_t i, j, k, r = resamples > 0 ? (size_t)resamples : 0;
+
+	g->n = n;
+	if (!n) {
+		g->geomean = g->lo = g->hi = NAN;
+		return;
+	}
+	logs = xcalloc(n, sizeof(*logs));
+	for (i = 0; i < n; i++) {
+		logs[i] = log(ratios[i]);
+		sum += logs[i];
+	}
+	g->geomean = exp(sum / (double)n);
+	if (!r) {
+		g->lo = g->hi = g->geomean;
+		free(logs);
+		return;
+	}
+	gm = xcalloc(r, sizeof(*gm));
+	for (k = 0; k < r; k++) {
+		sum = 0;
+		for (j = 0; j < n; j++)
+			sum += logs[zl_splitmix64(&state) % n];
+		gm[k] = exp(sum / (double)n);
+	}
+	qsort(gm, r, sizeof(*gm), cmp_double);
+	/* nearest rank, in integers so that 0.025 * R cannot round up past a whole rank */
+	g->lo = gm[(25 * r + 999) / 1000 - 1];
+	g->hi = gm[(975 * r + 999) / 1000 - 1];
+	free(gm);
+	free(logs);
+}
+
+static int has_noise(double iqr, long samples)
+{
+	return isfinite(iqr) && iqr >= 0 && (samples < 0 || samples >= 2);
+}
+
+enum zl_verdict zl_compare_verdict(double a_ms, double b_ms, double a_iqr, long a_samples,
+				   double b_iqr, long b_samples, double threshold_pct,
+				   double *band_ms, enum zl_noise_basis *basis)
+{
+	double diff;
+
+	if (!isfinite(a_ms) || !isfinite(b_ms) || a_ms <= 0 || b_ms <= 0) {
+		*band_ms = NAN;
+		*basis = ZL_BASIS_NONE;
+		return ZL_VERDICT_MISSING;
+	}
+	if (has_noise(a_iqr, a_samples) && has_noise(b_iqr, b_samples)) {
+		*basis = ZL_BASIS_IQR;
+		*band_ms = (a_iqr + b_iqr) / 2;
+	} else {
+		*basis = ZL_BASIS_THRESHOLD;
+		*band_ms = a_ms * threshold_pct / 100;
+	}
+	diff = b_ms - a_ms;
+	if (fabs(diff) <= *band_ms)
+		return ZL_VERDICT_SAME;
+	return diff < 0 ? ZL_VERDICT_FASTER : ZL_VERDICT_SLOWER;
+}
+
+/* ---- the comparison ------------------------------------------------------- */
+
+void zl_compare_init(struct zl_compare *c)
+{
+	struct zl_compare_opts defaults = ZL_COMPARE_OPTS_INIT;
+
+	memset(c, 0, sizeof(*c));
+	c->opts = defaults;
+	zl_caliber_init(&c->caliber);
+	c->overall.geomean = c->overall.lo = c->overall.hi = NAN;
+	strvec_init(&c->gate_reasons);
+	strvec_init(&c->warnings);
+}
+
+void zl_compare_release(struct zl_compare *c)
+{
+	size_t i;
+
+	zl_caliber_release(&c->caliber);
+	for (i = 0; i < c->nr_rows; i++) {
+		free(c->rows[i].op);
+		free(c->rows[i].dtype);
+		free(c->rows[i].shape);
+	}
+	free(c->rows);
+	for (i = 0; i < c->nr_ops; i++)
+		free(c->ops[i].op);
+	free(c->ops);
+	strvec_clear(&c->gate_reasons);
+	strvec_clear(&c->warnings);
+	zl_compare_init(c);
+}
+
+static void add_row(struct zl_compare *c, const struct zl_result *ra, const struct zl_result *rb)
+{
+	const struct zl_result *key = ra ? ra : rb;
+	struct zl_compare_row *row;
+
+	ALLOC_GROW(c->rows, c->nr_rows + 1, c->alloc_rows);
+	row = &c->rows[c->nr_rows++];
+	row->op = xstrdup(key->op);
+	row->dtype = xstrdup(key->dtype);
+	row->shape = xstrdup(key->shape);
+	row->occurrence = key->occurrence;
+	row->side = key->side;
+	row->a_ms = ra ? ra->latency_ms : NAN;
+	row->b_ms = rb ? rb->latency_ms : NAN;
+	row->a_iqr = ra ? ra->iqr_ms : NAN;
+	row->b_iqr = rb ? rb->iqr_ms : NAN;
+	row->a_samples = ra ? ra->samples : -1;
+	row->b_samples = rb ? rb->samples : -1;
+	row->verdict = zl_compare_verdict(row->a_ms, row->b_ms, row->a_iqr, row->a_samples,
+					  row->b_iqr, row->b_samples, c->opts.threshold_pct,
+					  &row->band_ms, &row->basis);
+	row->ratio = row->verdict == ZL_VERDICT_MISSING ? NAN : row->b_ms / row->a_ms;
+	if (row->basis == ZL_BASIS_IQR)
+		c->rows_iqr++;
+	else if (row->basis == ZL_BASIS_THRESHOLD)
+		c->rows_threshold++;
+}
+
+static void build_rows(struct zl_compare *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->a->nr_results; i++) {
+		const struct zl_result *ra = &c->a->results[i];
+		add_row(c, ra, zl_run_find(c->b, ra->op, ra->dtype, ra->shape, ra->occurrence, ra->side));
+	}
+	for (i = 0; i < c->b->nr_results; i++) {
+		const struct zl_result *rb = &c->b->results[i];
+		if (!zl_run_find(c->a, rb->op, rb->dtype, rb->shape, rb->occurrence, rb->side))
+			add_row(c, NULL, rb);
+	}
+}
+
+static void build_geomeans(struct zl_compare *c)
+{
+	double *ratios = xcalloc(c->nr_rows ? c->nr_rows : 1, sizeof(*ratios));
+	size_t i, j, n;
+
+	for (i = 0; i < c->nr_rows; i++) {
+		const char *op = c->rows[i].op;
+		struct zl_geomean *g;
+
+		for (j = 0; j < c->nr_ops; j++)
+			if (!strcmp(c->ops[j].op, op))
+				break;
+		if (j < c->nr_ops)
+			continue;
+		for (n = 0, j = i; j < c->nr_rows; j++)
+			if (c->rows[j].side == ZL_SIDE_GEMS && c->rows[j].verdict != ZL_VERDICT_MISSING &&
+			    !strcmp(c->rows[j].op, op))
+				ratios[n++] = c->rows[j].ratio;
+		ALLOC_GROW(c->ops, c->nr_ops + 1, c->alloc_ops);
+		g = &c->ops[c->nr_ops++];
+		g->op = xstrdup(op);
+		zl_geomean_ci(ratios, n, c->opts.resamples, c->opts.seed, g);
+	}
+	for (n = 0, i = 0; i < c->nr_rows; i++)
+		if (c->rows[i].side == ZL_SIDE_GEMS && c->rows[i].verdict != ZL_VERDICT_MISSING)
+			ratios[n++] = c->rows[i].ratio;
+	zl_geomean_ci(ratios, n, c->opts.resamples, c->opts.seed, &c->overall);
+	free(ratios);
+}
+
+static void row_label(struct strbuf *sb, const struct zl_compare_row *r)
+{
+	strbuf_addf(sb, "%s %s %s", r->op, r->dtype, r->shape);
+	if (r->occurrence > 1)
+		strbuf_addf(sb, " #%d", r->occurrence);
+	strbuf_addf(sb, " (%s)", zl_side_name(r->side));
+}
+
+static void build_warnings(struct zl_compare *c)
+{
+	size_t i, only_a = 0, only_b = 0, no_latency = 0, torch_moved = 0, torch_rows = 0;
+
+	for (i = 0; i < c->a->notes.nr; i++)
+		strvec_pushf(&c->warnings, "A: %s", c->a->notes.v[i]);
+	for (i = 0; i < c->b->notes.nr; i++)
+		strvec_pushf(&c->warnings, "B: %s", c->b->notes.v[i]);
+	for (i = 0; i < c->nr_rows; i++) {
+		const struct zl_compare_row *r = &c->rows[i];
+
+		if (r->side != ZL_SIDE_GEMS) {
+			torch_rows++;
+			torch_moved += r->verdict == ZL_VERDICT_FASTER || r->verdict == ZL_VERDICT_SLOWER;
+			continue;
+		}
+		if (!zl_run_find(c->b, r->op, r->dtype, r->shape, r->occurrence, r->side))
+			only_a++;
+		else if (!zl_run_find(c->a, r->op, r->dtype, r->shape, r->occurrence, r->side))
+			only_b++;
+		else if (r->verdict == ZL_VERDICT_MISSING)
+			no_latency++;
+	}
+	if (only_a)
+		strvec_pushf(&c->warnings, "%zu shapes are only in A", only_a);
+	if (only_b)
+		strvec_pushf(&c->warnings, "%zu shapes are only in B", only_b);
+	if (no_latency)
+		strvec_pushf(&c->warnings, "%zu shapes lack a latency on one side", no_latency);
+	if (torch_moved)
+		strvec_pushf(&c->warnings, "the torch baseline moved beyond noise on %zu of %zu rows: "
+			     "the machine or its load may have changed between A and B",
+			     torch_moved, torch_rows);
+}
+
+static void apply_gate(struct zl_compare *c)
+{
+	double limit = 1 + c->opts.fail_pct / 100;
+	size_t i;
+
+	if (c->opts.fail_pct < 0)
+		return;
+	if (c->overall.n && c->overall.geomean > limit) {
+		c->gate_failed = 1;
+		strvec_pushf(&c->gate_reasons, "overall geomean B/A %.4f is %.1f%% slower (limit %g%%)",
+			     c->overall.geomean, (c->overall.geomean - 1) * 100, c->opts.fail_pct);
+	}
+	for (i = 0; i < c->nr_rows; i++) {
+		const struct zl_compare_row *r = &c->rows[i];
+		struct strbuf label = STRBUF_INIT;
+
+		if (r->verdict != ZL_VERDICT_SLOWER || r->ratio <= limit)
+			continue;
+		row_label(&label, r);
+		if (r->side == ZL_SIDE_GEMS) {
+			c->gate_failed = 1;
+			strvec_pushf(&c->gate_reasons, "%s: B/A %.4f, %.1f%% slower beyond noise (limit %g%%)",
+				     label.buf, r->ratio, (r->ratio - 1) * 100, c->opts.fail_pct);
+		} else {
+			strvec_pushf(&c->warnings, "baseline %s: B/A %.4f, slower beyond noise (not gated)",
+				     label.buf, r->ratio);
+		}
+		strbuf_release(&label);
+	}
+}
+
+void zl_compare_runs(const struct zl_run *a, const struct zl_run *b,
+		     const struct zl_compare_opts *opts, struct zl_compare *out)
+{
+	out->a = a;
+	out->b = b;
+	if (opts)
+		out->opts = *opts;
+	zl_caliber_check(a, b, &out->caliber);
+	build_rows(out);
+	build_geomeans(out);
+	build_warnings(out);
+	apply_gate(out);
+}
+
+/* ---- rendering -------------------------------------------------------------- */
+
+static int has_mismatch(const struct zl_compare *c)
+{
+	return c->caliber.mismatches.nr > 0;
+}
+
+static void mismatch_summary(const struct zl_compare *c, struct strbuf *sb, const char *sep)
+{
+	size_t i;
+
+	for (i = 0; i < c->caliber.mismatches.nr; i++) {
+		const struct zl_diff *d = &c->caliber.mismatches.v[i];
+		strbuf_addf(sb, "%s%s: %s vs %s", i ? sep : "", d->field, d->a, d->b);
+	}
+}
+
+static void noise_summary(const struct zl_compare *c, struct strbuf *sb)
+{
+	if (c->rows_iqr)
+		strbuf_addf(sb, "%zu rows by timer IQR (same when |B-A| <= (IQR_A+IQR_B)/2)",
+			    c->rows_iqr);
+	if (c->rows_iqr && c->rows_threshold)
+		strbuf_addstr(sb, "; ");
+	if (c->rows_threshold) {
+		strbuf_addf(sb, "%zu rows by the %g%% threshold (no timer statistics",
+			    c->rows_threshold, c->opts.threshold_pct);
+		if (!c->a->has_timer || !c->b->has_timer)
+			strbuf_addf(sb, ": no plugins/timer.jsonl in %s",
+				    !c->a->has_timer && !c->b->has_timer ? "A and B" :
+				    !c->a->has_timer ? "A" : "B");
+		strbuf_addch(sb, ')');
+	}
+	if (!c->rows_iqr && !c->rows_threshold)
+		strbuf_addstr(sb, "no comparable rows");
+}
+
+static void fmt_ms(struct strbuf *sb, double v)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, "%.6f", v);
+	else
+		strbuf_addch(sb, '-');
+}
+
+static void fmt_change(struct strbuf *sb, double ratio)
+{
+	if (isfinite(ratio))
+		strbuf_addf(sb, "%+.1f%%", (ratio - 1) * 100);
+	else
+		strbuf_addch(sb, '-');
+}
+
+static void shape_cell(struct strbuf *sb, const struct zl_compare_row *r)
+{
+	strbuf_addstr(sb, r->shape);
+	if (r->occurrence > 1)
+		strbuf_addf(sb, " #%d", r->occurrence);
+}
+
+static void fmt_geomean(struct strbuf *sb, const struct zl_geomean *g)
+{
+	if (!g->n)
+		strbuf_addstr(sb, "-");
+	else
+		strbuf_addf(sb, "%.4f", g->geomean);
+}
+
+static void fmt_ci(struct strbuf *sb, const struct zl_geomean *g)
+{
+	if (g->n)
+		strbuf_addf(sb, "[%.4f, %.4f]", g->lo, g->hi);
+	else
+		strbuf_addch(sb, '-');
+}
+
+static void print_diffs(FILE *out, const char *title, const struct zl_diffs *d)
+{
+	size_t i;
+
+	if (!d->nr)
+		return;
+	fprintf(out, "%s\n", title);
+	for (i = 0; i < d->nr; i++)
+		fprintf(out, "  %s: %s -> %s\n", d->v[i].field, d->v[i].a, d->v[i].b);
+}
+
+static void print_rows_table(const struct zl_compare *c, FILE *out, int use_color)
+{
+	static const char *const head[] = { "op", "dtype", "shape", "side", "A ms", "B ms", "B/A",
+					    "change", "verdict", "noise" };
+	struct zl_table t;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	zl_table_init(&t, ZL_ARRAY_SIZE(head), (1ul << 4) | (1ul << 5) | (1ul << 6) | (1ul << 7));
+	for (i = 0; i < ZL_ARRAY_SIZE(head); i++)
+		zl_table_add(&t, head[i], ZL_COLOR_BOLD);
+	for (i = 0; i < c->nr_rows; i++) {
+		const struct zl_compare_row *r = &c->rows[i];
+
+		zl_table_add(&t, r->op, ZL_COLOR_NONE);
+		zl_table_add(&t, r->dtype, ZL_COLOR_NONE);
+		strbuf_reset(&sb);
+		shape_cell(&sb, r);
+		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
+		zl_table_add(&t, zl_side_name(r->side), ZL_COLOR_NONE);
+		strbuf_reset(&sb);
+		fmt_ms(&sb, r->a_ms);
+		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
+		strbuf_reset(&sb);
+		fmt_ms(&sb, r->b_ms);
+		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
+		strbuf_reset(&sb);
+		if (isfinite(r->ratio))
+			strbuf_addf(&sb, "%.4f", r->ratio);
+		else
+			strbuf_addch(&sb, '-');
+		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
+		strbuf_reset(&sb);
+		fmt_change(&sb, r->ratio);
+		zl_table_add(&t, sb.buf, verdict_colors[r->verdict]);
+		zl_table_add(&t, zl_verdict_name(r->verdict), verdict_colors[r->verdict]);
+		strbuf_reset(&sb);
+		if (r->basis == ZL_BASIS_IQR)
+			strbuf_addf(&sb, "iqr ±%.6f", r->band_ms);
+		else if (r->basis == ZL_BASIS_THRESHOLD)
+			strbuf_addf(&sb, "±%g%%", c->opts.threshold_pct);
+		else
+			strbuf_addch(&sb, '-');
+		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
+	}
+	zl_table_print(&t, out, use_color);
+	zl_table_release(&t);
+	strbuf_release(&sb);
+}
+
+static void print_geomeans(const struct zl_compare *c, FILE *out, int use_color)
+{
+	struct zl_table t;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	fprintf(out, "geomean of B/A, gems side (95%% bootstrap CI over shapes, %d resamples):\n",
+		c->opts.resamples);
+	zl_table_init(&t, 4, (1ul << 1) | (1ul << 3));
+	for (i = 0; i <= c->nr_ops; i++) {
+		const struct zl_geomean *g = i < c->nr_ops ? &c->ops[i] : &c->overall;
+		enum zl_color color = !g->n ? ZL_COLOR_NONE :
+				      g->hi < 1 ? ZL_COLOR_GREEN : g->lo > 1 ? ZL_COLOR_RED : ZL_COLOR_NONE;
+
+		zl_table_addf(&t, ZL_COLOR_NONE, "  %s", i < c->nr_ops ? g->op : "overall");
+		strbuf_reset(&sb);
+		fmt_geomean(&sb, g);
+		zl_table_add(&t, sb.buf, color);
+		strbuf_reset(&sb);
+		fmt_ci(&sb, g);
+		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
+		zl_table_addf(&t, ZL_COLOR_NONE, "n=%zu", g->n);
+	}
+	zl_table_print(&t, out, use_color);
+	zl_table_release(&t);
+	strbuf_release(&sb);
+}
+
+void zl_compare_print_text(const struct zl_compare *c, FILE *out, int use_color)
+{
+	const char *warn = use_color ? zl_color_start(ZL_COLOR_YELLOW) : "";
+	const char *red = use_color ? zl_color_start(ZL_COLOR_RED) : "";
+	const char *green = use_color ? zl_color_start(ZL_COLOR_GREEN) : "";
+	const char *reset = use_color ? ZL_COLOR_RESET : "";
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	if (has_mismatch(c)) {
+		mismatch_summary(c, &sb, "; ");
+		fprintf(out, "%sWARNING: caliber mismatch allowed (--allow-caliber-mismatch): %s%s\n",
+			warn, sb.buf, reset);
+		strbuf_reset(&sb);
+	}
+	fprintf(out, "A: %s  %s  %s\n", c->a->run_id, c->a->status ? c->a->status : "?", c->a->dir);
+	fprintf(out, "B: %s  %s  %s\n", c->b->run_id, c->b->status ? c->b->status : "?", c->b->dir);
+	if (!c->caliber.mismatches.nr)
+		fprintf(out, "caliber: ok (backend %s, device %s, level %s, shape mode %s, timer plan %s, "
+			"tuner cache %s)\n", c->a->backend ? c->a->backend : NONE_TEXT,
+			c->a->device_name ? c->a->device_name : NONE_TEXT,
+			c->a->level ? c->a->level : NONE_TEXT,
+			c->a->shape_mode ? c->a->shape_mode : NONE_TEXT,
+			c->a->timer_plan ? c->a->timer_plan : NONE_TEXT,
+			c->a->tuner_cache_mode ? c->a->tuner_cache_mode : NONE_TEXT);
+	else
+		print_diffs(out, "caliber: MISMATCH (allowed)", &c->caliber.mismatches);
+	fprintf(out, "autotune: %s\n", c->caliber.autotune);
+	for (i = 0; i < c->caliber.flags.nr; i++)
+		fprintf(out, "%sflag: %s%s\n", warn, c->caliber.flags.v[i], reset);
+	print_diffs(out, "A/B variables:", &c->caliber.variables);
+	noise_summary(c, &sb);
+	fprintf(out, "noise: %s\n\n", sb.buf);
+	print_rows_table(c, out, use_color);
+	fputc('\n', out);
+	print_geomeans(c, out, use_color);
+	for (i = 0; i < c->warnings.nr; i++)
+		fprintf(out, "%swarning: %s%s\n", warn, c->warnings.v[i], reset);
+	if (c->opts.fail_pct >= 0) {
+		fprintf(out, "gate (--fail-on-regression %g%%): %s%s%s\n", c->opts.fail_pct,
+			c->gate_failed ? red : green, c->gate_failed ? "FAILED" : "passed", reset);
+		for (i = 0; i < c->gate_reasons.nr; i++)
+			fprintf(out, "  %s\n", c->gate_reasons.v[i]);
+	}
+	if (has_mismatch(c))
+		fprintf(out, "%sWARNING: A and B differ in caliber; the figures above may not be "
+			"comparable%s\n", warn, reset);
+	strbuf_release(&sb);
+}
+
+/* JSON */
+
+static cJSON *diffs_json(const struct zl_diffs *d)
+{
+	cJSON *arr = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; arr && i < d->nr; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		if (!o || !cJSON_AddItemToArray(arr, o)) {
+			cJSON_Delete(o);
+			break;
+		}
+		if (zl_json_add_string(o, "field", d->v[i].field) ||
+		    zl_json_add_string(o, "a", d->v[i].a) || zl_json_add_string(o, "b", d->v[i].b))
+			break;
+	}
+	if (arr && i < d->nr) {
+		cJSON_Delete(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+static cJSON *strvec_json(const struct strvec *sv)
+{
+	cJSON *arr = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; arr && i < sv->nr; i++) {
+		cJSON *s = cJSON_CreateString(sv->v[i]);
+		if (!s || !cJSON_AddItemToArray(arr, s)) {
+			cJSON_Delete(s);
+			cJSON_Delete(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+/* Attach item under key; frees item and fails when it is NULL or cannot be attached. */
+static int attach(cJSON *obj, const char *key, cJSON *item)
+{
+	if (!item)
+		return -1;
+	if (!cJSON_AddItemToObject(obj, key, item)) {
+		cJSON_Delete(item);
+		return -1;
+	}
+	return 0;
+}
+
+static int run_json(cJSON *root, const char *key, const struct zl_run *r)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, key);
+
+	return !o || zl_json_add_string(o, "run_id", r->run_id) ||
+	       zl_json_add_string(o, "dir", r->dir) || zl_json_add_string(o, "status", r->status) ||
+	       zl_json_add_string(o, "started_at", r->started_at) ||
+	       zl_json_add_bool(o, "has_results", r->has_results) ||
+	       zl_json_add_bool(o, "has_timer", r->has_timer) ? -1 : 0;
+}
+
+static int caliber_json(cJSON *root, const struct zl_compare *c)
+{
+	const struct zl_caliber *cal = &c->caliber;
+	cJSON *o = cJSON_AddObjectToObject(root, "caliber");
+
+	return !o || zl_json_add_bool(o, "ok", !cal->mismatches.nr) ||
+	       zl_json_add_bool(o, "mismatch_allowed", cal->mismatches.nr > 0) ||
+	       attach(o, "mismatches", diffs_json(&cal->mismatches)) ||
+	       zl_json_add_string(o, "autotune", cal->autotune) ||
+	       zl_json_add_bool(o, "autotune_proper", cal->autotune_proper) ||
+	       zl_json_add_bool(o, "cache_inheritance", cal->cache_inheritance) ||
+	       attach(o, "flags", strvec_json(&cal->flags)) ||
+	       attach(o, "variables", diffs_json(&cal->variables)) ? -1 : 0;
+}
+
+static int row_json(cJSON *arr, const struct zl_compare_row *r)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o || !cJSON_AddItemToArray(arr, o)) {
+		cJSON_Delete(o);
+		return -1;
+	}
+	return zl_json_add_string(o, "op", r->op) || zl_json_add_string(o, "dtype", r->dtype) ||
+	       zl_json_add_string(o, "shape", r->shape) ||
+	       zl_json_add_number(o, "occurrence", r->occurrence) ||
+	       zl_json_add_string(o, "side", zl_side_name(r->side)) ||
+	       zl_json_add_number(o, "a_ms", r->a_ms) || zl_json_add_number(o, "b_ms", r->b_ms) ||
+	       zl_json_add_number(o, "ratio", r->ratio) ||
+	       zl_json_add_string(o, "verdict", zl_verdict_name(r->verdict)) ||
+	       zl_json_add_string(o, "basis", zl_noise_basis_name(r->basis)) ||
+	       zl_json_add_number(o, "band_ms", r->band_ms) ||
+	       zl_json_add_number(o, "a_iqr_ms", r->a_iqr) || zl_json_add_number(o, "b_iqr_ms", r->b_iqr) ||
+	       zl_json_add_number(o, "a_samples", r->a_samples < 0 ? NAN : (double)r->a_samples) ||
+	       zl_json_add_number(o, "b_samples", r->b_samples < 0 ? NAN : (double)r->b_samples) ? -1 : 0;
+}
+
+static int geomean_json(cJSON *o, const struct zl_geomean *g)
+{
+	return (g->op && zl_json_add_string(o, "op", g->op)) ||
+	       zl_json_add_number(o, "n", (double)g->n) || zl_json_add_number(o, "geomean", g->geomean) ||
+	       zl_json_add_number(o, "ci_low", g->lo) || zl_json_add_number(o, "ci_high", g->hi) ? -1 : 0;
+}
+
+static int geomeans_json(cJSON *root, const struct zl_compare *c)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "geomean");
+	cJSON *overall, *ops;
+	size_t i;
+
+	if (!o || zl_json_add_string(o, "side", "gems") ||
+	    zl_json_add_number(o, "confidence", 0.95) ||
+	    zl_json_add_number(o, "resamples", c->opts.resamples) ||
+	    zl_json_add_number(o, "seed", (double)c->opts.seed))
+		return -1;
+	overall = cJSON_AddObjectToObject(o, "overall");
+	ops = cJSON_AddArrayToObject(o, "ops");
+	if (!overall || !ops || geomean_json(overall, &c->overall))
+		return -1;
+	for (i = 0; i < c->nr_ops; i++) {
+		cJSON *g = cJSON_CreateObject();
+		if (!g || !cJSON_AddItemToArray(ops, g)) {
+			cJSON_Delete(g);
+			return -1;
+		}
+		if (geomean_json(g, &c->ops[i]))
+			return -1;
+	}
+	return 0;
+}
+
+int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct strbuf *err)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *rows, *noise, *gate;
+	char *text = NULL;
+	size_t i;
+
+	if (!root || run_json(root, "a", c->a) || run_json(root, "b", c->b) || caliber_json(root, c))
+		goto oom;
+	if (c->caliber.mismatches.nr) {
+		struct strbuf w = STRBUF_INIT;
+		strbuf_addstr(&w, "caliber mismatch allowed (--allow-caliber-mismatch): ");
+		mismatch_summary(c, &w, "; ");
+		i = (size_t)zl_json_add_string(root, "warning", w.buf);
+		strbuf_release(&w);
+		if (i)
+			goto oom;
+	}
+	noise = cJSON_AddObjectToObject(root, "noise");
+	if (!noise || zl_json_add_string(noise, "rule", "iqr: same when |B-A| <= (IQR_A+IQR_B)/2; "
+					 "threshold: same when |B/A-1| <= threshold") ||
+	    zl_json_add_number(noise, "threshold_pct", c->opts.threshold_pct) ||
+	    zl_json_add_number(noise, "rows_iqr", (double)c->rows_iqr) ||
+	    zl_json_add_number(noise, "rows_threshold", (double)c->rows_threshold))
+		goto oom;
+	rows = cJSON_AddArrayToObject(root, "rows");
+	if (!rows)
+		goto oom;
+	for (i = 0; i < c->nr_rows; i++)
+		if (row_json(rows, &c->rows[i]))
+			goto oom;
+	if (geomeans_json(root, c))
+		goto oom;
+	gate = cJSON_AddObjectToObject(root, "gate");
+	if (!gate || zl_json_add_number(gate, "fail_pct", c->opts.fail_pct >= 0 ? c->opts.fail_pct : NAN) ||
+	    zl_json_add_bool(gate, "failed", c->gate_failed) ||
+	    attach(gate, "reasons", strvec_json(&c->gate_reasons)) ||
+	    attach(root, "warnings", strvec_json(&c->warnings)))
+		goto oom;
+	text = cJSON_Print(root);
+	if (!text)
+		goto oom;
+	strbuf_addstr(sb, text);
+	strbuf_addch(sb, '\n');
+	cJSON_free(text);
+	cJSON_Delete(root);
+	return 0;
+oom:
+	cJSON_Delete(root);
+	return zl_error(err, "cannot build the json comparison: out of memory");
+}
+
+/* CSV: one line per row; the caliber column carries an allowed mismatch into every row. */
+void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
+{
+	static const char *const head[] = { "op", "dtype", "shape", "occurrence", "side", "a_ms",
+					    "b_ms", "ratio", "change_pct", "verdict", "basis",
+					    "band_ms", "caliber" };
+	struct strbuf cell = STRBUF_INIT, caliber = STRBUF_INIT;
+	size_t i;
+
+	if (c->caliber.mismatches.nr) {
+		strbuf_addstr(&caliber, "mismatch allowed: ");
+		mismatch_summary(c, &caliber, "; ");
+	} else {
+		strbuf_addstr(&caliber, "ok");
+	}
+	for (i = 0; i < ZL_ARRAY_SIZE(head); i++)
+		zl_csv_field(sb, head[i], i == 0);
+	zl_csv_end_row(sb);
+	for (i = 0; i < c->nr_rows; i++) {
+		const struct zl_compare_row *r = &c->rows[i];
+		const double nums[] = { r->a_ms, r->b_ms, r->ratio,
+					isfinite(r->ratio) ? (r->ratio - 1) * 100 : NAN };
+		size_t k;
+
+		zl_csv_field(sb, r->op, 1);
+		zl_csv_field(sb, r->dtype, 0);
+		zl_csv_field(sb, r->shape, 0);
+		strbuf_reset(&cell);
+		strbuf_addf(&cell, "%d", r->occurrence);
+		zl_csv_field(sb, cell.buf, 0);
+		zl_csv_field(sb, zl_side_name(r->side), 0);
+		for (k = 0; k < ZL_ARRAY_SIZE(nums); k++) {
+			strbuf_reset(&cell);
+			if (isfinite(nums[k]))
+				strbuf_addf(&cell, "%.10g", nums[k]);
+			zl_csv_field(sb, cell.buf, 0);
+		}
+		zl_csv_field(sb, zl_verdict_name(r->verdict), 0);
+		zl_csv_field(sb, zl_noise_basis_name(r->basis), 0);
+		strbuf_reset(&cell);
+		if (isfinite(r->band_ms))
+			strbuf_addf(&cell, "%.10g", r->band_ms);
+		zl_csv_field(sb, cell.buf, 0);
+		zl_csv_field(sb, caliber.buf, 0);
+		zl_csv_end_row(sb);
+	}
+	strbuf_release(&cell);
+	strbuf_release(&caliber);
+}
+
+/* Markdown for a PR comment. */
+static void md_cell(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, ' ');
+	for (; *s; s++) {
+		if (*s == '|')
+			strbuf_addch(sb, '\\');
+		strbuf_addch(sb, *s);
+	}
+	strbuf_addstr(sb, " |");
+}
+
+void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
+{
+	struct strbuf cell = STRBUF_INIT;
+	size_t i;
+
+	strbuf_addf(sb, "### zlbench compare: `%s` → `%s`\n\n", c->a->run_id, c->b->run_id);
+	if (c->caliber.mismatches.nr) {
+		strbuf_addstr(sb, "> **Warning: caliber mismatch allowed** (`--allow-caliber-mismatch`): ");
+		mismatch_summary(c, sb, "; ");
+		strbuf_addstr(sb, ". The figures may not be comparable.\n\n");
+	} else {
+		strbuf_addf(sb, "**Caliber:** ok (%s, %s, level %s, timer plan %s)\n\n",
+			    c->a->backend ? c->a->backend : NONE_TEXT,
+			    c->a->device_name ? c->a->device_name : NONE_TEXT,
+			    c->a->level ? c->a->level : NONE_TEXT,
+			    c->a->timer_plan ? c->a->timer_plan : NONE_TEXT);
+	}
+	strbuf_addf(sb, "**Autotune:** %s\n\n", c->caliber.autotune);
+	for (i = 0; i < c->caliber.flags.nr; i++)
+		strbuf_addf(sb, "- :warning: %s\n", c->caliber.flags.v[i]);
+	if (c->caliber.flags.nr)
+		strbuf_addch(sb, '\n');
+	if (c->caliber.variables.nr) {
+		strbuf_addstr(sb, "**A/B variables:**\n\n");
+		for (i = 0; i < c->caliber.variables.nr; i++)
+			strbuf_addf(sb, "- %s: `%s` → `%s`\n", c->caliber.variables.v[i].field,
+				    c->caliber.variables.v[i].a, c->caliber.variables.v[i].b);
+		strbuf_addch(sb, '\n');
+	}
+	strbuf_addf(sb, "**Geomean of B/A, gems side** (95%% bootstrap CI over shapes, %d resamples)\n\n",
+		    c->opts.resamples);
+	strbuf_addstr(sb, "| op | geomean B/A | 95% CI | shapes |\n|---|---:|---:|---:|\n");
+	for (i = 0; i <= c->nr_ops; i++) {
+		const struct zl_geomean *g = i < c->nr_ops ? &c->ops[i] : &c->overall;
+
+		strbuf_addch(sb, '|');
+		strbuf_reset(&cell);
+		strbuf_addf(&cell, i < c->nr_ops ? "%s" : "**%s**", i < c->nr_ops ? g->op : "overall");
+		md_cell(sb, cell.buf);
+		strbuf_reset(&cell);
+		fmt_geomean(&cell, g);
+		md_cell(sb, cell.buf);
+		strbuf_reset(&cell);
+		fmt_ci(&cell, g);
+		md_cell(sb, cell.buf);
+		strbuf_addf(sb, " %zu |\n", g->n);
+	}
+	strbuf_reset(&cell);
+	noise_summary(c, &cell);
+	strbuf_addf(sb, "\nNoise: %s.\n\n", cell.buf);
+	strbuf_addf(sb, "<details><summary>%zu rows</summary>\n\n", c->nr_rows);
+	strbuf_addstr(sb, "| op | dtype | shape | side | A ms | B ms | B/A | verdict |\n"
+		      "|---|---|---|---|---:|---:|---:|---|\n");
+	for (i = 0; i < c->nr_rows; i++) {
+		const struct zl_compare_row *r = &c->rows[i];
+
+		strbuf_addch(sb, '|');
+		md_cell(sb, r->op);
+		md_cell(sb, r->dtype);
+		strbuf_reset(&cell);
+		shape_cell(&cell, r);
+		md_cell(sb, cell.buf);
+		md_cell(sb, zl_side_name(r->side));
+		strbuf_reset(&cell);
+		fmt_ms(&cell, r->a_ms);
+		md_cell(sb, cell.buf);
+		strbuf_reset(&cell);
+		fmt_ms(&cell, r->b_ms);
+		md_cell(sb, cell.buf);
+		strbuf_reset(&cell);
+		if (isfinite(r->ratio))
+			strbuf_addf(&cell, "%.4f", r->ratio);
+		else
+			strbuf_addch(&cell, '-');
+		md_cell(sb, cell.buf);
+		strbuf_reset(&cell);
+		strbuf_addf(&cell, r->verdict == ZL_VERDICT_SLOWER ? "**%s**" : "%s",
+			    zl_verdict_name(r->verdict));
+		md_cell(sb, cell.buf);
+		strbuf_addch(sb, '\n');
+	}
+	strbuf_addstr(sb, "\n</details>\n\n");
+	for (i = 0; i < c->warnings.nr; i++)
+		strbuf_addf(sb, "- warning: %s\n", c->warnings.v[i]);
+	if (c->warnings.nr)
+		strbuf_addch(sb, '\n');
+	if (c->opts.fail_pct >= 0) {
+		strbuf_addf(sb, "**Gate** (`--fail-on-regression %g`): %s\n", c->opts.fail_pct,
+			    c->gate_failed ? "**FAILED**" : "passed");
+		for (i = 0; i < c->gate_reasons.nr; i++)
+			strbuf_addf(sb, "- %s\n", c->gate_reasons.v[i]);
+	}
+	strbuf_release(&cell);
+}

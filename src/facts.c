@@ -1,0 +1,223 @@
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "zlbench/child.h"
+#include "zlbench/error.h"
+#include "zlbench/facts.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/resolve.h"
+#include "zlbench/shapes.h"
+#include "zlbench/util.h"
+#include "zlbench/banned.h"
+
+void zl_run_facts_init(struct zl_run_facts *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->flaggems_dirty = -1;
+	f->winners_before = f->winners_after = -1;
+	f->configs_before = f->configs_after = -1;
+	f->compile_variants = f->compile_convert_layout = -1;
+	f->exit_code = -1;
+	f->status = "running";
+}
+
+void zl_run_facts_release(struct zl_run_facts *f)
+{
+	zl_run_facts_cleanup(f);
+	free(f->run_id);
+	free(f->host);
+	free(f->flaggems_commit);
+	free(f->visibility_value);
+	free(f->flaggems_cache);
+	free(f->triton_cache);
+	free(f->isolated_root);
+	free(f->isolated_flaggems_cache);
+	free(f->isolated_triton_cache);
+	free(f->tuner_note);
+	free(f->compile_note);
+	free(f->reason);
+	zl_compile_facts_free(f->compile_snap);
+	zl_run_facts_init(f);
+}
+
+void zl_run_facts_cleanup(struct zl_run_facts *f)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (f->isolated_root) {
+		if (zl_remove_tree(f->isolated_root, &err))
+			zl_print_warning("cannot remove the isolated caches: %s", err.buf);
+		free(f->isolated_root);
+		f->isolated_root = NULL;
+	}
+	strbuf_release(&err);
+}
+
+char *zl_demo_label(const char *flaggems_dir)
+{
+	char *path = zl_path_join(flaggems_dir, ".zlbench-demo");
+	struct strbuf text = STRBUF_INIT;
+	char *label = NULL;
+
+	if (strbuf_read_file(&text, path) >= 0) {
+		char *nl = strchr(text.buf, '\n');
+		if (nl)
+			*nl = '\0';
+		label = xstrdup(text.buf);
+	}
+	strbuf_release(&text);
+	free(path);
+	return label;
+}
+
+/* git facts, only when the FlagGems directory is the top of its own checkout */
+static void git_facts(struct zl_run_facts *f, const char *dir)
+{
+	const char *top_argv[] = { "git", "-C", dir, "rev-parse", "--show-toplevel", "HEAD", NULL };
+	const char *dirty_argv[] = { "git", "-C", dir, "status", "--porcelain", "--untracked-files=no", NULL };
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	int code = 0;
+	char *real = zl_absolute_path(dir);
+
+	if (!zl_capture(top_argv, NULL, 10, &out, &code, &err) && !code) {
+		char *nl = strchr(out.buf, '\n');
+
+		if (nl) {
+			*nl = '\0';
+			if (!strcmp(out.buf, real)) {
+				char *commit = nl + 1, *end = strchr(commit, '\n');
+				if (end)
+					*end = '\0';
+				f->flaggems_commit = xstrdup(commit);
+				strbuf_reset(&out);
+				if (!zl_capture(dirty_argv, NULL, 10, &out, &code, &err) && !code)
+					f->flaggems_dirty = out.len > 0;
+			}
+		}
+	}
+	free(real);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+static char *default_cache(const char *env, const char *home_rel)
+{
+	const char *v = getenv(env);
+	const char *home = getenv("HOME");
+
+	if (v && *v)
+		return zl_absolute_path(v);
+	return xstrfmt("%s/%s", home && *home ? home : "/root", home_rel);
+}
+
+static char *make_run_id(const struct zl_settings *s, const struct zl_preflight *pf, double now)
+{
+	char stamp[32];
+	unsigned rnd = (unsigned)getpid() ^ (unsigned)((now - (double)(long)now) * 1e9);
+	const char *op = pf->nodes.op ? pf->nodes.op : pf->nodes.marker ? pf->nodes.marker : "node";
+	char *iso;
+
+	zl_utc_iso8601(stamp, now);
+	/* 2026-11-29T17:32:23Z -> 20261129-173223 */
+	iso = xstrfmt("%.4s%.2s%.2s-%.2s%.2s%.2s-%s-%s-%06x", stamp, stamp + 5, stamp + 8, stamp + 11,
+		      stamp + 14, stamp + 17, s->backend->name, op, rnd & 0xffffff);
+	return iso;
+}
+
+int zl_run_facts_collect_before(struct zl_run_facts *f, const struct zl_settings *s,
+				const struct zl_preflight *pf, struct strbuf *err)
+{
+	char host[256];
+	struct strbuf vis = STRBUF_INIT;
+	size_t i;
+
+	f->started_epoch = f->finished_epoch = zl_now_epoch();
+	f->run_id = make_run_id(s, pf, f->started_epoch);
+	if (gethostname(host, sizeof(host)))
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	f->host = xstrdup(host);
+	for (i = 0; i < s->devices.nr; i++)
+		strbuf_addf(&vis, "%s%s", i ? "," : "", s->devices.v[i]);
+	f->visibility_value = strbuf_detach(&vis, NULL);
+	git_facts(f, s->flaggems_dir);
+
+	if (s->isolate) {
+		const char *tmp = getenv("TMPDIR");
+
+		if (zl_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "zlbench-caches-", &f->isolated_root, err))
+			return -1;
+		f->isolated_flaggems_cache = zl_path_join(f->isolated_root, "flaggems");
+		f->isolated_triton_cache = zl_path_join(f->isolated_root, "triton");
+		if (zl_mkdir_p(f->isolated_flaggems_cache, err) || zl_mkdir_p(f->isolated_triton_cache, err))
+			return -1;
+		f->flaggems_cache = xstrdup(f->isolated_flaggems_cache);
+		f->triton_cache = xstrdup(f->isolated_triton_cache);
+	} else {
+		f->flaggems_cache = default_cache("FLAGGEMS_CACHE_DIR", ".flaggems");
+		f->triton_cache = default_cache("TRITON_CACHE_DIR", ".triton/cache");
+	}
+	zl_tuner_facts(f->flaggems_cache, s->backend->vendor_name, &f->winners_before, &f->configs_before,
+		       &f->tuner_note);
+	if (!s->isolate)
+		f->compile_snap = zl_compile_facts_snapshot(f->triton_cache);
+	return 0;
+}
+
+void zl_run_facts_collect_after(struct zl_run_facts *f, const struct zl_settings *s,
+				const struct zl_preflight *pf)
+{
+	char *note = NULL;
+
+	(void)pf;
+	zl_tuner_facts(f->flaggems_cache, s->backend->vendor_name, &f->winners_after, &f->configs_after, &note);
+	if (note) {
+		free(f->tuner_note);
+		f->tuner_note = note;
+	}
+	zl_compile_facts(f->triton_cache, f->compile_snap, &f->compile_variants, &f->compile_convert_layout,
+			 &f->compile_note);
+}
+
+void zl_run_print_footer(const struct zl_run_facts *f, FILE *out)
+{
+	if (zl_verbosity < 0)
+		return;
+	fprintf(out, "status:      %s (exit %d) after %.1f s%s%s\n", f->status, f->exit_code,
+		f->finished_epoch - f->started_epoch, f->reason ? ": " : "", f->reason ? f->reason : "");
+	if (f->compile_variants >= 0)
+		fprintf(out, "compile:     %ld variants, %ld convert_layout\n", f->compile_variants,
+			f->compile_convert_layout);
+	else
+		fprintf(out, "compile:     unknown (%s)\n", f->compile_note ? f->compile_note : "no Triton cache");
+	fprintf(out, "tuner:       winners %ld -> %ld\n", f->winners_before, f->winners_after);
+}
+
+int zl_shapes_archive_for_run(const struct zl_settings *s, const struct zl_preflight *pf,
+			      struct strbuf *err)
+{
+	struct zl_shapes_doc *doc = NULL;
+	struct zl_shapes_archive a;
+	struct strvec classes = STRVEC_INIT;
+	char *out = zl_path_join(pf->out_dir, "shapes.yaml");
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	if (pf->shape_source && zl_is_file(pf->shape_source) && zl_shapes_load(pf->shape_source, &doc, err)) {
+		free(out);
+		return -1;
+	}
+	zl_benchmark_classes(s->flaggems_dir, &pf->nodes, &classes);
+	a.op = pf->nodes.op ? pf->nodes.op : pf->nodes.marker ? pf->nodes.marker : "node";
+	a.level = s->level;
+	a.shape_mode = s->shape_mode_file ? "file" : "upstream";
+	a.source_path = pf->shape_source;
+	a.source_sha256 = pf->shape_sha256[0] ? pf->shape_sha256 : NULL;
+	a.fallbacks = classes.nr ? classes.v : NULL;
+	rc = zl_shapes_archive_write(out, doc, &a, err);
+	zl_shapes_free(doc);
+	strvec_clear(&classes);
+	free(out);
+	return rc;
+}

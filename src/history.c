@@ -1,0 +1,856 @@
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/history.h"
+#include "zlbench/home.h"
+#include "zlbench/util.h"
+#include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
+
+struct zl_history {
+	sqlite3 *db;
+	char *path;
+	int version;
+};
+
+/* ---- schema ---------------------------------------------------------------- */
+
+/*
+ * Migrations: entry i takes the schema from version i to i + 1. Never edit a
+ * released entry; append a new one and raise ZL_HISTORY_SCHEMA_VERSION.
+ */
+struct migration {
+	const char *sql;
+	int (*fixup)(sqlite3 *db, struct strbuf *err); /* data changes SQL cannot express portably */
+};
+
+static int backfill_host(sqlite3 *db, struct strbuf *err);
+
+static const struct migration migrations[] = {
+	{ "CREATE TABLE runs ("
+	  " id INTEGER PRIMARY KEY,"
+	  " run_id TEXT NOT NULL UNIQUE,"
+	  " started_at TEXT, finished_at TEXT, duration_s REAL,"
+	  " backend TEXT, vendor TEXT, device_name TEXT, level TEXT,"
+	  " shape_mode TEXT, shape_sha256 TEXT, test_node TEXT, op TEXT,"
+	  " timer_plan TEXT, tuner_cache_mode TEXT, autotune_mode TEXT,"
+	  " status TEXT, exit_code INTEGER, run_dir TEXT, flaggems_commit TEXT,"
+	  " identity TEXT NOT NULL,"
+	  " ingested_at TEXT NOT NULL);"
+	  "CREATE TABLE results ("
+	  " run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	  " op TEXT NOT NULL, dtype TEXT, shape TEXT, occurrence INTEGER NOT NULL DEFAULT 1,"
+	  " side TEXT NOT NULL,"
+	  " latency_base_ms REAL, latency_ms REAL, speedup REAL,"
+	  " timer TEXT, samples INTEGER, median REAL, min REAL, max REAL, iqr REAL,"
+	  " error_msg TEXT);"
+	  "CREATE INDEX results_run ON results(run);",
+	  NULL },
+	/* 2: the host column (filled from each stored identity) and indexes for history's filters */
+	{ "ALTER TABLE runs ADD COLUMN host TEXT;"
+	  "CREATE INDEX runs_op_started ON runs(op, started_at);"
+	  "CREATE INDEX runs_backend_started ON runs(backend, started_at);",
+	  backfill_host },
+};
+
+_Static_assert(ZL_ARRAY_SIZE(migrations) == ZL_HISTORY_SCHEMA_VERSION,
+	       "one migration per schema version");
+
+/* How each listed column is filled from a loaded run. */
+enum col_src { SRC_FIELD, SRC_DURATION, SRC_EXIT_CODE, SRC_DIR };
+static const struct {
+	size_t offset;
+	enum col_src src;
+} column_src[ZL_HCOL__COUNT] = {
+	[ZL_HCOL_RUN_ID] = { offsetof(struct zl_run, run_id), SRC_FIELD },
+	[ZL_HCOL_STARTED_AT] = { offsetof(struct zl_run, started_at), SRC_FIELD },
+	[ZL_HCOL_FINISHED_AT] = { offsetof(struct zl_run, finished_at), SRC_FIELD },
+	[ZL_HCOL_DURATION_S] = { 0, SRC_DURATION },
+	[ZL_HCOL_BACKEND] = { offsetof(struct zl_run, backend), SRC_FIELD },
+	[ZL_HCOL_VENDOR] = { offsetof(struct zl_run, vendor), SRC_FIELD },
+	[ZL_HCOL_DEVICE_NAME] = { offsetof(struct zl_run, device_name), SRC_FIELD },
+	[ZL_HCOL_LEVEL] = { offsetof(struct zl_run, level), SRC_FIELD },
+	[ZL_HCOL_SHAPE_MODE] = { offsetof(struct zl_run, shape_mode), SRC_FIELD },
+	[ZL_HCOL_SHAPE_SHA256] = { offsetof(struct zl_run, shape_sha256), SRC_FIELD },
+	[ZL_HCOL_TEST_NODE] = { offsetof(struct zl_run, test_node), SRC_FIELD },
+	[ZL_HCOL_OP] = { offsetof(struct zl_run, op), SRC_FIELD },
+	[ZL_HCOL_TIMER_PLAN] = { offsetof(struct zl_run, timer_plan), SRC_FIELD },
+	[ZL_HCOL_TUNER_CACHE_MODE] = { offsetof(struct zl_run, tuner_cache_mode), SRC_FIELD },
+	[ZL_HCOL_AUTOTUNE_MODE] = { offsetof(struct zl_run, autotune_mode), SRC_FIELD },
+	[ZL_HCOL_STATUS] = { offsetof(struct zl_run, status), SRC_FIELD },
+	[ZL_HCOL_EXIT_CODE] = { 0, SRC_EXIT_CODE },
+	[ZL_HCOL_RUN_DIR] = { 0, SRC_DIR },
+	[ZL_HCOL_FLAGGEMS_COMMIT] = { offsetof(struct zl_run, flaggems_commit), SRC_FIELD },
+	[ZL_HCOL_HOST] = { offsetof(struct zl_run, host), SRC_FIELD },
+};
+
+const struct zl_history_column zl_history_columns[ZL_HCOL__COUNT] = {
+	[ZL_HCOL_RUN_ID] = { "run_id", ZL_COL_TEXT },
+	[ZL_HCOL_STARTED_AT] = { "started_at", ZL_COL_TEXT },
+	[ZL_HCOL_FINISHED_AT] = { "finished_at", ZL_COL_TEXT },
+	[ZL_HCOL_DURATION_S] = { "duration_s", ZL_COL_REAL },
+	[ZL_HCOL_BACKEND] = { "backend", ZL_COL_TEXT },
+	[ZL_HCOL_VENDOR] = { "vendor", ZL_COL_TEXT },
+	[ZL_HCOL_DEVICE_NAME] = { "device_name", ZL_COL_TEXT },
+	[ZL_HCOL_LEVEL] = { "level", ZL_COL_TEXT },
+	[ZL_HCOL_SHAPE_MODE] = { "shape_mode", ZL_COL_TEXT },
+	[ZL_HCOL_SHAPE_SHA256] = { "shape_sha256", ZL_COL_TEXT },
+	[ZL_HCOL_TEST_NODE] = { "test_node", ZL_COL_TEXT },
+	[ZL_HCOL_OP] = { "op", ZL_COL_TEXT },
+	[ZL_HCOL_TIMER_PLAN] = { "timer_plan", ZL_COL_TEXT },
+	[ZL_HCOL_TUNER_CACHE_MODE] = { "tuner_cache_mode", ZL_COL_TEXT },
+	[ZL_HCOL_AUTOTUNE_MODE] = { "autotune_mode", ZL_COL_TEXT },
+	[ZL_HCOL_STATUS] = { "status", ZL_COL_TEXT },
+	[ZL_HCOL_EXIT_CODE] = { "exit_code", ZL_COL_INT },
+	[ZL_HCOL_RUN_DIR] = { "run_dir", ZL_COL_TEXT },
+	[ZL_HCOL_FLAGGEMS_COMMIT] = { "flaggems_commit", ZL_COL_TEXT },
+	[ZL_HCOL_HOST] = { "host", ZL_COL_TEXT },
+};
+
+/* ---- small sqlite helpers -------------------------------------------------- */
+
+static int db_error(struct strbuf *err, sqlite3 *db, const char *path, const char *what)
+{
+	return zl_error(err, "history database '%s': %s: %s", path, what,
+			db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+static int is_busy(int rc)
+{
+	return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * Run statements that return no rows, retrying while the database is busy:
+ * the busy timeout covers most waits, but WAL set-up and lock upgrades can
+ * report SQLITE_BUSY at once, without calling the busy handler.
+ */
+#define BUSY_RETRIES 8
+static int exec_retry(struct zl_history *h, const char *sql, struct strbuf *err)
+{
+	int attempt, rc = SQLITE_OK;
+
+	for (attempt = 0; attempt <= BUSY_RETRIES; attempt++) {
+		rc = sqlite3_exec(h->db, sql, NULL, NULL, NULL);
+		if (!is_busy(rc))
+			break;
+		sleep_ms(25L << (attempt < 6 ? attempt : 6));
+	}
+	if (rc != SQLITE_OK)
+		return db_error(err, h->db, h->path, sql);
+	return 0;
+}
+
+static int begin_immediate(struct zl_history *h, struct strbuf *err)
+{
+	return exec_retry(h, "BEGIN IMMEDIATE", err);
+}
+
+static void rollback(struct zl_history *h)
+{
+	if (!sqlite3_get_autocommit(h->db))
+		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int commit(struct zl_history *h, struct strbuf *err)
+{
+	if (exec_retry(h, "COMMIT", err)) {
+		rollback(h);
+		return -1;
+	}
+	return 0;
+}
+
+static int prepare(struct zl_history *h, const char *sql, sqlite3_stmt **st, struct strbuf *err)
+{
+	if (sqlite3_prepare_v2(h->db, sql, -1, st, NULL) != SQLITE_OK) {
+		*st = NULL;
+		return db_error(err, h->db, h->path, "cannot prepare a statement");
+	}
+	return 0;
+}
+
+static int bind_text(sqlite3_stmt *st, int idx, const char *s)
+{
+	int rc = s ? sqlite3_bind_text(st, idx, s, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, idx);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+static int bind_real(sqlite3_stmt *st, int idx, double d)
+{
+	int rc = isfinite(d) ? sqlite3_bind_double(st, idx, d) : sqlite3_bind_null(st, idx);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+static int bind_int(sqlite3_stmt *st, int idx, long v, int is_null)
+{
+	int rc = is_null ? sqlite3_bind_null(st, idx) : sqlite3_bind_int64(st, idx, v);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+static char *column_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+/* Step a statement that returns no rows. */
+static int step_done(struct zl_history *h, sqlite3_stmt *st, struct strbuf *err)
+{
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return db_error(err, h->db, h->path, "cannot write");
+	return 0;
+}
+
+/* ---- open and migrate ------------------------------------------------------- */
+
+static int read_user_version(struct zl_history *h, int *version, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prepare(h, "PRAGMA user_version", &st, err))
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return db_error(err, h->db, h->path, "cannot read the schema version");
+	return 0;
+}
+
+static int backfill_host(sqlite3 *db, struct strbuf *err)
+{
+	sqlite3_stmt *sel = NULL, *upd = NULL;
+	int rc, ret = -1;
+
+	if (sqlite3_prepare_v2(db, "SELECT id, identity FROM runs", -1, &sel, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "UPDATE runs SET host = ?1 WHERE id = ?2", -1, &upd, NULL) != SQLITE_OK) {
+		zl_error(err, "migration to version 2: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(sel, 1);
+		cJSON *id = text ? cJSON_Parse(text) : NULL;
+		const char *host = zl_json_path_string(id, "host");
+		int bad = bind_text(upd, 1, host) ||
+			  sqlite3_bind_int64(upd, 2, sqlite3_column_int64(sel, 0)) != SQLITE_OK ||
+			  sqlite3_step(upd) != SQLITE_DONE;
+
+		cJSON_Delete(id);
+		if (bad || sqlite3_reset(upd) != SQLITE_OK) {
+			zl_error(err, "migration to version 2: %s", sqlite3_errmsg(db));
+			goto out;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		zl_error(err, "migration to version 2: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(sel);
+	sqlite3_finalize(upd);
+	return ret;
+}
+
+/* Bring the schema to `target` in one transaction; a concurrent opener waits, then finds it done. */
+static int migrate(struct zl_history *h, int target, struct strbuf *err)
+{
+	int version, v;
+	char *sql;
+
+	if (begin_immediate(h, err))
+		return -1;
+	if (read_user_version(h, &version, err))
+		goto fail;
+	if (version > ZL_HISTORY_SCHEMA_VERSION) {
+		zl_error(err, "history database '%s' has schema version %d, newer than this zlbench's %d",
+			 h->path, version, ZL_HISTORY_SCHEMA_VERSION);
+		goto fail;
+	}
+	for (v = version; v < target; v++) {
+		if (sqlite3_exec(h->db, migrations[v].sql, NULL, NULL, NULL) != SQLITE_OK) {
+			zl_error(err, "history database '%s': migration to version %d: %s", h->path,
+				 v + 1, sqlite3_errmsg(h->db));
+			goto fail;
+		}
+		if (migrations[v].fixup && migrations[v].fixup(h->db, err))
+			goto fail;
+	}
+	if (target > version) {
+		sql = xstrfmt("PRAGMA user_version = %d", target);
+		if (sqlite3_exec(h->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+			free(sql);
+			db_error(err, h->db, h->path, "cannot set the schema version");
+			goto fail;
+		}
+		free(sql);
+	}
+	if (commit(h, err))
+		return -1;
+	h->version = target > version ? target : version;
+	return 0;
+fail:
+	rollback(h);
+	return -1;
+}
+
+char *zl_history_default_path(void)
+{
+	char *home = zl_home_dir();
+	char *path;
+
+	if (!home)
+		return NULL;
+	path = zl_path_join(home, "history.db");
+	free(home);
+	return path;
+}
+
+int zl_history_open_version(const char *path, int version, struct zl_history **out,
+			    struct strbuf *err)
+{
+	struct zl_history *h = xcalloc(1, sizeof(*h));
+	int rc;
+
+	*out = NULL;
+	if (path) {
+		h->path = xstrdup(path);
+	} else {
+		char *home;
+		if (zl_home_ensure(&home, err)) {
+			free(h);
+			return -1;
+		}
+		h->path = zl_path_join(home, "history.db");
+		free(home);
+	}
+	rc = sqlite3_open_v2(h->path, &h->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		db_error(err, h->db, h->path, "cannot open");
+		goto fail;
+	}
+	if (sqlite3_busy_timeout(h->db, ZL_HISTORY_BUSY_TIMEOUT_MS) != SQLITE_OK) {
+		db_error(err, h->db, h->path, "cannot set the busy timeout");
+		goto fail;
+	}
+	if (exec_retry(h, "PRAGMA journal_mode=WAL", err) ||
+	    exec_retry(h, "PRAGMA foreign_keys=ON", err) ||
+	    exec_retry(h, "PRAGMA synchronous=NORMAL", err))
+		goto fail;
+	if (migrate(h, version, err))
+		goto fail;
+	*out = h;
+	return 0;
+fail:
+	zl_history_close(h);
+	return -1;
+}
+
+int zl_history_open(const char *path, struct zl_history **out, struct strbuf *err)
+{
+	return zl_history_open_version(path, ZL_HISTORY_SCHEMA_VERSION, out, err);
+}
+
+void zl_history_close(struct zl_history *h)
+{
+	if (!h)
+		return;
+	sqlite3_close(h->db);
+	free(h->path);
+	free(h);
+}
+
+const char *zl_history_path(const struct zl_history *h)
+{
+	return h->path;
+}
+
+int zl_history_schema_version(struct zl_history *h)
+{
+	int version = -1;
+	struct strbuf err = STRBUF_INIT;
+
+	if (read_user_version(h, &version, &err))
+		version = -1;
+	strbuf_release(&err);
+	return version;
+}
+
+/* ---- ingest ----------------------------------------------------------------- */
+
+static int bind_run_column(sqlite3_stmt *st, int idx, const struct zl_run *run, enum zl_history_col c)
+{
+	switch (column_src[c].src) {
+	case SRC_FIELD:
+		return bind_text(st, idx, *(char *const *)((const char *)run + column_src[c].offset));
+	case SRC_DURATION:
+		return bind_real(st, idx, run->duration_s);
+	case SRC_EXIT_CODE:
+		return bind_int(st, idx, run->exit_code, run->exit_code < 0);
+	case SRC_DIR:
+		return bind_text(st, idx, run->dir);
+	}
+	return -1;
+}
+
+static int insert_run(struct zl_history *h, const struct zl_run *run, sqlite3_int64 *id,
+		      struct strbuf *err)
+{
+	struct strbuf sql = STRBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	char *identity = NULL;
+	char now[32];
+	int c, ret = -1;
+
+	strbuf_addstr(&sql, "INSERT INTO runs (");
+	for (c = 0; c < ZL_HCOL__COUNT; c++)
+		strbuf_addf(&sql, "%s, ", zl_history_columns[c].name);
+	strbuf_addstr(&sql, "identity, ingested_at) VALUES (");
+	for (c = 0; c < ZL_HCOL__COUNT + 2; c++)
+		strbuf_addf(&sql, "%s?%d", c ? ", " : "", c + 1);
+	strbuf_addch(&sql, ')');
+	if (prepare(h, sql.buf, &st, err))
+		goto out;
+	identity = cJSON_PrintUnformatted(run->identity);
+	if (!identity) {
+		zl_error(err, "cannot serialise the identity of run '%s'", run->run_id);
+		goto out;
+	}
+	zl_utc_iso8601(now, zl_now_epoch());
+	for (c = 0; c < ZL_HCOL__COUNT; c++)
+		if (bind_run_column(st, c + 1, run, (enum zl_history_col)c))
+			goto bind_fail;
+	if (bind_text(st, ZL_HCOL__COUNT + 1, identity) || bind_text(st, ZL_HCOL__COUNT + 2, now))
+		goto bind_fail;
+	if (step_done(h, st, err))
+		goto out;
+	*id = sqlite3_last_insert_rowid(h->db);
+	ret = 0;
+	goto out;
+bind_fail:
+	db_error(err, h->db, h->path, "cannot bind a value");
+out:
+	sqlite3_finalize(st);
+	free(identity);
+	strbuf_release(&sql);
+	return ret;
+}
+
+static int insert_results(struct zl_history *h, const struct zl_run *run, sqlite3_int64 id,
+			  struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int ret = 0;
+
+	if (prepare(h, "INSERT INTO results (run, op, dtype, shape, occurrence, side,"
+		    " latency_base_ms, latency_ms, speedup, timer, samples, median, min, max, iqr,"
+		    " error_msg) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+		    " ?15, ?16)", &st, err))
+		return -1;
+	for (i = 0; i < run->nr_results && !ret; i++) {
+		const struct zl_result *r = &run->results[i];
+
+		if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK || bind_text(st, 2, r->op) ||
+		    bind_text(st, 3, r->dtype) || bind_text(st, 4, r->shape) ||
+		    bind_int(st, 5, r->occurrence, 0) || bind_text(st, 6, zl_side_name(r->side)) ||
+		    bind_real(st, 7, r->latency_base_ms) || bind_real(st, 8, r->latency_ms) ||
+		    bind_real(st, 9, r->speedup) || bind_text(st, 10, r->timer) ||
+		    bind_int(st, 11, r->samples, r->samples < 0) || bind_real(st, 12, r->median_ms) ||
+		    bind_real(st, 13, r->min_ms) || bind_real(st, 14, r->max_ms) ||
+		    bind_real(st, 15, r->iqr_ms) || bind_text(st, 16, r->error_msg))
+			ret = db_error(err, h->db, h->path, "cannot bind a value");
+		else if (step_done(h, st, err))
+			ret = -1;
+		else if (sqlite3_reset(st) != SQLITE_OK)
+			ret = db_error(err, h->db, h->path, "cannot reset a statement");
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int delete_run(struct zl_history *h, const char *run_id, struct strbuf *err)
+{
+	static const char *const sql[] = {
+		"DELETE FROM results WHERE run IN (SELECT id FROM runs WHERE run_id = ?1)",
+		"DELETE FROM runs WHERE run_id = ?1",
+	};
+	size_t i;
+
+	for (i = 0; i < ZL_ARRAY_SIZE(sql); i++) {
+		sqlite3_stmt *st;
+		int bad;
+
+		if (prepare(h, sql[i], &st, err))
+			return -1;
+		bad = bind_text(st, 1, run_id) ? db_error(err, h->db, h->path, "cannot bind a value")
+					      : step_done(h, st, err);
+		sqlite3_finalize(st);
+		if (bad)
+			return -1;
+	}
+	return 0;
+}
+
+int zl_history_ingest_loaded(struct zl_history *h, const struct zl_run *run, struct strbuf *err)
+{
+	sqlite3_int64 id = 0;
+
+	if (h->version != ZL_HISTORY_SCHEMA_VERSION)
+		return zl_error(err, "history database '%s' is at schema version %d, not %d",
+				h->path, h->version, ZL_HISTORY_SCHEMA_VERSION);
+	if (begin_immediate(h, err))
+		return -1;
+	if (delete_run(h, run->run_id, err) || insert_run(h, run, &id, err) ||
+	    insert_results(h, run, id, err)) {
+		rollback(h);
+		return -1;
+	}
+	return commit(h, err);
+}
+
+int zl_history_ingest_run(struct zl_history *h, const char *run_dir, struct strbuf *err)
+{
+	struct zl_run run;
+	int ret;
+
+	zl_run_init(&run);
+	if (zl_run_load(run_dir, &run, err))
+		return -1;
+	ret = zl_history_ingest_loaded(h, &run, err);
+	zl_run_release(&run);
+	return ret;
+}
+
+/* ---- queries ---------------------------------------------------------------- */
+
+void zl_history_list_release(struct zl_history_list *l)
+{
+	size_t i;
+	int c;
+
+	for (i = 0; i < l->nr; i++)
+		for (c = 0; c < ZL_HCOL__COUNT; c++)
+			free(l->v[i].v[c]);
+	free(l->v);
+	l->v = NULL;
+	l->nr = l->alloc = 0;
+}
+
+static int run_speedup_geomean(struct zl_history *h, sqlite3_int64 id, double *out,
+			       struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	double sum = 0;
+	long n = 0;
+	int rc;
+
+	if (prepare(h, "SELECT speedup FROM results WHERE run = ?1 AND side = 'gems'"
+		    " AND speedup > 0", &st, err))
+		return -1;
+	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return db_error(err, h->db, h->path, "cannot bind a value");
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sum += log(sqlite3_column_double(st, 0));
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(err, h->db, h->path, "cannot read results");
+	*out = n ? exp(sum / (double)n) : NAN;
+	return 0;
+}
+
+int zl_history_query(struct zl_history *h, const struct zl_history_filter *f,
+		     struct zl_history_list *out, struct strbuf *err)
+{
+	struct strbuf sql = STRBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	sqlite3_int64 *ids = NULL;
+	size_t first = out->nr, nr_ids = 0, alloc_ids = 0, i;
+	int c, rc, ret = -1;
+
+	strbuf_addstr(&sql, "SELECT ");
+	for (c = 0; c < ZL_HCOL__COUNT; c++)
+		strbuf_addf(&sql, "%s, ", zl_history_columns[c].name);
+	strbuf_addstr(&sql, "(SELECT count(*) FROM results WHERE run = runs.id), id FROM runs"
+		      " WHERE (?1 IS NULL OR op = ?1) AND (?2 IS NULL OR backend = ?2)"
+		      " AND (?3 IS NULL OR started_at >= ?3)"
+		      " ORDER BY started_at DESC, id DESC LIMIT ?4");
+	if (prepare(h, sql.buf, &st, err))
+		goto out;
+	if (bind_text(st, 1, f->op) || bind_text(st, 2, f->backend) || bind_text(st, 3, f->since) ||
+	    sqlite3_bind_int64(st, 4, f->limit > 0 ? f->limit : -1) != SQLITE_OK) {
+		db_error(err, h->db, h->path, "cannot bind a value");
+		goto out;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct zl_history_entry *e;
+
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		e = &out->v[out->nr++];
+		memset(e, 0, sizeof(*e));
+		for (c = 0; c < ZL_HCOL__COUNT; c++)
+			e->v[c] = column_dup(st, c);
+		e->results = (long)sqlite3_column_int64(st, ZL_HCOL__COUNT);
+		e->speedup_geomean = NAN;
+		ALLOC_GROW(ids, nr_ids + 1, alloc_ids);
+		ids[nr_ids++] = sqlite3_column_int64(st, ZL_HCOL__COUNT + 1);
+	}
+	if (rc != SQLITE_DONE) {
+		db_error(err, h->db, h->path, "cannot list runs");
+		goto out;
+	}
+	for (i = 0; i < nr_ids; i++)
+		if (run_speedup_geomean(h, ids[i], &out->v[first + i].speedup_geomean, err))
+			goto out;
+	ret = 0;
+out:
+	free(ids);
+	sqlite3_finalize(st);
+	strbuf_release(&sql);
+	return ret;
+}
+
+int zl_history_find_run(struct zl_history *h, const char *run_id, char **run_dir,
+			struct strbuf *err)
+{
+	static const char *const sql[] = {
+		"SELECT run_dir, run_id FROM runs WHERE run_id = ?1",
+		"SELECT run_dir, run_id FROM runs WHERE substr(run_id, 1, length(?1)) = ?1"
+		" ORDER BY run_id LIMIT 3",
+	};
+	size_t i;
+
+	*run_dir = NULL;
+	for (i = 0; i < ZL_ARRAY_SIZE(sql); i++) {
+		struct strvec ids = STRVEC_INIT;
+		sqlite3_stmt *st;
+		char *dir = NULL;
+		int rc;
+
+		if (prepare(h, sql[i], &st, err))
+			return -1;
+		if (bind_text(st, 1, run_id)) {
+			sqlite3_finalize(st);
+			return db_error(err, h->db, h->path, "cannot bind a value");
+		}
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (!dir)
+				dir = column_dup(st, 0);
+			strvec_push(&ids, (const char *)sqlite3_column_text(st, 1));
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE) {
+			free(dir);
+			strvec_clear(&ids);
+			return db_error(err, h->db, h->path, "cannot look up a run");
+		}
+		if (ids.nr > 1) {
+			zl_error(err, "run id '%s' is ambiguous in '%s': %s, %s%s", run_id, h->path,
+				 ids.v[0], ids.v[1], ids.nr > 2 ? ", ..." : "");
+			free(dir);
+			strvec_clear(&ids);
+			return -1;
+		}
+		strvec_clear(&ids);
+		if (dir) {
+			*run_dir = dir;
+			return 0;
+		}
+	}
+	return zl_error(err, "no run '%s' in the history database '%s'", run_id, h->path);
+}
+
+int zl_history_op_durations(struct zl_history *h, const char *backend,
+			    struct zl_op_durations *out, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prepare(h, "SELECT op, avg(duration_s), count(*) FROM runs"
+		    " WHERE op IS NOT NULL AND duration_s IS NOT NULL"
+		    " AND status NOT IN ('running', 'preflight_failed', 'interrupted')"
+		    " AND (?1 IS NULL OR backend = ?1)"
+		    " GROUP BY op ORDER BY 2 DESC, op", &st, err))
+		return -1;
+	if (bind_text(st, 1, backend)) {
+		sqlite3_finalize(st);
+		return db_error(err, h->db, h->path, "cannot bind a value");
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct zl_op_duration *d;
+
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		d = &out->v[out->nr++];
+		d->op = column_dup(st, 0);
+		d->mean_s = sqlite3_column_double(st, 1);
+		d->runs = (long)sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(err, h->db, h->path, "cannot read durations");
+	return 0;
+}
+
+double zl_op_durations_get(const struct zl_op_durations *d, const char *op)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr; i++)
+		if (d->v[i].op && !strcmp(d->v[i].op, op))
+			return d->v[i].mean_s;
+	return -1;
+}
+
+void zl_op_durations_release(struct zl_op_durations *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr; i++)
+		free(d->v[i].op);
+	free(d->v);
+	d->v = NULL;
+	d->nr = d->alloc = 0;
+}
+
+/* ---- output helpers --------------------------------------------------------- */
+
+void zl_csv_field(struct strbuf *sb, const char *field, int first_in_row)
+{
+	const char *s = field ? field : "";
+	size_t len = strlen(s);
+	int quote = strpbrk(s, ",\"\r\n") != NULL ||
+		    (len && (s[0] == ' ' || s[len - 1] == ' '));
+
+	if (!first_in_row)
+		strbuf_addch(sb, ',');
+	if (!quote) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	strbuf_addch(sb, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			strbuf_addch(sb, '"');
+		strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '"');
+}
+
+void zl_csv_end_row(struct strbuf *sb)
+{
+	strbuf_addstr(sb, "\r\n");
+}
+
+static const char *const color_codes[] = {
+	[ZL_COLOR_NONE] = "",
+	[ZL_COLOR_GREEN] = "\033[32m",
+	[ZL_COLOR_RED] = "\033[31m",
+	[ZL_COLOR_YELLOW] = "\033[33m",
+	[ZL_COLOR_BOLD] = "\033[1m",
+};
+
+const char *zl_color_start(enum zl_color c)
+{
+	return (size_t)c < ZL_ARRAY_SIZE(color_codes) ? color_codes[c] : "";
+}
+
+void zl_table_init(struct zl_table *t, size_t ncols, unsigned long right_mask)
+{
+	t->ncols = ncols;
+	t->right = right_mask;
+	strvec_init(&t->cells);
+	t->colors = NULL;
+	t->alloc_colors = 0;
+}
+
+void zl_table_add(struct zl_table *t, const char *cell, enum zl_color color)
+{
+	ALLOC_GROW(t->colors, t->cells.nr + 1, t->alloc_colors);
+	t->colors[t->cells.nr] = color;
+	strvec_push(&t->cells, cell ? cell : "");
+}
+
+void zl_table_addf(struct zl_table *t, enum zl_color color, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	zl_table_add(t, sb.buf, color);
+	strbuf_release(&sb);
+}
+
+/* Display width: count UTF-8 lead bytes, so "±" or "×" take one column. */
+static size_t text_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+void zl_table_print(const struct zl_table *t, FILE *out, int use_color)
+{
+	size_t *width = xcalloc(t->ncols ? t->ncols : 1, sizeof(*width));
+	size_t i;
+
+	for (i = 0; i < t->cells.nr; i++) {
+		size_t w = text_width(t->cells.v[i]);
+		if (w > width[i % t->ncols])
+			width[i % t->ncols] = w;
+	}
+	for (i = 0; i < t->cells.nr; i++) {
+		size_t col = i % t->ncols;
+		size_t pad = width[col] - text_width(t->cells.v[i]);
+		int right = col < 8 * sizeof(t->right) && (t->right >> col) & 1;
+		int colored = use_color && t->colors[i] != ZL_COLOR_NONE;
+		int last = col == t->ncols - 1;
+
+		if (right)
+			fprintf(out, "%*s", (int)pad, "");
+		fprintf(out, "%s%s%s", colored ? zl_color_start(t->colors[i]) : "", t->cells.v[i],
+			colored ? ZL_COLOR_RESET : "");
+		if (!right && !last)
+			fprintf(out, "%*s", (int)pad, "");
+		fputs(last ? "\n" : "  ", out);
+	}
+	free(width);
+}
+
+void zl_table_release(struct zl_table *t)
+{
+	strvec_clear(&t->cells);
+	free(t->colors);
+	t->colors = NULL;
+	t->alloc_colors = 0;
+}

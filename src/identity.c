@@ -1,0 +1,306 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "zlbench/child.h"
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/identity.h"
+#include "zlbench/util.h"
+#include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
+
+static const char *const secret_words[] = { "TOKEN", "SECRET", "PASSWORD", "KEY", NULL };
+static const char *const env_prefixes[] = { "ZL_", "FLAGGEMS_", "GEMS_", "TRITON_", NULL };
+
+int zl_env_name_is_secret(const char *name)
+{
+	const char *const *w;
+
+	for (w = secret_words; *w; w++)
+		if (strstr(name, *w))
+			return 1;
+	return 0;
+}
+
+/* cJSON reports allocation failure by NULL; the whole document is then dropped. */
+struct jb {
+	int failed;
+};
+
+static cJSON *add(struct jb *jb, cJSON *obj, const char *key, cJSON *item)
+{
+	if (!item || !cJSON_AddItemToObject(obj, key, item)) {
+		cJSON_Delete(item);
+		jb->failed = 1;
+		return NULL;
+	}
+	return item;
+}
+
+static void add_str(struct jb *jb, cJSON *obj, const char *key, const char *v)
+{
+	add(jb, obj, key, v ? cJSON_CreateString(v) : cJSON_CreateNull());
+}
+
+static void add_num(struct jb *jb, cJSON *obj, const char *key, double v, int known)
+{
+	add(jb, obj, key, known ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+static void add_bool(struct jb *jb, cJSON *obj, const char *key, int v)
+{
+	add(jb, obj, key, cJSON_CreateBool(v));
+}
+
+static cJSON *strvec_json(const struct strvec *sv)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; a && i < sv->nr; i++) {
+		cJSON *s = cJSON_CreateString(sv->v[i]);
+		if (!s || !cJSON_AddItemToArray(a, s)) {
+			cJSON_Delete(s);
+			cJSON_Delete(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static cJSON *argv_json(const char *const *argv)
+{
+	struct strvec sv = STRVEC_INIT;
+	cJSON *a;
+
+	strvec_pushv(&sv, (const char **)argv);
+	a = strvec_json(&sv);
+	strvec_clear(&sv);
+	return a;
+}
+
+/* A plugin's JSON file under <run>/plugins/, or JSON null. */
+static cJSON *plugin_json(const char *run_dir, const char *name)
+{
+	char *path = xstrfmt("%s/plugins/%s", run_dir, name);
+	struct strbuf text = STRBUF_INIT;
+	cJSON *doc = NULL;
+
+	if (strbuf_read_file(&text, path) >= 0)
+		doc = cJSON_Parse(text.buf);
+	strbuf_release(&text);
+	free(path);
+	return doc ? doc : cJSON_CreateNull();
+}
+
+static cJSON *devices_json(struct jb *jb, const struct zl_settings *s, const struct zl_preflight *pf)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; a && i < s->devices.nr; i++) {
+		cJSON *d = cJSON_CreateObject();
+		const struct zl_device *dev = NULL;
+		long idx = -1;
+
+		if (!d || !cJSON_AddItemToArray(a, d)) {
+			cJSON_Delete(d);
+			jb->failed = 1;
+			break;
+		}
+		if (!zl_parse_long(s->devices.v[i], &idx))
+			dev = zl_devlist_find(&pf->devs, (int)idx);
+		add_num(jb, d, "index", (double)idx, idx >= 0);
+		add_str(jb, d, "name", dev ? dev->name : NULL);
+		add_str(jb, d, "uuid", dev ? dev->uuid : NULL);
+		add_num(jb, d, "memory_mib", dev ? (double)dev->memory_mib : 0, dev && dev->memory_mib >= 0);
+		add_str(jb, d, "driver", dev ? dev->driver : NULL);
+	}
+	return a;
+}
+
+static cJSON *env_json(struct jb *jb, const struct strvec *child_env)
+{
+	cJSON *o = cJSON_CreateObject();
+	const char **envp = child_build_env(child_env);
+	const char **e;
+
+	for (e = envp; o && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		const char *const *p;
+		char *name;
+		int keep = 0;
+
+		if (!eq)
+			continue;
+		for (p = env_prefixes; *p; p++)
+			if (zl_starts_with(*e, *p))
+				keep = 1;
+		if (!keep)
+			continue;
+		name = xstrndup(*e, (size_t)(eq - *e));
+		add_str(jb, o, name, zl_env_name_is_secret(name) ? "<redacted>" : eq + 1);
+		free(name);
+	}
+	free(envp);
+	return o;
+}
+
+/* A JSON object handed down by batch or a scheduler through the environment, or null. */
+static cJSON *env_object(const char *name)
+{
+	const char *v = getenv(name);
+	cJSON *doc;
+
+	if (!v || !*v)
+		return cJSON_CreateNull();
+	doc = cJSON_Parse(v);
+	if (cJSON_IsObject(doc))
+		return doc;
+	cJSON_Delete(doc);
+	doc = cJSON_CreateObject();
+	if (doc && !cJSON_AddStringToObject(doc, "unparsed", v)) {
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf,
+		      const struct zl_plan *plan, const struct zl_run_facts *f,
+		      const struct strvec *child_argv, const struct strvec *child_env,
+		      const char *const *self_argv, struct strbuf *err)
+{
+	struct jb jb = { 0 };
+	cJSON *root = cJSON_CreateObject(), *o;
+	char started[32], finished[32];
+	char *text = NULL, *path;
+	const char *op = pf->nodes.op ? pf->nodes.op : pf->nodes.marker;
+	int running = !strcmp(f->status, "running");
+	int rc;
+
+	if (!root)
+		return zl_error(err, "out of memory building run_identity.json");
+	zl_utc_iso8601(started, f->started_epoch);
+	zl_utc_iso8601(finished, f->finished_epoch);
+
+	add_num(&jb, root, "schema_version", ZL_IDENTITY_SCHEMA_VERSION, 1);
+	add_str(&jb, root, "run_id", f->run_id);
+	add_str(&jb, root, "zlbench_version", ZL_VERSION_STRING);
+	add_str(&jb, root, "started_at", started);
+	add_str(&jb, root, "finished_at", running ? NULL : finished);
+	add_num(&jb, root, "duration_s", f->finished_epoch - f->started_epoch, !running);
+	add_str(&jb, root, "host", f->host);
+	add(&jb, root, "argv", argv_json(self_argv));
+	add(&jb, root, "child_argv", strvec_json(child_argv));
+	add_str(&jb, root, "backend", s->backend->name);
+	add_str(&jb, root, "backend_source", zl_source_name(s->v[ZL_SET_BACKEND].source));
+	add_str(&jb, root, "vendor", s->backend->vendor_name);
+	add(&jb, root, "devices", devices_json(&jb, s, pf));
+	add_bool(&jb, root, "devices_verified", pf->devs.available);
+	add_str(&jb, root, "devices_how", pf->devs.how);
+	if ((o = add(&jb, root, "visibility", cJSON_CreateObject()))) {
+		add_str(&jb, o, "variable", s->backend->visibility_var);
+		add_str(&jb, o, "value", f->visibility_value);
+	}
+	add_str(&jb, root, "level", s->level);
+	add_str(&jb, root, "level_source", zl_source_name(s->v[ZL_SET_LEVEL].source));
+	add_str(&jb, root, "shape_mode", s->shape_mode_file ? "file" : "upstream");
+	if ((o = add(&jb, root, "shape_file", cJSON_CreateObject()))) {
+		add_str(&jb, o, "path", pf->shape_source);
+		add_str(&jb, o, "sha256", pf->shape_sha256[0] ? pf->shape_sha256 : NULL);
+		add_num(&jb, o, "shapes_for_op", (double)pf->shapes_for_op, pf->shapes_for_op >= 0);
+	}
+	add(&jb, root, "test_node", strvec_json(&pf->nodes.nodes));
+	add_str(&jb, root, "marker", pf->nodes.marker);
+	add_str(&jb, root, "op", op);
+	add_str(&jb, root, "flaggems_mode", "kernel");
+	if ((o = add(&jb, root, "flaggems", cJSON_CreateObject()))) {
+		char *demo = zl_demo_label(s->flaggems_dir);
+
+		add_str(&jb, o, "dir", s->flaggems_dir);
+		add_str(&jb, o, "commit", f->flaggems_commit);
+		if (f->flaggems_dirty < 0)
+			add(&jb, o, "dirty", cJSON_CreateNull());
+		else
+			add_bool(&jb, o, "dirty", f->flaggems_dirty);
+		add_str(&jb, o, "demo", demo);
+		free(demo);
+	}
+	if ((o = add(&jb, root, "python", cJSON_CreateObject()))) {
+		add_str(&jb, o, "path", pf->python_path);
+		add_str(&jb, o, "version", pf->python_version);
+		add_str(&jb, o, "pytest", pf->pytest_version);
+	}
+	add(&jb, root, "plugins", strvec_json(&plan->plugins));
+	if ((o = add(&jb, root, "timer", cJSON_CreateObject()))) {
+		cJSON *summary = plugin_json(pf->out_dir, "timer_summary.json");
+		static const char *const keys[] = { "used", "graph", "direct", "fallbacks", NULL };
+		const char *const *k;
+
+		add_str(&jb, o, "plan", plan->timer);
+		for (k = keys; *k; k++) {
+			cJSON *v = cJSON_IsObject(summary) ? cJSON_GetObjectItemCaseSensitive(summary, *k) : NULL;
+			add(&jb, o, *k, v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull());
+		}
+		cJSON_Delete(summary);
+	}
+	add_num(&jb, root, "direct_repeat", (double)s->direct_repeat, 1);
+	if ((o = add(&jb, root, "autotune", cJSON_CreateObject()))) {
+		cJSON *summary = plugin_json(pf->out_dir, "autotune_summary.json");
+		static const char *const keys[] = { "recorded", "pinned", "missed", "no_tuner", NULL };
+		const char *const *k;
+
+		add_str(&jb, o, "mode", s->replay_from ? "replay" : "record");
+		add_str(&jb, o, "replay_from", s->replay_from);
+		for (k = keys; *k; k++) {
+			cJSON *v = cJSON_IsObject(summary) ? cJSON_GetObjectItemCaseSensitive(summary, *k) : NULL;
+			add(&jb, o, *k, v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull());
+		}
+		cJSON_Delete(summary);
+	}
+	if ((o = add(&jb, root, "tuner_cache", cJSON_CreateObject()))) {
+		add_str(&jb, o, "mode", s->isolate ? "isolated" : "shared");
+		add_str(&jb, o, "path", f->flaggems_cache);
+		add_num(&jb, o, "winners_before", (double)f->winners_before, f->winners_before >= 0);
+		add_num(&jb, o, "winners_after", (double)f->winners_after, f->winners_after >= 0);
+		add_num(&jb, o, "configs_before", (double)f->configs_before, f->configs_before >= 0);
+		add_num(&jb, o, "configs_after", (double)f->configs_after, f->configs_after >= 0);
+		add_str(&jb, o, "note", f->tuner_note);
+		add_bool(&jb, o, "removed", s->isolate && !running);
+	}
+	if ((o = add(&jb, root, "triton_cache", cJSON_CreateObject()))) {
+		add_str(&jb, o, "mode", s->isolate ? "isolated" : "shared");
+		add_str(&jb, o, "path", f->triton_cache);
+	}
+	if ((o = add(&jb, root, "compile", cJSON_CreateObject()))) {
+		add_num(&jb, o, "variants", (double)f->compile_variants, f->compile_variants >= 0);
+		add_num(&jb, o, "convert_layout", (double)f->compile_convert_layout, f->compile_convert_layout >= 0);
+		add_str(&jb, o, "note", f->compile_note);
+	}
+	add(&jb, root, "vendor_guard", plugin_json(pf->out_dir, "vendor.json"));
+	add(&jb, root, "foreign_vendor", plugin_json(pf->out_dir, "foreign_vendor.json"));
+	add(&jb, root, "scheduler", env_object("ZL_SCHEDULER"));
+	add(&jb, root, "warmup", env_object("ZL_WARMUP"));
+	add(&jb, root, "env", env_json(&jb, child_env));
+	add_str(&jb, root, "status", f->status);
+	add_num(&jb, root, "exit_code", f->exit_code, !running && f->exit_code >= 0);
+	add_num(&jb, root, "signal", f->signal, f->signal > 0);
+	add_str(&jb, root, "reason", f->reason);
+
+	if (jb.failed) {
+		cJSON_Delete(root);
+		return zl_error(err, "out of memory building run_identity.json");
+	}
+	text = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!text)
+		return zl_error(err, "out of memory printing run_identity.json");
+	path = zl_path_join(pf->out_dir, "run_identity.json");
+	rc = zl_write_file_atomic(path, text, strlen(text), err);
+	free(path);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,102 @@
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "zlbench/fsutil.h"
+#include "zlbench/plan.h"
+#include "zlbench/util.h"
+#include "zlbench/banned.h"
+
+const struct zl_plugin_def zl_plugin_table[] = {
+	{ "zl_vendor_guard", 0, 0, "stop before any benchmark when FlagGems detects another vendor" },
+	{ "zl_timer", 0, 0, "direct timer (do_bench, repeated, median) and per-measurement statistics" },
+	{ "zl_graph_timer", ZL_CAP_GRAPH_CAPTURE, 1, "graph-capture timer with L2 flush, falls back to direct per shape" },
+	{ "zl_foreign_vendor", 0, 0, "report other vendors' FlagGems modules loaded by the run" },
+	{ "zl_autotune", 0, 0, "record autotune winners, or replay an earlier run's" },
+	{ NULL, 0, 0, NULL },
+};
+
+size_t zl_plugin_count(void)
+{
+	size_t n = 0;
+
+	while (zl_plugin_table[n].module)
+		n++;
+	return n;
+}
+
+void zl_plan_make(const struct zl_backend *b, int cudagraph, struct zl_plan *plan)
+{
+	const struct zl_plugin_def *p;
+
+	plan->timer = "direct";
+	for (p = zl_plugin_table; p->module; p++) {
+		if (!zl_backend_has(b, p->requires)) {
+			strvec_pushf(&plan->reasons, "%s: dropped: backend %s lacks the capability", p->module,
+				     b ? b->name : "?");
+			continue;
+		}
+		if (p->graph_timer && !cudagraph) {
+			strvec_pushf(&plan->reasons, "%s: dropped: graph timer turned off", p->module);
+			continue;
+		}
+		if (p->graph_timer)
+			plan->timer = "graph";
+		strvec_push(&plan->plugins, p->module);
+		strvec_pushf(&plan->reasons, "%s: loaded: %s", p->module, p->purpose);
+	}
+}
+
+void zl_plan_release(struct zl_plan *plan)
+{
+	strvec_clear(&plan->plugins);
+	strvec_clear(&plan->reasons);
+	plan->timer = NULL;
+}
+
+static char *exe_dir(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	return xstrdup(buf);
+}
+
+char *zl_plugins_dir(void)
+{
+	const char *env = getenv("ZL_PLUGINS_DIR");
+	static const char *const rel[] = { "../plugins", "../share/zlbench/plugins", "plugins" };
+	char *dir;
+	size_t i;
+
+	if (env && *env)
+		return zl_absolute_path(env);
+	dir = exe_dir();
+	if (dir) {
+		for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+			char *cand = zl_path_join(dir, rel[i]);
+			char *probe = zl_path_join(cand, "zl_timer.py");
+
+			if (zl_is_file(probe)) {
+				char *abs = zl_absolute_path(cand);
+				free(probe);
+				free(cand);
+				free(dir);
+				return abs;
+			}
+			free(probe);
+			free(cand);
+		}
+		free(dir);
+	}
+	return xstrdup(ZL_SOURCE_DIR "/plugins");
+}

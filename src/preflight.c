@@ -1,0 +1,412 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "zlbench/child.h"
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/preflight.h"
+#include "zlbench/sha256.h"
+#include "zlbench/shapes.h"
+#include "zlbench/util.h"
+#include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
+
+void zl_preflight_init(struct zl_preflight *pf, struct zl_settings *s)
+{
+	struct zl_nodes n = ZL_NODES_INIT;
+	struct zl_devlist d = ZL_DEVLIST_INIT;
+
+	memset(pf, 0, sizeof(*pf));
+	pf->s = s;
+	pf->nodes = n;
+	pf->devs = d;
+	pf->shapes_for_op = -1;
+	strvec_init(&pf->warnings);
+}
+
+void zl_preflight_release(struct zl_preflight *pf)
+{
+	zl_nodes_release(&pf->nodes);
+	zl_devlist_release(&pf->devs);
+	free(pf->shape_source);
+	free(pf->python_path);
+	free(pf->python_version);
+	free(pf->pytest_version);
+	free(pf->out_dir);
+	strvec_clear(&pf->warnings);
+}
+
+/* backend: a present query tool that fails means the driver stack is broken */
+static int check_backend(struct zl_preflight *pf, struct strbuf *msg)
+{
+	const struct zl_backend *b = pf->s->backend;
+
+	if (!b)
+		return zl_error(msg, "no backend chosen");
+	if (!pf->devs_done) {
+		zl_backend_enumerate(b, &pf->devs);
+		pf->devs_done = 1;
+	}
+	if (!pf->devs.available && pf->devs.how && zl_starts_with(pf->devs.how, "failed"))
+		return zl_error(msg, "backend '%s': %s", b->name, pf->devs.how);
+	if (!pf->devs.available)
+		strvec_pushf(&pf->warnings, "devices not verified: %s", pf->devs.how ? pf->devs.how : "unknown");
+	return 0;
+}
+
+/* level: the checkout's conftest must register --level (old FlagGems did not) */
+static int check_level(struct zl_preflight *pf, struct strbuf *msg)
+{
+	char *conftest = zl_path_join(pf->s->flaggems_dir, "benchmark/conftest.py");
+	struct strbuf text = STRBUF_INIT;
+	int rc = 0;
+
+	if (strbuf_read_file(&text, conftest) >= 0) {
+		if (!strstr(text.buf, "\"--level\"") && !strstr(text.buf, "'--level'"))
+			rc = zl_error(msg, "'%s' registers no --level option, so level '%s' cannot be passed",
+				      conftest, pf->s->level);
+		else if (!strstr(text.buf, pf->s->level) && !strstr(text.buf, "BenchLevel"))
+			rc = zl_error(msg, "'%s' does not offer level '%s'", conftest, pf->s->level);
+	}
+	strbuf_release(&text);
+	free(conftest);
+	return rc;
+}
+
+static int check_flaggems_dir(struct zl_preflight *pf, struct strbuf *msg)
+{
+	if (!zl_is_dir(pf->s->flaggems_dir))
+		return zl_error(msg, "FlagGems directory '%s' does not exist (from %s)",
+				pf->s->flaggems_dir, pf->s->v[ZL_SET_FLAGGEMS_DIR].from);
+	return 0;
+}
+
+static int check_benchmark_dir(struct zl_preflight *pf, struct strbuf *msg)
+{
+	char *bench = zl_path_join(pf->s->flaggems_dir, "benchmark");
+	char *conftest = zl_path_join(bench, "conftest.py");
+	int rc = 0;
+
+	if (!zl_is_dir(bench))
+		rc = zl_error(msg, "'%s' has no benchmark/ directory", pf->s->flaggems_dir);
+	else if (!zl_is_file(conftest))
+		rc = zl_error(msg, "'%s' is missing: it registers --level and --mode, without it pytest "
+			      "dies with \"unrecognized arguments\"", conftest);
+	free(bench);
+	free(conftest);
+	return rc;
+}
+
+/* benchmark_file and op_resolution share one resolution; its failure kind picks the check. */
+static enum zl_resolve_fail resolve_once(struct zl_preflight *pf, struct strbuf *msg)
+{
+	struct zl_settings *s = pf->s;
+
+	if (pf->nodes.how)
+		return pf->resolve_fail;
+	return pf->resolve_fail = zl_resolve_nodes(s->flaggems_dir, s->v[ZL_SET_TEST_NODE].raw, s->v[ZL_SET_OP].raw,
+				s->v[ZL_SET_OP_FILE].raw, &pf->nodes, msg);
+}
+
+static int check_benchmark_file(struct zl_preflight *pf, struct strbuf *msg)
+{
+	struct zl_settings *s = pf->s;
+	enum zl_resolve_fail f;
+
+	if (!s->v[ZL_SET_TEST_NODE].raw && !s->v[ZL_SET_OP_FILE].raw)
+		return 0; /* resolved from OP by the next check */
+	f = resolve_once(pf, msg);
+	return f == ZL_RESOLVE_OK ? 0 : -1;
+}
+
+static int check_op_resolution(struct zl_preflight *pf, struct strbuf *msg)
+{
+	return resolve_once(pf, msg) == ZL_RESOLVE_OK ? 0 : -1;
+}
+
+static const char *op_for_shapes(const struct zl_preflight *pf)
+{
+	return pf->nodes.op ? pf->nodes.op : pf->nodes.marker;
+}
+
+static int check_shape_file(struct zl_preflight *pf, struct strbuf *msg)
+{
+	struct zl_settings *s = pf->s;
+	struct zl_shapes_doc *doc = NULL;
+	const char *op = op_for_shapes(pf);
+	char *path;
+
+	path = s->shape_mode_file ? xstrdup(s->shape_file)
+				  : zl_path_join(s->flaggems_dir, "benchmark/core_shapes.yaml");
+	free(pf->shape_source);
+	pf->shape_source = path;
+	if (!s->shape_mode_file && !zl_is_file(path)) {
+		strvec_pushf(&pf->warnings, "upstream shape file '%s' not found: FlagGems uses its defaults", path);
+		return 0;
+	}
+	if (access(path, R_OK))
+		return zl_error(msg, "cannot read shape file '%s': %s", path, strerror(errno));
+	if (zl_sha256_file_hex(path, pf->shape_sha256, msg))
+		return -1;
+	if (zl_shapes_load(path, &doc, msg))
+		return -1;
+	if (op) {
+		struct strvec classes = STRVEC_INIT;
+		struct zl_shapes_entry entry;
+
+		zl_benchmark_classes(s->flaggems_dir, &pf->nodes, &classes);
+		if (!zl_shapes_find(doc, op, classes.nr ? classes.v : NULL, &entry) && entry.shapes)
+			pf->shapes_for_op = (long)entry.shapes->nr;
+		strvec_clear(&classes);
+		if (pf->shapes_for_op < 0)
+			strvec_pushf(&pf->warnings, "operator '%s' is not in shape file '%s': FlagGems falls back to the benchmark's defaults",
+				     op, path);
+	}
+	zl_shapes_free(doc);
+	return 0;
+}
+
+static int check_replay_from(struct zl_preflight *pf, struct strbuf *msg)
+{
+	char *records;
+	int rc = 0;
+
+	if (!pf->s->replay_from)
+		return 0;
+	records = zl_path_join(pf->s->replay_from, "autotune_records");
+	if (!zl_is_dir(pf->s->replay_from))
+		rc = zl_error(msg, "replay source '%s' (from %s) is not a directory", pf->s->replay_from,
+			      pf->s->v[ZL_SET_REPLAY_FROM].from);
+	else if (!zl_is_dir(records))
+		rc = zl_error(msg, "replay source '%s' has no autotune_records/ directory", pf->s->replay_from);
+	free(records);
+	return rc;
+}
+
+static int check_python(struct zl_preflight *pf, struct strbuf *msg)
+{
+	free(pf->python_path);
+	pf->python_path = zl_find_executable(pf->s->python);
+	if (!pf->python_path)
+		return zl_error(msg, "interpreter '%s' (from %s) not found%s", pf->s->python,
+				pf->s->v[ZL_SET_PYTHON].from, strchr(pf->s->python, '/') ? "" : " on PATH");
+	return 0;
+}
+
+static int check_pytest(struct zl_preflight *pf, struct strbuf *msg)
+{
+	const char *argv[] = { pf->python_path, "-c",
+		"import sys, pytest; print(sys.version.split()[0]); print(pytest.__version__)", NULL };
+	struct strbuf out = STRBUF_INIT;
+	int code = 0;
+	char *nl;
+
+	if (pf->skip_python)
+		return 0;
+	if (zl_capture(argv, NULL, 60, &out, &code, msg)) {
+		strbuf_release(&out);
+		return -1;
+	}
+	if (code) {
+		strbuf_rtrim(&out);
+		nl = strrchr(out.buf, '\n');
+		zl_error(msg, "'%s' cannot import pytest (exit %d): %s", pf->python_path, code,
+			 nl ? nl + 1 : out.buf);
+		strbuf_release(&out);
+		return -1;
+	}
+	nl = strchr(out.buf, '\n');
+	if (nl) {
+		*nl = '\0';
+		free(pf->python_version);
+		free(pf->pytest_version);
+		pf->python_version = xstrdup(out.buf);
+		pf->pytest_version = xstrdup(nl + 1);
+		{
+			char *end = strchr(pf->pytest_version, '\n');
+			if (end)
+				*end = '\0';
+		}
+	}
+	strbuf_release(&out);
+	return 0;
+}
+
+static int check_devices(struct zl_preflight *pf, struct strbuf *msg)
+{
+	struct zl_settings *s = pf->s;
+	size_t i;
+
+	if (!pf->devs_done) {
+		zl_backend_enumerate(s->backend, &pf->devs);
+		pf->devs_done = 1;
+	}
+	if (s->devices_defaulted) {
+		/* "first device": the first one enumerated, else index 0 (not verified) */
+		strvec_pushf(&s->devices, "%d", pf->devs.available && pf->devs.nr ? pf->devs.v[0].index : 0);
+		s->devices_defaulted = 0;
+	}
+	if (!pf->devs.available)
+		return 0;
+	if (!pf->devs.nr)
+		return zl_error(msg, "backend '%s' found no devices (%s)", s->backend->name, pf->devs.how);
+	for (i = 0; i < s->devices.nr; i++) {
+		long idx;
+
+		if (zl_parse_long(s->devices.v[i], &idx) || !zl_devlist_find(&pf->devs, (int)idx)) {
+			struct strbuf have = STRBUF_INIT;
+			size_t j;
+			int rc;
+
+			for (j = 0; j < pf->devs.nr; j++)
+				strbuf_addf(&have, "%s%d", j ? "," : "", pf->devs.v[j].index);
+			rc = zl_error(msg, "device %s (from %s) does not exist; %s shows %s", s->devices.v[i],
+				      s->v[ZL_SET_DEVICES].from ? s->v[ZL_SET_DEVICES].from : "default",
+				      pf->devs.how, have.buf);
+			strbuf_release(&have);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+char *zl_default_run_dir(const struct zl_settings *s, const struct zl_nodes *nodes)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	const char *label = nodes && nodes->op ? nodes->op : nodes && nodes->marker ? nodes->marker : "node";
+
+	if (!gmtime_r(&now, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm))
+		snprintf(stamp, sizeof(stamp), "00000000-000000");
+	return xstrfmt("%s/%s-%s-%s", s->v[ZL_SET_RUNS_DIR].raw ? s->v[ZL_SET_RUNS_DIR].raw : "runs",
+		       stamp, s->backend ? s->backend->name : "none", label);
+}
+
+static int check_out_dir(struct zl_preflight *pf, struct strbuf *msg)
+{
+	struct zl_settings *s = pf->s;
+	char *dir;
+
+	if (s->v[ZL_SET_OUT].raw) {
+		dir = zl_absolute_path(s->v[ZL_SET_OUT].raw);
+	} else {
+		char *rel = zl_default_run_dir(s, &pf->nodes);
+		dir = zl_absolute_path(rel);
+		free(rel);
+	}
+	free(pf->out_dir);
+	pf->out_dir = dir;
+	if (!zl_dir_absent_or_empty(dir))
+		return zl_error(msg, "run directory '%s' exists and is not empty: a run directory is never reused", dir);
+	return 0;
+}
+
+const struct zl_check zl_checks[] = {
+	{ "backend", check_backend, "check the driver: the vendor's query tool must answer" },
+	{ "level", check_level, "use a FlagGems checkout whose benchmark/conftest.py registers --level" },
+	{ "flaggems_dir", check_flaggems_dir, "point --flaggems-dir or FLAGGEMS_DIR at a FlagGems checkout" },
+	{ "benchmark_dir", check_benchmark_dir, "the checkout needs benchmark/ with conftest.py (FlagGems' own)" },
+	{ "benchmark_file", check_benchmark_file, "give a node or file relative to the FlagGems root, e.g. benchmark/test_mm.py::test_mm" },
+	{ "op_resolution", check_op_resolution, "name an operator that has benchmark/test_<op>.py or an @pytest.mark.<op> marker" },
+	{ "shape_file", check_shape_file, "give a readable YAML mapping of op -> {shapes: [...]}, like FlagGems' core_shapes.yaml" },
+	{ "replay_from", check_replay_from, "point --replay-from at an earlier run directory recorded with autotune records" },
+	{ "python", check_python, "install Python or pass --python / ZL_PYTHON (Debian's is /usr/bin/python3)" },
+	{ "pytest", check_pytest, "use an interpreter that has pytest (--python / ZL_PYTHON)" },
+	{ "devices", check_devices, "choose indices the backend enumerates (zlbench devices)" },
+	{ "out_dir", check_out_dir, "choose a new --out directory (or remove the old one)" },
+	{ NULL, NULL, NULL },
+};
+
+void zl_preflight_report_failure(const char *check, const char *msg)
+{
+	fprintf(stderr, "PREFLIGHT_FAILED check=%s\n", check);
+	fprintf(stderr, "zlbench: preflight '%s' failed: %s\n", check, msg);
+	fflush(stderr);
+}
+
+int zl_preflight_run(struct zl_preflight *pf, int all, FILE *report,
+		     const struct zl_check **failed, struct strbuf *msg)
+{
+	const struct zl_check *c;
+	int rc = 0;
+
+	*failed = NULL;
+	for (c = zl_checks; c->name; c++) {
+		struct strbuf one = STRBUF_INIT;
+
+		if (c->fn(pf, &one)) {
+			if (!*failed) {
+				*failed = c;
+				strbuf_reset(msg);
+				strbuf_addf(msg, "%s; hint: %s", one.buf, c->hint);
+			}
+			if (report)
+				fprintf(report, "FAILED  %-15s %s; hint: %s\n", c->name, one.buf, c->hint);
+			rc = -1;
+			strbuf_release(&one);
+			if (!all)
+				return rc;
+			continue;
+		}
+		if (report)
+			fprintf(report, "ok      %s\n", c->name);
+		strbuf_release(&one);
+	}
+	return rc;
+}
+
+int zl_preflight_json(struct zl_preflight *pf, FILE *out)
+{
+	cJSON *root = cJSON_CreateObject(), *checks, *warnings;
+	const struct zl_check *c;
+	int failed = 0;
+	size_t i;
+	char *text;
+
+	checks = root ? cJSON_AddArrayToObject(root, "checks") : NULL;
+	if (!checks) {
+		cJSON_Delete(root);
+		zl_print_error("out of memory");
+		return ZL_EXIT_INTERNAL;
+	}
+	for (c = zl_checks; c->name; c++) {
+		struct strbuf one = STRBUF_INIT;
+		int rc = c->fn(pf, &one);
+		cJSON *row = cJSON_CreateObject();
+
+		if (!row || !cJSON_AddItemToArray(checks, row) ||
+		    !cJSON_AddStringToObject(row, "name", c->name) ||
+		    !cJSON_AddStringToObject(row, "status", rc ? "failed" : "ok") ||
+		    !(rc ? cJSON_AddStringToObject(row, "message", one.buf) : cJSON_AddNullToObject(row, "message")) ||
+		    !cJSON_AddStringToObject(row, "hint", c->hint)) {
+			strbuf_release(&one);
+			cJSON_Delete(root);
+			zl_print_error("out of memory");
+			return ZL_EXIT_INTERNAL;
+		}
+		if (rc)
+			failed = 1;
+		strbuf_release(&one);
+	}
+	warnings = cJSON_AddArrayToObject(root, "warnings");
+	for (i = 0; warnings && i < pf->warnings.nr; i++) {
+		cJSON *w = cJSON_CreateString(pf->warnings.v[i]);
+		if (!w || !cJSON_AddItemToArray(warnings, w))
+			cJSON_Delete(w);
+	}
+	if (!cJSON_AddBoolToObject(root, "ok", !failed) || !(text = cJSON_Print(root))) {
+		cJSON_Delete(root);
+		zl_print_error("out of memory");
+		return ZL_EXIT_INTERNAL;
+	}
+	fprintf(out, "%s\n", text);
+	free(text);
+	cJSON_Delete(root);
+	return failed ? ZL_EXIT_PREFLIGHT : ZL_EXIT_OK;
+}

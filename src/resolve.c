@@ -1,0 +1,362 @@
+#include <ctype.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/resolve.h"
+#include "zlbench/util.h"
+#include "zlbench/banned.h"
+
+/* pytest's own marks are not operators */
+static const char *const builtin_marks[] = {
+	"parametrize", "skip", "skipif", "xfail", "usefixtures", "filterwarnings", "timeout",
+	"tryfirst", "trylast", NULL
+};
+
+void zl_nodes_release(struct zl_nodes *n)
+{
+	strvec_clear(&n->nodes);
+	strvec_clear(&n->suggestions);
+	free(n->marker);
+	free(n->op);
+	n->marker = n->op = NULL;
+	n->how = NULL;
+	n->scanned = 0;
+}
+
+int zl_op_name_valid(const char *op)
+{
+	const char *p;
+
+	if (!op || !*op)
+		return 0;
+	for (p = op; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return 0;
+	return 1;
+}
+
+static int is_ident(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/* Does text carry the marker pytest.mark.<op> with a word boundary after it? */
+static int has_marker(const char *text, const char *op)
+{
+	static const char needle[] = "pytest.mark.";
+	size_t oplen = strlen(op);
+	const char *p = text;
+
+	while ((p = strstr(p, needle))) {
+		const char *name = p + sizeof(needle) - 1;
+
+		if (!strncmp(name, op, oplen) && !is_ident((unsigned char)name[oplen]))
+			return 1;
+		p = name;
+	}
+	return 0;
+}
+
+/* Collect the op names a file's markers declare. */
+static void collect_markers(const char *text, struct strvec *ops)
+{
+	static const char needle[] = "pytest.mark.";
+	const char *p = text;
+
+	while ((p = strstr(p, needle))) {
+		const char *name = p + sizeof(needle) - 1, *end = name;
+		const char *const *b;
+		char *word;
+		int builtin = 0;
+
+		while (is_ident((unsigned char)*end))
+			end++;
+		p = end;
+		if (end == name)
+			continue;
+		word = xstrndup(name, (size_t)(end - name));
+		for (b = builtin_marks; *b; b++)
+			if (!strcmp(*b, word))
+				builtin = 1;
+		if (!builtin && strvec_find(ops, word) < 0)
+			strvec_push(ops, word);
+		free(word);
+	}
+}
+
+typedef void (*file_fn)(const char *path, const char *rel, void *data);
+
+/* Walk dir recursively (sorted, so results are stable), calling fn for test_*.py files. */
+static void walk_tests(const char *dir, const char *rel, file_fn fn, void *data)
+{
+	struct dirent **names;
+	int n, i;
+
+	n = scandir(dir, &names, NULL, alphasort);
+	if (n < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		char *path, *relpath;
+		struct stat st;
+
+		if (name[0] == '.' || !strcmp(name, "__pycache__")) {
+			free(names[i]);
+			continue;
+		}
+		path = zl_path_join(dir, name);
+		relpath = zl_path_join(rel, name);
+		if (!stat(path, &st)) {
+			if (S_ISDIR(st.st_mode))
+				walk_tests(path, relpath, fn, data);
+			else if (S_ISREG(st.st_mode) && zl_starts_with(name, "test_") && zl_ends_with(name, ".py"))
+				fn(path, relpath, data);
+		}
+		free(path);
+		free(relpath);
+		free(names[i]);
+	}
+	free(names);
+}
+
+struct scan_ctx {
+	const char *op;
+	struct strvec *hits;
+	size_t scanned;
+	struct strbuf buf;
+};
+
+static void scan_one(const char *path, const char *rel, void *data)
+{
+	struct scan_ctx *c = data;
+
+	strbuf_reset(&c->buf);
+	c->scanned++;
+	if (strbuf_read_file(&c->buf, path) < 0)
+		return;
+	if (has_marker(c->buf.buf, c->op))
+		strvec_push(c->hits, rel);
+}
+
+struct list_ctx {
+	struct strvec *ops;
+	struct strbuf buf;
+};
+
+static void list_one(const char *path, const char *rel, void *data)
+{
+	struct list_ctx *c = data;
+	const char *base = strrchr(rel, '/');
+	char *name;
+
+	base = base ? base + 1 : rel;
+	name = xstrndup(base + 5, strlen(base) - 5 - 3); /* test_<name>.py */
+	if (*name && strvec_find(c->ops, name) < 0)
+		strvec_push(c->ops, name);
+	free(name);
+	strbuf_reset(&c->buf);
+	if (strbuf_read_file(&c->buf, path) >= 0)
+		collect_markers(c->buf.buf, c->ops);
+}
+
+void zl_list_ops(const char *flaggems_dir, struct strvec *ops)
+{
+	struct list_ctx c = { ops, STRBUF_INIT };
+	char *bench = zl_path_join(flaggems_dir, "benchmark");
+
+	walk_tests(bench, "benchmark", list_one, &c);
+	strbuf_release(&c.buf);
+	free(bench);
+}
+
+void zl_suggest(const char *op, const struct strvec *ops, size_t max, struct strvec *out)
+{
+	size_t limit = strlen(op) / 3 + 1, d, i;
+
+	if (limit < 2)
+		limit = 2;
+	for (d = 0; d <= limit && out->nr < max; d++)
+		for (i = 0; i < ops->nr && out->nr < max; i++)
+			if (zl_edit_distance(op, ops->v[i]) == d && strcmp(op, ops->v[i]))
+				strvec_push(out, ops->v[i]);
+}
+
+/* The file half of a node "path/file.py::Class::test" */
+static char *node_file(const char *node)
+{
+	const char *sep = strstr(node, "::");
+	return sep ? xstrndup(node, (size_t)(sep - node)) : xstrdup(node);
+}
+
+enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test_node,
+				      const char *op, const char *op_file,
+				      struct zl_nodes *out, struct strbuf *err)
+{
+	if (op && !zl_op_name_valid(op)) {
+		zl_error(err, "invalid operator name '%s': use letters, digits and '_' only", op);
+		return ZL_RESOLVE_BAD_NAME;
+	}
+	if (op)
+		out->op = xstrdup(op);
+	if (test_node) {
+		char *file = node_file(test_node);
+		char *path = zl_path_join(flaggems_dir, file);
+		int ok = zl_is_file(path) || zl_is_dir(path);
+
+		out->how = "test node";
+		if (!ok) {
+			zl_error(err, "test node file '%s' not found under '%s'", file, flaggems_dir);
+			free(file);
+			free(path);
+			return ZL_RESOLVE_BAD_FILE;
+		}
+		strvec_push(&out->nodes, test_node);
+		free(file);
+		free(path);
+		return ZL_RESOLVE_OK;
+	}
+	if (op_file) {
+		char *path = zl_path_join(flaggems_dir, op_file);
+
+		out->how = "op file";
+		if (!zl_is_file(path)) {
+			zl_error(err, "operator file '%s' not found under '%s'", op_file, flaggems_dir);
+			free(path);
+			return ZL_RESOLVE_BAD_FILE;
+		}
+		free(path);
+		strvec_push(&out->nodes, op_file);
+		if (op)
+			out->marker = xstrdup(op);
+		return ZL_RESOLVE_OK;
+	}
+	if (!op) {
+		zl_error(err, "nothing to run: give --op, --op-file or --test-node (or OP, OP_FILE, TEST_NODE)");
+		return ZL_RESOLVE_NOTHING;
+	}
+	{
+		char *rel = xstrfmt("benchmark/test_%s.py", op);
+		char *path = zl_path_join(flaggems_dir, rel);
+		struct scan_ctx c = { op, &out->nodes, 0, STRBUF_INIT };
+		char *bench;
+
+		if (zl_is_file(path)) {
+			out->how = "file";
+			strvec_push(&out->nodes, rel);
+			out->marker = xstrdup(op);
+			free(rel);
+			free(path);
+			return ZL_RESOLVE_OK;
+		}
+		free(rel);
+		free(path);
+		bench = zl_path_join(flaggems_dir, "benchmark");
+		walk_tests(bench, "benchmark", scan_one, &c);
+		free(bench);
+		strbuf_release(&c.buf);
+		out->how = "marker scan";
+		out->scanned = c.scanned;
+		if (out->nodes.nr) {
+			out->marker = xstrdup(op);
+			return ZL_RESOLVE_OK;
+		}
+		{
+			struct strvec ops = STRVEC_INIT;
+			size_t i;
+
+			zl_list_ops(flaggems_dir, &ops);
+			zl_suggest(op, &ops, 5, &out->suggestions);
+			strvec_clear(&ops);
+			zl_error(err, "no benchmark for operator '%s': no benchmark/test_%s.py and no file with @pytest.mark.%s (%zu files scanned)",
+				 op, op, op, c.scanned);
+			if (out->suggestions.nr) {
+				strbuf_addstr(err, "; did you mean: ");
+				for (i = 0; i < out->suggestions.nr; i++)
+					strbuf_addf(err, "%s%s", i ? ", " : "", out->suggestions.v[i]);
+			}
+		}
+		return ZL_RESOLVE_NO_MATCH;
+	}
+}
+
+/* Append the last dotted component of [p, end) as a new string. */
+static void push_range(struct strvec *sv, const char *p, const char *end)
+{
+	char *w = xstrndup(p, (size_t)(end - p));
+	strvec_push(sv, w);
+	free(w);
+}
+
+static const char *skip_ident(const char *p)
+{
+	while (is_ident((unsigned char)*p))
+		p++;
+	return p;
+}
+
+void zl_benchmark_classes(const char *flaggems_dir, const struct zl_nodes *nodes, struct strvec *out)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct strvec pairs = STRVEC_INIT; /* child, parent, child, parent, ... */
+	char *base = zl_path_join(flaggems_dir, "benchmark/base.py");
+	const char *p;
+	size_t i, j;
+
+	if (strbuf_read_file(&text, base) < 0)
+		strbuf_reset(&text);
+	for (i = 0; i < nodes->nodes.nr; i++) {
+		const char *node = nodes->nodes.v[i];
+		const char *sep = strstr(node, "::");
+		char *rel = sep ? xstrndup(node, (size_t)(sep - node)) : xstrdup(node);
+		char *path = zl_path_join(flaggems_dir, rel);
+
+		strbuf_addch(&text, '\n');
+		if (strbuf_read_file(&text, path) < 0)
+			strbuf_addch(&text, '\n');
+		free(rel);
+		free(path);
+	}
+	/* "class A(mod.B" -> (A, B) */
+	for (p = text.buf; (p = strstr(p, "class ")); ) {
+		const char *name = p + 6, *name_end = skip_ident(name), *par, *par_end, *last;
+
+		p = name_end;
+		if (name_end == name || *name_end != '(')
+			continue;
+		par = last = name_end + 1;
+		for (par_end = par; is_ident((unsigned char)*par_end) || *par_end == '.'; par_end++)
+			if (*par_end == '.')
+				last = par_end + 1;
+		push_range(&pairs, name, name_end);
+		push_range(&pairs, last, par_end);
+	}
+	/* "XxxBenchmark(" calls, in order, each followed by its parents */
+	for (p = text.buf; (p = strstr(p, "Benchmark(")); p += 10) {
+		const char *s = p;
+		char *name;
+
+		while (s > text.buf && is_ident((unsigned char)s[-1]))
+			s--;
+		if (s - text.buf >= 6 && !strncmp(s - 6, "class ", 6))
+			continue;
+		name = xstrndup(s, (size_t)(p - s) + 9);
+		while (name && strvec_find(out, name) < 0) {
+			const char *parent = NULL;
+
+			strvec_push(out, name);
+			for (j = 0; j + 1 < pairs.nr; j += 2)
+				if (!strcmp(pairs.v[j], name))
+					parent = pairs.v[j + 1];
+			free(name);
+			name = parent && *parent ? xstrdup(parent) : NULL;
+		}
+		free(name);
+	}
+	strvec_clear(&pairs);
+	strbuf_release(&text);
+	free(base);
+}

@@ -1,0 +1,512 @@
+/*
+ * zlbench run: the run directory, the supervised pytest child and the
+ * run_identity.json that makes the run's caliber impossible to miss.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "zlbench/child.h"
+#include "zlbench/error.h"
+#include "zlbench/facts.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/history.h"
+#include "zlbench/identity.h"
+#include "zlbench/push.h"
+#include "zlbench/run.h"
+#include "zlbench/runload.h"
+#include "zlbench/shapes.h"
+#include "zlbench/util.h"
+#include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
+
+extern char **environ;
+
+void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *pf,
+			const struct zl_plan *plan, const char *plugins_dir,
+			const char *flaggems_cache, const char *triton_cache,
+			struct strvec *argv, struct strvec *env)
+{
+	const struct zl_backend *b;
+	const char *old_pp = getenv("PYTHONPATH");
+	struct strbuf devs = STRBUF_INIT;
+	size_t i;
+	char *results = zl_path_join(pf->out_dir ? pf->out_dir : ".", "results.json");
+	char *src = zl_path_join(s->flaggems_dir, "src");
+
+	strvec_push(argv, pf->python_path ? pf->python_path : s->python);
+	strvec_push(argv, "-m");
+	strvec_push(argv, "pytest");
+	for (i = 0; i < pf->nodes.nodes.nr; i++)
+		strvec_push(argv, pf->nodes.nodes.v[i]);
+	if (pf->nodes.marker) {
+		strvec_push(argv, "-m");
+		strvec_push(argv, pf->nodes.marker);
+	}
+	for (i = 0; i < plan->plugins.nr; i++) {
+		strvec_push(argv, "-p");
+		strvec_push(argv, plan->plugins.v[i]);
+	}
+	strvec_push(argv, "--level");
+	strvec_push(argv, s->level);
+	strvec_push(argv, "--mode");
+	strvec_push(argv, "kernel");
+	strvec_push(argv, "--record");
+	strvec_push(argv, "json");
+	strvec_push(argv, "--output");
+	strvec_push(argv, results);
+	strvec_push(argv, "-s");
+	if (s->shape_mode_file) {
+		strvec_push(argv, "--shape_file");
+		strvec_push(argv, s->shape_file);
+	}
+	for (i = 0; i < s->passthrough.nr; i++)
+		strvec_push(argv, s->passthrough.v[i]);
+
+	/* the plugins and the FlagGems under test come first, not whatever is installed */
+	if (old_pp && *old_pp)
+		strvec_pushf(env, "PYTHONPATH=%s:%s:%s", plugins_dir, src, old_pp);
+	else
+		strvec_pushf(env, "PYTHONPATH=%s:%s", plugins_dir, src);
+	strvec_push(env, "PYTHONUNBUFFERED=1");
+
+	/* pin devices through the backend's own variable; no other vendor's variable survives */
+	for (i = 0; i < s->devices.nr; i++)
+		strbuf_addf(&devs, "%s%s", i ? "," : "", s->devices.v[i]);
+	for (b = zl_backend_table; b->name; b++) {
+		const char *const *x;
+
+		if (b != s->backend)
+			strvec_push(env, b->visibility_var);
+		for (x = b->extra_visibility_vars; x && *x; x++)
+			if (strcmp(*x, s->backend->visibility_var))
+				strvec_push(env, *x);
+	}
+	strvec_pushf(env, "%s=%s", s->backend->visibility_var, devs.buf);
+
+	strvec_pushf(env, "ZL_RUN_DIR=%s", pf->out_dir ? pf->out_dir : "");
+	strvec_pushf(env, "ZL_BACKEND=%s", s->backend->name);
+	strvec_pushf(env, "ZL_EXPECTED_VENDOR=%s", s->backend->vendor_name);
+	strvec_pushf(env, "ZL_VENDOR_MODULE=%s", s->backend->vendor_module);
+	strvec_pushf(env, "ZL_TIMER_PLAN=%s", plan->timer);
+	strvec_pushf(env, "ZL_DIRECT_REPEAT=%ld", s->direct_repeat);
+	strvec_pushf(env, "ZL_AUTOTUNE_MODE=%s", s->replay_from ? "replay" : "record");
+	if (s->replay_from)
+		strvec_pushf(env, "ZL_REPLAY_FROM=%s", s->replay_from);
+	else
+		strvec_push(env, "ZL_REPLAY_FROM");
+	if (flaggems_cache)
+		strvec_pushf(env, "FLAGGEMS_CACHE_DIR=%s", flaggems_cache);
+	if (triton_cache)
+		strvec_pushf(env, "TRITON_CACHE_DIR=%s", triton_cache);
+	strbuf_release(&devs);
+	free(results);
+	free(src);
+}
+
+/* ---- supervision ---------------------------------------------------------- */
+
+struct supervised {
+	struct child_process cp;
+	int log_fd;
+	int status;           /* raw wait status */
+	int reaped;
+	int interrupt_sig;    /* SIGINT/SIGTERM/SIGHUP received by zlbench, 0 if none */
+	int timed_out;
+};
+
+static double grace_seconds(void)
+{
+	const char *g = getenv("ZL_KILL_GRACE");
+	double d;
+
+	if (g && !zl_parse_double(g, &d) && d >= 0)
+		return d;
+	return 10.0;
+}
+
+static void tee_out(struct supervised *sv, const char *buf, size_t n)
+{
+	size_t off = 0;
+
+	if (fwrite(buf, 1, n, stdout) != n)
+		clearerr(stdout);
+	fflush(stdout);
+	while (off < n && sv->log_fd >= 0) {
+		ssize_t w = write(sv->log_fd, buf + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+/*
+ * Stream the child's output until it has exited and its pipe is closed;
+ * forward SIGINT/SIGTERM/SIGHUP to its process group; enforce the timeout
+ * (SIGTERM, grace, SIGKILL). Afterwards no process of the group is left.
+ */
+static void supervise(struct supervised *sv, double timeout_s)
+{
+	double start = zl_now_monotonic();
+	double kill_at = 0; /* when SIGKILL follows a SIGTERM */
+	int pipe_open = 1;
+	double grace = grace_seconds();
+
+	while (!sv->reaped || pipe_open) {
+		struct pollfd pfd[2];
+		int nfds = 0, wait_ms = 200, r;
+		double now = zl_now_monotonic();
+
+		if (timeout_s > 0 && !sv->timed_out && !sv->reaped && now - start >= timeout_s) {
+			sv->timed_out = 1;
+			fprintf(stderr, "zlbench: timeout after %.0f s: SIGTERM to the run's process group\n", timeout_s);
+			child_kill(&sv->cp, SIGTERM);
+			kill_at = now + grace;
+		}
+		if (kill_at && now >= kill_at && !sv->reaped) {
+			fprintf(stderr, "zlbench: still running after %.0f s of grace: SIGKILL\n", grace);
+			child_kill(&sv->cp, SIGKILL);
+			kill_at = 0;
+		}
+		if (sv->reaped && pipe_open) {
+			/* the child is gone; grandchildren holding the pipe are ended too */
+			kill(-sv->cp.pid, SIGKILL);
+		}
+		if (pipe_open)
+			pfd[nfds++] = (struct pollfd){ sv->cp.out_fd, POLLIN, 0 };
+		pfd[nfds++] = (struct pollfd){ zl_signals_fd(), POLLIN, 0 };
+		r = poll(pfd, (nfds_t)nfds, wait_ms);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r > 0 && pipe_open && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+			char buf[8192];
+			ssize_t n = read(sv->cp.out_fd, buf, sizeof(buf));
+
+			if (n > 0)
+				tee_out(sv, buf, (size_t)n);
+			else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+				pipe_open = 0;
+		}
+		for (;;) {
+			int sig = zl_signals_take();
+
+			if (!sig)
+				break;
+			if (sig == SIGCHLD)
+				continue;
+			if (!sv->interrupt_sig)
+				sv->interrupt_sig = sig;
+			if (!sv->reaped) {
+				fprintf(stderr, "\nzlbench: %s: forwarding to the run's process group\n", strsignal(sig));
+				child_kill(&sv->cp, sig);
+				if (!kill_at)
+					kill_at = zl_now_monotonic() + grace;
+			}
+		}
+		if (!sv->reaped) {
+			pid_t p = waitpid(sv->cp.pid, &sv->status, WNOHANG);
+			if (p == sv->cp.pid)
+				sv->reaped = 1;
+		}
+	}
+	/* nothing of the group may outlive the run */
+	kill(-sv->cp.pid, SIGKILL);
+}
+
+/* ---- the run -------------------------------------------------------------- */
+
+static void print_header(const struct zl_settings *s, const struct zl_preflight *pf,
+			 const struct zl_plan *plan, const struct zl_run_facts *f)
+{
+	size_t i;
+	FILE *o = stderr;
+	char *demo = zl_demo_label(s->flaggems_dir);
+
+	if (zl_verbosity < 0)
+		goto out;
+	fprintf(o, "zlbench %s\n", ZL_VERSION_STRING);
+	fprintf(o, "backend:     %s (%s%s%s), vendor %s, %s=%s\n", s->backend->name,
+		zl_source_name(s->v[ZL_SET_BACKEND].source),
+		s->v[ZL_SET_BACKEND].source == ZL_SRC_FLAG || s->v[ZL_SET_BACKEND].source == ZL_SRC_ENV ? ": " : "",
+		s->v[ZL_SET_BACKEND].source == ZL_SRC_FLAG || s->v[ZL_SET_BACKEND].source == ZL_SRC_ENV ? s->v[ZL_SET_BACKEND].from : "",
+		s->backend->vendor_name, s->backend->visibility_var, f->visibility_value);
+	for (i = 0; i < s->devices.nr; i++) {
+		long idx = -1;
+		const struct zl_device *d = NULL;
+
+		if (!zl_parse_long(s->devices.v[i], &idx))
+			d = zl_devlist_find(&pf->devs, (int)idx);
+		if (d)
+			fprintf(o, "device:      %d  %s  %s\n", d->index, d->name ? d->name : "?", d->uuid ? d->uuid : "?");
+		else
+			fprintf(o, "device:      %s  (not verified: %s)\n", s->devices.v[i], pf->devs.how ? pf->devs.how : "no enumeration");
+	}
+	fprintf(o, "flaggems:    %s%s%s%s\n", s->flaggems_dir, demo ? "  [" : "", demo ? demo : "", demo ? "]" : "");
+	fprintf(o, "level:       %s (%s)\n", s->level, zl_source_name(s->v[ZL_SET_LEVEL].source));
+	if (pf->shape_sha256[0])
+		fprintf(o, "shapes:      %s: %s sha256 %.16s…, %ld shapes for %s\n", s->shape_mode_file ? "file" : "upstream",
+			pf->shape_source, pf->shape_sha256, pf->shapes_for_op,
+			pf->nodes.op ? pf->nodes.op : pf->nodes.marker ? pf->nodes.marker : "the op");
+	else
+		fprintf(o, "shapes:      %s: %s (not found: FlagGems defaults)\n", s->shape_mode_file ? "file" : "upstream",
+			pf->shape_source ? pf->shape_source : "-");
+	fprintf(o, "test node:   ");
+	for (i = 0; i < pf->nodes.nodes.nr; i++)
+		fprintf(o, "%s%s", i ? " " : "", pf->nodes.nodes.v[i]);
+	if (pf->nodes.marker)
+		fprintf(o, "  -m %s", pf->nodes.marker);
+	fprintf(o, "  (%s)\n", pf->nodes.how);
+	fprintf(o, "plugins:     ");
+	for (i = 0; i < plan->plugins.nr; i++)
+		fprintf(o, "%s%s", i ? " " : "", plan->plugins.v[i]);
+	fputc('\n', o);
+	fprintf(o, "timer:       %s%s\n", plan->timer,
+		!strcmp(plan->timer, "direct") ? "" : " (L2 flushed; direct fallback per shape)");
+	if (s->isolate)
+		fprintf(o, "tuner cache: isolated: %s (removed afterwards)\n", f->flaggems_cache);
+	else
+		fprintf(o, "tuner cache: shared: %s, %ld winners already stored%s%s\n", f->flaggems_cache,
+			f->winners_before, f->tuner_note ? "; " : "", f->tuner_note ? f->tuner_note : "");
+	fprintf(o, "replay:      %s\n", s->replay_from ? s->replay_from : "none (recording autotune winners)");
+	fprintf(o, "run dir:     %s\n", pf->out_dir);
+	if (!s->isolate && f->winners_before > 0)
+		fprintf(o, "zlbench: warning: the shared tuner cache already holds %ld winners: an A/B side may inherit them instead of tuning (use --isolate-tuner-cache)\n",
+			f->winners_before);
+out:
+	free(demo);
+}
+
+static const char *status_for(const struct supervised *sv, int pytest_code, int *exit_code, int *sig)
+{
+	*sig = 0;
+	if (sv->timed_out) {
+		*exit_code = ZL_EXIT_TIMEOUT;
+		if (WIFSIGNALED(sv->status))
+			*sig = WTERMSIG(sv->status);
+		return ZL_STATUS_TIMEOUT;
+	}
+	if (sv->interrupt_sig) {
+		*exit_code = ZL_EXIT_SIGNAL_BASE + sv->interrupt_sig;
+		if (WIFSIGNALED(sv->status))
+			*sig = WTERMSIG(sv->status);
+		return ZL_STATUS_INTERRUPTED;
+	}
+	if (WIFSIGNALED(sv->status)) {
+		*sig = WTERMSIG(sv->status);
+		*exit_code = ZL_EXIT_SIGNAL_BASE + *sig;
+		return ZL_STATUS_CRASHED;
+	}
+	*exit_code = zl_exit_from_pytest(pytest_code);
+	switch (pytest_code) {
+	case 0: return ZL_STATUS_PASSED;
+	case 2: return ZL_STATUS_INTERRUPTED;
+	case 3: return ZL_STATUS_CRASHED;
+	default: return ZL_STATUS_FAILED;
+	}
+}
+
+/* Vendor guard verdict from plugins/vendor.json: 1 when FlagGems detected another vendor. */
+static int vendor_mismatch(const char *run_dir, struct strbuf *msg)
+{
+	char *path = zl_path_join(run_dir, "plugins/vendor.json");
+	struct strbuf text = STRBUF_INIT;
+	cJSON *doc = NULL;
+	int mismatch = 0;
+
+	if (strbuf_read_file(&text, path) >= 0 && (doc = cJSON_Parse(text.buf))) {
+		const cJSON *match = cJSON_GetObjectItemCaseSensitive(doc, "match");
+		const cJSON *exp = cJSON_GetObjectItemCaseSensitive(doc, "expected");
+		const cJSON *det = cJSON_GetObjectItemCaseSensitive(doc, "detected");
+
+		if (cJSON_IsFalse(match)) {
+			mismatch = 1;
+			strbuf_addf(msg, "FlagGems detected vendor '%s' but the backend expects '%s' (VENDOR_MISMATCH)",
+				    cJSON_IsString(det) ? det->valuestring : "?",
+				    cJSON_IsString(exp) ? exp->valuestring : "?");
+		}
+	}
+	cJSON_Delete(doc);
+	strbuf_release(&text);
+	free(path);
+	return mismatch;
+}
+
+/* The first line of pytest.log that looks like an error, for `reason`. */
+static char *first_error_line(const char *run_dir)
+{
+	static const char *const marks[] = { "VENDOR_MISMATCH", "REPLAY_MISS", "ERROR", "Error", "error:", "FAILED", "Traceback", NULL };
+	char *path = zl_path_join(run_dir, "pytest.log");
+	struct strbuf text = STRBUF_INIT;
+	char *found = NULL;
+	const char *const *m;
+
+	if (strbuf_read_file(&text, path) >= 0) {
+		for (m = marks; *m && !found; m++) {
+			const char *hit = strstr(text.buf, *m);
+			if (hit) {
+				const char *start = hit, *end = strchr(hit, '\n');
+				while (start > text.buf && start[-1] != '\n')
+					start--;
+				found = xstrndup(start, end ? (size_t)(end - start) : strlen(start));
+			}
+		}
+	}
+	strbuf_release(&text);
+	free(path);
+	return found;
+}
+
+int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *push_url,
+		   const char *const *self_argv)
+{
+	struct zl_plan plan = ZL_PLAN_INIT;
+	struct zl_run_facts f;
+	struct supervised sv;
+	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT;
+	char *plugins_dir = zl_plugins_dir();
+	char *log_path = NULL;
+	const char *status;
+	int exit_code = ZL_EXIT_INTERNAL, sig = 0, started = 0;
+
+	memset(&sv, 0, sizeof(sv));
+	child_init(&sv.cp);
+	sv.log_fd = -1;
+	zl_run_facts_init(&f);
+	zl_plan_make(s->backend, s->cudagraph, &plan);
+
+	/* from here on every path leaves a truthful identity and removes temporary caches */
+	if (zl_signals_install(&err) || zl_mkdir_p(pf->out_dir, &err)) {
+		zl_print_error("%s", err.buf);
+		exit_code = ZL_EXIT_USAGE;
+		goto done_early;
+	}
+	if (zl_run_facts_collect_before(&f, s, pf, &err)) {
+		zl_print_error("%s", err.buf);
+		exit_code = ZL_EXIT_USAGE;
+		goto cleanup;
+	}
+	zl_run_build_child(s, pf, &plan, plugins_dir, f.isolated_flaggems_cache, f.isolated_triton_cache,
+			   &sv.cp.args, &sv.cp.env);
+	f.status = ZL_STATUS_RUNNING;
+	if (zl_identity_write(s, pf, &plan, &f, &sv.cp.args, &sv.cp.env, self_argv, &err))
+		zl_print_warning("%s", err.buf);
+	if (zl_shapes_archive_for_run(s, pf, &err))
+		zl_print_warning("%s", err.buf);
+	print_header(s, pf, &plan, &f);
+
+	log_path = zl_path_join(pf->out_dir, "pytest.log");
+	sv.log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (sv.log_fd < 0)
+		zl_print_warning("cannot write '%s': %s", log_path, strerror(errno));
+	sv.cp.dir = s->flaggems_dir;
+	sv.cp.new_pgroup = 1;
+	sv.cp.capture_output = 1;
+	f.started_epoch = zl_now_epoch();
+	if (child_start(&sv.cp, &err)) {
+		zl_print_error("%s", err.buf);
+		f.status = ZL_STATUS_CRASHED;
+		f.reason = xstrdup(err.buf);
+		exit_code = ZL_EXIT_INTERNAL;
+		goto finish;
+	}
+	started = 1;
+	supervise(&sv, s->timeout_s);
+
+finish:
+	f.finished_epoch = zl_now_epoch();
+	if (started) {
+		int code = WIFEXITED(sv.status) ? WEXITSTATUS(sv.status) : 0;
+
+		status = status_for(&sv, code, &exit_code, &sig);
+		f.status = status;
+		f.signal = sig;
+		if (vendor_mismatch(pf->out_dir, &msg)) {
+			f.status = ZL_STATUS_PREFLIGHT_FAILED;
+			exit_code = ZL_EXIT_PREFLIGHT;
+			zl_preflight_report_failure("vendor", msg.buf);
+			f.reason = strbuf_detach(&msg, NULL);
+		} else if (strcmp(f.status, ZL_STATUS_PASSED)) {
+			f.reason = first_error_line(pf->out_dir);
+			if (!f.reason && sv.timed_out)
+				f.reason = xstrfmt("timeout after %g s", s->timeout_s);
+			else if (!f.reason && sig)
+				f.reason = xstrfmt("killed by signal %d (%s)", sig, strsignal(sig));
+		}
+	}
+	f.exit_code = exit_code;
+	zl_run_facts_collect_after(&f, s, pf);
+	if (zl_identity_write(s, pf, &plan, &f, &sv.cp.args, &sv.cp.env, self_argv, &err))
+		zl_print_error("%s", err.buf);
+	if (zl_verbosity >= 0)
+		zl_run_print_summary(pf->out_dir, stdout);
+	zl_run_print_footer(&f, stderr);
+	{
+		struct zl_history *db = NULL;
+
+		if (getenv("ZL_NO_HISTORY") || zl_history_open(NULL, &db, &err) ||
+		    zl_history_ingest_run(db, pf->out_dir, &err)) {
+			if (err.len)
+				zl_print_warning("history not updated: %s", err.buf);
+		}
+		zl_history_close(db);
+	}
+	if (push_url) {
+		strbuf_reset(&err);
+		if (zl_push_simple(pf->out_dir, push_url, &err))
+			zl_print_warning("push: %s", err.buf);
+	}
+cleanup:
+	zl_run_facts_cleanup(&f);
+	printf("RUN_DIR=%s\n", pf->out_dir);
+	fflush(stdout);
+done_early:
+	zl_signals_restore();
+	if (sv.log_fd >= 0)
+		close(sv.log_fd);
+	child_release(&sv.cp);
+	zl_run_facts_release(&f);
+	zl_plan_release(&plan);
+	free(plugins_dir);
+	free(log_path);
+	strbuf_release(&err);
+	strbuf_release(&msg);
+	return exit_code;
+}
+
+void zl_run_print_summary(const char *run_dir, FILE *out)
+{
+	struct zl_run run;
+	struct strbuf err = STRBUF_INIT;
+	size_t i;
+
+	zl_run_init(&run);
+	if (zl_run_load(run_dir, &run, &err) || !run.has_results || !run.nr_results) {
+		fprintf(out, "(no results.json rows)\n");
+		zl_run_release(&run);
+		strbuf_release(&err);
+		return;
+	}
+	fprintf(out, "\n%-12s %-16s %-34s %12s %12s %9s\n", "op", "dtype", "shape", "torch ms", "gems ms", "speedup");
+	for (i = 0; i < run.nr_results; i++) {
+		const struct zl_result *r = &run.results[i];
+		const struct zl_result *t;
+
+		if (r->side != ZL_SIDE_GEMS)
+			continue;
+		t = zl_run_find(&run, r->op, r->dtype, r->shape, r->occurrence, ZL_SIDE_TORCH);
+		fprintf(out, "%-12s %-16s %-34s %12.6f %12.6f %9.3f%s%s\n", r->op, r->dtype, r->shape,
+			t ? t->latency_ms : r->latency_base_ms, r->latency_ms, r->speedup,
+			r->error_msg ? "  error: " : "", r->error_msg ? r->error_msg : "");
+	}
+	fputc('\n', out);
+	zl_run_release(&run);
+	strbuf_release(&err);
+}

@@ -1,0 +1,357 @@
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/settings.h"
+#include "zlbench/util.h"
+#include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
+
+const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
+	{ ZL_SET_BACKEND, "backend", "backend", NULL, NULL, "ZL_BACKEND", "B",
+	  "accelerator backend or alias", "auto: the one vendor present" },
+	{ ZL_SET_FLAGGEMS_DIR, "flaggems_dir", "flaggems-dir", NULL, NULL, "FLAGGEMS_DIR", "DIR",
+	  "FlagGems checkout (holds benchmark/ and src/)", "current directory" },
+	{ ZL_SET_OP, "op", "op", NULL, NULL, "OP", "OP", "operator to benchmark", NULL },
+	{ ZL_SET_OP_FILE, "op_file", "op-file", NULL, NULL, "OP_FILE", "FILE",
+	  "benchmark file that holds the operator (run with -m OP)", NULL },
+	{ ZL_SET_TEST_NODE, "test_node", "test-node", NULL, NULL, "TEST_NODE", "NODE",
+	  "pytest node, used as given (wins over OP/OP_FILE)", NULL },
+	{ ZL_SET_LEVEL, "level", "level", NULL, NULL, "BENCH_LEVEL", "LEVEL",
+	  "benchmark level: core or comprehensive", "core" },
+	{ ZL_SET_SHAPE_FILE, "shape_file", "shape-file", NULL, NULL, "SHAPE_FILE", "FILE",
+	  "shape file passed to FlagGems (--shape_file)", NULL },
+	{ ZL_SET_SHAPE_MODE, "shape_mode", "shape-mode", NULL, NULL, "SHAPE_MODE", "MODE",
+	  "file (the shape file) or upstream (FlagGems' own core_shapes.yaml)",
+	  "file with a shape file, else upstream" },
+	{ ZL_SET_REPLAY_FROM, "replay_from", "replay-from", NULL, NULL, "REPLAY_FROM", "RUN_DIR",
+	  "replay the autotune records of an earlier run", NULL },
+	{ ZL_SET_ISOLATE, "isolate_tuner_cache", "isolate-tuner-cache", NULL, "shared-tuner-cache",
+	  "ZL_ISOLATE_TUNER_CACHE", NULL,
+	  "fresh FlagGems tuner cache and Triton cache for this run (removed afterwards)", "0 (shared)" },
+	{ ZL_SET_DEVICES, "devices", "devices", "gpus", NULL, "ZL_DEVICES", "LIST",
+	  "device indices, e.g. 0,2", "first device" },
+	{ ZL_SET_PYTHON, "python", "python", NULL, NULL, "ZL_PYTHON", "PATH",
+	  "Python interpreter that runs pytest", "python3" },
+	{ ZL_SET_OUT, "out", "out", NULL, NULL, NULL, "DIR",
+	  "run directory (must be absent or empty)", "$ZL_RUNS_DIR/<UTC stamp>-<backend>-<op>" },
+	{ ZL_SET_RUNS_DIR, "runs_dir", NULL, NULL, NULL, "ZL_RUNS_DIR", "DIR",
+	  "parent of default run directories", "runs" },
+	{ ZL_SET_CUDAGRAPH, "cudagraph", "cudagraph", NULL, "no-cudagraph", "ZL_ENABLE_CUDAGRAPH", NULL,
+	  "graph-capture timer", "from the backend's capabilities" },
+	{ ZL_SET_DIRECT_REPEAT, "direct_repeat", "direct-repeat", NULL, NULL, "ZL_DIRECT_REPEAT", "N",
+	  "repeats of the direct timer (median reported)", "1" },
+	{ ZL_SET_TIMEOUT, "timeout", "timeout", NULL, NULL, "ZL_TIMEOUT", "SECONDS",
+	  "stop the run after this long (SIGTERM, 10 s grace, SIGKILL)", "none" },
+};
+
+static const char *const source_names[] = { "unset", "default", "env", "flag", "auto" };
+
+const char *zl_source_name(enum zl_source s)
+{
+	return source_names[s];
+}
+
+void zl_settings_init(struct zl_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	strvec_init(&s->devices);
+	strvec_init(&s->passthrough);
+	s->direct_repeat = 1;
+}
+
+void zl_settings_release(struct zl_settings *s)
+{
+	size_t i;
+
+	for (i = 0; i < ZL_SET__COUNT; i++) {
+		free(s->v[i].raw);
+		free(s->v[i].from);
+	}
+	free(s->flaggems_dir);
+	free(s->shape_file);
+	free(s->replay_from);
+	free(s->python);
+	free(s->opts);
+	strvec_clear(&s->devices);
+	strvec_clear(&s->passthrough);
+	zl_settings_init(s);
+}
+
+static void set_value(struct zl_settings *s, enum zl_setting_id id, const char *raw,
+		      enum zl_source src, const char *from)
+{
+	free(s->v[id].raw);
+	free(s->v[id].from);
+	s->v[id].raw = raw ? xstrdup(raw) : NULL;
+	s->v[id].source = src;
+	/* flags are named as typed: "--level" */
+	s->v[id].from = src == ZL_SRC_FLAG && from ? xstrfmt("--%s", from) : xstrdup(from ? from : "default");
+}
+
+void zl_settings_set(struct zl_settings *s, enum zl_setting_id id, const char *raw)
+{
+	set_value(s, id, raw, ZL_SRC_FLAG, zl_setting_defs[id].flag);
+}
+
+/* Option rows carry the settings pointer in value and (id << 1 | off) in defval. */
+static int setting_cb(const struct zl_option *o, const char *arg, struct strbuf *err)
+{
+	struct zl_settings *s = o->value;
+	enum zl_setting_id id = (enum zl_setting_id)(o->defval >> 1);
+	int off = (int)(o->defval & 1);
+
+	(void)err;
+	if (o->takes_arg)
+		set_value(s, id, arg, ZL_SRC_FLAG, zl_setting_defs[id].flag);
+	else
+		set_value(s, id, off ? "0" : "1", ZL_SRC_FLAG,
+			  off ? zl_setting_defs[id].flag_off : zl_setting_defs[id].flag);
+	return 0;
+}
+
+const struct zl_option *zl_settings_options(struct zl_settings *s)
+{
+	size_t i, n = 0;
+	struct zl_option *o;
+
+	if (s->opts)
+		return s->opts;
+	o = s->opts = xcalloc(ZL_SET__COUNT * 3 + 2, sizeof(*o));
+	o[n++] = (struct zl_option){ .type = ZL_OPT_GROUP, .help = "Run settings (flag > environment > default):" };
+	for (i = 0; i < ZL_SET__COUNT; i++) {
+		const struct zl_setting_def *d = &zl_setting_defs[i];
+		int boolean = d->flag_off != NULL;
+
+		if (!d->flag)
+			continue;
+		o[n++] = (struct zl_option){ .type = ZL_OPT_CALLBACK, .long_name = d->flag,
+			.value = s, .argh = d->argh, .help = d->help, .defval = (long)(d->id << 1),
+			.cb = setting_cb, .takes_arg = !boolean, .env = d->env };
+		if (d->flag_alias)
+			o[n++] = (struct zl_option){ .type = ZL_OPT_CALLBACK, .long_name = d->flag_alias,
+				.value = s, .argh = d->argh, .help = d->help, .defval = (long)(d->id << 1),
+				.cb = setting_cb, .takes_arg = !boolean, .hidden = 1 };
+		if (boolean)
+			o[n++] = (struct zl_option){ .type = ZL_OPT_CALLBACK, .long_name = d->flag_off,
+				.value = s, .help = "turn the above off", .defval = (long)((d->id << 1) | 1),
+				.cb = setting_cb, .takes_arg = 0 };
+	}
+	o[n] = (struct zl_option){ .type = ZL_OPT_END };
+	return o;
+}
+
+int zl_settings_parse(struct zl_settings *s, int argc, const char **argv,
+		      const struct zl_option *extra, struct strvec *args, struct strbuf *err)
+{
+	const struct zl_option *tables[3] = { NULL, NULL, NULL };
+	struct strvec scratch = STRVEC_INIT;
+	int rc;
+
+	tables[0] = extra ? extra : zl_settings_options(s);
+	tables[1] = extra ? zl_settings_options(s) : NULL;
+	rc = zl_parse_options(argc, argv, tables, args ? args : &scratch, &s->passthrough, err);
+	if (!rc && !args && scratch.nr)
+		rc = zl_error(err, "unexpected argument '%s' (see --help)", scratch.v[0]);
+	strvec_clear(&scratch);
+	return rc;
+}
+
+static int invalid(struct strbuf *err, const struct zl_settings *s, enum zl_setting_id id,
+		   const char *choices)
+{
+	const struct zl_setting_value *v = &s->v[id];
+
+	return zl_error(err, "invalid value '%s' for %s: %s", v->raw, v->from ? v->from : zl_setting_defs[id].key,
+			choices);
+}
+
+static int resolve_bool(struct zl_settings *s, enum zl_setting_id id, int *out, struct strbuf *err)
+{
+	int b = zl_parse_bool(s->v[id].raw);
+
+	if (b < 0)
+		return invalid(err, s, id, "choose one of 0, 1, true, false, yes, no, on, off");
+	*out = b;
+	return 0;
+}
+
+int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
+{
+	size_t i;
+	long n;
+	double d;
+	char cwd[4096];
+
+	/* environment next, then defaults */
+	for (i = 0; i < ZL_SET__COUNT; i++) {
+		const struct zl_setting_def *def = &zl_setting_defs[i];
+		const char *env;
+
+		if (s->v[i].source != ZL_SRC_UNSET || !def->env)
+			continue;
+		env = getenv(def->env);
+		if (env && *env)
+			set_value(s, (enum zl_setting_id)i, env, ZL_SRC_ENV, def->env);
+	}
+
+	/* backend */
+	if (s->v[ZL_SET_BACKEND].raw) {
+		s->backend = zl_backend_find(s->v[ZL_SET_BACKEND].raw);
+		if (!s->backend) {
+			struct strbuf choices = STRBUF_INIT;
+			int rc;
+
+			strbuf_addstr(&choices, "choose one of ");
+			zl_backend_choices(&choices);
+			rc = invalid(err, s, ZL_SET_BACKEND, choices.buf);
+			strbuf_release(&choices);
+			return rc;
+		}
+	} else {
+		struct strbuf why = STRBUF_INIT;
+
+		if (zl_backend_detect(&s->backend, &why)) {
+			zl_error(err, "%s", why.buf);
+			strbuf_release(&why);
+			return -1;
+		}
+		strbuf_release(&why);
+		set_value(s, ZL_SET_BACKEND, s->backend->name, ZL_SRC_AUTO, "auto-detected");
+	}
+
+	/* FlagGems directory */
+	if (!s->v[ZL_SET_FLAGGEMS_DIR].raw) {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return zl_error(err, "cannot read the current directory");
+		set_value(s, ZL_SET_FLAGGEMS_DIR, cwd, ZL_SRC_DEFAULT, "default");
+	}
+	s->flaggems_dir = zl_absolute_path(s->v[ZL_SET_FLAGGEMS_DIR].raw);
+
+	/* level: only two values, never passed through to pytest unchecked */
+	if (!s->v[ZL_SET_LEVEL].raw)
+		set_value(s, ZL_SET_LEVEL, "core", ZL_SRC_DEFAULT, "default");
+	if (!strcmp(s->v[ZL_SET_LEVEL].raw, "core"))
+		s->level = "core";
+	else if (!strcmp(s->v[ZL_SET_LEVEL].raw, "comprehensive"))
+		s->level = "comprehensive";
+	else
+		return invalid(err, s, ZL_SET_LEVEL, "choose core or comprehensive");
+
+	/* shape file and mode */
+	if (s->v[ZL_SET_SHAPE_FILE].raw)
+		s->shape_file = zl_absolute_path(s->v[ZL_SET_SHAPE_FILE].raw);
+	if (!s->v[ZL_SET_SHAPE_MODE].raw)
+		set_value(s, ZL_SET_SHAPE_MODE, s->shape_file ? "file" : "upstream", ZL_SRC_DEFAULT, "default");
+	if (!strcmp(s->v[ZL_SET_SHAPE_MODE].raw, "file"))
+		s->shape_mode_file = 1;
+	else if (!strcmp(s->v[ZL_SET_SHAPE_MODE].raw, "upstream"))
+		s->shape_mode_file = 0;
+	else
+		return invalid(err, s, ZL_SET_SHAPE_MODE, "choose file or upstream");
+	if (s->shape_mode_file && !s->shape_file)
+		return zl_error(err, "shape mode 'file' needs a shape file (--shape-file or SHAPE_FILE)");
+
+	if (s->v[ZL_SET_REPLAY_FROM].raw)
+		s->replay_from = zl_absolute_path(s->v[ZL_SET_REPLAY_FROM].raw);
+
+	/* tuner cache */
+	if (!s->v[ZL_SET_ISOLATE].raw)
+		set_value(s, ZL_SET_ISOLATE, "0", ZL_SRC_DEFAULT, "default");
+	if (resolve_bool(s, ZL_SET_ISOLATE, &s->isolate, err))
+		return -1;
+
+	/* graph timer: default from the backend's capabilities; asking for it without them is an error */
+	if (!s->v[ZL_SET_CUDAGRAPH].raw)
+		set_value(s, ZL_SET_CUDAGRAPH,
+			  zl_backend_has(s->backend, ZL_CAP_GRAPH_CAPTURE) ? "1" : "0",
+			  ZL_SRC_DEFAULT, "default");
+	if (resolve_bool(s, ZL_SET_CUDAGRAPH, &s->cudagraph, err))
+		return -1;
+	if (s->cudagraph && !zl_backend_has(s->backend, ZL_CAP_GRAPH_CAPTURE))
+		return zl_error(err, "%s asks for the graph timer, but backend '%s' cannot capture graphs",
+				s->v[ZL_SET_CUDAGRAPH].from, s->backend->name);
+
+	/* direct repeats */
+	if (!s->v[ZL_SET_DIRECT_REPEAT].raw)
+		set_value(s, ZL_SET_DIRECT_REPEAT, "1", ZL_SRC_DEFAULT, "default");
+	if (zl_parse_long(s->v[ZL_SET_DIRECT_REPEAT].raw, &n) || n < 1 || n > 1000)
+		return invalid(err, s, ZL_SET_DIRECT_REPEAT, "an integer from 1 to 1000");
+	s->direct_repeat = n;
+
+	/* timeout */
+	if (s->v[ZL_SET_TIMEOUT].raw) {
+		if (zl_parse_double(s->v[ZL_SET_TIMEOUT].raw, &d) || d <= 0)
+			return invalid(err, s, ZL_SET_TIMEOUT, "a number of seconds greater than 0");
+		s->timeout_s = d;
+	}
+
+	/* devices: checked against the enumeration by preflight */
+	if (s->v[ZL_SET_DEVICES].raw) {
+		strvec_split(&s->devices, s->v[ZL_SET_DEVICES].raw, ',');
+		if (!s->devices.nr)
+			return invalid(err, s, ZL_SET_DEVICES, "a comma-separated list of device indices");
+		for (i = 0; i < s->devices.nr; i++)
+			if (zl_parse_long(s->devices.v[i], &n) || n < 0 || n > 4096)
+				return zl_error(err, "invalid device index '%s' in %s '%s': use non-negative integers, e.g. 0,2",
+						s->devices.v[i], s->v[ZL_SET_DEVICES].from, s->v[ZL_SET_DEVICES].raw);
+	} else {
+		s->devices_defaulted = 1;
+	}
+
+	/* interpreter */
+	if (!s->v[ZL_SET_PYTHON].raw)
+		set_value(s, ZL_SET_PYTHON, "python3", ZL_SRC_DEFAULT, "default");
+	s->python = xstrdup(s->v[ZL_SET_PYTHON].raw);
+
+	if (!s->v[ZL_SET_RUNS_DIR].raw)
+		set_value(s, ZL_SET_RUNS_DIR, "runs", ZL_SRC_DEFAULT, "default");
+	return 0;
+}
+
+void zl_settings_print(const struct zl_settings *s, FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < ZL_SET__COUNT; i++) {
+		const struct zl_setting_value *v = &s->v[i];
+
+		fprintf(out, "  %-20s = %-40s (%s%s%s)\n", zl_setting_defs[i].key,
+			v->raw ? v->raw : "-", zl_source_name(v->source),
+			v->source == ZL_SRC_FLAG || v->source == ZL_SRC_ENV ? ": " : "",
+			v->source == ZL_SRC_FLAG || v->source == ZL_SRC_ENV ? v->from : "");
+	}
+}
+
+void zl_settings_usage(FILE *out)
+{
+	struct zl_settings s;
+	const struct zl_option *tables[2];
+
+	zl_settings_init(&s);
+	tables[0] = zl_settings_options(&s);
+	tables[1] = NULL;
+	zl_options_usage(out, tables);
+	zl_settings_release(&s);
+}
+
+int zl_settings_setup(struct zl_settings *s, int argc, const char **argv,
+		      const struct zl_option *extra, void (*help)(FILE *), int *code)
+{
+	struct strbuf err = STRBUF_INIT;
+	int rc = zl_settings_parse(s, argc - 1, argv + 1, extra, NULL, &err);
+
+	if (rc == 1) {
+		help(stdout);
+		*code = ZL_EXIT_OK;
+	} else if (rc || zl_settings_resolve(s, &err)) {
+		zl_print_error("%s", err.buf);
+		*code = ZL_EXIT_USAGE;
+		rc = -1;
+	}
+	strbuf_release(&err);
+	return rc ? -1 : 0;
+}

@@ -1,0 +1,108 @@
+# Shared helpers for the command-line tests (tests/cli/tNNNN-*.sh).
+# Each test sources this file, then calls the helpers; the first failure exits 1.
+set -u
+
+: "${ZLBENCH:?ZLBENCH must point at the built zlbench binary}"
+: "${ZL_SOURCE_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${ZL_SHARED_DIR:=$ZL_SOURCE_DIR/../shared}"
+: "${ZL_TEST_PYTHON:=/usr/bin/python3}"
+export ZL_SOURCE_DIR ZL_SHARED_DIR ZL_TEST_PYTHON
+# A test must not depend on the developer's environment.
+unset ZL_BACKEND FLAGGEMS_DIR OP OP_FILE TEST_NODE BENCH_LEVEL SHAPE_FILE SHAPE_MODE \
+      REPLAY_FROM ZL_ISOLATE_TUNER_CACHE ZL_DEVICES ZL_PYTHON ZL_RUNS_DIR \
+      ZL_ENABLE_CUDAGRAPH ZL_DIRECT_REPEAT ZL_TIMEOUT ZL_HOME ZL_PUSH_URL ZL_PUSH_TOKEN \
+      CUDA_VISIBLE_DEVICES MUSA_VISIBLE_DEVICES HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES \
+      GPU_DEVICE_ORDINAL ASCEND_RT_VISIBLE_DEVICES FLAGGEMS_VENDOR GEMS_VENDOR NO_COLOR
+
+TEST_NAME=$(basename "$0" .sh)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/zl-$TEST_NAME.XXXXXX")
+# no device nodes and no vendor tools unless a test asks for them
+export ZL_DEV_ROOT="$TMP/dev"
+mkdir -p "$ZL_DEV_ROOT"
+export ZL_HOME="$TMP/zlhome"
+export FLAGGEMS_CACHE_DIR="$TMP/flaggems-cache" TRITON_CACHE_DIR="$TMP/triton-cache"
+trap 'rm -rf "$TMP"' EXIT
+
+fail() {
+	echo "FAIL [$TEST_NAME]: $*" >&2
+	exit 1
+}
+
+# run_zl: run zlbench, saving stdout/stderr/exit status in $TMP/out, $TMP/err, $RC.
+run_zl() {
+	set +e
+	"$ZLBENCH" "$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	set -e
+	return 0
+}
+
+# expect_rc CODE: the last run_zl exited with CODE.
+expect_rc() {
+	[ "$RC" -eq "$1" ] || {
+		echo "--- stdout"; cat "$TMP/out"; echo "--- stderr"; cat "$TMP/err"
+		fail "expected exit $1, got $RC"
+	} >&2
+}
+
+# contains FILE TEXT: FILE contains the fixed string TEXT.
+contains() {
+	grep -qF -- "$2" "$1" || {
+		echo "--- $1:"; cat "$1"
+		fail "'$1' does not contain '$2'"
+	} >&2
+}
+
+# lacks FILE TEXT: FILE does not contain TEXT.
+lacks() {
+	if grep -qF -- "$2" "$1"; then
+		echo "--- $1:" >&2; cat "$1" >&2
+		fail "'$1' contains '$2'"
+	fi
+}
+
+# json_get FILE EXPR: evaluate a Python expression over the parsed JSON `d`.
+json_get() {
+	"$ZL_TEST_PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# fake_tool NAME SCRIPT: a stand-in vendor tool on PATH for this test.
+fake_tool() {
+	mkdir -p "$TMP/bin"
+	printf '#!/bin/sh\n%s\n' "$2" >"$TMP/bin/$1"
+	chmod +x "$TMP/bin/$1"
+	case ":$PATH:" in *":$TMP/bin:"*) ;; *) export PATH="$TMP/bin:$PATH" ;; esac
+}
+
+pass() {
+	echo "ok [$TEST_NAME]"
+	exit 0
+}
+set -e
+
+# mini_tree DIR: a minimal FlagGems-shaped tree (conftest registering --level,
+# benchmark/test_mm.py, a marker-only op in a shared file, a shape file).
+mini_tree() {
+	mkdir -p "$1/benchmark/fused" "$1/src"
+	cat >"$1/benchmark/conftest.py" <<'PY'
+def pytest_addoption(parser):
+    parser.addoption("--level", choices=["core", "comprehensive"])
+PY
+	printf 'import pytest\n\n@pytest.mark.mm\ndef test_mm():\n    pass\n' >"$1/benchmark/test_mm.py"
+	printf 'import pytest\n\n@pytest.mark.bmm\ndef test_bmm():\n    pass\n' >"$1/benchmark/test_bmm.py"
+	printf 'import pytest\n\n@pytest.mark.amax\ndef test_amax():\n    pass\n\n@pytest.mark.amax_backward\ndef test_amax_bw():\n    pass\n' \
+		>"$1/benchmark/fused/test_reductions.py"
+	printf 'import pytest\n\n@pytest.mark.amax(recommended_shapes=[[4]])\ndef test_amax2():\n    pass\n' \
+		>"$1/benchmark/test_more.py"
+	cat >"$1/benchmark/core_shapes.yaml" <<'YAML'
+single: &single
+  shapes:
+    - [64]
+    - [1024]
+amax:
+  <<: *single
+BlasBenchmark:
+  shapes:
+    - [2, 384, 384, 384]
+YAML
+}

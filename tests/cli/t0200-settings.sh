@@ -1,0 +1,99 @@
+#!/bin/bash
+# Settings: precedence flag > env > default, refusals naming the value and the choices.
+. "$(dirname "$0")/lib.sh"
+
+mini_tree "$TMP/fg"
+cd "$TMP"
+
+# default level is core, from the default
+run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 0
+grep -E '^  level += core +\(default\)' "$TMP/out" >/dev/null || fail "level default not shown: $(cat "$TMP/out")"
+
+# env beats default, flag beats env
+BENCH_LEVEL=comprehensive run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 0
+grep -E '^  level += comprehensive +\(env: BENCH_LEVEL\)' "$TMP/out" >/dev/null || fail "env level not shown"
+BENCH_LEVEL=comprehensive run_zl run --backend cuda --flaggems-dir fg --op mm --level core --dry-run
+expect_rc 0
+grep -E '^  level += core +\(flag: --level\)' "$TMP/out" >/dev/null || fail "flag did not win over env"
+contains "$TMP/out" "--level"
+
+# a bad level is refused, never passed through to pytest
+BENCH_LEVEL=quick run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 2
+contains "$TMP/err" "invalid value 'quick' for BENCH_LEVEL"
+contains "$TMP/err" "core or comprehensive"
+run_zl run --backend cuda --flaggems-dir fg --op mm --level fast --dry-run
+expect_rc 2
+contains "$TMP/err" "'fast' for --level"
+
+# booleans: every accepted spelling, and a refusal naming the variable and the choices
+for v in 1 true YES on; do
+	ZL_ISOLATE_TUNER_CACHE=$v run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+	expect_rc 0
+	grep -E "^  isolate_tuner_cache += $v " "$TMP/out" >/dev/null || fail "isolate $v not taken"
+	contains "$TMP/out" "FLAGGEMS_CACHE_DIR=<fresh temporary dir>"
+done
+for v in 0 false no OFF; do
+	ZL_ISOLATE_TUNER_CACHE=$v run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+	expect_rc 0
+	lacks "$TMP/out" "FLAGGEMS_CACHE_DIR="
+done
+ZL_ISOLATE_TUNER_CACHE=maybe run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 2
+contains "$TMP/err" "invalid value 'maybe' for ZL_ISOLATE_TUNER_CACHE"
+contains "$TMP/err" "0, 1, true, false, yes, no, on, off"
+# the flag pair beats the environment
+ZL_ISOLATE_TUNER_CACHE=1 run_zl run --backend cuda --flaggems-dir fg --op mm --shared-tuner-cache --dry-run
+expect_rc 0
+grep -E "^  isolate_tuner_cache += 0 +\(flag: --shared-tuner-cache\)" "$TMP/out" >/dev/null || fail "--shared-tuner-cache lost"
+
+# unknown backend: the message names the value and lists the choices
+ZL_BACKEND=tpu run_zl run --flaggems-dir fg --op mm --dry-run
+expect_rc 2
+contains "$TMP/err" "invalid value 'tpu' for ZL_BACKEND"
+contains "$TMP/err" "cuda (nvidia, cu)"
+contains "$TMP/err" "ascend (npu, huawei)"
+# every alias, any case
+for a in cuda NVIDIA cu musa mthreads MT moore rocm amd HIP ascend npu Huawei; do
+	run_zl plan --backend "$a" --json
+	expect_rc 0
+done
+# ZL_BACKEND env is taken, the flag wins over it
+ZL_BACKEND=musa run_zl run --flaggems-dir fg --op mm --dry-run
+expect_rc 0
+contains "$TMP/out" "MUSA_VISIBLE_DEVICES=0"
+ZL_BACKEND=musa run_zl run --backend amd --flaggems-dir fg --op mm --dry-run
+expect_rc 0
+contains "$TMP/out" "HIP_VISIBLE_DEVICES=0"
+# no backend and nothing detectable: a usage error asking for --backend
+run_zl run --flaggems-dir fg --op mm --dry-run
+expect_rc 2
+contains "$TMP/err" "--backend"
+
+# numbers
+ZL_DIRECT_REPEAT=0 run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 2
+contains "$TMP/err" "ZL_DIRECT_REPEAT"
+run_zl run --backend cuda --flaggems-dir fg --op mm --timeout -5 --dry-run
+expect_rc 2
+contains "$TMP/err" "'-5' for --timeout"
+run_zl run --backend cuda --flaggems-dir fg --op mm --devices 0,x --dry-run
+expect_rc 2
+contains "$TMP/err" "invalid device index 'x'"
+# --gpus is an alias of --devices
+run_zl run --backend cuda --flaggems-dir fg --op mm --gpus 1,3 --dry-run
+expect_rc 0
+contains "$TMP/out" "CUDA_VISIBLE_DEVICES=1,3"
+
+# the graph timer cannot be forced on a backend without graph capture
+run_zl run --backend musa --flaggems-dir fg --op mm --cudagraph --dry-run
+expect_rc 2
+contains "$TMP/err" "cannot capture graphs"
+
+# shape mode file needs a shape file
+SHAPE_MODE=file run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 2
+contains "$TMP/err" "needs a shape file"
+pass

@@ -1,0 +1,49 @@
+#!/bin/bash
+# Node resolution: file, exact marker scan, op file, test node, shapes through << merges.
+. "$(dirname "$0")/lib.sh"
+
+mini_tree "$TMP/fg"
+cd "$TMP"
+
+# OP with benchmark/test_<op>.py
+run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 0
+contains "$TMP/out" "nodes (file):"
+contains "$TMP/out" "  benchmark/test_mm.py"
+grep -qx "marker: mm" "$TMP/out" || fail "marker"
+
+# OP only by marker: every file with the exact marker, not amax_backward's file by prefix
+run_zl run --backend cuda --flaggems-dir fg --op amax --dry-run
+expect_rc 0
+contains "$TMP/out" "nodes (marker scan):"
+contains "$TMP/out" "  benchmark/fused/test_reductions.py"
+contains "$TMP/out" "  benchmark/test_more.py"
+run_zl run --backend cuda --flaggems-dir fg --op amax_backward --dry-run
+expect_rc 0
+contains "$TMP/out" "  benchmark/fused/test_reductions.py"
+lacks "$TMP/out" "test_more.py"
+run_zl run --backend cuda --flaggems-dir fg --op ama --dry-run
+expect_rc 3
+contains "$TMP/err" "did you mean: amax"
+
+# OP_FILE + OP
+OP_FILE=benchmark/fused/test_reductions.py OP=amax run_zl run --backend cuda --flaggems-dir fg --dry-run
+expect_rc 0
+contains "$TMP/out" "nodes (op file):"
+grep -qx "marker: amax" "$TMP/out" || fail "marker for op file"
+
+# TEST_NODE wins over OP and OP_FILE; used as given
+TEST_NODE=benchmark/test_bmm.py::test_bmm OP=mm run_zl run --backend cuda --flaggems-dir fg --dry-run
+expect_rc 0
+contains "$TMP/out" "  benchmark/test_bmm.py::test_bmm"
+grep -qx "marker: -" "$TMP/out" || fail "test node got a marker"
+
+# the argv is exact: nodes, -m, -p plugins, level, mode, record, output, -s, shape file, passthrough
+run_zl run --backend cuda --flaggems-dir fg --op mm --shape-file fg/benchmark/core_shapes.yaml --out r1 --dry-run -- --dtypes float16
+expect_rc 0
+args=$(sed -n '/^argv:/,$p' "$TMP/out" | tail -n +2 | sed 's/^  //' | tr '\n' ' ')
+case "$args" in
+*" -m pytest benchmark/test_mm.py -m mm -p zl_vendor_guard -p zl_timer -p zl_graph_timer -p zl_foreign_vendor -p zl_autotune --level core --mode kernel --record json --output $TMP/r1/results.json -s --shape_file $TMP/fg/benchmark/core_shapes.yaml --dtypes float16 ") ;;
+*) fail "argv: $args" ;;
+esac
+pass
