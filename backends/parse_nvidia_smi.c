@@ -4,9 +4,10 @@
  *   0, NVIDIA H200, GPU-40eae92e-..., 00000000:00:06.0, 143771, 580.159.04
  *
  * A header line ("index, name, ..., memory.total [MiB], ...") remaps the columns
- * by name, so --format=csv with units parses too. Lines that do not start with
- * an index are the tool's warnings and are skipped; a line that starts with one
- * but lacks columns is a truncated output and fails.
+ * by name, so --format=csv with units parses too (without an index column, rows
+ * count from 0). Lines without a comma, or without a number in the index column,
+ * are the tool's messages and are skipped; a row that lacks columns is a
+ * truncated output and fails.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,9 +53,10 @@ static int header_field(const char *cell)
 	return -1;
 }
 
+/* A header names fields; "index" need not come first (or at all: then rows count from 0). */
 static int is_header(const struct strvec *cells)
 {
-	return cells->nr && !strcmp(cells->v[0], "index");
+	return cells->nr > 1 && header_field(cells->v[0]) >= 0;
 }
 
 static void read_header(const struct strvec *cells, int col[NV__COUNT])
@@ -120,19 +122,27 @@ int zl_parse_nvidia_smi_csv(const char *output, struct zl_devlist *dl, struct st
 		zl_split_keep(&cells, line.buf, ',');
 		if (is_header(&cells)) {
 			read_header(&cells, col);
-			if (col[NV_INDEX] < 0 || col[NV_NAME] < 0 || col[NV_UUID] < 0 ||
-			    col[NV_DRIVER] < 0) {
+			if (col[NV_NAME] < 0 || col[NV_UUID] < 0) {
 				strvec_clear(&cells);
-				ret = zl_error(err, "nvidia-smi header line %d lacks index, name, uuid or driver_version",
+				ret = zl_error(err, "nvidia-smi header line %d names neither name nor uuid",
 					       lineno);
 				break;
 			}
 			strvec_clear(&cells);
 			continue;
 		}
-		/* warnings ("WARNING: infoROM is corrupted ...") have no index in the index column */
-		if (!cell(&cells, col, NV_INDEX) ||
-		    zl_parse_index(cell(&cells, col, NV_INDEX), strlen(cell(&cells, col, NV_INDEX)), &index)) {
+		/*
+		 * A line without a comma is a message ("WARNING: infoROM is corrupted
+		 * ...", "No devices were found"); so is one whose index is not a number.
+		 */
+		if (cells.nr < 2) {
+			strvec_clear(&cells);
+			continue;
+		}
+		if (col[NV_INDEX] < 0) {
+			index = found;
+		} else if (!cell(&cells, col, NV_INDEX) ||
+			   zl_parse_index(cell(&cells, col, NV_INDEX), strlen(cell(&cells, col, NV_INDEX)), &index)) {
 			strvec_clear(&cells);
 			continue;
 		}

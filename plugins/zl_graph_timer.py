@@ -87,14 +87,14 @@ def flusher(torch, dev):
     except Exception:
         flush = None
     if flush is None:
-        cache = torch.empty(_FLUSH_BYTES, dtype=torch.int8, device=_device_string(torch, dev))
+        cache = torch.empty(_FLUSH_BYTES, dtype=torch.int8, device=_device_string())
         _flush_buffer["cache"] = cache
         flush = cache.zero_
     _flush_buffer["flush"] = flush
     return flush
 
 
-def _device_string(torch, dev):
+def _device_string():
     fg = sys.modules.get("flag_gems")
     name = getattr(fg, "device", None) if fg is not None else None
     return name or "cuda"
@@ -123,6 +123,19 @@ def iterations_for(rep_ms, samples, estimate_ms):
     per_replay = float(rep_ms) / samples
     n = int(per_replay / max(estimate_ms, MIN_ESTIMATE_MS))
     return max(1, min(MAX_ITERATIONS, n))
+
+
+def root_cause(exc):
+    """The first error of a chain: when fn fails inside a capture, the graph's
+    capture_end raises again ("operation failed due to a previous error") and
+    hides the informative one."""
+    seen = {id(exc)}
+    while True:
+        nxt = exc.__cause__ or exc.__context__
+        if nxt is None or id(nxt) in seen:
+            return exc
+        seen.add(id(nxt))
+        exc = nxt
 
 
 def _recover(dev):
@@ -174,7 +187,7 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, samples=SAMPLES):
             raise
         except Exception as e:
             _recover(dev)
-            raise CaptureFailed("graph capture failed: %s" % zc.one_line(e)) from e
+            raise CaptureFailed("graph capture failed: %s" % zc.one_line(root_cause(e))) from e
         dev.synchronize()
         # The first replay uploads the graph; keep it out of the samples.
         g_full.replay()

@@ -1,18 +1,223 @@
-/* Placeholder until this command lands; the owner replaces this file. */
+/* zlbench compare: check two runs' caliber, then compare them shape by shape. */
 #include <stdio.h>
-#include "zlbench/cmd.h"
-#include "zlbench/error.h"
-#include "zlbench/zlbench.h"
+#include <stdlib.h>
+#include <string.h>
 
-int cmd_compare(int argc, const char **argv)
-{
-	(void)argc;
-	(void)argv;
-	zl_print_error("'compare' is not implemented yet");
-	return ZL_EXIT_USAGE;
-}
+#include "zlbench/cmd.h"
+#include "zlbench/compare.h"
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/history.h"
+#include "zlbench/options.h"
+#include "zlbench/runload.h"
+#include "zlbench/strbuf.h"
+#include "zlbench/strvec.h"
+#include "zlbench/util.h"
+#include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
+
+static const char *opt_fail, *opt_threshold, *opt_db;
+static int opt_json, opt_csv, opt_markdown, opt_allow;
+
+static const struct zl_option compare_options[] = {
+	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Output (default: a table for the terminal):", 0, NULL, 0,
+	  NULL, 0 },
+	{ ZL_OPT_FLAG, "json", 0, &opt_json, NULL, "one JSON document", 1, NULL, 0, NULL, 0 },
+	{ ZL_OPT_FLAG, "csv", 0, &opt_csv, NULL, "CSV (RFC 4180), one line per row", 1, NULL, 0, NULL, 0 },
+	{ ZL_OPT_FLAG, "markdown", 0, &opt_markdown, NULL, "Markdown for a pull-request comment", 1,
+	  NULL, 0, NULL, 0 },
+	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Judgement:", 0, NULL, 0, NULL, 0 },
+	{ ZL_OPT_STRING, "fail-on-regression", 0, &opt_fail, "PCT",
+	  "exit 1 when the overall geomean, or a shape slower beyond noise, is more than PCT % slower",
+	  0, NULL, 0, NULL, 0 },
+	{ ZL_OPT_STRING, "threshold", 0, &opt_threshold, "PCT",
+	  "\"same\" band where timer statistics are missing (default 5)", 0, NULL, 0, NULL, 0 },
+	{ ZL_OPT_FLAG, "allow-caliber-mismatch", 0, &opt_allow, NULL,
+	  "compare even when the caliber differs (every output says so)", 1, NULL, 0, NULL, 0 },
+	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Runs:", 0, NULL, 0, NULL, 0 },
+	{ ZL_OPT_STRING, "db", 0, &opt_db, "PATH",
+	  "history database for run ids (default $ZL_HOME/history.db)", 0, NULL, 0, NULL, 0 },
+	ZL_OPT_END_ROW
+};
+static const struct zl_option *const compare_tables[] = { compare_options, NULL };
 
 void help_compare(FILE *out)
 {
-	fprintf(out, "usage: zlbench compare (not implemented yet)\n");
+	fprintf(out,
+		"usage: zlbench compare A B [--json|--csv|--markdown] [--fail-on-regression PCT]\n"
+		"                       [--threshold PCT] [--allow-caliber-mismatch] [--db PATH]\n\n"
+		"Compares run B against run A. A and B are run directories, or run ids (or a\n"
+		"unique prefix) looked up in the history database.\n\n"
+		"1. Caliber first. These must match: backend, vendor, device name, level, shape\n"
+		"   mode and shape sha256, test node, FlagGems mode, timer plan, tuner-cache mode.\n"
+		"   A mismatch is refused (exit 2, one line per field) unless\n"
+		"   --allow-caliber-mismatch. The autotune set-up is named: \"B replays A's\n"
+		"   records\" (zlbench run --replay-from A) is the proper A/B; record vs record is\n"
+		"   flagged, and flagged as cache inheritance when the later run found tuner\n"
+		"   winners already in a shared tuner cache. The usual A/B variables (FlagGems\n"
+		"   commit, Triton/torch version, TRITON_*/ZL_*/FLAGGEMS_* environment) are listed.\n"
+		"2. Per op, dtype, shape and side (torch, gems): A ms, B ms, B/A and a verdict.\n"
+		"   With timer statistics (plugins/timer.jsonl) on both sides: \"same\" when\n"
+		"   |B-A| <= (IQR_A+IQR_B)/2; without: \"same\" when |B/A-1| <= --threshold.\n"
+		"3. Geomean of the gems-side B/A per op and overall, with a 95%% bootstrap\n"
+		"   confidence interval over shapes (2000 resamples, fixed seed: reproducible).\n\n"
+		"Options:\n");
+	zl_options_usage(out, compare_tables);
+	fprintf(out,
+		"\nEnvironment:\n"
+		"  ZL_HOME   data directory holding history.db\n"
+		"  NO_COLOR  no colour (colour is used only on a terminal anyway)\n"
+		"\nExit status:\n"
+		"  0  compared (and the gate, if any, passed)\n"
+		"  1  --fail-on-regression: the gate failed\n"
+		"  2  usage, a run that cannot be loaded, or a caliber mismatch\n"
+		"\nExamples:\n"
+		"  zlbench compare runs/A runs/B\n"
+		"  zlbench compare 20261129-101500-cuda-mm-1a2b3c 20261129-113000-cuda-mm-4d5e6f --markdown\n"
+		"  zlbench compare runs/A runs/B --fail-on-regression 3\n");
+}
+
+/* "5" or "5%": a percentage >= 0. */
+static int parse_pct(const char *name, const char *s, double *out)
+{
+	size_t len = strlen(s);
+	char *num = xstrndup(s, len && s[len - 1] == '%' ? len - 1 : len);
+	int bad = zl_parse_double(num, out) || *out < 0;
+
+	free(num);
+	if (bad)
+		zl_print_error("invalid %s '%s': expected a percentage >= 0", name, s);
+	return bad ? -1 : 0;
+}
+
+/* A run directory as given, else a run id from the history database. */
+static int load_side(const char *arg, struct zl_history **h, struct zl_run *run)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *dir = NULL;
+	int ret = -1;
+
+	if (zl_is_dir(arg)) {
+		if (zl_run_load(arg, run, &err))
+			goto fail;
+		ret = 0;
+		goto out;
+	}
+	if (!*h) {
+		char *path = opt_db ? xstrdup(opt_db) : zl_history_default_path();
+		int absent = !path || !zl_is_file(path);
+
+		if (absent) {
+			zl_error(&err, "'%s' is neither a run directory nor a run id: no history database at '%s'",
+				 arg, path ? path : "$ZL_HOME/history.db");
+			free(path);
+			goto fail;
+		}
+		ret = zl_history_open(path, h, &err);
+		free(path);
+		if (ret)
+			goto fail;
+	}
+	if (zl_history_find_run(*h, arg, &dir, &err)) {
+		zl_print_error("'%s' is not a run directory, and %s", arg, err.buf);
+		ret = -1;
+		goto out;
+	}
+	if (zl_run_load(dir, run, &err))
+		goto fail;
+	ret = 0;
+	goto out;
+fail:
+	zl_print_error("%s", err.buf);
+	ret = -1;
+out:
+	free(dir);
+	strbuf_release(&err);
+	return ret;
+}
+
+static int render(const struct zl_compare *c)
+{
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	int ret = 0;
+
+	if (opt_json)
+		ret = zl_compare_render_json(c, &sb, &err);
+	else if (opt_csv)
+		zl_compare_render_csv(c, &sb);
+	else if (opt_markdown)
+		zl_compare_render_markdown(c, &sb);
+	else
+		zl_compare_print_text(c, stdout, zl_use_color(1));
+	if (ret)
+		zl_print_error("%s", err.buf);
+	else
+		fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
+	strbuf_release(&err);
+	return ret;
+}
+
+int cmd_compare(int argc, const char **argv)
+{
+	struct zl_compare_opts opts = ZL_COMPARE_OPTS_INIT;
+	struct strvec args = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct zl_history *h = NULL;
+	struct zl_run a, b;
+	struct zl_compare cmp;
+	int rc, ret = ZL_EXIT_USAGE;
+	size_t i;
+
+	zl_run_init(&a);
+	zl_run_init(&b);
+	zl_compare_init(&cmp);
+	rc = zl_parse_options(argc - 1, argv + 1, compare_tables, &args, NULL, &err);
+	if (rc == 1) {
+		help_compare(stdout);
+		ret = ZL_EXIT_OK;
+		goto out;
+	}
+	if (rc < 0) {
+		zl_print_error("%s", err.buf);
+		goto out;
+	}
+	if (opt_json + opt_csv + opt_markdown > 1) {
+		zl_print_error("choose one of --json, --csv and --markdown");
+		goto out;
+	}
+	if (args.nr != 2) {
+		zl_print_error("compare needs two runs, A and B (got %zu); see 'zlbench compare --help'",
+			       args.nr);
+		goto out;
+	}
+	if ((opt_fail && parse_pct("--fail-on-regression", opt_fail, &opts.fail_pct)) ||
+	    (opt_threshold && parse_pct("--threshold", opt_threshold, &opts.threshold_pct)))
+		goto out;
+	opts.allow_mismatch = opt_allow;
+	if (load_side(args.v[0], &h, &a) || load_side(args.v[1], &h, &b))
+		goto out;
+	zl_compare_runs(&a, &b, &opts, &cmp);
+	if (cmp.caliber.mismatches.nr && !opts.allow_mismatch) {
+		for (i = 0; i < cmp.caliber.mismatches.nr; i++) {
+			const struct zl_diff *d = &cmp.caliber.mismatches.v[i];
+			zl_print_error("caliber mismatch: %s: %s vs %s", d->field, d->a, d->b);
+		}
+		fprintf(stderr, "hint: A and B were not measured alike; use --allow-caliber-mismatch "
+			"to compare anyway\n");
+		goto out;
+	}
+	if (render(&cmp)) {
+		ret = ZL_EXIT_FAILED;
+		goto out;
+	}
+	ret = cmp.gate_failed ? ZL_EXIT_FAILED : ZL_EXIT_OK;
+out:
+	zl_compare_release(&cmp);
+	zl_run_release(&a);
+	zl_run_release(&b);
+	zl_history_close(h);
+	strvec_clear(&args);
+	strbuf_release(&err);
+	return ret;
 }

@@ -1,18 +1,340 @@
-/* Placeholder until this command lands; the owner replaces this file. */
+/* zlbench history: list the runs stored in the history database, or add runs to it. */
+#include <ctype.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "zlbench/backend.h"
 #include "zlbench/cmd.h"
 #include "zlbench/error.h"
+#include "zlbench/history.h"
+#include "zlbench/options.h"
+#include "zlbench/strbuf.h"
+#include "zlbench/strvec.h"
+#include "zlbench/util.h"
 #include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
 
-int cmd_history(int argc, const char **argv)
-{
-	(void)argc;
-	(void)argv;
-	zl_print_error("'history' is not implemented yet");
-	return ZL_EXIT_USAGE;
-}
+#define DEFAULT_LIMIT 20
+
+static const char *opt_op, *opt_backend, *opt_since, *opt_limit, *opt_db;
+static int opt_json, opt_csv, opt_ingest;
+
+static const struct zl_option history_options[] = {
+	{ ZL_OPT_STRING, "op", 0, &opt_op, "OP", "only runs of this operator", 0, NULL, 0, NULL, 0 },
+	{ ZL_OPT_STRING, "backend", 'b', &opt_backend, "B", "only runs on this backend (name or alias)",
+	  0, NULL, 0, NULL, 0 },
+	{ ZL_OPT_STRING, "since", 0, &opt_since, "DATE",
+	  "only runs started at or after DATE (YYYY-MM-DD[THH:MM[:SS]], or an age: 12h, 7d, 2w)",
+	  0, NULL, 0, NULL, 0 },
+	{ ZL_OPT_STRING, "limit", 'n', &opt_limit, "N", "at most N runs, newest first (default 20; 0: all)",
+	  0, NULL, 0, NULL, 0 },
+	{ ZL_OPT_FLAG, "json", 0, &opt_json, NULL, "print a JSON array", 1, NULL, 0, NULL, 0 },
+	{ ZL_OPT_FLAG, "csv", 0, &opt_csv, NULL, "print CSV (RFC 4180) with a header row", 1, NULL, 0,
+	  NULL, 0 },
+	{ ZL_OPT_STRING, "db", 0, &opt_db, "PATH", "history database (default $ZL_HOME/history.db)",
+	  0, NULL, 0, NULL, 0 },
+	{ ZL_OPT_FLAG, "ingest", 0, &opt_ingest, NULL,
+	  "add the run directories given as arguments (replacing earlier copies)", 1, NULL, 0, NULL, 0 },
+	ZL_OPT_END_ROW
+};
+static const struct zl_option *const history_tables[] = { history_options, NULL };
 
 void help_history(FILE *out)
 {
-	fprintf(out, "usage: zlbench history (not implemented yet)\n");
+	fprintf(out,
+		"usage: zlbench history [--op OP] [--backend B] [--since DATE] [--limit N]\n"
+		"                       [--json|--csv] [--db PATH]\n"
+		"   or: zlbench history --ingest RUN_DIR... [--db PATH]\n\n"
+		"Lists the runs stored in the history database, newest first: run id, start,\n"
+		"backend, device, op, level, status, duration, result rows and the geomean of\n"
+		"FlagGems' speedup over torch. `zlbench run` adds every run it finishes; batch\n"
+		"and Slurm collectors do too; --ingest adds run directories by hand (a run id\n"
+		"already stored is replaced, so ingesting twice is harmless).\n\n"
+		"Options:\n");
+	zl_options_usage(out, history_tables);
+	fprintf(out,
+		"\nEnvironment:\n"
+		"  ZL_HOME        data directory holding history.db (default $XDG_DATA_HOME/zlbench,\n"
+		"                 else ~/.local/share/zlbench)\n"
+		"  ZL_NO_HISTORY  set: `zlbench run` does not record its run (history itself ignores it)\n"
+
+		"\nExit status:\n"
+		"  0  listed, or every run directory ingested\n"
+		"  1  the JSON document could not be built\n"
+		"  2  usage error, unreadable database, or a directory that is not a run\n"
+		"\nExamples:\n"
+		"  zlbench history --op mm --since 7d\n"
+		"  zlbench history --backend musa --limit 0 --csv > runs.csv\n"
+		"  zlbench history --ingest runs/20261129-101500-cuda-mm-1a2b3c\n");
+}
+
+static int valid_date(const char *s)
+{
+	/* YYYY-MM-DD, optionally followed by THH:MM, :SS and Z: enough for a text comparison */
+	static const char pattern[] = "dddd-dd-ddTdd:dd:dd";
+	size_t len = strlen(s), i;
+
+	if (len && s[len - 1] == 'Z')
+		len--;
+	if (len != 10 && len != 16 && len != 19)
+		return 0;
+	for (i = 0; i < len; i++) {
+		if (pattern[i] == 'd' ? !isdigit((unsigned char)s[i]) :
+		    s[i] != pattern[i] && !(i == 10 && s[i] == ' '))
+			return 0;
+	}
+	return 1;
+}
+
+static const struct {
+	char unit;
+	double seconds;
+} age_units[] = {
+	{ 'h', 3600 },
+	{ 'd', 86400 },
+	{ 'w', 7 * 86400 },
+};
+
+/* --since: a date stays as given (T for a blank); an age becomes the UTC time that long ago. */
+static char *since_value(const char *s, struct strbuf *err)
+{
+	size_t len = strlen(s), i;
+
+	if (valid_date(s)) {
+		char *v = xstrdup(s);
+		if (len > 10)
+			v[10] = 'T';
+		return v;
+	}
+	for (i = 0; len > 1 && i < ZL_ARRAY_SIZE(age_units); i++) {
+		if (s[len - 1] == age_units[i].unit) {
+			char *num = xstrndup(s, len - 1);
+			long n;
+			int bad = zl_parse_long(num, &n) || n < 0;
+			char buf[32];
+
+			free(num);
+			if (bad)
+				break;
+			zl_utc_iso8601(buf, zl_now_epoch() - (double)n * age_units[i].seconds);
+			return xstrdup(buf);
+		}
+	}
+	zl_error(err, "invalid --since '%s': use YYYY-MM-DD[THH:MM[:SS]] or an age like 12h, 7d, 2w", s);
+	return NULL;
+}
+
+static int print_json_list(const struct zl_history_list *l)
+{
+	cJSON *arr = cJSON_CreateArray();
+	char *text = NULL;
+	size_t i;
+	int c;
+
+	for (i = 0; arr && i < l->nr; i++) {
+		const struct zl_history_entry *e = &l->v[i];
+		cJSON *o = cJSON_CreateObject();
+
+		if (!o || !cJSON_AddItemToArray(arr, o)) {
+			cJSON_Delete(o);
+			goto oom;
+		}
+		for (c = 0; c < ZL_HCOL__COUNT; c++) {
+			const char *v = e->v[c];
+			int bad;
+
+			if (zl_history_columns[c].type == ZL_COL_TEXT || !v)
+				bad = zl_json_add_string(o, zl_history_columns[c].name, v);
+			else
+				bad = zl_json_add_number(o, zl_history_columns[c].name, strtod(v, NULL));
+			if (bad)
+				goto oom;
+		}
+		if (zl_json_add_number(o, "results", (double)e->results) ||
+		    zl_json_add_number(o, "speedup_geomean", e->speedup_geomean))
+			goto oom;
+	}
+	if (!arr || !(text = cJSON_Print(arr)))
+		goto oom;
+	printf("%s\n", text);
+	cJSON_free(text);
+	cJSON_Delete(arr);
+	return 0;
+oom:
+	cJSON_Delete(arr);
+	zl_print_error("cannot build the json list: out of memory");
+	return -1;
+}
+
+static void print_csv_list(const struct zl_history_list *l)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	int c;
+
+	for (c = 0; c < ZL_HCOL__COUNT; c++)
+		zl_csv_field(&sb, zl_history_columns[c].name, c == 0);
+	zl_csv_field(&sb, "results", 0);
+	zl_csv_field(&sb, "speedup_geomean", 0);
+	zl_csv_end_row(&sb);
+	for (i = 0; i < l->nr; i++) {
+		const struct zl_history_entry *e = &l->v[i];
+		char num[64];
+
+		for (c = 0; c < ZL_HCOL__COUNT; c++)
+			zl_csv_field(&sb, e->v[c], c == 0);
+		snprintf(num, sizeof(num), "%ld", e->results);
+		zl_csv_field(&sb, num, 0);
+		if (isfinite(e->speedup_geomean))
+			snprintf(num, sizeof(num), "%.10g", e->speedup_geomean);
+		else
+			num[0] = '\0';
+		zl_csv_field(&sb, num, 0);
+		zl_csv_end_row(&sb);
+	}
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
+}
+
+static void print_text_list(const struct zl_history_list *l, const char *db_path)
+{
+	static const char *const head[] = { "run_id", "started_at", "backend", "device", "op",
+					    "level", "status", "duration", "rows", "speedup" };
+	static const enum zl_history_col cols[] = { ZL_HCOL_RUN_ID, ZL_HCOL_STARTED_AT,
+		ZL_HCOL_BACKEND, ZL_HCOL_DEVICE_NAME, ZL_HCOL_OP, ZL_HCOL_LEVEL, ZL_HCOL_STATUS };
+	struct zl_table t;
+	size_t i, c;
+
+	if (!l->nr) {
+		printf("no runs in '%s'\n", db_path);
+		return;
+	}
+	zl_table_init(&t, ZL_ARRAY_SIZE(head), (1ul << 7) | (1ul << 8) | (1ul << 9));
+	for (c = 0; c < ZL_ARRAY_SIZE(head); c++)
+		zl_table_add(&t, head[c], ZL_COLOR_NONE);
+	for (i = 0; i < l->nr; i++) {
+		const struct zl_history_entry *e = &l->v[i];
+		const char *dur = e->v[ZL_HCOL_DURATION_S];
+
+		for (c = 0; c < ZL_ARRAY_SIZE(cols); c++)
+			zl_table_add(&t, e->v[cols[c]] ? e->v[cols[c]] : "-", ZL_COLOR_NONE);
+		if (dur)
+			zl_table_addf(&t, ZL_COLOR_NONE, "%.1fs", strtod(dur, NULL));
+		else
+			zl_table_add(&t, "-", ZL_COLOR_NONE);
+		zl_table_addf(&t, ZL_COLOR_NONE, "%ld", e->results);
+		if (isfinite(e->speedup_geomean))
+			zl_table_addf(&t, ZL_COLOR_NONE, "%.3fx", e->speedup_geomean);
+		else
+			zl_table_add(&t, "-", ZL_COLOR_NONE);
+	}
+	zl_table_print(&t, stdout, 0);
+	zl_table_release(&t);
+}
+
+static int ingest(struct zl_history *h, const struct strvec *dirs)
+{
+	struct strbuf err = STRBUF_INIT;
+	size_t i, failed = 0;
+
+	for (i = 0; i < dirs->nr; i++) {
+		struct zl_run run;
+
+		zl_run_init(&run);
+		if (zl_run_load(dirs->v[i], &run, &err) || zl_history_ingest_loaded(h, &run, &err)) {
+			zl_print_error("%s", err.buf);
+			failed++;
+		} else if (zl_verbosity >= 0) {
+			printf("ingested %s (%s, %zu result rows) from %s\n", run.run_id,
+			       run.status ? run.status : "no status", run.nr_results, run.dir);
+		}
+		zl_run_release(&run);
+	}
+	strbuf_release(&err);
+	return failed ? ZL_EXIT_USAGE : ZL_EXIT_OK;
+}
+
+int cmd_history(int argc, const char **argv)
+{
+	struct zl_history_filter f = ZL_HISTORY_FILTER_INIT;
+	struct zl_history_list list = ZL_HISTORY_LIST_INIT;
+	struct strvec args = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct zl_history *h = NULL;
+	char *since = NULL;
+	int rc, ret = ZL_EXIT_USAGE;
+
+	rc = zl_parse_options(argc - 1, argv + 1, history_tables, &args, NULL, &err);
+	if (rc == 1) {
+		help_history(stdout);
+		ret = ZL_EXIT_OK;
+		goto out;
+	}
+	if (rc < 0) {
+		zl_print_error("%s", err.buf);
+		goto out;
+	}
+	if (opt_json && opt_csv) {
+		zl_print_error("--json and --csv cannot be combined");
+		goto out;
+	}
+	if (opt_ingest && !args.nr) {
+		zl_print_error("--ingest needs at least one run directory");
+		goto out;
+	}
+	if (!opt_ingest && args.nr) {
+		zl_print_error("unexpected argument '%s' (to add run directories use --ingest)", args.v[0]);
+		goto out;
+	}
+	f.limit = DEFAULT_LIMIT;
+	if (opt_limit && (zl_parse_long(opt_limit, &f.limit) || f.limit < 0)) {
+		zl_print_error("invalid --limit '%s': expected a whole number >= 0", opt_limit);
+		goto out;
+	}
+	if (opt_since && !(since = since_value(opt_since, &err))) {
+		zl_print_error("%s", err.buf);
+		goto out;
+	}
+	f.since = since;
+	f.op = opt_op;
+	if (opt_backend) {
+		const struct zl_backend *b = zl_backend_find(opt_backend);
+		if (!b) {
+			strbuf_reset(&err);
+			zl_backend_choices(&err);
+			zl_print_error("unknown backend '%s'; choices: %s", opt_backend, err.buf);
+			goto out;
+		}
+		f.backend = b->name;
+	}
+	if (zl_history_open(opt_db, &h, &err)) {
+		zl_print_error("%s", err.buf);
+		goto out;
+	}
+	if (opt_ingest) {
+		ret = ingest(h, &args);
+		goto out;
+	}
+	if (zl_history_query(h, &f, &list, &err)) {
+		zl_print_error("%s", err.buf);
+		goto out;
+	}
+	ret = ZL_EXIT_OK;
+	if (opt_json)
+		ret = print_json_list(&list) ? ZL_EXIT_FAILED : ZL_EXIT_OK;
+	else if (opt_csv)
+		print_csv_list(&list);
+	else
+		print_text_list(&list, zl_history_path(h));
+out:
+	zl_history_list_release(&list);
+	zl_history_close(h);
+	free(since);
+	strvec_clear(&args);
+	strbuf_release(&err);
+	return ret;
 }

@@ -69,7 +69,7 @@ void help_push(FILE *out)
 		"\nEnvironment:\n"
 		"  ZL_PUSH_URL          collector URL when --url is not given\n"
 		"  ZL_PUSH_TOKEN        bearer token for the Authorization header (never printed or stored)\n"
-		"  ZL_PUSH_BACKOFF_MS   first retry wait in ms, doubled each retry (default 500; 0 in tests)\n"
+		"  ZL_PUSH_BACKOFF_MS   first retry wait in ms, doubled each retry (default 500; tests use 1)\n"
 		"  ZL_HOME              data directory; the spool is $ZL_HOME/spool\n"
 		"\nExit status:\n"
 		"  0  every document delivered (or printed by --dry-run; or the spool was empty)\n"

@@ -1,3 +1,4 @@
+#include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -160,9 +161,37 @@ static void diff_json(struct zl_diffs *d, const char *label, const cJSON *a, con
 	free(tb);
 }
 
-static void diff_env(struct zl_diffs *d, const cJSON *a, const cJSON *b)
+/*
+ * Variables zlbench sets for every run from settings the caliber and autotune
+ * checks already compare (the plugins' contract): not A/B variables.
+ */
+static const char *const run_managed_env[] = {
+	"ZL_RUN_DIR", "ZL_BACKEND", "ZL_EXPECTED_VENDOR", "ZL_VENDOR_MODULE", "ZL_TIMER_PLAN",
+	"ZL_DIRECT_REPEAT", "ZL_AUTOTUNE_MODE", "ZL_REPLAY_FROM",
+};
+
+/* Also per-run by construction: a cache directory the identity records as the run's own. */
+static int managed_env(const struct zl_run *run, const char *name, const cJSON *value)
 {
-	const cJSON *sides[2] = { a, b };
+	static const char *const cache_paths[] = { "tuner_cache.path", "triton_cache.path" };
+	size_t i;
+
+	for (i = 0; i < ZL_ARRAY_SIZE(run_managed_env); i++)
+		if (!strcmp(name, run_managed_env[i]))
+			return 1;
+	if (!cJSON_IsString(value) || !same_text(zl_json_path_string(run->identity, "tuner_cache.mode"),
+						 "isolated"))
+		return 0;
+	for (i = 0; i < ZL_ARRAY_SIZE(cache_paths); i++)
+		if (same_text(value->valuestring, zl_json_path_string(run->identity, cache_paths[i])))
+			return 1;
+	return 0;
+}
+
+static void diff_env(struct zl_diffs *d, const struct zl_run *a, const struct zl_run *b)
+{
+	const struct zl_run *runs[2] = { a, b };
+	const cJSON *sides[2] = { zl_json_path(a->identity, "env"), zl_json_path(b->identity, "env") };
 	const cJSON *it;
 	int s;
 
@@ -176,6 +205,9 @@ static void diff_env(struct zl_diffs *d, const cJSON *a, const cJSON *b)
 
 			/* a name present on both sides is reported once, from A's pass */
 			if (s == 1 && other)
+				continue;
+			if (managed_env(runs[s], it->string, it) &&
+			    (!other || managed_env(runs[!s], it->string, other)))
 				continue;
 			label = xstrfmt("env %s", it->string);
 			diff_json(d, label, s == 0 ? it : other, s == 0 ? other : it, UNSET_TEXT);
@@ -282,6 +314,18 @@ static void check_autotune(const struct zl_run *a, const struct zl_run *b, struc
 	}
 }
 
+/* Same plan, different timer in the end (graph capture fell back): not like for like. */
+static void check_timer_used(const struct zl_run *a, const struct zl_run *b, struct zl_caliber *cal)
+{
+	const char *ua = zl_json_path_string(a->identity, "timer.used");
+	const char *ub = zl_json_path_string(b->identity, "timer.used");
+
+	if (ua && ub && strcmp(ua, ub))
+		strvec_pushf(&cal->flags, "timer: A was measured with the %s timer and B with the %s "
+			     "timer (see the timer fallbacks): shapes may not compare like for like",
+			     ua, ub);
+}
+
 size_t zl_caliber_check(const struct zl_run *a, const struct zl_run *b, struct zl_caliber *cal)
 {
 	size_t i;
@@ -296,7 +340,8 @@ size_t zl_caliber_check(const struct zl_run *a, const struct zl_run *b, struct z
 		diff_json(&cal->variables, ab_variables[i].label,
 			  zl_json_path(a->identity, ab_variables[i].path),
 			  zl_json_path(b->identity, ab_variables[i].path), NONE_TEXT);
-	diff_env(&cal->variables, zl_json_path(a->identity, "env"), zl_json_path(b->identity, "env"));
+	diff_env(&cal->variables, a, b);
+	check_timer_used(a, b, cal);
 	check_autotune(a, b, cal);
 	return cal->mismatches.nr;
 }
@@ -605,7 +650,7 @@ static void noise_summary(const struct zl_compare *c, struct strbuf *sb)
 	if (c->rows_iqr && c->rows_threshold)
 		strbuf_addstr(sb, "; ");
 	if (c->rows_threshold) {
-		strbuf_addf(sb, "%zu rows by the %g%% threshold (no timer statistics",
+		strbuf_addf(sb, "%zu rows by the %g%% threshold (no timer IQR from 2 or more samples",
 			    c->rows_threshold, c->opts.threshold_pct);
 		if (!c->a->has_timer || !c->b->has_timer)
 			strbuf_addf(sb, ": no plugins/timer.jsonl in %s",
@@ -907,12 +952,15 @@ static int geomeans_json(cJSON *root, const struct zl_compare *c)
 {
 	cJSON *o = cJSON_AddObjectToObject(root, "geomean");
 	cJSON *overall, *ops;
+	char seed[32];
 	size_t i;
 
+	/* as text: a 64-bit seed does not survive a JSON number */
+	snprintf(seed, sizeof(seed), "0x%" PRIx64, c->opts.seed);
 	if (!o || zl_json_add_string(o, "side", "gems") ||
 	    zl_json_add_number(o, "confidence", 0.95) ||
 	    zl_json_add_number(o, "resamples", c->opts.resamples) ||
-	    zl_json_add_number(o, "seed", (double)c->opts.seed))
+	    zl_json_add_string(o, "seed", seed))
 		return -1;
 	overall = cJSON_AddObjectToObject(o, "overall");
 	ops = cJSON_AddArrayToObject(o, "ops");

@@ -30,8 +30,6 @@
 /* Spool files: a header line and the payload line (JSON Lines). */
 #define ZL_SPOOL_SUFFIX ".jsonl"
 
-/* ---- options ---------------------------------------------------------- */
-
 void zl_push_opts_init(struct zl_push_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -65,8 +63,6 @@ int zl_push_opts_from_env(struct zl_push_opts *o, struct strbuf *err)
 	}
 	return 0;
 }
-
-/* ---- libcurl set-up --------------------------------------------------- */
 
 static int curl_ready;
 
@@ -198,8 +194,6 @@ static int cleartext_remote(const char *url)
 	return remote;
 }
 
-/* ---- report ----------------------------------------------------------- */
-
 void zl_push_report_init(struct zl_push_report *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -266,8 +260,6 @@ static void report_finish(struct zl_push_report *r, struct zl_push_item *it,
 		break;
 	}
 }
-
-/* ---- the document ----------------------------------------------------- */
 
 /* Non-finite numbers Python's json module writes, and what strict JSON says instead. */
 static const char *const non_finite[] = { "-Infinity", "Infinity", "NaN" };
@@ -417,8 +409,6 @@ out:
 	return rc;
 }
 
-/* ---- finding runs ----------------------------------------------------- */
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -480,8 +470,6 @@ static int find_runs(const char *dir, int depth, struct strvec *runs, struct str
 	strvec_clear(&subs);
 	return rc;
 }
-
-/* ---- HTTP ------------------------------------------------------------- */
 
 struct pusher {
 	const struct zl_push_opts *o;
@@ -742,8 +730,11 @@ static enum send_result post_once(struct pusher *p, int *retryable, double *retr
 	strbuf_addf(&info->why, "HTTP %ld", info->status);
 	if (info->status >= 300 && info->status < 400) {
 		char *loc = NULL;
-		if (curl_easy_getinfo(p->h, CURLINFO_REDIRECT_URL, &loc) == CURLE_OK && loc)
-			strbuf_addf(&info->why, ": redirected to '%s' (push to that URL instead)", loc);
+		if (curl_easy_getinfo(p->h, CURLINFO_REDIRECT_URL, &loc) == CURLE_OK && loc) {
+			strbuf_addstr(&info->why, ": redirected to '");
+			add_clean(&info->why, loc, strlen(loc));
+			strbuf_addstr(&info->why, "' (push to that URL instead)");
+		}
 	} else if (msg.len) {
 		strbuf_addf(&info->why, ": %s", msg.buf);
 	}
@@ -802,8 +793,6 @@ static enum send_result send_with_retries(struct pusher *p, const char *url, con
 		spent += wait;
 	}
 }
-
-/* ---- spool ------------------------------------------------------------ */
 
 /* The spool directory's path (not created). Caller frees; NULL when unknown. */
 static char *spool_path(const struct zl_push_opts *o)
@@ -1013,8 +1002,6 @@ int zl_push_list_spool(const struct zl_push_opts *o, FILE *out, size_t *count, s
 	free(dir);
 	return 0;
 }
-
-/* ---- push and flush --------------------------------------------------- */
 
 /* Send one document; spool it when every attempt failed. */
 static void push_one(struct pusher *p, const char *name, const char *source, const char *doc,

@@ -19,6 +19,8 @@
  * ask for an exponential number of nodes; real shape files have a few thousand.
  */
 #define ZL_YAML_MAX_NODES 1000000
+/* Conversion recurses; libyaml does not, so bound the nesting (and merge chains) ourselves. */
+#define ZL_YAML_MAX_DEPTH 200
 
 /* ---- node tree ---- */
 
@@ -68,6 +70,7 @@ struct conv {
 	yaml_document_t *doc;
 	unsigned char *active;  /* per node index: 1 while it is being converted (cycle check) */
 	size_t budget;
+	int depth;
 	const char *name;
 	struct strbuf *err;
 };
@@ -156,7 +159,10 @@ static int flatten(struct conv *c, int index, struct pairs *out)
 
 	if (c->active[index])
 		return conv_error(c, n, "recursive alias in merge");
+	if (c->depth >= ZL_YAML_MAX_DEPTH)
+		return conv_error(c, n, "merges nested too deeply");
 	c->active[index] = 1;
+	c->depth++;
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *key = doc_node(c, p->key);
 		if (is_merge_key(key)) {
@@ -166,6 +172,7 @@ static int flatten(struct conv *c, int index, struct pairs *out)
 		}
 	}
 	c->active[index] = 0;
+	c->depth--;
 	if (!rc) {
 		size_t i;
 		for (i = 0; !rc && i < merged.nr; i++)
@@ -249,12 +256,12 @@ fail:
 	return NULL;
 }
 
+static struct zl_yaml *convert_node(struct conv *c, int index, yaml_node_t *src);
+
 static struct zl_yaml *convert(struct conv *c, int index)
 {
 	yaml_node_t *src = doc_node(c, index);
 	struct zl_yaml *n;
-	yaml_node_item_t *item;
-	size_t alloc = 0;
 
 	if (!c->budget) {
 		zl_error(c->err, "cannot read shape file '%s': more than %d nodes after expanding aliases",
@@ -266,6 +273,22 @@ static struct zl_yaml *convert(struct conv *c, int index)
 		conv_error(c, src, "recursive alias");
 		return NULL;
 	}
+	if (c->depth >= ZL_YAML_MAX_DEPTH) {
+		conv_error(c, src, "nested too deeply");
+		return NULL;
+	}
+	c->depth++;
+	n = convert_node(c, index, src);
+	c->depth--;
+	return n;
+}
+
+static struct zl_yaml *convert_node(struct conv *c, int index, yaml_node_t *src)
+{
+	struct zl_yaml *n;
+	yaml_node_item_t *item;
+	size_t alloc = 0;
+
 	switch (src->type) {
 	case YAML_SCALAR_NODE:
 		n = node_new(ZL_YAML_SCALAR, src);
@@ -315,11 +338,16 @@ int zl_shapes_parse(const char *buf, size_t len, const char *name,
 		return zl_error(err, "cannot read shape file '%s': cannot initialise the yaml parser", name);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
 	if (!yaml_parser_load(&parser, &document)) {
-		zl_error(err, "cannot parse shape file '%s': %s%s%s at line %zu, column %zu", name,
-			 parser.context ? parser.context : "",
-			 parser.context ? ": " : "",
+		struct strbuf where = STRBUF_INIT;
+		/* The context names what was left open, e.g. a flow sequence, and where it began. */
+		if (parser.context)
+			strbuf_addf(&where, " (%s started at line %zu, column %zu)", parser.context,
+				    (size_t)parser.context_mark.line + 1, (size_t)parser.context_mark.column + 1);
+		zl_error(err, "cannot parse shape file '%s': %s at line %zu, column %zu%s", name,
 			 parser.problem ? parser.problem : "unknown error",
-			 (size_t)parser.problem_mark.line + 1, (size_t)parser.problem_mark.column + 1);
+			 (size_t)parser.problem_mark.line + 1, (size_t)parser.problem_mark.column + 1,
+			 where.buf);
+		strbuf_release(&where);
 		yaml_parser_delete(&parser);
 		return -1;
 	}
@@ -352,6 +380,7 @@ int zl_shapes_parse(const char *buf, size_t len, const char *name,
 	c.doc = &document;
 	c.active = xcalloc((size_t)(document.nodes.top - document.nodes.start) + 1, 1);
 	c.budget = ZL_YAML_MAX_NODES;
+	c.depth = 0;
 	c.name = name;
 	c.err = err;
 	tree = convert(&c, 1);

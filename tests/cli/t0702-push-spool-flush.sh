@@ -89,5 +89,24 @@ contains "$TMP/err" "is not a zlbench spool file"
 [ -f "$ZL_HOME/spool/20000101T000000Z-damaged.jsonl" ] || fail "a damaged spool file was removed"
 expect_requests c3 1
 
+# two flushes at once would send a payload twice: the second one stops (exit 1)
+rm "$ZL_HOME/spool/20000101T000000Z-damaged.jsonl"
+push_zl push "$RUN" --url "$DOWN" --retries 0
+expect_rc 1
+exec 9>"$ZL_HOME/spool/.lock"
+flock -n 9 || fail "cannot take the spool lock for the test"
+push_zl push --flush-spool --url "$URL"
+expect_rc 1
+contains "$TMP/err" "another 'zlbench push --flush-spool' holds"
+exec 9>&-
+expect_requests c3 1
+[ "$(spool_files | wc -l)" -eq 1 ] || fail "the locked-out flush touched the spool"
+
+# when the spool itself cannot be written, the command says so and that the run still holds it
 no_token_under "$ZL_HOME"
+echo "not a directory" >"$TMP/blocked"
+ZL_HOME="$TMP/blocked" push_zl push "$RUN" --url "$DOWN" --retries 0
+expect_rc 1
+contains "$TMP/err" "could not spool it"
+contains "$TMP/err" "the run directory '$RUN' still holds it"
 pass

@@ -2,7 +2,7 @@
 """A scripted HTTP collector for zlbench's push tests (stdlib only, 127.0.0.1).
 
     http_collector.py --record-dir DIR [--script 503,503,200] [--message TEXT]
-                      [--port N] [--port-file FILE]
+                      [--port N] [--port-file FILE] [--tls-cert PEM --tls-key PEM]
 
 Listens on 127.0.0.1 (port 0 = a free one), prints the port on stdout and writes
 it to --port-file (atomically), then answers each request with the next step of
@@ -11,12 +11,13 @@ the script; the last step repeats. Steps (comma-separated):
                 is given, 2xx replies {"ok": true, "request": n}
     NNN:TEXT    status NNN with TEXT as a text/plain body (no commas in TEXT)
     close       close the connection without replying (a transport error)
-Each request n (from 1) is recorded before it is answered, as DIR/NNNN.json
+With --tls-cert/--tls-key it speaks HTTPS. Each request n (from 1) is recorded before it is answered, as DIR/NNNN.json
 ({"method", "path", "headers", "step"}) and DIR/NNNN.body (raw bytes).
 """
 import argparse
 import json
 import os
+import ssl
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -111,10 +112,16 @@ def main():
     ap.add_argument("--message")
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--port-file")
+    ap.add_argument("--tls-cert")
+    ap.add_argument("--tls-key")
     a = ap.parse_args()
     os.makedirs(a.record_dir, exist_ok=True)
     collector = Collector(parse_script(a.script), a.record_dir, a.message)
     server = HTTPServer(("127.0.0.1", a.port), make_handler(collector))
+    if a.tls_cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(a.tls_cert, a.tls_key)
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
     port = server.server_address[1]
     print(port, flush=True)
     if a.port_file:

@@ -48,6 +48,31 @@ static void test_header_with_units(void **state)
 	zl_devlist_release(&dl);
 }
 
+/*
+ * The one-GPU H200 sample in SOURCE.md: another field order, units, and no index
+ * column (rows count from 0).
+ */
+static void test_header_other_order(void **state)
+{
+	const char *out =
+		"name, uuid, driver_version, memory.total [MiB]\n"
+		"NVIDIA H200, GPU-5f2bb59f-386c-2c80-094a-ca0e528384af, 580.159.04, 143771 MiB\n";
+	struct zl_devlist dl = ZL_DEVLIST_INIT;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	assert_int_equal(zl_parse_nvidia_smi_csv(out, &dl, &err), 0);
+	assert_int_equal(dl.nr, 1);
+	assert_int_equal(dl.v[0].index, 0);
+	assert_string_equal(dl.v[0].name, "NVIDIA H200");
+	assert_string_equal(dl.v[0].uuid, "GPU-5f2bb59f-386c-2c80-094a-ca0e528384af");
+	assert_string_equal(dl.v[0].driver, "580.159.04");
+	assert_int_equal(dl.v[0].memory_mib, 143771);
+	assert_null(dl.v[0].bus_id);
+	zl_devlist_release(&dl);
+	strbuf_release(&err);
+}
+
 /* The tool's other formats are not this parser's: refused, not misread. */
 static void test_other_formats_refused(void **state)
 {
@@ -134,6 +159,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_noheader_nounits),
 		cmocka_unit_test(test_header_with_units),
+		cmocka_unit_test(test_header_other_order),
 		cmocka_unit_test(test_other_formats_refused),
 		cmocka_unit_test(test_na_fields_and_warning),
 		cmocka_unit_test(test_truncated_and_duplicate_rows),

@@ -399,7 +399,7 @@ static void test_errors(void **state)
 	(void)state;
 
 	/* A YAML error names the file, line and column. */
-	parse_fails("a:\n  shapes: [1, 2\nb: 3\n", "line 3, column");
+	parse_fails("a:\n  shapes: [1, 2\nb: 3\n", "at line 3, column 2 (while parsing a flow sequence started at line 2, column 11)");
 	parse_fails("- [1, 2]\n- [3]\n", "expected a mapping");
 	parse_fails("", "is empty");
 	parse_fails("# only a comment\n", "is empty");
@@ -421,6 +421,24 @@ static void test_errors(void **state)
 	for (i = 1; i <= 24; i++)
 		strbuf_addf(&doubling, "m%d: &m%d {<<: [*m%d, *m%d]}\n", i, i, i - 1, i - 1);
 	parse_fails(doubling.buf, "nodes after expanding aliases");
+
+	/* Deep nesting is refused rather than recursed into. */
+	{
+		struct strbuf deep = STRBUF_INIT, chain = STRBUF_INIT;
+		strbuf_addstr(&deep, "a: ");
+		for (i = 0; i < 5000; i++)
+			strbuf_addch(&deep, '[');
+		for (i = 0; i < 5000; i++)
+			strbuf_addch(&deep, ']');
+		strbuf_addch(&deep, '\n');
+		parse_fails(deep.buf, "nested too deeply");
+		strbuf_addstr(&chain, "m0: &m0 {a: 1}\n");
+		for (i = 1; i <= 300; i++)
+			strbuf_addf(&chain, "m%d: &m%d {<<: *m%d}\n", i, i, i - 1);
+		parse_fails(chain.buf, "nested too deeply");
+		strbuf_release(&deep);
+		strbuf_release(&chain);
+	}
 
 	assert_int_equal(zl_shapes_load("/nonexistent/shapes.yaml", &doc, &err), -1);
 	assert_null(doc);

@@ -1,0 +1,138 @@
+/*
+ * Foundation figures, side by side in one run:
+ *   preflight failure time on a missing FlagGems dir   (goal <= 5 ms median)
+ *   marker-scan resolution over a generated 722-file tree (goal <= 20 ms median)
+ *   peak RSS of zlbench over those runs                (goal <= 8 MiB)
+ * usage: bench_foundation ZLBENCH [RUNS]   (use a build without sanitizers)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/strbuf.h"
+#include "zlbench/util.h"
+
+#define NFILES 722
+
+static int make_tree(const char *root)
+{
+	struct strbuf err = STRBUF_INIT, body = STRBUF_INIT;
+	char *bench = zl_path_join(root, "benchmark");
+	int i;
+
+	if (zl_mkdir_p(bench, &err))
+		goto fail;
+	{
+		char *conf = zl_path_join(bench, "conftest.py");
+		const char *text = "def pytest_addoption(parser):\n    parser.addoption('--level')\n";
+		if (zl_write_file_atomic(conf, text, strlen(text), &err)) {
+			free(conf);
+			goto fail;
+		}
+		free(conf);
+	}
+	for (i = 0; i < NFILES; i++) {
+		char *dir = i % 4 ? xstrdup(bench) : xstrfmt("%s/sub%d", bench, i % 16);
+		char *path = xstrfmt("%s/test_op%d.py", dir, i);
+		int j;
+
+		strbuf_reset(&body);
+		strbuf_addstr(&body, "import pytest\nimport torch\n\nfrom .performance_utils import GenericBenchmark\n\n");
+		/* real FlagGems files run 2-6 KiB with several marked tests */
+		for (j = 0; j < 6; j++)
+			strbuf_addf(&body,
+				    "@pytest.mark.op%d_v%d\ndef test_op%d_v%d():\n    bench = GenericBenchmark(op_name=\"op%d\", torch_op=torch.abs,\n"
+				    "                             dtypes=[torch.float16, torch.float32, torch.bfloat16])\n    bench.run()\n\n",
+				    i, j, i, j, i);
+		if (i == 100 || i == 400 || i == 700)
+			strbuf_addstr(&body, "@pytest.mark.target_op\ndef test_target():\n    pass\n");
+		if (zl_mkdir_p(dir, &err) || zl_write_file_atomic(path, body.buf, body.len, &err)) {
+			free(dir);
+			free(path);
+			goto fail;
+		}
+		free(dir);
+		free(path);
+	}
+	free(bench);
+	strbuf_release(&body);
+	return 0;
+fail:
+	fprintf(stderr, "bench: %s\n", err.buf);
+	free(bench);
+	strbuf_release(&err);
+	strbuf_release(&body);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *zl;
+	int runs = argc > 2 ? atoi(argv[2]) : 41, i;
+	double *miss, *scan, *floor_ms;
+	long maxrss = 0;
+	char *root = NULL;
+	struct strbuf err = STRBUF_INIT;
+	const char *env[] = { "ZL_DEV_ROOT=/nonexistent-dev", "PATH=/usr/bin:/bin", NULL };
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: bench_foundation ZLBENCH [RUNS]\n");
+		return 2;
+	}
+	zl = argv[1];
+	if (runs < 1)
+		runs = 1;
+	miss = xcalloc((size_t)runs, sizeof(*miss));
+	scan = xcalloc((size_t)runs, sizeof(*scan));
+	floor_ms = xcalloc((size_t)runs, sizeof(*floor_ms));
+	if (zl_mkdtemp_in("/tmp", "zl-bench-tree-", &root, &err) || make_tree(root)) {
+		fprintf(stderr, "bench: cannot build the tree: %s\n", err.buf);
+		return 1;
+	}
+	for (i = 0; i < runs; i++) {
+		const char *a1[] = { zl, "run", "--backend", "cuda", "--flaggems-dir", "/nonexistent/FlagGems",
+				     "--op", "mm", NULL };
+		const char *a2[] = { zl, "run", "--backend", "cuda", "--flaggems-dir", root, "--op", "target_op",
+				     "--dry-run", "--python", "/bin/sh", NULL };
+		const char *a0[] = { "/bin/true", NULL };
+		struct bench_sample s0, s1, s2;
+
+		if (bench_run(a0, env, &s0) || bench_run(a1, env, &s1) || bench_run(a2, env, &s2))
+			return 1;
+		floor_ms[i] = s0.wall_ms;
+		if (s1.exit_code != 3 || s2.exit_code != 0) {
+			fprintf(stderr, "bench: unexpected exit codes %d (want 3) and %d (want 0)\n", s1.exit_code,
+				s2.exit_code);
+			return 1;
+		}
+		miss[i] = s1.wall_ms;
+		scan[i] = s2.wall_ms;
+		if (s1.maxrss_kib > maxrss)
+			maxrss = s1.maxrss_kib;
+		if (s2.maxrss_kib > maxrss)
+			maxrss = s2.maxrss_kib;
+	}
+	printf("zlbench foundation benchmark: %d runs each, %d generated benchmark files\n", runs, NFILES);
+	printf("%-44s %15s %15s %7s\n", "metric", "goal", "measured", "ratio");
+	{
+		/* this machine's fork+exec of a trivial program, measured the same way, for scale */
+		double fl = bench_median(floor_ms, (size_t)runs);
+		double m = bench_median(miss, (size_t)runs), sc = bench_median(scan, (size_t)runs);
+
+		printf("%-44s %15s %10.2f ms\n", "spawn floor: /bin/true (median)", "-", fl);
+		bench_row("preflight failure, missing FlagGems dir (median)", 5, m, "ms");
+		bench_row("  the same, above the spawn floor", 5, m - fl, "ms");
+		bench_row("marker-scan resolution, 722 files (median)", 20, sc, "ms");
+		bench_row("  the same, above the spawn floor", 20, sc - fl, "ms");
+	}
+	bench_row("peak RSS of zlbench", 8, (double)maxrss / 1024.0, "MiB");
+	zl_remove_tree(root, &err);
+	free(root);
+	free(miss);
+	free(scan);
+	free(floor_ms);
+	strbuf_release(&err);
+	return 0;
+}

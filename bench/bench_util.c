@@ -1,0 +1,69 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+#include "zlbench/child.h"
+#include "zlbench/util.h"
+
+int bench_run(const char *const *argv, const char *const *env, struct bench_sample *out)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct rusage ru;
+	double t0;
+	int status = 0;
+	pid_t r;
+
+	strvec_pushv(&cp.args, (const char **)argv);
+	if (env)
+		strvec_pushv(&cp.env, (const char **)env);
+	cp.capture_output = 1;
+	cp.no_stdin = 1;
+	t0 = zl_now_monotonic();
+	if (child_start(&cp, &err)) {
+		fprintf(stderr, "bench: %s\n", err.buf);
+		strbuf_release(&err);
+		child_release(&cp);
+		return -1;
+	}
+	{
+		char buf[4096];
+		while (read(cp.out_fd, buf, sizeof(buf)) > 0)
+			;
+	}
+	do
+		r = wait4(cp.pid, &status, 0, &ru);
+	while (r < 0 && errno == EINTR);
+	out->wall_ms = (zl_now_monotonic() - t0) * 1000.0;
+	out->maxrss_kib = r > 0 ? ru.ru_maxrss : -1;
+	out->exit_code = child_exit_code(status);
+	child_release(&cp);
+	strbuf_release(&err);
+	return r > 0 ? 0 : -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+double bench_median(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void bench_row(const char *metric, double goal, double measured, const char *unit)
+{
+	printf("%-44s %10.2f %-4s %10.2f %-4s %7.2f  %s\n", metric, goal, unit, measured, unit,
+	       goal > 0 ? measured / goal : 0, measured <= goal ? "ok" : "OVER GOAL");
+}

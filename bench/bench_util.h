@@ -1,0 +1,19 @@
+/* Helpers shared by the benchmarks under bench/: time and peak RSS of a child command. */
+#ifndef ZLBENCH_BENCH_UTIL_H
+#define ZLBENCH_BENCH_UTIL_H
+
+#include <stddef.h>
+
+struct bench_sample {
+	double wall_ms;
+	long maxrss_kib;
+	int exit_code;
+};
+
+/* Run argv with stdout/stderr to /dev/null (env edits as in child.h); fill one sample. */
+int bench_run(const char *const *argv, const char *const *env, struct bench_sample *out);
+double bench_median(double *v, size_t n);
+/* One row of the side-by-side table. */
+void bench_row(const char *metric, double goal, double measured, const char *unit);
+
+#endif

@@ -1,0 +1,1 @@
+"""Demo architecture package: NVIDIA Hopper (sm_90)."""

@@ -1,0 +1,547 @@
+"""zl_autotune: record the autotuning winners of a run, or replay an earlier run's.
+
+Record (ZL_AUTOTUNE_MODE=record, the default): every Triton Autotuner and
+FlagGems LibTuner that picks a config for a tuning key during the run has the
+winner written to <run>/autotune_records/<kernel>.json: kernel, key, config
+kwargs, num_warps, num_stages, num_ctas, tuning time, and where the pick came
+from (tuned now, FlagGems' tuner cache, Triton's disk cache).
+
+Replay (ZL_AUTOTUNE_MODE=replay, ZL_REPLAY_FROM=<earlier run dir>): each tuner
+is pinned to the recorded config for its key before it can tune; a key the
+earlier run never recorded raises "REPLAY_MISS kernel=<k> key=<key>" (also
+printed on its own line to stderr), which fails that measurement instead of
+tuning fresh. The pinned picks are recorded in this run too (source "replay").
+
+Kernels launched in the run without any tuner are recorded as such (tuner null).
+Counts go to <run>/plugins/autotune_summary.json.
+
+How: Autotuner.run and LibTuner.run are wrapped. Triton's tuner keeps its picks
+in a plain dict (tuner.cache): a new entry after run() is a new pick, and in
+replay the dict is replaced by one that answers "key in cache" from the
+records. LibTuner (called once per LibEntry dispatch key) gets its key from its
+own get_key() and, in replay, a stand-in for its persistent ConfigCache for the
+duration of the call, so nothing is written to FlagGems' tuner database.
+
+Keys are compared as zl_common.stable_key() strings: stable across processes.
+"""
+
+import glob
+import json
+import os
+import re
+import sys
+import threading
+
+import pytest
+
+import zl_common as zc
+
+MODES = ("record", "replay", "off")
+RECORD_FORMAT = "zlbench-autotune-record"
+RECORD_VERSION = 1
+RECORDS_DIR = "autotune_records"
+
+_state = None
+
+
+# ---------------------------------------------------------------------------
+# pure logic
+
+
+def kernel_id(fn):
+    """<module>.<qualname> of the Python function under a tuner / JITFunction /
+    LibEntry chain: unique per kernel, stable across runs."""
+    seen = 0
+    while fn is not None and not _is_function(fn) and seen < 16:
+        nxt = fn.__dict__.get("base_fn") if hasattr(fn, "__dict__") else None
+        fn = nxt if nxt is not None else getattr(fn, "fn", None)
+        seen += 1
+    if fn is None or not _is_function(fn):
+        return None
+    return "%s.%s" % (getattr(fn, "__module__", "?"), getattr(fn, "__qualname__", fn.__name__))
+
+
+def _is_function(obj):
+    return type(obj).__name__ == "function"
+
+
+def record_file_name(kernel):
+    """File name of a kernel's record: the kernel id with unsafe characters replaced."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", kernel) + ".json"
+
+
+def config_record(cfg):
+    """A triton.Config as JSON: kwargs, launch options, and all_kwargs() in
+    canonical form (what replay compares)."""
+    kwargs = getattr(cfg, "kwargs", {}) or {}
+    try:
+        all_kwargs = cfg.all_kwargs()
+    except Exception:
+        all_kwargs = dict(kwargs)
+    return {"kwargs": zc.jsonable(kwargs),
+            "num_warps": getattr(cfg, "num_warps", None),
+            "num_stages": getattr(cfg, "num_stages", None),
+            "num_ctas": getattr(cfg, "num_ctas", None),
+            "maxnreg": getattr(cfg, "maxnreg", None),
+            "all_kwargs": zc.canonical(all_kwargs)}
+
+
+def make_entry(key, cfg, source, tuning_time, first_test, in_config_space=True):
+    return {"key": zc.stable_key(key), "key_values": zc.canonical(key),
+            "config": config_record(cfg), "source": source,
+            "tuning_time_s": tuning_time, "in_config_space": in_config_space,
+            "first_test": first_test}
+
+
+def load_records(run_dir):
+    """{kernel: {key string: entry}} from <run_dir>/autotune_records/*.json."""
+    directory = os.path.join(run_dir, RECORDS_DIR)
+    if not os.path.isdir(directory):
+        raise zc.ConfigError("ZL_REPLAY_FROM '%s' has no %s directory" % (run_dir, RECORDS_DIR))
+    table = {}
+    for path in sorted(glob.glob(os.path.join(directory, "*.json"))):
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            raise zc.ConfigError("cannot read autotune record '%s': %s" % (path, e)) from None
+        if not isinstance(doc, dict) or doc.get("format") != RECORD_FORMAT:
+            raise zc.ConfigError("'%s' is not a zlbench autotune record" % path)
+        if doc.get("version") != RECORD_VERSION:
+            raise zc.ConfigError("autotune record '%s' has version %r, expected %d"
+                                 % (path, doc.get("version"), RECORD_VERSION))
+        entries = table.setdefault(doc["kernel"], {})
+        for e in doc.get("entries", []):
+            entries[e["key"]] = e
+    return table
+
+
+def find_config(configs, recorded, config_cls):
+    """(config, in_config_space): the tuner's own Config whose all_kwargs() match
+    the record (it carries the pre_hook), else a new Config built from it."""
+    want = recorded["all_kwargs"]
+    for cfg in configs or ():
+        try:
+            if zc.canonical(cfg.all_kwargs()) == want:
+                return cfg, True
+        except Exception:
+            continue
+    if config_cls is None:
+        raise RuntimeError("recorded config %s is not among the tuner's configs and "
+                           "triton.Config is not available" % zc.stable_key(want))
+    options = {k: recorded[k] for k in ("num_warps", "num_stages", "num_ctas", "maxnreg")
+               if recorded.get(k) is not None}
+    try:
+        return config_cls(dict(recorded["kwargs"]), **options), False
+    except TypeError:
+        options.pop("maxnreg", None)
+        return config_cls(dict(recorded["kwargs"]), **options), False
+
+
+def miss_line(kernel, key):
+    return "REPLAY_MISS kernel=%s key=%s" % (kernel, key)
+
+
+def libtuner_key(tuner, args, kwargs):
+    """LibTuner.run's own ConfigCache key for these launch arguments."""
+    names = list(tuner.arg_names)
+    all_args = dict(zip(names, args))
+    all_args.update(kwargs)
+    return tuner.get_key({k: v for k, v in all_args.items() if k in names})
+
+
+# ---------------------------------------------------------------------------
+# caches standing in for the tuners' own in replay mode
+
+
+class PinnedDict(dict):
+    """Triton Autotuner.cache in replay: a key not yet here is looked up in the
+    records (pinned) or raises ReplayMiss; the tuner therefore never benchmarks."""
+
+    def __init__(self, resolve):
+        super().__init__()
+        self._resolve = resolve
+
+    def __contains__(self, key):
+        if dict.__contains__(self, key):
+            return True
+        dict.__setitem__(self, key, self._resolve(key))
+        return True
+
+
+class PinnedConfigCache:
+    """LibTuner.cache (a ConfigCache on FlagGems' SQLite database) in replay, for
+    one run() call: answers from the records and writes nothing."""
+
+    def __init__(self, resolve, inner):
+        self._resolve = resolve
+        self._inner = inner
+        self._pins = {}
+
+    def get(self, key):
+        if key not in self._pins:
+            self._pins[key] = self._resolve(key)
+        return self._pins[key]
+
+    def __contains__(self, key):
+        return self.get(key) is not None
+
+    def __getitem__(self, key):
+        return self.get(key)
+
+    def __setitem__(self, key, config):
+        self._pins[key] = config
+
+    def set(self, key, config):
+        self._pins[key] = config
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+# ---------------------------------------------------------------------------
+# state
+
+
+class _Kernel:
+    def __init__(self, kernel, name, tuner_kind, tuner_class, key_names):
+        self.kernel = kernel
+        self.name = name
+        self.tuner = tuner_kind
+        self.tuner_class = tuner_class
+        self.key_names = key_names
+        self.entries = {}
+
+    def document(self):
+        return {"format": RECORD_FORMAT, "version": RECORD_VERSION, "kernel": self.kernel,
+                "name": self.name, "tuner": self.tuner, "tuner_class": self.tuner_class,
+                "key_names": self.key_names, "entries": list(self.entries.values())}
+
+
+class _Autotune:
+    def __init__(self, mode, replay_from, table):
+        self.mode = mode
+        self.replay_from = replay_from
+        self.table = table
+        self.kernels = {}
+        self.pinned = set()
+        self.missed = []
+        self.no_tuner = []
+        self.node = None
+        self.local = threading.local()
+        self.patched = []
+        self.finished = False
+
+    # --- installation -------------------------------------------------------
+
+    def install(self):
+        at = sys.modules.get("triton.runtime.autotuner")
+        autotuner = getattr(at, "Autotuner", None) if at is not None else None
+        if autotuner is None:
+            return
+        le = sys.modules.get("flag_gems.utils.libentry")
+        libtuner = getattr(le, "LibTuner", None) if le is not None else None
+        todo = [autotuner]
+        seen = set()
+        while todo:
+            cls = todo.pop()
+            if cls in seen:
+                continue
+            seen.add(cls)
+            todo.extend(cls.__subclasses__())
+            run = cls.__dict__.get("run")
+            if run is None or getattr(run, "_zl_autotune_hook", False):
+                continue
+            is_lib = libtuner is not None and issubclass(cls, libtuner)
+            hook = self._libtuner_hook(run) if is_lib else self._triton_hook(run)
+            setattr(cls, "run", hook)
+            self.patched.append((cls, "run", run))
+
+    def uninstall(self):
+        for owner, attr, orig in reversed(self.patched):
+            setattr(owner, attr, orig)
+        self.patched = []
+
+    def _running(self):
+        stack = getattr(self.local, "stack", None)
+        if stack is None:
+            stack = self.local.stack = []
+        return stack
+
+    def _triton_hook(self, orig):
+        state = self
+
+        def run(tuner, *args, **kwargs):
+            stack = state._running()
+            if id(tuner) in stack:
+                return orig(tuner, *args, **kwargs)
+            if state.mode == "replay" and type(tuner.__dict__.get("cache")) is not PinnedDict:
+                tuner.cache = PinnedDict(state._resolver(tuner, "triton"))
+            cache = tuner.__dict__.get("cache")
+            before = len(cache) if isinstance(cache, dict) else None
+            bench_time = tuner.__dict__.get("bench_time")
+            stack.append(id(tuner))
+            try:
+                return orig(tuner, *args, **kwargs)
+            finally:
+                stack.pop()
+                if before is not None and len(cache) != before and state.mode == "record":
+                    state._note_triton(tuner, cache, bench_time)
+        run._zl_autotune_hook = True
+        run.__wrapped__ = orig
+        return run
+
+    def _libtuner_hook(self, orig):
+        state = self
+
+        def run(tuner, *args, **kwargs):
+            stack = state._running()
+            if id(tuner) in stack or len(getattr(tuner, "configs", ())) <= 1:
+                return orig(tuner, *args, **kwargs)
+            try:
+                key = libtuner_key(tuner, args, kwargs)
+            except Exception:
+                return orig(tuner, *args, **kwargs)   # run() itself will report it
+            bench_time = tuner.__dict__.get("bench_time")
+            inner = tuner.__dict__.get("cache")
+            if state.mode == "replay":
+                tuner.cache = PinnedConfigCache(state._resolver(tuner, "libtuner"), inner)
+            stack.append(id(tuner))
+            try:
+                ret = orig(tuner, *args, **kwargs)
+            finally:
+                stack.pop()
+                if state.mode == "replay" and isinstance(tuner.__dict__.get("cache"),
+                                                         PinnedConfigCache):
+                    tuner.cache = inner
+            if state.mode == "record":
+                fresh = tuner.__dict__.get("bench_time") is not bench_time
+                state._record(tuner, "libtuner", key, tuner.best_config,
+                              "tuned" if fresh else "tuner_cache",
+                              tuner.__dict__.get("bench_time") if fresh else None)
+            return ret
+        run._zl_autotune_hook = True
+        run.__wrapped__ = orig
+        return run
+
+    # --- recording ----------------------------------------------------------
+
+    def _kernel(self, tuner, kind):
+        kid = kernel_id(tuner) or "unknown.%s" % type(tuner).__name__
+        k = self.kernels.get(kid)
+        if k is None:
+            name = kid.rsplit(".", 1)[-1]
+            k = _Kernel(kid, name, kind, type(tuner).__name__,
+                        [str(x) for x in getattr(tuner, "keys", []) or []])
+            self.kernels[kid] = k
+        return k
+
+    def _record(self, tuner, kind, key, cfg, source, tuning_time, in_space=True):
+        k = self._kernel(tuner, kind)
+        sk = zc.stable_key(key)
+        if sk in k.entries:
+            return
+        k.entries[sk] = make_entry(key, cfg, source, tuning_time, self.node, in_space)
+        self._write_kernel(k)
+
+    def _note_triton(self, tuner, cache, bench_time):
+        fresh = tuner.__dict__.get("bench_time") is not bench_time
+        k = self._kernel(tuner, "triton")
+        for key, cfg in list(cache.items()):
+            if zc.stable_key(key) in k.entries:
+                continue
+            self._record(tuner, "triton", key, cfg, "tuned" if fresh else "triton_disk_cache",
+                         tuner.__dict__.get("bench_time") if fresh else None)
+
+    def _resolver(self, tuner, kind):
+        """key -> pinned Config for this tuner, or ReplayMiss."""
+        state = self
+
+        def resolve(key):
+            kid = kernel_id(tuner) or "unknown.%s" % type(tuner).__name__
+            sk = zc.stable_key(key)
+            entry = state.table.get(kid, {}).get(sk)
+            if entry is None:
+                if (kid, sk) not in state.missed:
+                    state.missed.append((kid, sk))
+                    zc.emit_line(miss_line(kid, sk))
+                    state.write_summary()
+                raise zc.ReplayMiss(miss_line(kid, sk))
+            at = sys.modules.get("triton.runtime.autotuner")
+            cfg, in_space = find_config(getattr(tuner, "configs", None), entry["config"],
+                                        getattr(at, "Config", None))
+            state.pinned.add((kid, sk))
+            state._record(tuner, kind, key, cfg, "replay", None, in_space)
+            return cfg
+        return resolve
+
+    # --- kernels without a tuner -------------------------------------------
+
+    def scan_untuned(self):
+        """Kernels launched in this run that no tuner wraps (ids, sorted)."""
+        jit_mod = sys.modules.get("triton.runtime.jit")
+        jit_cls = getattr(jit_mod, "JITFunction", None) if jit_mod is not None else None
+        at = sys.modules.get("triton.runtime.autotuner")
+        tuner_cls = getattr(at, "Autotuner", None) if at is not None else None
+        if jit_cls is None:
+            return []
+        le = sys.modules.get("flag_gems.utils.libentry")
+        entry_cls = getattr(le, "LibEntry", None) if le is not None else None
+        kinds = tuple(c for c in (jit_cls, tuner_cls, entry_cls) if c is not None)
+        heur = getattr(at, "Heuristics", None) if at is not None else None
+        if heur is not None:
+            kinds += (heur,)
+        tuned, untuned = set(), {}
+        for mod in list(sys.modules.values()):
+            d = getattr(mod, "__dict__", None)
+            if not isinstance(d, dict):
+                continue
+            for v in list(d.values()):
+                if not isinstance(v, kinds):
+                    continue
+                chain = [v]
+                while not isinstance(chain[-1], jit_cls) and len(chain) < 16:
+                    nxt = getattr(chain[-1], "fn", None)
+                    if nxt is None:
+                        break
+                    chain.append(nxt)
+                jit = chain[-1]
+                if not isinstance(jit, jit_cls):
+                    continue
+                if tuner_cls is not None and any(isinstance(c, tuner_cls) for c in chain):
+                    tuned.add(id(jit))
+                elif _jit_used(jit) or (entry_cls is not None and isinstance(v, entry_cls)
+                                        and _libentry_used(v)):
+                    untuned[id(jit)] = jit
+        ids = {kernel_id(j) for i, j in untuned.items() if i not in tuned}
+        return sorted(i for i in ids if i is not None)
+
+    # --- files --------------------------------------------------------------
+
+    def _records_dir(self):
+        base = zc.run_dir()
+        return os.path.join(base, RECORDS_DIR) if base is not None else None
+
+    def _write_kernel(self, k):
+        d = self._records_dir()
+        if d is None:
+            return
+        try:
+            zc.write_json_atomic(os.path.join(d, record_file_name(k.kernel)), k.document())
+        except Exception as e:
+            zc.report_error("zl_autotune", "cannot write record of %s" % k.kernel, e)
+
+    def summary(self):
+        recorded = sum(len(k.entries) for k in self.kernels.values())
+        return {"mode": self.mode, "replay_from": self.replay_from, "recorded": recorded,
+                "pinned": len(self.pinned), "missed": len(self.missed),
+                "no_tuner": len(self.no_tuner),
+                "kernels": sorted(k for k, v in self.kernels.items() if v.tuner is not None),
+                "no_tuner_kernels": list(self.no_tuner),
+                "missed_keys": [{"kernel": k, "key": key} for k, key in self.missed],
+                "records_dir": self._records_dir()}
+
+    def write_summary(self):
+        path = zc.plugin_file("autotune_summary.json")
+        if path is None:
+            return
+        try:
+            zc.write_json_atomic(path, self.summary())
+        except Exception as e:
+            zc.report_error("zl_autotune", "cannot write autotune_summary.json", e)
+
+    def finish(self):
+        if self.finished:
+            return
+        self.finished = True
+        if self.mode != "off":
+            try:
+                self.no_tuner = [k for k in self.scan_untuned() if k not in self.kernels]
+            except Exception as e:
+                zc.report_error("zl_autotune", "cannot scan kernels", e)
+            d = self._records_dir()
+            if d is not None:
+                try:
+                    os.makedirs(d, exist_ok=True)
+                except OSError as e:
+                    zc.report_error("zl_autotune", "cannot create %s" % d, e)
+            for kid in self.no_tuner:
+                k = _Kernel(kid, kid.rsplit(".", 1)[-1], None, None, [])
+                self._write_kernel(k)
+        self.write_summary()
+
+
+def _jit_used(jit):
+    """True when the JITFunction compiled a kernel in this process."""
+    d = getattr(jit, "__dict__", {})
+    caches = d.get("device_caches")
+    if isinstance(caches, dict):
+        for v in caches.values():
+            first = v[0] if isinstance(v, (tuple, list)) and v else v
+            if first:
+                return True
+        return False
+    old = d.get("cache")
+    if isinstance(old, dict):
+        return any(bool(v) for v in old.values())
+    return False
+
+
+def _libentry_used(entry):
+    d = getattr(entry, "__dict__", {})
+    for c in d.get("kernel_cache", ()) or ():
+        if c:
+            return True
+    return bool(d.get("_cpu_cache"))
+
+
+# ---------------------------------------------------------------------------
+# hooks
+
+
+def pytest_configure(config):
+    global _state
+    try:
+        mode = zc.env_choice("ZL_AUTOTUNE_MODE", MODES, "record")
+        replay_from = zc.env_str("ZL_REPLAY_FROM")
+        table = {}
+        if mode == "replay":
+            if replay_from is None:
+                raise zc.ConfigError("ZL_AUTOTUNE_MODE=replay needs ZL_REPLAY_FROM "
+                                     "(the earlier run directory)")
+            table = load_records(replay_from)
+    except zc.ConfigError as e:
+        raise pytest.UsageError(str(e)) from None
+    _state = _Autotune(mode, replay_from if mode == "replay" else None, table)
+    if mode != "off":
+        _state.install()
+
+
+def pytest_collection_finish(session):
+    if _state is not None and _state.mode != "off":
+        _state.install()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if _state is not None:
+        _state.node = item.nodeid
+        if _state.mode != "off":
+            _state.install()
+    yield
+    if _state is not None:
+        _state.node = None
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _state is not None:
+        _state.finish()
+
+
+def pytest_unconfigure(config):
+    global _state
+    if _state is None:
+        return
+    _state.finish()
+    _state.uninstall()
+    _state = None

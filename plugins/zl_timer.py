@@ -1,0 +1,459 @@
+"""zl_timer: time every FlagGems measurement by zlbench's plan and record it.
+
+Plan (ZL_TIMER_PLAN): "direct" runs FlagGems' own timer (triton.testing.do_bench,
+or triton.backends.ascend.testing.do_bench_npu on ascend) ZL_DIRECT_REPEAT times
+and hands FlagGems the median; "graph" asks the zl_graph_timer plugin (graph
+replay with an L2 flush) and falls back to direct, per shape, when capture fails.
+
+How: the bench function is replaced in its module (FlagGems looks it up as
+triton.testing.do_bench at call time), and Benchmark.get_latency of FlagGems'
+benchmark/base.py is wrapped to learn the op, dtype, shape and side (torch
+baseline or gems) of each measurement. Without benchmark.base only the bench
+function is hooked and those fields are null. Bench calls made by autotuners
+(Autotuner._bench) or inside a measurement pass straight through.
+
+Files: <run>/plugins/timer.jsonl (one object per measurement) and
+<run>/plugins/timer_summary.json. See plugins/README.md.
+"""
+
+import functools
+import importlib
+import inspect
+import statistics
+import sys
+import threading
+import time
+
+import pytest
+
+import zl_common as zc
+
+PLANS = ("graph", "direct")
+# Bench functions hooked: (module, attribute, label). FlagGems calls the
+# ascend one on vendor "ascend" and triton's everywhere else.
+BENCH_FUNCTIONS = (
+    ("triton.testing", "do_bench", "triton.testing.do_bench"),
+    ("triton.backends.ascend.testing", "do_bench_npu", "triton.backends.ascend.testing.do_bench_npu"),
+)
+# At most one rewrite of timer.jsonl per this many seconds (the file is rewritten
+# whole and atomically; measurements take about a second each).
+WRITE_INTERVAL_S = 1.0
+GRAPH_PLUGIN = "zl_graph_timer"
+
+_state = None
+
+
+# ---------------------------------------------------------------------------
+# pure logic
+
+
+def resolve_plan(env_plan, graph_loaded):
+    """(plan, reason graph cannot be used or None). Without ZL_TIMER_PLAN the
+    plan follows whether zl_graph_timer is loaded."""
+    if env_plan is None:
+        env_plan = "graph" if graph_loaded else "direct"
+    if env_plan not in PLANS:
+        raise zc.ConfigError("ZL_TIMER_PLAN must be one of %s, not '%s'"
+                             % (", ".join(PLANS), env_plan))
+    reason = None
+    if env_plan == "graph" and not graph_loaded:
+        reason = "graph plan but the %s plugin is not loaded" % GRAPH_PLUGIN
+    return env_plan, reason
+
+
+def measurement_side(op, torch_op, gems_op, gems_active):
+    """"gems" or "torch" for one Benchmark.get_latency call, as base.py's run()
+    makes them: the baseline passes self.torch_op with FlagGems off; the gems
+    call passes self.gems_op, or self.torch_op inside flag_gems.use_gems()."""
+    if gems_op is not None and op is gems_op:
+        return "gems"
+    if gems_active:
+        return "gems"
+    if torch_op is not None and op is torch_op:
+        return "torch"
+    return None
+
+
+def caller_result(samples, repeat_values, return_mode, quantiles):
+    """What the hooked bench function returns: do_bench's contract over our
+    samples. "median" is the median of the per-repeat results (each is what
+    FlagGems' own call would have returned)."""
+    if quantiles is not None:
+        s = sorted(samples)
+        out = [zc.quantile(s, float(q)) for q in quantiles]
+        return out[0] if len(out) == 1 else out
+    if return_mode == "all":
+        return list(samples)
+    if return_mode == "min":
+        return min(samples)
+    if return_mode == "max":
+        return max(samples)
+    if return_mode == "mean":
+        return statistics.mean(samples)
+    return zc.median(repeat_values if repeat_values else samples)
+
+
+def summarize_records(plan, repeat, records):
+    """plugins/timer_summary.json from the measurement records."""
+    graph = direct = fallbacks = errors = 0
+    reasons = []
+    for r in records:
+        if r.get("error") is not None:
+            errors += 1
+            continue
+        if r["timer"] == "graph":
+            graph += 1
+        else:
+            direct += 1
+        reason = r.get("fallback_reason")
+        if reason is not None:
+            fallbacks += 1
+            if reason not in reasons:
+                reasons.append(reason)
+    if graph and direct:
+        used = "mixed"
+    elif graph:
+        used = "graph"
+    elif direct:
+        used = "direct"
+    else:
+        used = None
+    return {"plan": plan, "used": used, "graph": graph, "direct": direct,
+            "fallbacks": fallbacks, "fallback_reasons": reasons, "errors": errors,
+            "measurements": len(records), "direct_repeat": repeat}
+
+
+def first_dtype(values):
+    """str() of the dtype of the first tensor-like value (depth-first), or None."""
+    stack = list(reversed(values))
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(reversed(v))
+        elif isinstance(v, dict):
+            stack.extend(reversed(list(v.values())))
+        elif hasattr(v, "dtype") and hasattr(v, "shape"):
+            return str(v.dtype)
+    return None
+
+
+def shapes_of(values):
+    """Shapes of tensors, scalars as they are: a fallback for record_shapes()."""
+    out = []
+    for v in values:
+        if hasattr(v, "shape") and hasattr(v, "dtype"):
+            out.append(list(v.shape))
+        elif isinstance(v, (list, tuple)):
+            out.append(shapes_of(v))
+        elif v is None or isinstance(v, (bool, int, float, str)):
+            out.append(v)
+        else:
+            out.append(None)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# state
+
+
+class _Timer:
+    def __init__(self, plan, repeat, graph_measure, graph_missing, capture_failed):
+        self.plan = plan
+        self.repeat = repeat
+        self.graph_measure = graph_measure
+        self.graph_missing = graph_missing
+        self.capture_failed = capture_failed
+        self.records = []
+        self.node = None
+        self.context = []
+        self.local = threading.local()
+        self.patched = []          # (owner, attribute, original) to undo
+        self.signatures = {}
+        self.last_write = 0.0
+        self.finished = False
+
+    # --- installation -------------------------------------------------------
+
+    def install(self):
+        """Hook whatever is loaded by now; idempotent, called before each test."""
+        if "triton" in sys.modules and "triton.testing" not in sys.modules:
+            try:
+                # triton is loaded already; its testing module is cheap to add.
+                importlib.import_module("triton.testing")
+            except Exception:
+                pass
+        for modname, attr, label in BENCH_FUNCTIONS:
+            mod = sys.modules.get(modname)
+            orig = getattr(mod, attr, None) if mod is not None else None
+            if orig is None or getattr(orig, "_zl_timer_hook", False):
+                continue
+            setattr(mod, attr, self._bench_hook(orig, label))
+            self.patched.append((mod, attr, orig))
+        for base in _benchmark_bases():
+            for cls in _class_tree(base):
+                fn = cls.__dict__.get("get_latency")
+                if fn is None or getattr(fn, "_zl_timer_hook", False):
+                    continue
+                setattr(cls, "get_latency", self._latency_hook(fn))
+                self.patched.append((cls, "get_latency", fn))
+
+    def uninstall(self):
+        for owner, attr, orig in reversed(self.patched):
+            setattr(owner, attr, orig)
+        self.patched = []
+
+    def _bench_hook(self, orig, label):
+        timer = self
+
+        @functools.wraps(orig)
+        def zl_bench(fn, *args, **kwargs):
+            local = timer.local
+            if getattr(local, "active", False) or _called_by_tuner():
+                return orig(fn, *args, **kwargs)
+            local.active = True
+            try:
+                return timer.measure(orig, label, fn, args, kwargs)
+            finally:
+                local.active = False
+        zl_bench._zl_timer_hook = True
+        return zl_bench
+
+    def _latency_hook(self, orig):
+        timer = self
+
+        @functools.wraps(orig)
+        def get_latency(bench, op, *args, **kwargs):
+            timer.context.append(_latency_context(bench, op, args, kwargs))
+            try:
+                return orig(bench, op, *args, **kwargs)
+            finally:
+                timer.context.pop()
+        get_latency._zl_timer_hook = True
+        return get_latency
+
+    # --- measuring ----------------------------------------------------------
+
+    def _signature(self, orig):
+        key = id(orig)
+        if key not in self.signatures:
+            try:
+                self.signatures[key] = inspect.signature(orig)
+            except (TypeError, ValueError):
+                self.signatures[key] = None
+        return self.signatures[key]
+
+    def measure(self, orig, label, fn, args, kwargs):
+        ctx = self.context[-1] if self.context else {}
+        rec = {"seq": len(self.records), "node": self.node, "op": ctx.get("op"),
+               "dtype": ctx.get("dtype"), "shape": ctx.get("shape"), "side": ctx.get("side"),
+               "bench_fn": label, "plan": self.plan, "timer": None, "fallback_reason": None,
+               "sample_kind": None, "repeat": None}
+        sig = self._signature(orig)
+        bound = None
+        if sig is not None:
+            try:
+                bound = sig.bind(fn, *args, **kwargs)
+                bound.apply_defaults()
+            except TypeError:
+                bound = None
+        call = dict(bound.arguments) if bound is not None else {}
+        return_mode = call.get("return_mode", "median")
+        quantiles = call.get("quantiles")
+        start = time.monotonic()
+        try:
+            result = None
+            if self.plan == "graph":
+                result = self._graph(rec, fn, call)
+            if result is None:
+                result = self._direct(rec, orig, sig, bound, fn, args, kwargs)
+            samples, repeat_values, extra = result
+            rec.update(zc.summarize(samples))
+            rec.update(extra)
+            value = caller_result(samples, repeat_values, return_mode, quantiles)
+            rec["value_ms"] = value
+            rec["error"] = None
+            return value
+        except BaseException as e:
+            rec["timer"] = rec["timer"] or self.plan
+            rec.update(zc.summarize([]))
+            rec["value_ms"] = None
+            rec["error"] = zc.one_line(e)
+            raise
+        finally:
+            rec["wall_s"] = round(time.monotonic() - start, 6)
+            self.records.append(rec)
+            self.write(force=False)
+
+    def _graph(self, rec, fn, call):
+        if self.graph_measure is None:
+            rec["fallback_reason"] = self.graph_missing
+            return None
+        try:
+            out = self.graph_measure(fn, warmup=call.get("warmup", 25), rep=call.get("rep", 100),
+                                     grad_to_none=call.get("grad_to_none"))
+        except self.capture_failed as e:
+            rec["fallback_reason"] = e.reason
+            return None
+        rec["timer"] = "graph"
+        rec["sample_kind"] = "graph_replay"
+        return out["samples"], None, {"graph_iterations": out["iterations"],
+                                      "flush_ms": out["flush_ms"]}
+
+    def _direct(self, rec, orig, sig, bound, fn, args, kwargs):
+        """FlagGems' own bench function, self.repeat times. With return_mode="all"
+        (triton's do_bench) every timed iteration is a sample; otherwise
+        (do_bench_npu) each call's result is one."""
+        rec["timer"] = "direct"
+        rec["repeat"] = self.repeat
+        pooled, per_repeat = [], []
+        all_mode = bound is not None and "return_mode" in sig.parameters
+        for _ in range(self.repeat):
+            if all_mode:
+                b = sig.bind(*bound.args, **bound.kwargs)
+                b.arguments["return_mode"] = "all"
+                if "quantiles" in sig.parameters:
+                    b.arguments["quantiles"] = None
+                times = [float(t) for t in orig(*b.args, **b.kwargs)]
+                pooled.extend(times)
+                per_repeat.append(zc.median(times))
+            else:
+                out = orig(fn, *args, **kwargs)
+                if isinstance(out, (list, tuple)):
+                    out = out[0]
+                pooled.append(float(out))
+                per_repeat.append(float(out))
+        rec["sample_kind"] = "iteration" if all_mode else "repeat"
+        return pooled, per_repeat, {"repeat_values_ms": per_repeat}
+
+    # --- files --------------------------------------------------------------
+
+    def summary(self):
+        return summarize_records(self.plan, self.repeat, self.records)
+
+    def write(self, force):
+        now = time.monotonic()
+        if not force and now - self.last_write < WRITE_INTERVAL_S:
+            return
+        self.last_write = now
+        path = zc.plugin_file("timer.jsonl")
+        if path is None:
+            return
+        try:
+            lines = "".join(zc.dumps(zc.jsonable(r), indent=None) for r in self.records)
+            zc.write_text_atomic(path, lines)
+            zc.write_json_atomic(zc.plugin_file("timer_summary.json"), self.summary())
+        except Exception as e:
+            zc.report_error("zl_timer", "cannot write timer records", e)
+
+
+def _latency_context(bench, op, args, kwargs):
+    ctx = {"op": getattr(bench, "op_name", None), "dtype": None, "shape": None, "side": None}
+    try:
+        fg = sys.modules.get("flag_gems")
+        gems_active = fg is not None and getattr(fg, "current_work_registrar", None) is not None
+        ctx["side"] = measurement_side(op, getattr(bench, "torch_op", None),
+                                       getattr(bench, "gems_op", None), gems_active)
+        ctx["dtype"] = first_dtype(list(args) + list(kwargs.values()))
+        try:
+            ctx["shape"] = zc.jsonable(bench.record_shapes(*args, **kwargs))
+        except Exception:
+            ctx["shape"] = shapes_of(args)
+    except Exception as e:
+        zc.report_error("zl_timer", "cannot describe measurement", e)
+    return ctx
+
+
+def _benchmark_bases():
+    """FlagGems' Benchmark class from benchmark/base.py, under any import name."""
+    for name, mod in list(sys.modules.items()):
+        if mod is None:
+            continue
+        if not (name == "benchmark.base" or name.endswith(".benchmark.base")):
+            f = zc.module_file(mod) if name == "base" else None
+            if not (f and f.replace("\\", "/").endswith("benchmark/base.py")):
+                continue
+        cls = mod.__dict__.get("Benchmark")
+        if isinstance(cls, type) and "get_latency" in cls.__dict__:
+            yield cls
+
+
+def _class_tree(base):
+    seen, todo = [], [base]
+    while todo:
+        cls = todo.pop()
+        if cls in seen:
+            continue
+        seen.append(cls)
+        try:
+            todo.extend(cls.__subclasses__())
+        except TypeError:
+            pass
+    return seen
+
+
+def _called_by_tuner():
+    """True when an autotuner is benchmarking configs (Autotuner._bench on the
+    stack): those calls are tuning, not measurements."""
+    f = sys._getframe(2)
+    depth = 0
+    while f is not None and depth < 64:
+        if f.f_code.co_name in ("_bench", "benchmark_config"):
+            owner = f.f_locals.get("self")
+            if owner is not None and any(c.__name__ == "Autotuner" for c in type(owner).__mro__):
+                return True
+        f = f.f_back
+        depth += 1
+    return False
+
+
+# ---------------------------------------------------------------------------
+# hooks
+
+
+def pytest_configure(config):
+    global _state
+    graph = config.pluginmanager.get_plugin(GRAPH_PLUGIN)
+    try:
+        plan, missing = resolve_plan(zc.env_str("ZL_TIMER_PLAN"), graph is not None)
+        repeat = zc.env_int("ZL_DIRECT_REPEAT", 1, 1)
+    except zc.ConfigError as e:
+        raise pytest.UsageError(str(e)) from None
+    _state = _Timer(plan, repeat,
+                    graph.measure if graph is not None else None, missing,
+                    graph.CaptureFailed if graph is not None else _NeverRaised)
+    _state.install()
+
+
+class _NeverRaised(Exception):
+    pass
+
+
+def pytest_collection_finish(session):
+    if _state is not None:
+        _state.install()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if _state is not None:
+        _state.node = item.nodeid
+        _state.install()
+    yield
+    if _state is not None:
+        _state.node = None
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _state is not None:
+        _state.write(force=True)
+        _state.finished = True
+
+
+def pytest_unconfigure(config):
+    global _state
+    if _state is None:
+        return
+    if not _state.finished:
+        _state.write(force=True)
+    _state.uninstall()
+    _state = None

@@ -1,0 +1,122 @@
+#!/bin/bash
+# zlbench compare: noise-aware verdicts, the geomean and its bootstrap interval against a
+# computation done here from the results files, the --fail-on-regression gate, CSV and JSON.
+. "$(dirname "$0")/lib.sh"
+MK="$ZL_SOURCE_DIR/tests/fixtures/runs/make_run.py"
+R="$ZL_SHARED_DIR/fixtures/flaggems-runs/mm_core_kernel_h200.results.json"
+mk() { "$ZL_TEST_PYTHON" "$MK" "$@" || fail "make_run.py $*"; }
+
+mk "$TMP/a" --run-id 20261129-100000-cuda-mm-aaaaaa --results "$R"
+# float16 20 % slower, bfloat16 10 % faster, float32 unchanged; no timer statistics
+mk "$TMP/b" --run-id 20261129-110000-cuda-mm-bbbbbb --results "$R" \
+	--scale gems:float16=1.2 --scale gems:bfloat16=0.9
+# 3 % slower everywhere, with wide (5 %) and tight (0.2 %) timer noise on both sides
+mk "$TMP/a-wide" --run-id 20261129-120000-cuda-mm-cccccc --results "$R" --timer-iqr 0.05
+mk "$TMP/b-wide" --run-id 20261129-130000-cuda-mm-dddddd --results "$R" --timer-iqr 0.05 --scale gems=1.03
+mk "$TMP/a-tight" --run-id 20261129-140000-cuda-mm-eeeeee --results "$R" --timer-iqr 0.002
+mk "$TMP/b-tight" --run-id 20261129-150000-cuda-mm-ffffff --results "$R" --timer-iqr 0.002 --scale gems=1.03
+mk "$TMP/b-plain" --run-id 20261129-160000-cuda-mm-gggggg --results "$R" --scale gems=1.03
+
+run_zl compare "$TMP/a" "$TMP/b" --json
+expect_rc 0
+cp "$TMP/out" "$TMP/ab.json"
+run_zl compare "$TMP/a" "$TMP/b" --csv
+expect_rc 0
+cp "$TMP/out" "$TMP/ab.csv"
+"$ZL_TEST_PYTHON" - "$TMP/ab.json" "$TMP/ab.csv" "$TMP/a/results.json" "$TMP/b/results.json" <<'PY' || fail "verdicts/geomean/csv"
+import csv, json, math, sys
+doc = json.load(open(sys.argv[1]))
+rows = doc["rows"]
+assert len(rows) == 30
+expect = {"torch.float16": "slower", "torch.bfloat16": "faster", "torch.float32": "same"}
+for r in rows:
+    assert r["basis"] == "threshold", r
+    want = expect[r["dtype"]] if r["side"] == "gems" else "same"
+    assert r["verdict"] == want, (r, want)
+
+# B/A per shape straight from the two results files, in row order
+def lat(path):
+    d = json.load(open(path))
+    return [row["latency"] for det in d["mm"]["details"] for row in det["result"]]
+ratios = [b / a for a, b in zip(lat(sys.argv[3]), lat(sys.argv[4]))]
+# by hand: 5 shapes at 1.2, 5 at 0.9, 5 at 1.0
+g = (1.2 ** 5 * 0.9 ** 5) ** (1 / 15)
+assert abs(math.exp(sum(map(math.log, ratios)) / 15) - g) < 1e-12
+ov = doc["geomean"]["overall"]
+assert ov["n"] == 15 and abs(ov["geomean"] - g) < 1e-9, (ov, g)
+
+# the documented bootstrap: splitmix64, fixed seed, 2000 resamples, nearest-rank 2.5/97.5 %
+M = (1 << 64) - 1
+def bootstrap(r, R=2000, seed=int(doc["geomean"]["seed"], 16)):
+    logs, n, s, gm = [math.log(x) for x in r], len(r), seed, []
+    for _ in range(R):
+        t = 0.0
+        for _ in range(n):
+            s = (s + 0x9E3779B97F4A7C15) & M
+            z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & M
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
+            t += logs[(z ^ (z >> 31)) % n]
+        gm.append(math.exp(t / n))
+    gm.sort()
+    return gm[(25 * R + 999) // 1000 - 1], gm[(975 * R + 999) // 1000 - 1]
+lo, hi = bootstrap(ratios)
+assert doc["geomean"]["resamples"] == 2000
+assert abs(ov["ci_low"] - lo) < 1e-9 and abs(ov["ci_high"] - hi) < 1e-9, (ov, lo, hi)
+assert lo < g < hi and 0.9 <= lo and hi <= 1.2
+op = doc["geomean"]["ops"]
+assert len(op) == 1 and op[0]["op"] == "mm" and op[0]["ci_low"] == ov["ci_low"]
+
+# the CSV holds the same rows
+crows = list(csv.DictReader(open(sys.argv[2], newline="")))
+assert len(crows) == 30
+for j, c in zip(rows, crows):
+    assert (c["op"], c["dtype"], c["shape"], c["side"], c["verdict"]) == \
+        (j["op"], j["dtype"], j["shape"], j["side"], j["verdict"])
+    assert int(c["occurrence"]) == j["occurrence"]
+    assert abs(float(c["ratio"]) - j["ratio"]) < 1e-9
+    assert c["caliber"] == "ok"
+PY
+
+# the terminal table says the same without colour when not on a terminal
+run_zl compare "$TMP/a" "$TMP/b"
+expect_rc 0
+contains "$TMP/out" "[[4096, 4096], [4096, 4096]] #2"
+contains "$TMP/out" "30 rows by the 5% threshold (no timer IQR from 2 or more samples: no plugins/timer.jsonl in A and B)"
+if grep -q $'\033' "$TMP/out"; then fail "colour codes in a pipe"; fi
+
+# noise: 3 % inside a 5 % IQR is "same", outside a 0.2 % IQR is "slower"
+run_zl compare "$TMP/a-wide" "$TMP/b-wide" --json
+expect_rc 0
+[ "$(json_get "$TMP/out" 'sorted({(r["basis"], r["verdict"]) for r in d["rows"]})')" = "[('iqr', 'same')]" ] ||
+	fail "wide noise: all same by iqr"
+run_zl compare "$TMP/a-tight" "$TMP/b-tight" --json
+expect_rc 0
+[ "$(json_get "$TMP/out" 'sorted({(r["side"], r["basis"], r["verdict"]) for r in d["rows"]})')" = \
+  "[('gems', 'iqr', 'slower'), ('torch', 'iqr', 'same')]" ] || fail "tight noise: gems slower"
+# without statistics the threshold decides: 3 % is within 5 %, beyond 2 %
+run_zl compare "$TMP/a" "$TMP/b-plain" --json
+[ "$(json_get "$TMP/out" '{r["verdict"] for r in d["rows"]}')" = "{'same'}" ] || fail "threshold 5"
+run_zl compare "$TMP/a" "$TMP/b-plain" --json --threshold 2
+[ "$(json_get "$TMP/out" '{r["verdict"] for r in d["rows"] if r["side"] == "gems"}')" = "{'slower'}" ] ||
+	fail "threshold 2"
+
+# the gate
+run_zl compare "$TMP/a" "$TMP/b" --fail-on-regression 5
+expect_rc 1
+contains "$TMP/out" "gate (--fail-on-regression 5%): FAILED"
+contains "$TMP/out" "20.0% slower beyond noise"
+run_zl compare "$TMP/a" "$TMP/b" --fail-on-regression 25
+expect_rc 0
+contains "$TMP/out" "gate (--fail-on-regression 25%): passed"
+run_zl compare "$TMP/a-wide" "$TMP/b-wide" --fail-on-regression 5%
+expect_rc 0
+run_zl compare "$TMP/a-wide" "$TMP/b-wide" --fail-on-regression 2 --json
+expect_rc 1
+[ "$(json_get "$TMP/out" 'd["gate"]["failed"] and len(d["gate"]["reasons"]) == 1 and "overall geomean" in d["gate"]["reasons"][0]')" = True ] ||
+	fail "the overall geomean alone fails the gate"
+run_zl compare "$TMP/a" "$TMP/b" --fail-on-regression 5 --markdown
+expect_rc 1
+contains "$TMP/out" "**Gate** (\`--fail-on-regression 5\`): **FAILED**"
+run_zl compare "$TMP/a" "$TMP/b" --fail-on-regression -1
+expect_rc 2
+pass

@@ -1,0 +1,4 @@
+import collections
+
+VendorInfo = collections.namedtuple("VendorInfo", "vendor_name device_name")
+vendor_info = VendorInfo("amd", "cuda")

@@ -1,0 +1,1 @@
+"""A vendor ops module, imported with the vendor package like FlagGems' _<vendor>.ops."""

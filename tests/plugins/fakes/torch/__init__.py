@@ -1,0 +1,89 @@
+"""Fake torch: dtypes, tensors with shapes, and a virtual-clock device (torch.cuda)."""
+import os
+
+if os.environ.get("FAKE_NO_TORCH"):
+    raise ImportError("fake torch disabled by FAKE_NO_TORCH")
+
+__version__ = "2.99.0+fake"
+
+
+class dtype:
+    def __init__(self, name, itemsize, is_floating_point):
+        self.name = name
+        self.itemsize = itemsize
+        self.is_floating_point = is_floating_point
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    __str__ = __repr__
+
+
+float16 = dtype("float16", 2, True)
+bfloat16 = dtype("bfloat16", 2, True)
+float32 = dtype("float32", 4, True)
+int8 = dtype("int8", 1, False)
+int32 = dtype("int32", 4, False)
+int64 = dtype("int64", 8, False)
+
+
+class Size(tuple):
+    def numel(self):
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+
+class Tensor:
+    def __init__(self, shape, dtype=float32, device="cuda"):
+        self.shape = Size(shape)
+        self.dtype = dtype
+        self.device = device
+        self.requires_grad = False
+        self.grad = None
+
+    def size(self):
+        return self.shape
+
+    def numel(self):
+        return self.shape.numel()
+
+    def dim(self):
+        return len(self.shape)
+
+    def data_ptr(self):
+        return id(self) * 16
+
+    def zero_(self):
+        from . import cuda
+        cuda._launch(cuda.flush_cost(self), "zero_")
+        return self
+
+    def detach_(self):
+        return self
+
+    def requires_grad_(self, flag=True):
+        self.requires_grad = flag
+        return self
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def _shape(args):
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def empty(*shape, dtype=float32, device="cuda"):
+    return Tensor(_shape(shape), dtype, device)
+
+
+def randn(*shape, dtype=float32, device="cuda"):
+    return Tensor(_shape(shape), dtype, device)
+
+
+from . import cuda  # noqa: E402,F401

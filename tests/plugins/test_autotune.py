@@ -1,0 +1,181 @@
+"""zl_autotune: record the winners, replay them pinned, REPLAY_MISS for unknown keys."""
+import json
+import os
+
+import pytest
+
+import zl_autotune as za
+import zl_common as zc
+from conftest import backend_env
+
+ADD = "flag_gems.ops.add_kernel"     # LibEntry + LibTuner, key n with the "log" strategy
+MUL = "flag_gems.ops.mul_kernel"     # triton.autotune, key n
+COPY = "flag_gems.ops.copy_kernel"   # LibEntry, no tuner
+NODES = ["benchmark/test_ops.py::test_add", "benchmark/test_ops.py::test_mul",
+         "benchmark/test_ops.py::test_copy"]
+
+
+def record_run(bench, shapes="1000,4096", **env):
+    r = bench.run(NODES, backend_env("musa", BENCH_SHAPES=shapes, **env))
+    assert r.rc == 0, r
+    return r
+
+
+def entries(result, kernel):
+    doc = result.json("autotune_records", za.record_file_name(kernel))
+    return doc, {e["key"]: e for e in doc["entries"]}
+
+
+# --- pure logic ---------------------------------------------------------------
+
+def test_kernel_file_names_are_safe():
+    assert za.record_file_name("flag_gems.ops.mm.mm_kernel") == "flag_gems.ops.mm.mm_kernel.json"
+    assert za.record_file_name("a.<locals>.k") == "a._locals_.k.json"
+
+
+class Cfg:
+    def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, pre_hook=None):
+        self.kwargs, self.num_warps, self.num_stages = kwargs, num_warps, num_stages
+        self.num_ctas, self.maxnreg, self.pre_hook = num_ctas, maxnreg, pre_hook
+
+    def all_kwargs(self):
+        return {**self.kwargs, "num_warps": self.num_warps, "num_stages": self.num_stages,
+                "num_ctas": self.num_ctas}
+
+
+def test_find_config_prefers_the_tuners_own_object():
+    hook = object()
+    own = [Cfg({"BLOCK": 64}), Cfg({"BLOCK": 128}, num_warps=8, pre_hook=hook)]
+    rec = za.config_record(Cfg({"BLOCK": 128}, num_warps=8))
+    cfg, inside = za.find_config(own, rec, Cfg)
+    assert cfg is own[1] and inside
+    cfg, inside = za.find_config(own, za.config_record(Cfg({"BLOCK": 512})), Cfg)
+    assert not inside and cfg.kwargs == {"BLOCK": 512} and cfg.num_warps == 4
+
+
+def test_load_records_rejects_foreign_files(tmp_path):
+    with pytest.raises(zc.ConfigError, match="has no autotune_records directory"):
+        za.load_records(str(tmp_path))
+    d = tmp_path / "autotune_records"
+    d.mkdir()
+    (d / "x.json").write_text('{"format": "other"}')
+    with pytest.raises(zc.ConfigError, match="is not a zlbench autotune record"):
+        za.load_records(str(tmp_path))
+    (d / "x.json").write_text("{")
+    with pytest.raises(zc.ConfigError, match="cannot read autotune record"):
+        za.load_records(str(tmp_path))
+
+
+# --- record -------------------------------------------------------------------
+
+def test_record_writes_one_file_per_kernel_with_the_winner(bench):
+    r = record_run(bench)
+    doc, add = entries(r, ADD)
+    assert (doc["format"], doc["version"], doc["kernel"], doc["name"]) == \
+        ("zlbench-autotune-record", 1, ADD, "add_kernel")
+    assert (doc["tuner"], doc["tuner_class"], doc["key_names"]) == ("libtuner", "LibTuner", ["n"])
+    # LibTuner's key: the "log" strategy rounds 1000 up to 1024, then the tensor dtypes
+    assert sorted(add) == ['[1024,"torch.float16","torch.float16"]',
+                           '[4096,"torch.float16","torch.float16"]']
+    e = add['[4096,"torch.float16","torch.float16"]']
+    assert e["config"]["kwargs"] == {"BLOCK": 128}          # FAKE_BEST_BLOCK default
+    assert (e["config"]["num_warps"], e["config"]["num_stages"], e["config"]["num_ctas"]) == \
+        (4, 3, 1)
+    assert e["source"] == "tuned" and e["tuning_time_s"] >= 0
+    assert e["first_test"] == "benchmark/test_ops.py::test_add"
+    assert e["key_values"] == [4096, "torch.float16", "torch.float16"]
+
+    doc, mul = entries(r, MUL)
+    assert (doc["tuner"], doc["tuner_class"]) == ("triton", "Autotuner")
+    assert sorted(mul) == ['[1000,"torch.float16"]', '[4096,"torch.float16"]']
+
+    doc, copy = entries(r, COPY)
+    assert (doc["tuner"], copy) == (None, {})
+
+    s = r.json("plugins", "autotune_summary.json")
+    assert (s["mode"], s["recorded"], s["pinned"], s["missed"], s["no_tuner"]) == \
+        ("record", 4, 0, 0, 1)
+    assert s["kernels"] == [ADD, MUL] and s["no_tuner_kernels"] == [COPY]
+
+
+def test_picks_from_flaggems_tuner_cache_are_marked(bench, tmp_path):
+    db = tmp_path / "tuner.json"
+    record_run(bench, FAKE_TUNER_DB=str(db))
+    r = record_run(bench, FAKE_TUNER_DB=str(db))
+    _, add = entries(r, ADD)
+    assert {e["source"] for e in add.values()} == {"tuner_cache"}
+    assert {e["tuning_time_s"] for e in add.values()} == {None}
+    _, mul = entries(r, MUL)   # Triton's in-memory cache starts empty in each process
+    assert {e["source"] for e in mul.values()} == {"tuned"}
+
+
+# --- replay -------------------------------------------------------------------
+
+def test_replay_pins_recorded_configs_without_tuning(bench, tmp_path):
+    first = record_run(bench)
+    log = tmp_path / "tune.log"
+    # Now BLOCK=256 is fastest: fresh tuning would pick it; the pins must keep 128.
+    r = record_run(bench, ZL_AUTOTUNE_MODE="replay", ZL_REPLAY_FROM=first.run_dir,
+                   FAKE_BEST_BLOCK=256, FAKE_LOG=str(log))
+    assert "tune " not in log.read_text()
+    for kernel in (ADD, MUL):
+        _, pinned = entries(r, kernel)
+        assert len(pinned) == 2
+        assert {e["config"]["kwargs"]["BLOCK"] for e in pinned.values()} == {128}
+        assert {e["source"] for e in pinned.values()} == {"replay"}
+        assert all(e["in_config_space"] for e in pinned.values())
+    s = r.json("plugins", "autotune_summary.json")
+    assert (s["mode"], s["replay_from"], s["pinned"], s["missed"]) == \
+        ("replay", first.run_dir, 4, 0)
+    # the pinned BLOCK=128 is now the slow one (1.5x): the timer saw it
+    gems = [x for x in r.jsonl("plugins", "timer.jsonl") if x["op"] == "add" and x["side"] == "gems"]
+    assert gems[-1]["median_ms"] == pytest.approx(4096 * 1e-6 * 1.5, rel=1e-6)
+
+
+def test_unknown_key_fails_the_measurement_with_replay_miss(bench, tmp_path):
+    first = record_run(bench, shapes="4096")
+    log = tmp_path / "tune.log"
+    r = bench.run(["benchmark/test_ops.py::test_mul"],
+                  backend_env("musa", BENCH_SHAPES="4096,512", ZL_AUTOTUNE_MODE="replay",
+                              ZL_REPLAY_FROM=first.run_dir, FAKE_LOG=str(log)))
+    assert r.rc == 1, r
+    line = 'REPLAY_MISS kernel=%s key=[512,"torch.float16"]' % MUL
+    assert r.lines("REPLAY_MISS") == [line]
+    assert "tune " not in log.read_text()          # no fresh tuning instead
+    # FlagGems failed the test at that shape: no result for the op
+    assert "mul" not in json.load(open(r.path("results.json")))
+    s = r.json("plugins", "autotune_summary.json")
+    assert (s["pinned"], s["missed"]) == (1, 1)
+    assert s["missed_keys"] == [{"kernel": MUL, "key": '[512,"torch.float16"]'}]
+    errors = [x for x in r.jsonl("plugins", "timer.jsonl") if x["error"]]
+    assert len(errors) == 1 and errors[0]["error"] == line
+    assert errors[0]["shape"] == [[512], [512]] and errors[0]["side"] == "gems"
+
+
+def test_libtuner_miss_leaves_flaggems_tuner_cache_untouched(bench, tmp_path):
+    first = record_run(bench, shapes="4096")
+    db = tmp_path / "tuner.json"
+    r = bench.run(["benchmark/test_ops.py::test_add"],
+                  backend_env("musa", BENCH_SHAPES="4096,100", ZL_AUTOTUNE_MODE="replay",
+                              ZL_REPLAY_FROM=first.run_dir, FAKE_TUNER_DB=str(db)))
+    assert r.rc == 1, r
+    assert r.lines("REPLAY_MISS") == \
+        ['REPLAY_MISS kernel=%s key=[128,"torch.float16","torch.float16"]' % ADD]
+    assert not db.exists()
+
+
+def test_replay_without_a_source_run_is_a_usage_error(bench, tmp_path):
+    r = bench.run(NODES, backend_env("musa", ZL_AUTOTUNE_MODE="replay"))
+    assert r.rc == 4, r
+    assert "ZL_AUTOTUNE_MODE=replay needs ZL_REPLAY_FROM" in r.err
+    r = bench.run(NODES, backend_env("musa", ZL_AUTOTUNE_MODE="replay",
+                                     ZL_REPLAY_FROM=str(tmp_path / "nowhere")))
+    assert r.rc == 4, r
+    assert "has no autotune_records directory" in r.err
+
+
+def test_off_mode_records_nothing(bench):
+    r = record_run(bench, ZL_AUTOTUNE_MODE="off")
+    assert not os.path.exists(r.path("autotune_records"))
+    s = r.json("plugins", "autotune_summary.json")
+    assert (s["mode"], s["recorded"], s["no_tuner"]) == ("off", 0, 0)

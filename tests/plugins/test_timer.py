@@ -1,0 +1,226 @@
+"""zl_timer and zl_graph_timer: plans, direct repeats, graph flush subtraction and fallback."""
+import json
+
+import pytest
+
+import zl_timer
+from conftest import backend_env
+
+# Fake costs (tests/plugins/fakes): baseline "torch_add" costs n * 2e-6 ms, the
+# FlagGems add kernel n * 1e-6 ms at its best BLOCK, a flush FAKE_FLUSH_MS.
+N = 4096
+TORCH_ADD_MS = N * 2e-6
+GEMS_ADD_MS = N * 1e-6
+ONE_SHAPE = {"BENCH_SHAPES": str(N)}
+
+
+def by_side(records):
+    return {r["side"]: r for r in records}
+
+
+# --- pure logic ---------------------------------------------------------------
+
+def test_plan_follows_the_graph_plugin_when_unset():
+    assert zl_timer.resolve_plan(None, True) == ("graph", None)
+    assert zl_timer.resolve_plan(None, False) == ("direct", None)
+    assert zl_timer.resolve_plan("direct", True) == ("direct", None)
+    plan, reason = zl_timer.resolve_plan("graph", False)
+    assert plan == "graph" and "zl_graph_timer" in reason
+    with pytest.raises(Exception, match="ZL_TIMER_PLAN must be one of graph, direct"):
+        zl_timer.resolve_plan("fast", True)
+
+
+def test_side_of_a_measurement():
+    torch_op, gems_op = object(), object()
+    assert zl_timer.measurement_side(torch_op, torch_op, None, False) == "torch"
+    assert zl_timer.measurement_side(torch_op, torch_op, None, True) == "gems"
+    assert zl_timer.measurement_side(gems_op, torch_op, gems_op, False) == "gems"
+    assert zl_timer.measurement_side(torch_op, torch_op, gems_op, False) == "torch"
+    assert zl_timer.measurement_side(object(), torch_op, gems_op, False) is None
+
+
+def test_caller_result_honours_do_bench_modes():
+    samples = [1.0, 2.0, 3.0, 10.0]
+    assert zl_timer.caller_result(samples, [2.0, 6.0, 4.0], "median", None) == 4.0
+    assert zl_timer.caller_result(samples, None, "median", None) == 2.5
+    assert zl_timer.caller_result(samples, None, "min", None) == 1.0
+    assert zl_timer.caller_result(samples, None, "mean", None) == 4.0
+    assert zl_timer.caller_result(samples, None, "all", None) == samples
+    assert zl_timer.caller_result(samples, None, "mean", [0.5]) == 2.5
+    assert zl_timer.caller_result(samples, None, "mean", [0.0, 1.0]) == [1.0, 10.0]
+
+
+def test_summary_counts_fallbacks_once_per_reason():
+    recs = [{"timer": "graph", "fallback_reason": None, "error": None},
+            {"timer": "direct", "fallback_reason": "r1", "error": None},
+            {"timer": "direct", "fallback_reason": "r1", "error": None},
+            {"timer": "graph", "fallback_reason": None, "error": "boom"}]
+    s = zl_timer.summarize_records("graph", 2, recs)
+    assert (s["used"], s["graph"], s["direct"], s["fallbacks"], s["errors"]) == \
+        ("mixed", 1, 2, 2, 1)
+    assert s["fallback_reasons"] == ["r1"]
+    assert zl_timer.summarize_records("direct", 1, [])["used"] is None
+
+
+# --- through pytest ----------------------------------------------------------
+
+def test_graph_plan_subtracts_the_flush(bench):
+    r = bench.run(["benchmark/test_ops.py::test_add"],
+                  backend_env("cuda", FAKE_FLUSH_MS="0.5", **ONE_SHAPE))
+    assert r.rc == 0, r
+    recs = by_side(r.jsonl("plugins", "timer.jsonl"))
+    assert set(recs) == {"torch", "gems"}
+    t, g = recs["torch"], recs["gems"]
+    assert t["timer"] == g["timer"] == "graph"
+    assert t["median_ms"] == pytest.approx(TORCH_ADD_MS, rel=1e-6)
+    assert g["median_ms"] == pytest.approx(GEMS_ADD_MS, rel=1e-6)
+    assert t["flush_ms"] == pytest.approx(0.5)
+    assert t["n_samples"] == 10 and t["graph_iterations"] >= 1
+    assert (t["op"], t["dtype"], t["shape"]) == ("add", "torch.float16", [[N], [N]])
+    # FlagGems got the graph figure, not a flushed one.
+    res = json.load(open(r.path("results.json")))
+    metric = res["add"]["details"][0]["result"][0]
+    assert metric["latency_base"] == pytest.approx(TORCH_ADD_MS, rel=1e-6)
+    s = r.json("plugins", "timer_summary.json")
+    assert (s["plan"], s["used"], s["graph"], s["direct"], s["fallbacks"]) == \
+        ("graph", "graph", 2, 0, 0)
+
+
+def test_direct_plan_repeats_do_bench_and_returns_the_median(bench, tmp_path):
+    log = tmp_path / "bench.log"
+    # The three do_bench calls of the baseline are scaled x1, x3, x2.
+    r = bench.run(["benchmark/test_ops.py::test_add"],
+                  backend_env("musa", ZL_DIRECT_REPEAT=3, FAKE_BENCH_SCALES="1,3,2",
+                              FAKE_LOG=str(log), **ONE_SHAPE))
+    assert r.rc == 0, r
+    t = by_side(r.jsonl("plugins", "timer.jsonl"))["torch"]
+    assert t["timer"] == "direct" and t["repeat"] == 3 and t["fallback_reason"] is None
+    assert t["repeat_values_ms"] == pytest.approx([TORCH_ADD_MS, 3 * TORCH_ADD_MS,
+                                                   2 * TORCH_ADD_MS], rel=1e-6)
+    assert t["value_ms"] == pytest.approx(2 * TORCH_ADD_MS, rel=1e-6)
+    assert t["min_ms"] == pytest.approx(TORCH_ADD_MS, rel=1e-6)
+    assert t["max_ms"] == pytest.approx(3 * TORCH_ADD_MS, rel=1e-6)
+    assert t["iqr_ms"] > 0 and t["sample_kind"] == "iteration"
+    res = json.load(open(r.path("results.json")))
+    assert res["add"]["details"][0]["result"][0]["latency_base"] == \
+        pytest.approx(2 * TORCH_ADD_MS, rel=1e-6)
+    measuring = [ln for ln in log.read_text().splitlines()
+                 if ln.startswith("do_bench") and '"quantiles": null' in ln]
+    assert len(measuring) == 6          # 2 measurements x 3 repeats
+    assert all('"return_mode": "all"' in ln for ln in measuring)
+    s = r.json("plugins", "timer_summary.json")
+    assert (s["plan"], s["used"], s["direct"], s["direct_repeat"]) == ("direct", "direct", 2, 3)
+
+
+def test_graph_module_is_inert_with_direct_plan(bench):
+    r = bench.run(["benchmark/test_ops.py::test_add"],
+                  backend_env("cuda", ZL_TIMER_PLAN="direct", **ONE_SHAPE))
+    assert r.rc == 0, r
+    s = r.json("plugins", "timer_summary.json")
+    assert (s["plan"], s["used"], s["graph"], s["direct"]) == ("direct", "direct", 0, 2)
+
+
+def test_graph_plan_without_the_graph_module_falls_back_and_says_why(bench):
+    plugins = ("zl_timer", "zl_vendor_guard")
+    r = bench.run(["benchmark/test_ops.py::test_add"], backend_env("cuda", **ONE_SHAPE),
+                  plugins=plugins)
+    assert r.rc == 0, r
+    s = r.json("plugins", "timer_summary.json")
+    assert (s["used"], s["fallbacks"]) == ("direct", 2)
+    assert s["fallback_reasons"] == ["graph plan but the zl_graph_timer plugin is not loaded"]
+
+
+def test_capture_failure_falls_back_to_direct_for_that_shape_only(bench):
+    r = bench.run(["benchmark/test_ops.py::test_nonzero"], backend_env("cuda", **ONE_SHAPE))
+    assert r.rc == 0, r
+    recs = by_side(r.jsonl("plugins", "timer.jsonl"))
+    assert recs["torch"]["timer"] == "graph" and recs["torch"]["fallback_reason"] is None
+    g = recs["gems"]
+    assert g["timer"] == "direct"
+    # The root error, not the capture_end error that follows it.
+    assert g["fallback_reason"] == ("graph capture failed: CUDA error: operation not permitted "
+                                    "when stream is capturing")
+    assert g["n_samples"] > 0 and g["median_ms"] > 0
+    s = r.json("plugins", "timer_summary.json")
+    assert (s["used"], s["graph"], s["direct"], s["fallbacks"]) == ("mixed", 1, 1, 1)
+    assert s["fallback_reasons"] == [g["fallback_reason"]]
+
+
+def test_device_without_graph_api_falls_back(bench):
+    r = bench.run(["benchmark/test_ops.py::test_add"],
+                  backend_env("cuda", FAKE_NO_GRAPH=1, **ONE_SHAPE))
+    assert r.rc == 0, r
+    s = r.json("plugins", "timer_summary.json")
+    assert s["used"] == "direct" and s["fallbacks"] == 2
+    assert "has no graph capture API" in s["fallback_reasons"][0]
+
+
+def test_records_name_op_side_dtype_and_shape_through_subclasses(bench):
+    r = bench.run(["benchmark/test_ops.py::test_copy"],
+                  backend_env("musa", BENCH_SHAPES="64x32,128"))
+    assert r.rc == 0, r
+    recs = r.jsonl("plugins", "timer.jsonl")
+    assert [(x["op"], x["side"], x["shape"]) for x in recs] == [
+        ("copy", "torch", [[64, 32], [64, 32]]), ("copy", "gems", [[64, 32], [64, 32]]),
+        ("copy", "torch", [[128], [128]]), ("copy", "gems", [[128], [128]])]
+    assert {x["node"] for x in recs} == {"benchmark/test_ops.py::test_copy"}
+    assert [x["seq"] for x in recs] == [0, 1, 2, 3]
+
+
+def test_ascend_hooks_do_bench_npu(bench, tmp_path):
+    log = tmp_path / "bench.log"
+    r = bench.run(["benchmark/test_ops.py::test_add"],
+                  backend_env("ascend", ZL_DIRECT_REPEAT=2, FAKE_LOG=str(log), **ONE_SHAPE))
+    assert r.rc == 0, r
+    t = by_side(r.jsonl("plugins", "timer.jsonl"))["torch"]
+    assert t["bench_fn"] == "triton.backends.ascend.testing.do_bench_npu"
+    assert (t["timer"], t["sample_kind"], t["n_samples"]) == ("direct", "repeat", 2)
+    assert t["median_ms"] == pytest.approx(TORCH_ADD_MS, rel=1e-6)
+    assert log.read_text().count("do_bench_npu") == 4
+
+
+GENERIC_TEST = """
+import torch, triton, flag_gems
+
+def test_plain_do_bench():
+    x = torch.empty(1000)
+    ms = triton.testing.do_bench(lambda: flag_gems.copy(x), quantiles=[0.5, 0.2, 0.8])
+    assert len(ms) == 3
+
+def test_tuning_outside_a_measurement_is_not_recorded():
+    x = torch.empty(2048)
+    flag_gems.mul(x, x)   # the autotuner benchmarks its configs through do_bench
+"""
+
+
+def test_without_benchmark_base_do_bench_itself_is_hooked(runner, tmp_path):
+    log = tmp_path / "bench.log"
+    runner.write("test_generic.py", GENERIC_TEST)
+    r = runner.run(["test_generic.py"], backend_env("musa", FAKE_LOG=str(log)),
+                   bench_opts=False)
+    assert r.rc == 0, r
+    recs = r.jsonl("plugins", "timer.jsonl")
+    assert len(recs) == 1
+    rec = recs[0]
+    assert rec["node"] == "test_generic.py::test_plain_do_bench"
+    assert (rec["op"], rec["side"], rec["shape"]) == (None, None, None)
+    assert rec["median_ms"] == pytest.approx(1000 * 1e-6, rel=1e-6)
+    assert len(rec["value_ms"]) == 3
+    # the three tuning calls of mul_kernel went straight to do_bench
+    assert log.read_text().count("tune mul_kernel") == 3
+
+
+def test_invalid_plan_is_a_usage_error(bench):
+    r = bench.run(["benchmark/test_ops.py::test_add"],
+                  backend_env("cuda", ZL_TIMER_PLAN="fast"))
+    assert r.rc == 4, r
+    assert "ZL_TIMER_PLAN must be one of graph, direct, not 'fast'" in r.err
+
+
+def test_without_run_dir_nothing_is_written(bench):
+    r = bench.run(["benchmark/test_ops.py::test_add"], backend_env("cuda", **ONE_SHAPE),
+                  run_dir=False)
+    assert r.rc == 0, r
+    leftovers = [p.name for p in bench.tree.rglob("*")
+                 if p.name in ("plugins", "timer.jsonl", "autotune_records")]
+    assert leftovers == []

@@ -1,0 +1,328 @@
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "zlbench/runload.h"
+#include "zlbench/strbuf.h"
+#include "../fixtures/runs/runfixture.h"
+
+/* The expected rows are read from the same real file, independently of runload. */
+struct expect {
+	size_t shapes;
+	double first_gems, first_torch;
+	char *first_dtype;
+};
+
+static void expect_from(const char *name, struct expect *e)
+{
+	char *path = fx_shared(name);
+	cJSON *doc = fx_read_json(path), *op_entry, *detail, *row;
+
+	memset(e, 0, sizeof(*e));
+	cJSON_ArrayForEach(op_entry, doc)
+		cJSON_ArrayForEach(detail, cJSON_GetObjectItemCaseSensitive(op_entry, "details"))
+			cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(detail, "result")) {
+				if (!e->shapes) {
+					e->first_gems = cJSON_GetObjectItemCaseSensitive(row, "latency")->valuedouble;
+					e->first_torch = cJSON_GetObjectItemCaseSensitive(row, "latency_base")->valuedouble;
+					e->first_dtype = xstrdup(cJSON_GetObjectItemCaseSensitive(detail, "dtype")->valuestring);
+				}
+				e->shapes++;
+			}
+	cJSON_Delete(doc);
+	free(path);
+}
+
+static void load_real(const char *name, const char *op)
+{
+	char *tmp = fx_tmpdir();
+	char *dir = zl_path_join(tmp, "run");
+	cJSON *id = fx_identity("20261129-100000-cuda-x-aaaaaa", op);
+	struct strbuf err = STRBUF_INIT;
+	struct zl_run run;
+	struct expect e;
+	size_t i;
+
+	expect_from(name, &e);
+	fx_write_run(dir, id, name, 1.0, NULL, -1, 0);
+	zl_run_init(&run);
+	assert_int_equal(zl_run_load(dir, &run, &err), 0);
+	assert_true(run.has_results);
+	assert_false(run.has_timer);
+	assert_true(e.shapes > 0);
+	assert_int_equal(run.nr_results, 2 * e.shapes);
+	assert_int_equal(run.results[0].side, ZL_SIDE_TORCH);
+	assert_int_equal(run.results[1].side, ZL_SIDE_GEMS);
+	assert_string_equal(run.results[0].op, op);
+	assert_string_equal(run.results[0].dtype, e.first_dtype);
+	assert_true(run.results[0].latency_ms == e.first_torch);
+	assert_true(run.results[1].latency_ms == e.first_gems);
+	assert_true(run.results[1].latency_base_ms == e.first_torch);
+	for (i = 0; i < run.nr_results; i++) {
+		assert_true(run.results[i].shape[0] == '[');
+		assert_true(run.results[i].occurrence >= 1);
+		assert_true(run.results[i].samples == -1 && isnan(run.results[i].iqr_ms));
+	}
+	assert_string_equal(run.device_name, "NVIDIA H200");
+	assert_string_equal(run.tuner_cache_mode, "shared");
+	assert_int_equal(run.exit_code, 0);
+	assert_int_equal(run.winners_before, 0);
+	zl_run_release(&run);
+	cJSON_Delete(id);
+	free(e.first_dtype);
+	free(dir);
+	fx_rmtree(tmp);
+	strbuf_release(&err);
+}
+
+static void test_real_results(void **state)
+{
+	(void)state;
+	load_real(FX_MM, "mm");
+	load_real(FX_MM_GRAPH, "mm");
+	load_real(FX_ROUTER, "router_gemm");
+}
+
+/* mm lists 4096x4096 twice per dtype: the repeat is occurrence 2, and the shape is canonical. */
+static void test_shape_and_occurrence(void **state)
+{
+	char *tmp = fx_tmpdir();
+	cJSON *id = fx_identity("20261129-100000-cuda-mm-aaaaaa", "mm");
+	struct strbuf err = STRBUF_INIT;
+	struct zl_run run;
+	const struct zl_result *r1, *r2;
+	(void)state;
+
+	fx_write_run(tmp, id, FX_MM, 1.0, NULL, -1, 0);
+	zl_run_init(&run);
+	assert_int_equal(zl_run_load(tmp, &run, &err), 0);
+	assert_string_equal(run.results[0].shape, "[[384, 384], [384, 384]]");
+	r1 = zl_run_find(&run, "mm", "torch.float16", "[[4096, 4096], [4096, 4096]]", 1, ZL_SIDE_GEMS);
+	r2 = zl_run_find(&run, "mm", "float16", "[[4096, 4096], [4096, 4096]]", 2, ZL_SIDE_GEMS);
+	assert_non_null(r1);
+	assert_non_null(r2);
+	assert_true(r1 != r2);
+	assert_int_equal(r2->occurrence, 2);
+	assert_null(zl_run_find(&run, "mm", "float16", "[[4096, 4096], [4096, 4096]]", 3, ZL_SIDE_GEMS));
+	zl_run_release(&run);
+	cJSON_Delete(id);
+	fx_rmtree(tmp);
+	strbuf_release(&err);
+}
+
+static void test_failed_run_without_results(void **state)
+{
+	char *tmp = fx_tmpdir();
+	cJSON *id = fx_identity("20261129-100000-cuda-mm-bbbbbb", "mm");
+	struct strbuf err = STRBUF_INIT;
+	struct zl_run run;
+	(void)state;
+
+	fx_set_str(id, "status", "crashed");
+	fx_set(id, "exit_code", cJSON_CreateNull());
+	fx_set(id, "duration_s", cJSON_CreateNull());
+	fx_set(id, "devices", cJSON_CreateArray());
+	fx_write_run(tmp, id, NULL, 1.0, NULL, -1, 0);
+	zl_run_init(&run);
+	assert_int_equal(zl_run_load(tmp, &run, &err), 0);
+	assert_false(run.has_results);
+	assert_int_equal(run.nr_results, 0);
+	assert_string_equal(run.status, "crashed");
+	assert_int_equal(run.exit_code, -1);
+	assert_true(isnan(run.duration_s));
+	assert_null(run.device_name);
+	assert_int_equal(run.notes.nr, 1);
+	assert_non_null(strstr(run.notes.v[0], "results.json"));
+	zl_run_release(&run);
+	cJSON_Delete(id);
+	fx_rmtree(tmp);
+	strbuf_release(&err);
+}
+
+static void test_odd_rows(void **state)
+{
+	static const char odd[] =
+		"{\"mm\": {\"details\": [{\"op_name\": \"mm\", \"dtype\": \"torch.float16\", \"result\": ["
+		" {\"legacy_shape\": [7, 7], \"shape_detail\": null, \"latency_base\": 0.5, \"latency\": null,"
+		"  \"speedup\": null, \"error_msg\": \"CUDA out of memory\"},"
+		" {\"shape_detail\": [[2, 3.5], {\"dim\": -1, \"name\": \"x\"}], \"latency_base\": 1,"
+		"  \"latency\": 2, \"speedup\": 0.5, \"error_msg\": null},"
+		" 42]}, \"not a detail\"]},"
+		" \"abs\": {\"details\": 3}}";
+	char *tmp = fx_tmpdir();
+	char *path = zl_path_join(tmp, "results.json");
+	cJSON *id = fx_identity("20261129-100000-cuda-mm-cccccc", "mm");
+	struct strbuf err = STRBUF_INIT, all = STRBUF_INIT;
+	struct zl_run run;
+	size_t i;
+	(void)state;
+
+	fx_write_run(tmp, id, NULL, 1.0, NULL, -1, 0);
+	fx_write_text(path, odd);
+	zl_run_init(&run);
+	assert_int_equal(zl_run_load(tmp, &run, &err), 0);
+	assert_int_equal(run.nr_results, 4);
+	assert_string_equal(run.results[1].shape, "[7, 7]");
+	assert_string_equal(run.results[1].error_msg, "CUDA out of memory");
+	assert_true(isnan(run.results[1].latency_ms));
+	assert_true(run.results[0].latency_ms == 0.5);
+	assert_string_equal(run.results[3].shape, "[[2, 3.5], {\"dim\": -1, \"name\": \"x\"}]");
+	for (i = 0; i < run.notes.nr; i++)
+		strbuf_addf(&all, "%s\n", run.notes.v[i]);
+	assert_non_null(strstr(all.buf, "error_msg"));
+	assert_non_null(strstr(all.buf, "no latency"));
+	assert_non_null(strstr(all.buf, "skipped"));
+	zl_run_release(&run);
+
+	/* a corrupt results.json is a note, not a failure */
+	fx_write_text(path, "{\"mm\": [");
+	zl_run_init(&run);
+	assert_int_equal(zl_run_load(tmp, &run, &err), 0);
+	assert_false(run.has_results);
+	assert_non_null(strstr(run.notes.v[0], "results.json"));
+	zl_run_release(&run);
+	cJSON_Delete(id);
+	free(path);
+	fx_rmtree(tmp);
+	strbuf_release(&err);
+	strbuf_release(&all);
+}
+
+static void test_not_a_run(void **state)
+{
+	char *tmp = fx_tmpdir();
+	char *path = zl_path_join(tmp, "run_identity.json");
+	struct strbuf err = STRBUF_INIT;
+	struct zl_run run;
+	(void)state;
+
+	zl_run_init(&run);
+	assert_int_equal(zl_run_load(tmp, &run, &err), -1);
+	assert_non_null(strstr(err.buf, "run_identity.json"));
+	assert_null(run.identity);
+	fx_write_text(path, "[1, 2]");
+	assert_int_equal(zl_run_load(tmp, &run, &err), -1);
+	assert_non_null(strstr(err.buf, "not a json object"));
+	fx_write_text(path, "{\"status\": \"passed\"}");
+	assert_int_equal(zl_run_load(tmp, &run, &err), -1);
+	assert_non_null(strstr(err.buf, "run_id"));
+	assert_int_equal(zl_run_load("/nonexistent/zl-run", &run, &err), -1);
+	assert_non_null(strstr(err.buf, "/nonexistent/zl-run"));
+	zl_run_release(&run);
+	free(path);
+	fx_rmtree(tmp);
+	strbuf_release(&err);
+}
+
+static void test_timer_statistics(void **state)
+{
+	char *tmp = fx_tmpdir();
+	char *path = zl_path_join(tmp, "plugins/timer.jsonl");
+	cJSON *id = fx_identity("20261129-100000-cuda-mm-dddddd", "mm");
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	struct zl_run run;
+	const struct zl_result *r;
+	size_t i;
+	(void)state;
+
+	fx_write_run(tmp, id, FX_MM, 1.0, NULL, 0.02, 50);
+	zl_run_init(&run);
+	assert_int_equal(zl_run_load(tmp, &run, &err), 0);
+	assert_true(run.has_timer);
+	for (i = 0; i < run.nr_results; i++) {
+		r = &run.results[i];
+		assert_int_equal(r->samples, 50);
+		assert_string_equal(r->timer, "direct");
+		assert_true(fabs(r->iqr_ms - 0.02 * r->latency_ms) <= 1e-12 * r->latency_ms);
+		/* cJSON may print results.json one ulp off, so not == */
+		assert_true(fabs(r->median_ms - r->latency_ms) <= 1e-15 * r->latency_ms);
+	}
+	zl_run_release(&run);
+
+	/* other spellings the plugin may use: dtype without "torch.", shape as text, bad lines */
+	strbuf_addstr(&text, "{\"op\": \"mm\", \"dtype\": \"float32\", \"shape\": \"[[384,384],[384,384]]\","
+		      " \"side\": \"gems\", \"used\": \"graph\", \"samples\": [1, 2, 3], \"median\": 9,"
+		      " \"min\": 8, \"max\": 10, \"iqr\": 0.5}\n"
+		      "not json\n\n"
+		      "{\"op\": \"mm\", \"dtype\": \"float32\", \"shape\": [[1, 1]], \"side\": \"gems\"}\n"
+		      "{\"op\": \"mm\", \"side\": \"sideways\"}\n");
+	fx_write_text(path, text.buf);
+	zl_run_init(&run);
+	assert_int_equal(zl_run_load(tmp, &run, &err), 0);
+	r = zl_run_find(&run, "mm", "torch.float32", "[[384, 384], [384, 384]]", 1, ZL_SIDE_GEMS);
+	assert_non_null(r);
+	assert_string_equal(r->timer, "graph");
+	assert_int_equal(r->samples, 3);
+	assert_true(r->iqr_ms == 0.5 && r->min_ms == 8 && r->max_ms == 10 && r->median_ms == 9);
+	r = zl_run_find(&run, "mm", "torch.float32", "[[384, 384], [384, 384]]", 1, ZL_SIDE_TORCH);
+	assert_true(isnan(r->iqr_ms));
+	strbuf_reset(&text);
+	for (i = 0; i < run.notes.nr; i++)
+		strbuf_addf(&text, "%s\n", run.notes.v[i]);
+	assert_non_null(strstr(text.buf, "1 of 5 lines are not json"));
+	assert_non_null(strstr(text.buf, "2 measurements match no results row"));
+	zl_run_release(&run);
+	cJSON_Delete(id);
+	free(path);
+	fx_rmtree(tmp);
+	strbuf_release(&err);
+	strbuf_release(&text);
+}
+
+static void test_canonical_json(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "[[384,384],[384,384]]", "[[384, 384], [384, 384]]" },
+		{ "[0.1, 1e-05, -2, 1.5e300]", "[0.1, 1e-05, -2, 1.5e+300]" },
+		{ "{\"a\":[true,false,null],\"b\":\"q\\\"\"}", "{\"a\": [true, false, null], \"b\": \"q\\\"\"}" },
+		{ "[]", "[]" },
+	};
+	size_t i;
+	(void)state;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		cJSON *doc = cJSON_Parse(cases[i].in);
+		assert_non_null(doc);
+		zl_json_canonical(&sb, doc);
+		assert_string_equal(sb.buf, cases[i].out);
+		cJSON_Delete(doc);
+		strbuf_release(&sb);
+	}
+}
+
+static void test_side_names(void **state)
+{
+	enum zl_side s;
+	(void)state;
+
+	assert_int_equal(zl_side_parse("GEMS", &s), 0);
+	assert_int_equal(s, ZL_SIDE_GEMS);
+	assert_int_equal(zl_side_parse("baseline", &s), 0);
+	assert_int_equal(s, ZL_SIDE_TORCH);
+	assert_int_equal(zl_side_parse("other", &s), -1);
+	assert_int_equal(zl_side_parse(NULL, &s), -1);
+	assert_string_equal(zl_side_name(ZL_SIDE_TORCH), "torch");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_real_results),
+		cmocka_unit_test(test_shape_and_occurrence),
+		cmocka_unit_test(test_failed_run_without_results),
+		cmocka_unit_test(test_odd_rows),
+		cmocka_unit_test(test_not_a_run),
+		cmocka_unit_test(test_timer_statistics),
+		cmocka_unit_test(test_canonical_json),
+		cmocka_unit_test(test_side_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
