@@ -31,6 +31,7 @@ void zl_devlist_release(struct zl_devlist *dl)
 	dl->nr = dl->alloc = 0;
 	dl->available = 0;
 	dl->how = NULL;
+	dl->tool_failed = 0;
 }
 
 struct zl_device *zl_devlist_add(struct zl_devlist *dl, int index, const char *name,

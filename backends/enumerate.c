@@ -229,8 +229,10 @@ static void first_line(const char *output, struct strbuf *out)
 /*
  * Run one query. 0 with dl filled when it produced devices; -1 with the reason
  * appended to why ("no nvidia-smi on PATH", "nvidia-smi exited 9: NVIDIA-SMI has failed ...").
+ * *present is set when the tool was found on PATH (whatever happened next).
  */
-static int run_query(const struct query *q, struct zl_devlist *dl, struct strbuf *why)
+static int run_query(const struct query *q, struct zl_devlist *dl, int *present,
+		     struct strbuf *why)
 {
 	static const char *const child_env[] = { "LC_ALL=C", NULL };
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
@@ -243,13 +245,14 @@ static int run_query(const struct query *q, struct zl_devlist *dl, struct strbuf
 		strbuf_addf(why, "no %s on PATH", q->tool);
 		return -1;
 	}
+	*present = 1;
 	strvec_push(&argv, path);
 	strvec_pushv(&argv, (const char **)q->argv + 1);
 	/* LC_ALL=C: decimal points and English labels whatever the user's locale */
 	if (zl_capture(argv.v, child_env, timeout, &out, &exit_code, &err)) {
 		strbuf_addf(why, "%s could not be started: %s", q->tool, err.buf);
 	} else if (exit_code == ZL_EXIT_TIMEOUT) {
-		strbuf_addf(why, "%s timed out after %g s (ZL_QUERY_TIMEOUT)", q->tool, timeout);
+		strbuf_addf(why, "%s did not finish within ZL_QUERY_TIMEOUT=%g s", q->tool, timeout);
 	} else if (exit_code) {
 		/* a tool that failed or crashed may have printed part of a list: not believed */
 		strbuf_addf(why, "%s exited %d", q->tool, exit_code);
@@ -285,8 +288,10 @@ static void query_how(struct zl_devlist *dl, const char *tool, const struct strb
 	if (replaced)
 		strbuf_addf(&notes, "%s%zu devices share a uuid: bus ids shown instead",
 			    notes.len ? "; " : "", replaced);
+	/* partitions of one GPU (MI300A in TPX mode) share even the bus id */
 	if (shared)
-		strbuf_addf(&notes, "%s%zu devices share a uuid", notes.len ? "; " : "", shared);
+		strbuf_addf(&notes, "%s%zu devices %sshare a uuid", notes.len ? "; " : "", shared,
+			    replaced ? "still " : "");
 	strbuf_addstr(&how, tool);
 	if (notes.len)
 		strbuf_addf(&how, " (%s)", notes.buf);
@@ -302,11 +307,12 @@ int zl_backend_enumerate(const struct zl_backend *b, struct zl_devlist *dl)
 	struct query q[2];
 	size_t nq = row_queries(b, q), i, nr = 0;
 	struct node *nodes = NULL;
+	int tool_present = 0;
 
 	for (i = 0; i < nq; i++) {
 		if (i)
 			strbuf_addstr(&why, "; ");
-		if (!run_query(&q[i], dl, &why)) {
+		if (!run_query(&q[i], dl, &tool_present, &why)) {
 			/* drop the separator added for this (successful) query */
 			if (i)
 				strbuf_setlen(&why, why.len - 2);
@@ -316,6 +322,7 @@ int zl_backend_enumerate(const struct zl_backend *b, struct zl_devlist *dl)
 			return 0;
 		}
 	}
+	dl->tool_failed = tool_present;
 	if (b->dev_node_prefix)
 		nr = scan_nodes(root, b->dev_node_prefix, &nodes);
 	if (nr && (!b->dev_node_probe || probe_present(b, root))) {

@@ -397,8 +397,11 @@ class _Autotune:
             if not isinstance(d, dict):
                 continue
             for v in list(d.values()):
-                if not isinstance(v, kinds):
-                    continue
+                try:
+                    if not isinstance(v, kinds):
+                        continue
+                except Exception:
+                    continue    # a lazy proxy whose __class__ raises
                 chain = [v]
                 while not isinstance(chain[-1], jit_cls) and len(chain) < 16:
                     nxt = getattr(chain[-1], "fn", None)
@@ -522,13 +525,14 @@ def pytest_collection_finish(session):
         _state.install()
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item, nextitem):
+def pytest_runtest_logstart(nodeid, location):
     if _state is not None:
-        _state.node = item.nodeid
+        _state.node = nodeid
         if _state.mode != "off":
             _state.install()
-    yield
+
+
+def pytest_runtest_logfinish(nodeid, location):
     if _state is not None:
         _state.node = None
 

@@ -19,7 +19,6 @@ after each conftest and test module is imported and after each test.
 
 import sys
 
-import pytest
 
 import zl_common as zc
 
@@ -140,11 +139,9 @@ def pytest_collectreport(report):
     _note_new(report.nodeid or "collection")
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item, nextitem):
-    yield
-    # Whatever the test (setup, call, teardown) imported.
-    _note_new(item.nodeid)
+def pytest_runtest_logfinish(nodeid, location):
+    # After teardown: whatever the test (setup, call, teardown) imported.
+    _note_new(nodeid)
 
 
 def pytest_sessionfinish(session, exitstatus):

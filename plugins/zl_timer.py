@@ -433,12 +433,14 @@ def pytest_collection_finish(session):
         _state.install()
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item, nextitem):
+def pytest_runtest_logstart(nodeid, location):
+    # Before the test's setup: hook what its module imported, name its records.
     if _state is not None:
-        _state.node = item.nodeid
+        _state.node = nodeid
         _state.install()
-    yield
+
+
+def pytest_runtest_logfinish(nodeid, location):
     if _state is not None:
         _state.node = None
 

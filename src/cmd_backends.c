@@ -46,7 +46,7 @@ void help_backends(FILE *out)
 		"  zlbench backends --json | python3 -c 'import json,sys; print([b[\"name\"] for b in json.load(sys.stdin)[\"backends\"]])'\n");
 }
 
-/* "nvidia, cu" (or "-"): a NULL-terminated list joined for the text table. */
+/* A NULL-terminated list joined with sep for the text table, or "-" when empty. */
 static void join_list(struct strbuf *sb, const char *const *list, const char *sep)
 {
 	for (; list && *list; list++)

@@ -1,18 +1,552 @@
-/* Placeholder until this command lands; the owner replaces this file. */
+/* zlbench batch: many operators over several devices, one `zlbench run` child each, resumable. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "zlbench/batch.h"
 #include "zlbench/cmd.h"
 #include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/preflight.h"
+#include "zlbench/push.h"
+#include "zlbench/settings.h"
+#include "zlbench/util.h"
 #include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
 
-int cmd_batch(int argc, const char **argv)
-{
-	(void)argc;
-	(void)argv;
-	zl_print_error("'batch' is not implemented yet");
-	return ZL_EXIT_USAGE;
-}
+struct batch_opts {
+	struct strvec ops;         /* --ops, repeatable, comma-separated */
+	const char *ops_file;
+	const char *resume;
+	const char *timeout_per_op;
+	const char *warmup_devices;
+	struct strvec warmup_ops;
+	const char *push;
+	const char *progress;
+	int retry_failed;
+	int dry_run;
+};
 
 void help_batch(FILE *out)
 {
-	fprintf(out, "usage: zlbench batch (not implemented yet)\n");
+	fprintf(out,
+		"usage: zlbench batch [--backend B] [--devices LIST] (--ops LIST | --ops-file FILE) [options] [-- <pytest args>]\n"
+		"       zlbench batch --resume DIR [--retry-failed] [--push URL]\n\n"
+		"Runs each operator as its own `zlbench run` child (its crash, hang or OOM stays its own),\n"
+		"one operator per device at a time, longest expected first (mean durations from the history\n"
+		"database; the list order when it has none). Every child's output goes to logs/<op>.log in the\n"
+		"batch directory, its run directory is runs/<op>/, and ops_status.csv gets one row (fsync'd) as\n"
+		"each operator ends. --resume DIR runs the operators that have no final row (interrupted is\n"
+		"not final) with the settings saved in DIR/batch.json. The last line on stdout is BATCH_DIR=<path>.\n\n"
+		"Batch options:\n"
+		"  --ops LIST                      operators, comma-separated (repeatable)\n"
+		"  --ops-file FILE                 operators, one per line; '#' starts a comment\n"
+		"  --out DIR                       batch directory (absent or empty) [default $ZL_RUNS_DIR/<UTC stamp>-<backend>-batch]\n"
+		"  --devices LIST, --gpus LIST     devices to use, one operator on each at a time [default: every device\n"
+		"                                  the backend enumerates, else 0]\n"
+		"  --timeout-per-op SECONDS        each run's --timeout; a timed-out operator is recorded and the device moves on\n"
+		"  --warmup-devices N              split each operator's shapes into N shape files, warm up (record autotune\n"
+		"                                  winners) on N devices in parallel, each with a private tuner cache, merge\n"
+		"                                  the records, then time the operator once replaying them [env PARALLEL_WARMUP_GPUS]\n"
+		"  --warmup-ops LIST               only these operators get warm-up sharding [default: every operator]\n"
+		"  --resume DIR                    continue the batch in DIR\n"
+		"  --retry-failed                  with --resume: run again every operator whose last row is not passed\n"
+		"  --progress MODE                 auto (a live line on a terminal, else a line per operator), live, plain, none\n"
+		"  --push URL                      POST every run of the batch to a collector at the end [env ZL_PUSH_URL]\n"
+		"  --dry-run                       print the plan (devices, start order, child argv); start nothing\n");
+	zl_settings_usage(out);
+	fprintf(out,
+		"\nThe run settings above are given to every operator's run (--op, --op-file, --test-node and --out\n"
+		"are the batch's to set). Environment: ZL_KILL_GRACE (seconds between SIGTERM and SIGKILL of a run),\n"
+		"ZL_NO_HISTORY=1 (no history for the start order; runs are not stored), NO_COLOR.\n\n"
+		"Exit codes: 0 every operator passed, 1 an operator failed, crashed or timed out, 2 usage,\n"
+		"3 every operator failed preflight (a broken environment; also a bad --devices list),\n"
+		"130 interrupted (128+N for signal N; the running operators are recorded as interrupted).\n\n"
+		"Examples:\n"
+		"  zlbench batch --backend cuda --devices 0,1 --ops mm,bmm,addmm\n"
+		"  zlbench batch --backend musa --gpus 0,1,2,3 --ops-file ops.txt --timeout-per-op 1800 --out runs/nightly\n"
+		"  zlbench batch --backend cuda --devices 0,1,2,3 --ops mm --level comprehensive --warmup-devices 4\n"
+		"  zlbench batch --resume runs/nightly\n");
+}
+
+/* Run settings a child gets as flags: the batch decides the rest (op, devices, out). */
+enum fwd_kind { FWD_RAW, FWD_PATH, FWD_PROGRAM, FWD_BOOL };
+static const struct {
+	enum zl_setting_id id;
+	enum fwd_kind kind;
+	int always;        /* also when defaulted: the default depends on where the batch was started */
+} forwarded[] = {
+	{ ZL_SET_FLAGGEMS_DIR, FWD_PATH, 1 },
+	{ ZL_SET_LEVEL, FWD_RAW, 0 },
+	{ ZL_SET_SHAPE_FILE, FWD_PATH, 0 },
+	{ ZL_SET_SHAPE_MODE, FWD_RAW, 0 },
+	{ ZL_SET_REPLAY_FROM, FWD_PATH, 0 },
+	{ ZL_SET_ISOLATE, FWD_BOOL, 0 },
+	{ ZL_SET_PYTHON, FWD_PROGRAM, 0 },
+	{ ZL_SET_CUDAGRAPH, FWD_BOOL, 0 },
+	{ ZL_SET_DIRECT_REPEAT, FWD_RAW, 0 },
+	{ ZL_SET_TIMEOUT, FWD_RAW, 0 },
+};
+
+/* Flags that name what one run does; a batch sets them per operator. */
+static const enum zl_setting_id per_run[] = { ZL_SET_OP, ZL_SET_OP_FILE, ZL_SET_TEST_NODE };
+
+static void build_run_args(const struct zl_settings *s, struct strvec *args)
+{
+	size_t i;
+
+	for (i = 0; i < ZL_ARRAY_SIZE(forwarded); i++) {
+		const struct zl_setting_def *d = &zl_setting_defs[forwarded[i].id];
+		const struct zl_setting_value *v = &s->v[forwarded[i].id];
+		char *abs;
+
+		if (!v->raw || (!forwarded[i].always && v->source != ZL_SRC_FLAG && v->source != ZL_SRC_ENV))
+			continue;
+		switch (forwarded[i].kind) {
+		case FWD_RAW:
+			strvec_pushf(args, "--%s=%s", d->flag, v->raw);
+			break;
+		case FWD_PROGRAM:
+		case FWD_PATH:
+			/*
+			 * A program name stays a name (found on PATH); a program path is made
+			 * absolute without resolving links (a venv's python is a link to the
+			 * base interpreter, and only the link knows the venv).
+			 */
+			if (forwarded[i].kind == FWD_PROGRAM) {
+				char cwd[4096];
+
+				if (!strchr(v->raw, '/') || v->raw[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+					strvec_pushf(args, "--%s=%s", d->flag, v->raw);
+				else
+					strvec_pushf(args, "--%s=%s/%s", d->flag, cwd, v->raw);
+				break;
+			}
+			abs = zl_absolute_path(v->raw);
+			strvec_pushf(args, "--%s=%s", d->flag, abs);
+			free(abs);
+			break;
+		case FWD_BOOL:
+			strvec_pushf(args, "--%s", zl_parse_bool(v->raw) == 1 ? d->flag : d->flag_off);
+			break;
+		}
+	}
+}
+
+static double kill_grace(void)
+{
+	const char *g = getenv("ZL_KILL_GRACE");
+	double d;
+
+	if (g && !zl_parse_double(g, &d) && d >= 0)
+		return d;
+	return 10.0;
+}
+
+static char *self_exe(void)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return xstrdup("/proc/self/exe");
+	buf[n] = '\0';
+	/* a rebuilt binary: the running image is still reachable through /proc */
+	if (zl_ends_with(buf, " (deleted)"))
+		return xstrdup("/proc/self/exe");
+	return xstrdup(buf);
+}
+
+static char *default_batch_dir(const struct zl_settings *s)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!gmtime_r(&now, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm))
+		snprintf(stamp, sizeof(stamp), "00000000-000000");
+	return xstrfmt("%s/%s-%s-batch", s->v[ZL_SET_RUNS_DIR].raw ? s->v[ZL_SET_RUNS_DIR].raw : "runs", stamp,
+		       s->backend->name);
+}
+
+/*
+ * The devices: as given (checked against the enumeration when there is one),
+ * else every enumerated device, else 0. 0, or the exit code with the message printed.
+ */
+static int choose_devices(const struct zl_settings *s, struct strvec *out)
+{
+	struct zl_devlist dl = ZL_DEVLIST_INIT;
+	struct strbuf msg = STRBUF_INIT;
+	size_t i, j;
+	int code = 0;
+
+	zl_backend_enumerate(s->backend, &dl);
+	if (!dl.available && dl.how && zl_starts_with(dl.how, "failed")) {
+		strbuf_addf(&msg, "backend '%s': %s; hint: check the driver: the vendor's query tool must answer",
+			    s->backend->name, dl.how);
+		zl_preflight_report_failure("backend", msg.buf);
+		code = ZL_EXIT_PREFLIGHT;
+		goto out;
+	}
+	if (s->devices.nr) {
+		for (i = 0; i < s->devices.nr; i++) {
+			for (j = 0; j < i; j++)
+				if (!strcmp(s->devices.v[i], s->devices.v[j])) {
+					zl_print_error("device %s is listed twice in %s", s->devices.v[i],
+						       s->v[ZL_SET_DEVICES].from);
+					code = ZL_EXIT_USAGE;
+					goto out;
+				}
+			if (dl.available && !zl_devlist_find(&dl, atoi(s->devices.v[i]))) {
+				strbuf_addf(&msg, "device %s (from %s) does not exist; %s shows", s->devices.v[i],
+					    s->v[ZL_SET_DEVICES].from, dl.how);
+				for (j = 0; j < dl.nr; j++)
+					strbuf_addf(&msg, "%s%d", j ? "," : " ", dl.v[j].index);
+				strbuf_addstr(&msg, "; hint: choose indices the backend enumerates (zlbench devices)");
+				zl_preflight_report_failure("devices", msg.buf);
+				code = ZL_EXIT_PREFLIGHT;
+				goto out;
+			}
+			strvec_push(out, s->devices.v[i]);
+		}
+	} else if (dl.available && dl.nr) {
+		for (i = 0; i < dl.nr; i++)
+			strvec_pushf(out, "%d", dl.v[i].index);
+	} else {
+		strvec_push(out, "0");
+	}
+	if (!dl.available) {
+		const char *how = dl.how ? dl.how : "no enumeration";
+
+		zl_print_warning("devices not verified: %s",
+				 zl_starts_with(how, "not verified: ") ? how + strlen("not verified: ") : how);
+	}
+out:
+	zl_devlist_release(&dl);
+	strbuf_release(&msg);
+	return code;
+}
+
+/* A new batch from the command line: settings, operators, devices, directory. 0 or an exit code. */
+static int new_batch(struct zl_settings *s, struct batch_opts *o, int argc, const char **argv,
+		     struct zl_batch_config *c)
+{
+	struct strbuf err = STRBUF_INIT;
+	const char *wenv = getenv("PARALLEL_WARMUP_GPUS");
+	const char *wraw = o->warmup_devices ? o->warmup_devices : wenv && *wenv ? wenv : NULL;
+	char *dir = NULL;
+	size_t i;
+	long n = 0;
+	int code = ZL_EXIT_USAGE;
+
+	for (i = 0; i < ZL_ARRAY_SIZE(per_run); i++)
+		if (s->v[per_run[i]].source == ZL_SRC_FLAG) {
+			zl_print_error("%s names one run; a batch takes --ops LIST or --ops-file FILE",
+				       s->v[per_run[i]].from);
+			goto out;
+		}
+	if (o->timeout_per_op)
+		zl_settings_set(s, ZL_SET_TIMEOUT, o->timeout_per_op);
+	if (zl_settings_resolve(s, &err)) {
+		zl_print_error("%s", err.buf);
+		goto out;
+	}
+	for (i = 0; i < o->ops.nr; i++)
+		zl_batch_ops_add_list(&c->ops, o->ops.v[i]);
+	if (o->ops_file && zl_batch_ops_read_file(&c->ops, o->ops_file, &err)) {
+		zl_print_error("%s", err.buf);
+		goto out;
+	}
+	if (zl_batch_ops_check(&c->ops, &err)) {
+		zl_print_error("%s", err.buf);
+		goto out;
+	}
+	for (i = 0; i < o->warmup_ops.nr; i++)
+		zl_batch_ops_add_list(&c->warmup_ops, o->warmup_ops.v[i]);
+	for (i = 0; i < c->warmup_ops.nr; i++)
+		if (strvec_find(&c->ops, c->warmup_ops.v[i]) < 0) {
+			zl_print_error("--warmup-ops names '%s', which is not an operator of the batch", c->warmup_ops.v[i]);
+			goto out;
+		}
+	if (wraw && (zl_parse_long(wraw, &n) || n < 0 || n > 4096)) {
+		zl_print_error("invalid value '%s' for %s: a number of devices (0: no warm-up sharding)", wraw,
+			       o->warmup_devices ? "--warmup-devices" : "PARALLEL_WARMUP_GPUS");
+		goto out;
+	}
+	if (n && s->replay_from) {
+		zl_print_error("warm-up sharding records autotune winners to replay them; it cannot be combined with %s",
+			       s->v[ZL_SET_REPLAY_FROM].from);
+		goto out;
+	}
+	code = choose_devices(s, &c->devices);
+	if (code)
+		goto out;
+	code = ZL_EXIT_USAGE;
+	if (n > (long)c->devices.nr) {
+		zl_print_error("warm-up on %ld devices needs %ld devices; the batch has %zu", n, n, c->devices.nr);
+		goto out;
+	}
+	c->warmup_devices = (int)n;
+	dir = s->v[ZL_SET_OUT].raw ? xstrdup(s->v[ZL_SET_OUT].raw) : default_batch_dir(s);
+	c->dir = zl_absolute_path(dir);
+	if (!zl_dir_absent_or_empty(c->dir)) {
+		zl_print_error("batch directory '%s' exists and is not empty: continue it with --resume %s, or choose a new --out",
+			       c->dir, c->dir);
+		goto out;
+	}
+	{
+		char stamp[32];
+
+		zl_utc_iso8601(stamp, zl_now_epoch());
+		c->created_at = xstrdup(stamp);
+	}
+	c->backend = xstrdup(s->backend->name);
+	c->flaggems_dir = xstrdup(s->flaggems_dir);
+	c->level = xstrdup(s->level);
+	c->shape_mode_file = s->shape_mode_file;
+	c->shape_file = s->shape_file ? xstrdup(s->shape_file) : NULL;
+	c->timeout_s = s->timeout_s;
+	build_run_args(s, &c->run_args);
+	strvec_pushv(&c->passthrough, s->passthrough.v);
+	for (i = 0; i < (size_t)argc; i++)
+		strvec_push(&c->argv, argv[i]);
+	code = 0;
+out:
+	free(dir);
+	strbuf_release(&err);
+	return code;
+}
+
+static void print_plan(const struct zl_batch_config *c, const char *exe)
+{
+	double *expect = xcalloc(c->ops.nr, sizeof(*expect));
+	size_t *order = xcalloc(c->ops.nr, sizeof(*order));
+	struct strvec argv = STRVEC_INIT;
+	size_t i;
+	int *known = xcalloc(c->ops.nr, sizeof(*known));
+
+	zl_batch_expected_durations(c->backend, &c->ops, expect);
+	for (i = 0; i < c->ops.nr; i++)
+		known[i] = expect[i] >= 0;
+	zl_batch_order(expect, c->ops.nr, order);
+	printf("batch dir: %s\n", c->dir);
+	printf("backend: %s\n", c->backend);
+	printf("devices:");
+	for (i = 0; i < c->devices.nr; i++)
+		printf(" %s", c->devices.v[i]);
+	printf("\ntimeout per op: ");
+	if (c->timeout_s > 0)
+		printf("%g s\n", c->timeout_s);
+	else
+		printf("none\n");
+	printf("warm-up sharding: ");
+	if (c->warmup_devices)
+		printf("%d devices%s\n", c->warmup_devices, c->warmup_ops.nr ? " (listed ops only)" : "");
+	else
+		printf("off\n");
+	printf("start order (longest expected first):\n");
+	for (i = 0; i < c->ops.nr; i++) {
+		size_t j = order[i];
+
+		if (known[j])
+			printf("  %-24s %10.1f s (history)\n", c->ops.v[j], expect[j]);
+		else
+			printf("  %-24s %12s\n", c->ops.v[j], "unknown");
+	}
+	zl_batch_child_argv(c, exe, c->ops.v[order[0]], c->devices.v[0], "<batch>/runs/<op>", NULL, &argv);
+	printf("child argv (first op):\n");
+	for (i = 0; i < argv.nr; i++)
+		printf("  %s\n", argv.v[i]);
+	strvec_clear(&argv);
+	free(expect);
+	free(order);
+	free(known);
+}
+
+static int exit_code_for(const struct zl_batch_outcome *oc)
+{
+	if (oc->interrupt_sig)
+		return ZL_EXIT_SIGNAL_BASE + oc->interrupt_sig;
+	if (oc->passed == oc->total)
+		return ZL_EXIT_OK;
+	if (oc->preflight_failed == oc->total)
+		return ZL_EXIT_PREFLIGHT;
+	return ZL_EXIT_FAILED;
+}
+
+static void print_counts(const struct zl_batch_outcome *oc)
+{
+	printf("%zu operators: %zu passed, %zu failed, %zu crashed, %zu timed out, %zu preflight failed, %zu interrupted, %zu not run (%.1f s)\n",
+	       oc->total, oc->passed, oc->failed, oc->crashed, oc->timeout, oc->preflight_failed,
+	       oc->interrupted, oc->not_run, oc->makespan_s);
+}
+
+/* Anything besides --resume's own options means the user expects settings the batch would ignore. */
+static int resume_conflicts(const struct zl_settings *s, const struct batch_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < ZL_SET__COUNT; i++)
+		if (s->v[i].source == ZL_SRC_FLAG) {
+			zl_print_error("--resume uses the settings saved in the batch directory; %s cannot change them",
+				       s->v[i].from);
+			return -1;
+		}
+	if (o->ops.nr || o->ops_file || o->timeout_per_op || o->warmup_devices || o->warmup_ops.nr ||
+	    s->passthrough.nr) {
+		zl_print_error("--resume uses the settings saved in the batch directory; "
+			       "--ops, --ops-file, --timeout-per-op, --warmup-* and pytest arguments cannot change them");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_progress(const char *p, enum zl_batch_progress *out)
+{
+	static const struct { const char *name; enum zl_batch_progress v; } modes[] = {
+		{ "auto", ZL_PROGRESS_AUTO }, { "live", ZL_PROGRESS_LIVE },
+		{ "plain", ZL_PROGRESS_PLAIN }, { "none", ZL_PROGRESS_NONE },
+	};
+	size_t i;
+
+	*out = ZL_PROGRESS_AUTO;
+	if (!p)
+		return 0;
+	for (i = 0; i < ZL_ARRAY_SIZE(modes); i++)
+		if (!strcmp(p, modes[i].name)) {
+			*out = modes[i].v;
+			return 0;
+		}
+	zl_print_error("invalid value '%s' for --progress: choose auto, live, plain or none", p);
+	return -1;
+}
+
+int cmd_batch(int argc, const char **argv)
+{
+	struct batch_opts o;
+	const struct zl_option extra[] = {
+		{ .type = ZL_OPT_GROUP, .help = "Batch options:" },
+		{ .type = ZL_OPT_STRLIST, .long_name = "ops", .value = &o.ops, .argh = "LIST",
+		  .help = "operators, comma-separated" },
+		{ .type = ZL_OPT_STRING, .long_name = "ops-file", .value = &o.ops_file, .argh = "FILE",
+		  .help = "operators, one per line" },
+		{ .type = ZL_OPT_STRING, .long_name = "resume", .value = &o.resume, .argh = "DIR",
+		  .help = "continue a batch" },
+		{ .type = ZL_OPT_STRING, .long_name = "timeout-per-op", .value = &o.timeout_per_op,
+		  .argh = "SECONDS", .help = "each run's timeout" },
+		{ .type = ZL_OPT_STRING, .long_name = "warmup-devices", .value = &o.warmup_devices, .argh = "N",
+		  .help = "warm-up sharding over N devices", .env = "PARALLEL_WARMUP_GPUS" },
+		{ .type = ZL_OPT_STRLIST, .long_name = "warmup-ops", .value = &o.warmup_ops, .argh = "LIST",
+		  .help = "ops that get warm-up sharding" },
+		{ .type = ZL_OPT_FLAG, .long_name = "retry-failed", .value = &o.retry_failed, .defval = 1,
+		  .help = "with --resume: rerun ops whose last row is not passed" },
+		{ .type = ZL_OPT_STRING, .long_name = "progress", .value = &o.progress, .argh = "MODE",
+		  .help = "auto, live, plain or none" },
+		{ .type = ZL_OPT_STRING, .long_name = "push", .value = &o.push, .argh = "URL",
+		  .help = "POST the batch's runs to a collector", .env = "ZL_PUSH_URL" },
+		{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &o.dry_run, .defval = 1,
+		  .help = "print the plan; start nothing" },
+		ZL_OPT_END_ROW,
+	};
+	struct zl_settings s;
+	struct zl_batch_config c;
+	struct zl_batch_run_opts ro;
+	struct zl_batch_outcome oc;
+	struct strbuf err = STRBUF_INIT;
+	char *exe = self_exe();
+	int code = ZL_EXIT_USAGE, rc, lock_fd = -1;
+
+	memset(&o, 0, sizeof(o));
+	strvec_init(&o.ops);
+	strvec_init(&o.warmup_ops);
+	memset(&ro, 0, sizeof(ro));
+	zl_settings_init(&s);
+	zl_batch_config_init(&c);
+	rc = zl_settings_parse(&s, argc - 1, argv + 1, extra, NULL, &err);
+	if (rc == 1) {
+		help_batch(stdout);
+		code = ZL_EXIT_OK;
+		goto out;
+	}
+	if (rc) {
+		zl_print_error("%s", err.buf);
+		goto out;
+	}
+	if (parse_progress(o.progress, &ro.progress))
+		goto out;
+	if (!o.push && getenv("ZL_PUSH_URL") && *getenv("ZL_PUSH_URL"))
+		o.push = getenv("ZL_PUSH_URL");
+	if (o.retry_failed && !o.resume) {
+		zl_print_error("--retry-failed goes with --resume DIR");
+		goto out;
+	}
+	if (o.resume) {
+		if (resume_conflicts(&s, &o))
+			goto out;
+		if (zl_batch_config_load(&c, o.resume, &err)) {
+			zl_print_error("%s", err.buf);
+			goto out;
+		}
+	} else {
+		code = new_batch(&s, &o, argc, argv, &c);
+		if (code)
+			goto out;
+		code = ZL_EXIT_USAGE;
+	}
+	if (o.dry_run) {
+		print_plan(&c, exe);
+		code = ZL_EXIT_OK;
+		goto out;
+	}
+	if (!o.resume && (zl_mkdir_p(c.dir, &err) || zl_batch_config_save(&c, &err))) {
+		zl_print_error("%s", err.buf);
+		goto out;
+	}
+	/* on --resume, an earlier batch's children may still be ending their runs */
+	lock_fd = zl_batch_lock(c.dir, o.resume ? kill_grace() + 30.0 : 0, &err);
+	if (lock_fd < 0 || zl_batch_config_add_session(&c, argv, o.resume != NULL, &err)) {
+		zl_print_error("%s", err.buf);
+		goto out;
+	}
+	if (zl_verbosity >= 0) {
+		size_t i;
+
+		fprintf(stderr, "zlbench batch: %zu operator%s, backend %s, device%s", c.ops.nr,
+			c.ops.nr == 1 ? "" : "s", c.backend, c.devices.nr == 1 ? "" : "s");
+		for (i = 0; i < c.devices.nr; i++)
+			fprintf(stderr, "%s%s", i ? "," : " ", c.devices.v[i]);
+		fprintf(stderr, "%s: %s\n", o.resume ? " (resumed)" : "", c.dir);
+	}
+	ro.retry_failed = o.retry_failed;
+	ro.self_exe = exe;
+	if (zl_batch_execute(&c, &ro, &oc, &err)) {
+		zl_print_error("%s", err.buf);
+		code = ZL_EXIT_USAGE;
+		goto out;
+	}
+	code = exit_code_for(&oc);
+	if (zl_verbosity >= 0) {
+		zl_batch_print_summary(&c, stdout, zl_use_color(1));
+		print_counts(&oc);
+	}
+	if (o.push) {
+		strbuf_reset(&err);
+		if (zl_push_simple(c.dir, o.push, &err))
+			zl_print_warning("push: %s", err.buf);
+	}
+	printf("BATCH_DIR=%s\n", c.dir);
+	fflush(stdout);
+out:
+	if (lock_fd >= 0)
+		close(lock_fd);
+	zl_batch_config_release(&c);
+	zl_settings_release(&s);
+	strvec_clear(&o.ops);
+	strvec_clear(&o.warmup_ops);
+	strbuf_release(&err);
+	free(exe);
+	return code;
 }

@@ -69,7 +69,7 @@ void help_compare(FILE *out)
 		"  NO_COLOR  no colour (colour is used only on a terminal anyway)\n"
 		"\nExit status:\n"
 		"  0  compared (and the gate, if any, passed)\n"
-		"  1  --fail-on-regression: the gate failed\n"
+		"  1  --fail-on-regression: the gate failed (also: the output could not be written)\n"
 		"  2  usage, a run that cannot be loaded, or a caliber mismatch\n"
 		"\nExamples:\n"
 		"  zlbench compare runs/A runs/B\n"
@@ -149,10 +149,12 @@ static int render(const struct zl_compare *c)
 		zl_compare_render_markdown(c, &sb);
 	else
 		zl_compare_print_text(c, stdout, zl_use_color(1));
-	if (ret)
+	if (ret) {
 		zl_print_error("%s", err.buf);
-	else
-		fwrite(sb.buf, 1, sb.len, stdout);
+	} else if (fwrite(sb.buf, 1, sb.len, stdout) != sb.len || fflush(stdout) || ferror(stdout)) {
+		zl_print_error("cannot write the comparison to standard output");
+		ret = -1;
+	}
 	strbuf_release(&sb);
 	strbuf_release(&err);
 	return ret;

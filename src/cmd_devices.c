@@ -30,12 +30,12 @@ void help_devices(FILE *out)
 {
 	fprintf(out,
 		"usage: zlbench devices [--backend B] [--json]\n\n"
-		"Enumerates a backend's devices with the vendor's query tool (nvidia-smi,\n"
-		"mthreads-gmi, rocm-smi or amd-smi, npu-smi; run without a shell, at most\n"
-		"ZL_QUERY_TIMEOUT seconds). When the tool is missing or fails, the device nodes\n"
-		"under /dev are counted instead; when neither is there the devices are \"not\n"
-		"verified\" and the reason is printed. Either way the output says how the list\n"
-		"was made. Indices are what the backend's visibility variable takes.\n\n"
+		"Lists a backend's devices, found with the vendor's query tool (the QUERY TOOL\n"
+		"column of 'zlbench backends'; run without a shell, for at most ZL_QUERY_TIMEOUT\n"
+		"seconds). When the tool is missing or fails, the numbered device nodes under\n"
+		"/dev are counted instead; when neither is there the devices are \"not verified\"\n"
+		"and the reason is printed. Either way the output says how the list was made.\n"
+		"Indices are what the backend's visibility variable takes.\n\n"
 		"The backend comes from --backend, else ZL_BACKEND, else auto-detection: the one\n"
 		"vendor whose query tool is on PATH or whose device nodes exist.\n\n"
 		"Options:\n");
@@ -238,7 +238,8 @@ static cJSON *devices_json(const struct choice *c, const struct zl_devlist *dl)
 	    add_json_string(root, "backend_why", c->why.buf) ||
 	    add_json_string(root, "vendor", c->b->vendor_name) ||
 	    !cJSON_AddBoolToObject(root, "verified", dl->available) ||
-	    add_json_string(root, "how", dl->how))
+	    add_json_string(root, "how", dl->how) ||
+	    !cJSON_AddBoolToObject(root, "tool_failed", dl->tool_failed))
 		goto fail;
 	vis = cJSON_AddObjectToObject(root, "visibility");
 	if (!vis || add_json_string(vis, "variable", c->b->visibility_var) ||

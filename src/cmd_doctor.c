@@ -1,18 +1,211 @@
-/* Placeholder until this command lands; the owner replaces this file. */
+/* zlbench doctor: explain why an operator will not run (see include/zlbench/doctor.h). */
 #include <stdio.h>
-#include "zlbench/cmd.h"
-#include "zlbench/error.h"
-#include "zlbench/zlbench.h"
+#include <stdlib.h>
+#include <string.h>
 
-int cmd_doctor(int argc, const char **argv)
-{
-	(void)argc;
-	(void)argv;
-	zl_print_error("'doctor' is not implemented yet");
-	return ZL_EXIT_USAGE;
-}
+#include <cjson/cJSON.h>
+
+#include "zlbench/cmd.h"
+#include "zlbench/doctor.h"
+#include "zlbench/error.h"
+#include "zlbench/resolve.h"
+#include "zlbench/settings.h"
+#include "zlbench/util.h"
+#include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
+
+#define DOCTOR_TIMEOUT_DEFAULT 300.0
+
+struct doctor_opts {
+	int json;
+	int strict;
+	const char *step_timeout;
+	struct strvec shapes;
+};
 
 void help_doctor(FILE *out)
 {
-	fprintf(out, "usage: zlbench doctor (not implemented yet)\n");
+	const struct zl_doctor_step *st;
+	int i = 1;
+
+	fprintf(out,
+		"usage: zlbench doctor [--backend B] (--op OP | --op-file FILE | --test-node NODE) [run options]\n"
+		"                      [--shape SHAPE]... [--strict] [--step-timeout SECONDS] [--json] [-- <pytest args>]\n\n"
+		"Walks the checklist for an operator that will not run (or not as expected) and stops at\n"
+		"the first step that fails, saying what is wrong, the evidence behind it and the fix.\n"
+		"It starts pytest only to collect the tests and to count shapes; nothing is measured.\n\n"
+		"Steps, in order:\n");
+	for (st = zl_doctor_steps; st->name; st++)
+		fprintf(out, "  %d %-15s %s\n", i++, st->name, st->title);
+	fprintf(out,
+		"\nA step that warns (a shared tuner cache holding winners, an op missing from the shape\n"
+		"file) does not stop the walk unless --strict is given.\n\n"
+		"Options:\n"
+		"  --shape SHAPE                   a shape you expect to run, e.g. 2,4096,4096,4096 (repeatable):\n"
+		"                                  the shapes step fails when the level does not run it\n"
+		"  --strict                        a warning fails like an error\n"
+		"  --step-timeout SECONDS          bound of each step that starts Python (default %.0f) [env ZL_DOCTOR_TIMEOUT]\n"
+		"  --json                          print {op, backend, ok, failed_step, steps: [{name, status, summary,\n"
+		"                                  evidence, fix, seen}], commands}\n",
+		DOCTOR_TIMEOUT_DEFAULT);
+	zl_settings_usage(out);
+	fprintf(out,
+		"\nEnvironment: the run settings' variables above; ZL_PLUGINS_DIR (where zl_doctor.py is),\n"
+		"FLAGGEMS_CACHE_DIR (the shared tuner cache inspected), NO_COLOR (no colour), TMPDIR.\n\n"
+		"Output: one line per step (ok, WARN, FAIL, - for not checked); a failure also prints\n"
+		"DOCTOR_FAILED step=<name> on stderr. Global --verbose adds the evidence of passing steps\n"
+		"and the commands started; --quiet prints only the steps that warn or fail.\n\n"
+		"Exit codes: 0 no step failed, 3 a step failed, 2 usage error.\n\n"
+		"Examples:\n"
+		"  zlbench doctor --backend musa --flaggems-dir ~/FlagGems --op router_gemm\n"
+		"  zlbench doctor --backend cuda --op mm --shape 1,512,14336,4096 --json\n");
+}
+
+static const char *const status_words[] = { "-", "ok", "WARN", "FAIL" };
+static const char *const status_colors[] = { "\033[2m", "\033[32m", "\033[33m", "\033[1;31m" };
+
+static void print_lines(FILE *out, const char *label, const char *text)
+{
+	fprintf(out, "          %-9s %s\n", label, text);
+}
+
+/* What is diagnosed, in the words the user gave it. */
+static const char *target_label(const struct zl_doctor *d)
+{
+	static const enum zl_setting_id ids[] = { ZL_SET_OP, ZL_SET_TEST_NODE, ZL_SET_OP_FILE };
+	size_t i;
+
+	for (i = 0; i < ZL_ARRAY_SIZE(ids); i++)
+		if (d->s->v[ids[i]].raw)
+			return d->s->v[ids[i]].raw;
+	return "?";
+}
+
+static void print_text(const struct zl_doctor *d, FILE *out)
+{
+	int color = zl_use_color(fileno(out));
+	size_t i, j, warnings = 0;
+
+	if (zl_verbosity >= 0)
+		fprintf(out, "zlbench doctor: %s on backend %s, FlagGems %s, level %s\n", target_label(d),
+			d->s->backend->name, d->s->flaggems_dir, d->s->level);
+	for (i = 0; i < ZL_DOCTOR_STEPS; i++) {
+		const struct zl_doctor_result *r = &d->results[i];
+		int detail = r->status == ZL_DOCTOR_WARN || r->status == ZL_DOCTOR_FAILED;
+
+		warnings += r->status == ZL_DOCTOR_WARN;
+		if (zl_verbosity < 0 && !detail)
+			continue;
+		fprintf(out, "  %s%-4s%s %zu %-15s %s\n", color ? status_colors[r->status] : "",
+			status_words[r->status], color ? "\033[0m" : "", i + 1, zl_doctor_steps[i].name,
+			r->summary ? r->summary : "");
+		if (!detail && zl_verbosity < 1)
+			continue;
+		for (j = 0; j < r->evidence.nr; j++)
+			print_lines(out, j ? "" : "evidence:", r->evidence.v[j]);
+		if (r->fix)
+			print_lines(out, "fix:", r->fix);
+		if (detail)
+			print_lines(out, "seen:", zl_doctor_steps[i].seen);
+	}
+	if (zl_verbosity > 0)
+		for (j = 0; j < d->commands.nr; j++)
+			fprintf(out, "command: %s\n", d->commands.v[j]);
+	if (d->failed >= 0)
+		fprintf(out, "result: failed at step %d %s\n", d->failed + 1, zl_doctor_steps[d->failed].name);
+	else if (zl_verbosity >= 0)
+		fprintf(out, "result: no step failed (%zu warning%s)\n", warnings, warnings == 1 ? "" : "s");
+}
+
+static int print_json(const struct zl_doctor *d)
+{
+	cJSON *root = zl_doctor_to_json(d);
+	char *text = root ? cJSON_Print(root) : NULL;
+
+	cJSON_Delete(root);
+	if (!text) {
+		zl_print_error("out of memory");
+		return -1;
+	}
+	printf("%s\n", text);
+	free(text);
+	return 0;
+}
+
+/* Usage errors a run would also refuse: nothing named, or a name that is no operator name. */
+static int check_target(const struct zl_settings *s)
+{
+	const char *op = s->v[ZL_SET_OP].raw;
+
+	if (!op && !s->v[ZL_SET_OP_FILE].raw && !s->v[ZL_SET_TEST_NODE].raw) {
+		zl_print_error("nothing to diagnose: give --op, --op-file or --test-node (or OP, OP_FILE, TEST_NODE)");
+		return -1;
+	}
+	if (op && !zl_op_name_valid(op)) {
+		zl_print_error("invalid operator name '%s': use letters, digits and '_' only", op);
+		return -1;
+	}
+	return 0;
+}
+
+static int step_timeout(const char *flag, double *out)
+{
+	const char *raw = flag ? flag : getenv("ZL_DOCTOR_TIMEOUT");
+
+	*out = DOCTOR_TIMEOUT_DEFAULT;
+	if (!raw || !*raw)
+		return 0;
+	if (zl_parse_double(raw, out) || *out <= 0) {
+		zl_print_error("invalid value '%s' for %s: a number of seconds greater than 0", raw,
+			       flag ? "--step-timeout" : "ZL_DOCTOR_TIMEOUT");
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_doctor(int argc, const char **argv)
+{
+	struct doctor_opts o = { 0, 0, NULL, STRVEC_INIT };
+	const struct zl_option extra[] = {
+		{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &o.json, .defval = 1,
+		  .help = "print the steps as JSON" },
+		{ .type = ZL_OPT_FLAG, .long_name = "strict", .value = &o.strict, .defval = 1,
+		  .help = "a warning fails like an error" },
+		{ .type = ZL_OPT_STRLIST, .long_name = "shape", .value = &o.shapes, .argh = "SHAPE",
+		  .help = "a shape you expect to run (repeatable)" },
+		{ .type = ZL_OPT_STRING, .long_name = "step-timeout", .value = &o.step_timeout, .argh = "SECONDS",
+		  .help = "bound of each step that starts Python", .env = "ZL_DOCTOR_TIMEOUT" },
+		ZL_OPT_END_ROW,
+	};
+	struct zl_settings s;
+	struct zl_doctor d;
+	int code = ZL_EXIT_OK;
+	size_t i;
+
+	zl_settings_init(&s);
+	zl_doctor_init(&d, &s);
+	if (zl_settings_setup(&s, argc, argv, extra, help_doctor, &code))
+		goto out;
+	if (check_target(&s) || step_timeout(o.step_timeout, &d.timeout_s)) {
+		code = ZL_EXIT_USAGE;
+		goto out;
+	}
+	d.strict = o.strict;
+	for (i = 0; i < o.shapes.nr; i++)
+		strvec_push(&d.want_shapes, o.shapes.v[i]);
+	if (zl_doctor_run(&d)) {
+		fprintf(stderr, "DOCTOR_FAILED step=%s\n", zl_doctor_steps[d.failed].name);
+		code = ZL_EXIT_PREFLIGHT;
+	}
+	if (o.json) {
+		if (print_json(&d))
+			code = ZL_EXIT_INTERNAL;
+	} else {
+		print_text(&d, stdout);
+	}
+out:
+	zl_doctor_release(&d);
+	zl_settings_release(&s);
+	strvec_clear(&o.shapes);
+	return code;
 }

@@ -64,7 +64,7 @@ void help_history(FILE *out)
 
 		"\nExit status:\n"
 		"  0  listed, or every run directory ingested\n"
-		"  1  the JSON document could not be built\n"
+		"  1  the list could not be built or written\n"
 		"  2  usage error, unreadable database, or a directory that is not a run\n"
 		"\nExamples:\n"
 		"  zlbench history --op mm --since 7d\n"
@@ -330,6 +330,10 @@ int cmd_history(int argc, const char **argv)
 		print_csv_list(&list);
 	else
 		print_text_list(&list, zl_history_path(h));
+	if (fflush(stdout) || ferror(stdout)) {
+		zl_print_error("cannot write the list to standard output");
+		ret = ZL_EXIT_FAILED;
+	}
 out:
 	zl_history_list_release(&list);
 	zl_history_close(h);

@@ -285,10 +285,11 @@ static void check_autotune(const struct zl_run *a, const struct zl_run *b, struc
 		cal->autotune = xstrfmt("proper A/B: A and B replay the same autotune records (%s)",
 					a->replay_from);
 		cal->autotune_proper = 1;
-	} else if (mode_is(a, "record") && mode_is(b, "record")) {
-		cal->autotune = xstrdup("record vs record: each side autotuned on its own");
-		strvec_push(&cal->flags, "autotune: record vs record: A and B may run different kernel "
-			    "configs; replay A's records in B (--replay-from A) for a proper A/B");
+	} else if (!strcmp(mode_of(a), mode_of(b))) {
+		cal->autotune = xstrfmt("%s vs %s: each side autotuned on its own", mode_of(a), mode_of(b));
+		strvec_pushf(&cal->flags, "autotune: %s vs %s: A and B may run different kernel "
+			     "configs; replay A's records in B (--replay-from A) for a proper A/B",
+			     mode_of(a), mode_of(b));
 	} else {
 		cal->autotune = xstrfmt("mixed: A %s, B %s%s%s", mode_of(a), mode_of(b),
 					b->replay_from ? " from " : "",
@@ -297,7 +298,8 @@ static void check_autotune(const struct zl_run *a, const struct zl_run *b, struc
 			     "different kernel configs", mode_of(a), mode_of(b),
 			     mode_is(b, "replay") ? " (B replays records that are not A's)" : "");
 	}
-	if (!cal->autotune_proper && mode_is(a, "record") && mode_is(b, "record") &&
+	/* without replay on either side, FlagGems' tuner reads whatever winners the cache holds */
+	if (!cal->autotune_proper && !mode_is(a, "replay") && !mode_is(b, "replay") &&
 	    same_text(a->tuner_cache_mode, "shared") && same_text(b->tuner_cache_mode, "shared")) {
 		/* the later run is the one that can have inherited the other's winners */
 		int b_later = !a->started_at || !b->started_at || strcmp(b->started_at, a->started_at) >= 0;
@@ -989,11 +991,13 @@ int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct
 		goto oom;
 	if (c->caliber.mismatches.nr) {
 		struct strbuf w = STRBUF_INIT;
+		int bad;
+
 		strbuf_addstr(&w, "caliber mismatch allowed (--allow-caliber-mismatch): ");
 		mismatch_summary(c, &w, "; ");
-		i = (size_t)zl_json_add_string(root, "warning", w.buf);
+		bad = zl_json_add_string(root, "warning", w.buf);
 		strbuf_release(&w);
-		if (i)
+		if (bad)
 			goto oom;
 	}
 	noise = cJSON_AddObjectToObject(root, "noise");

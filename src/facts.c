@@ -176,8 +176,14 @@ void zl_run_facts_collect_after(struct zl_run_facts *f, const struct zl_settings
 		free(f->tuner_note);
 		f->tuner_note = note;
 	}
-	zl_compile_facts(f->triton_cache, f->compile_snap, &f->compile_variants, &f->compile_convert_layout,
-			 &f->compile_note);
+	if (!s->isolate && !f->compile_snap) {
+		f->compile_variants = f->compile_convert_layout = -1;
+		free(f->compile_note);
+		f->compile_note = xstrfmt("the Triton cache '%s' could not be read at the start", f->triton_cache);
+		return;
+	}
+	zl_compile_facts(f->triton_cache, s->isolate ? NULL : f->compile_snap, &f->compile_variants,
+			 &f->compile_convert_layout, &f->compile_note);
 }
 
 void zl_run_print_footer(const struct zl_run_facts *f, FILE *out)

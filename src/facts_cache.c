@@ -40,8 +40,10 @@ struct zl_compile_snapshot *zl_compile_facts_snapshot(const char *triton_cache)
 
 	strvec_init(&snap->names);
 	if (zl_compile_snapshot(triton_cache, snap, &err)) {
+		/* without a snapshot every cached variant would look new: report unknown instead */
 		zl_compile_snapshot_release(snap);
-		strvec_init(&snap->names);
+		free(snap);
+		snap = NULL;
 	}
 	strbuf_release(&err);
 	return snap;

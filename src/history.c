@@ -164,10 +164,11 @@ static int begin_immediate(struct zl_history *h, struct strbuf *err)
 	return exec_retry(h, "BEGIN IMMEDIATE", err);
 }
 
+/* Cleanup after an error already reported: a failed ROLLBACK leaves nothing else to do. */
 static void rollback(struct zl_history *h)
 {
 	if (!sqlite3_get_autocommit(h->db))
-		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+		(void)sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 static int commit(struct zl_history *h, struct strbuf *err)
@@ -335,6 +336,11 @@ int zl_history_open_version(const char *path, int version, struct zl_history **o
 	int rc;
 
 	*out = NULL;
+	if (version < 1 || version > ZL_HISTORY_SCHEMA_VERSION) {
+		free(h);
+		return zl_error(err, "history schema version %d does not exist (1 to %d)", version,
+				ZL_HISTORY_SCHEMA_VERSION);
+	}
 	if (path) {
 		h->path = xstrdup(path);
 	} else {
@@ -377,7 +383,8 @@ void zl_history_close(struct zl_history *h)
 {
 	if (!h)
 		return;
-	sqlite3_close(h->db);
+	/* every statement is finalized where it is used, so close cannot find one open */
+	(void)sqlite3_close(h->db);
 	free(h->path);
 	free(h);
 }

@@ -52,8 +52,9 @@ static int check_backend(struct zl_preflight *pf, struct strbuf *msg)
 		zl_backend_enumerate(b, &pf->devs);
 		pf->devs_done = 1;
 	}
-	if (!pf->devs.available && pf->devs.how && zl_starts_with(pf->devs.how, "failed"))
-		return zl_error(msg, "backend '%s': %s", b->name, pf->devs.how);
+	/* the vendor's tool is installed but cannot answer: the driver stack is broken */
+	if (pf->devs.tool_failed)
+		return zl_error(msg, "backend '%s': %s", b->name, pf->devs.how ? pf->devs.how : b->query_tool);
 	if (!pf->devs.available)
 		strvec_pushf(&pf->warnings, "devices not verified: %s", pf->devs.how ? pf->devs.how : "unknown");
 	return 0;

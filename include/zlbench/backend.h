@@ -46,9 +46,15 @@ struct zl_devlist {
 	struct zl_device *v;
 	size_t nr, alloc;
 	int available;
-	char *how;  /* "nvidia-smi", "/dev nodes (query tool absent)", or the reason it is unavailable */
+	char *how;  /* "nvidia-smi", "/dev nodes (no nvidia-smi on PATH)", or "not verified: <why>" */
+	/*
+	 * 1 when a query tool was on PATH but none answered (it exited non-zero,
+	 * timed out, or printed nothing parseable): a broken driver stack, whether
+	 * or not device nodes then answered. how says which tool and why.
+	 */
+	int tool_failed;
 };
-#define ZL_DEVLIST_INIT { NULL, 0, 0, 0, NULL }
+#define ZL_DEVLIST_INIT { NULL, 0, 0, 0, NULL, 0 }
 void zl_devlist_release(struct zl_devlist *dl);
 /* Append a device; strings are copied (NULL allowed). Returns the new entry. */
 struct zl_device *zl_devlist_add(struct zl_devlist *dl, int index, const char *name,

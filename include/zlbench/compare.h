@@ -6,8 +6,9 @@
  *    FlagGems mode, timer plan, tuner-cache mode) are checked; differences are
  *    returned as mismatches and the command refuses them unless allowed. The
  *    autotune set-up is classified: "B replays A's records" is the proper A/B;
- *    other mixes are flagged, and record-vs-record on a shared tuner cache where
- *    the later run found winners already stored is flagged as cache inheritance.
+ *    other mixes are flagged, and two runs without replay (record or off) on a
+ *    shared tuner cache, the later of which found winners already stored, are
+ *    flagged as cache inheritance. A timer that fell back on one side only is flagged.
  *    The usual A/B variables (FlagGems commit, Triton/torch version, TRITON_* /
  *    ZL_* environment, ...) are listed, never refused.
  *

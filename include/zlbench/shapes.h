@@ -15,9 +15,9 @@
  *    mm (BlasBenchmark) 5 file shapes + 4 large-K + 112 model shapes = 121, each
  *    run twice (row- and column-major B). Those extra shapes cannot be read from
  *    YAML, so the archive lists the file's part only and says so.
- *  - Many benchmarks override set_shapes() and ignore the file altogether; on
- *    kunlunxin and enflame FlagGems swaps in its own per-vendor file. results.json
- *    (shape_detail) is the record of what actually ran.
+ *  - Many benchmarks override set_shapes() and ignore the file altogether; for
+ *    two vendors FlagGems swaps in a per-vendor file of its own (init_user_config).
+ *    results.json (shape_detail) is the record of what actually ran.
  *
  * Reading: libyaml's document API (anchors and aliases resolved by libyaml);
  * "<<" merge keys are resolved here like PyYAML does: a mapping or a sequence

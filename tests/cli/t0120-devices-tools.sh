@@ -23,6 +23,7 @@ CUDA_VISIBLE_DEVICES=1 zl devices --json
 expect_rc 0
 [ "$(json_get "$TMP/out" 'd["verified"]')" = "True" ] || fail "verified"
 [ "$(json_get "$TMP/out" 'd["how"]')" = "nvidia-smi" ] || fail "how"
+[ "$(json_get "$TMP/out" 'd["tool_failed"]')" = "False" ] || fail "tool_failed"
 [ "$(json_get "$TMP/out" 'd["backend_source"]')" = "auto" ] || fail "backend_source"
 [ "$(json_get "$TMP/out" 'len(d["devices"])')" = "2" ] || fail "device count"
 [ "$(json_get "$TMP/out" 'd["devices"][1]["uuid"]')" = "GPU-07a9c116-3155-df8f-d562-84890a359ef8" ] || fail "uuid"

@@ -23,12 +23,15 @@ fake_tool nvidia-smi "echo \"NVIDIA-SMI has failed because it couldn't communica
 zl devices --backend cuda
 expect_rc 0
 contains "$TMP/out" "nodes (nvidia-smi exited 9: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.)"
+zl devices --backend cuda --json
+[ "$(json_get "$TMP/out" '(d["verified"], d["tool_failed"], len(d["devices"]))')" = "(True, True, 2)" ] ||
+	fail "a failing tool with nodes: $(cat "$TMP/out")"
 
 # the tool hangs: killed after ZL_QUERY_TIMEOUT seconds
 fake_tool nvidia-smi "exec /bin/sleep 60"
 ZL_QUERY_TIMEOUT=1 zl devices --backend cuda
 expect_rc 0
-contains "$TMP/out" "nvidia-smi timed out after 1 s (ZL_QUERY_TIMEOUT)"
+contains "$TMP/out" "nvidia-smi did not finish within ZL_QUERY_TIMEOUT=1 s"
 
 # no nodes either: not verified, with both reasons
 rm -f "$ZL_DEV_ROOT"/nvidia*

@@ -72,7 +72,7 @@ expect_check pytest --backend cuda --flaggems-dir fg --op mm --python "$TMP/nopy
 contains "$TMP/err" "No module named pytest"
 
 # devices: an index the enumeration does not list (fake nvidia-smi with 2 GPUs)
-fake_tool nvidia-smi 'printf "0, NVIDIA H200, GPU-aaaa, 143771, 570.1\n1, NVIDIA H200, GPU-bbbb, 143771, 570.1\n"'
+fake_tool nvidia-smi 'printf "0, NVIDIA H200, GPU-aaaa, 00000000:00:06.0, 143771, 570.1\n1, NVIDIA H200, GPU-bbbb, 00000000:00:07.0, 143771, 570.1\n"'
 expect_check devices --backend cuda --flaggems-dir fg --op mm --devices 0,5 --python "$PY"
 contains "$TMP/err" "device 5"
 rm -f "$TMP/bin/nvidia-smi"

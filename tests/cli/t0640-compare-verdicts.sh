@@ -83,6 +83,14 @@ expect_rc 0
 contains "$TMP/out" "[[4096, 4096], [4096, 4096]] #2"
 contains "$TMP/out" "30 rows by the 5% threshold (no timer IQR from 2 or more samples: no plugins/timer.jsonl in A and B)"
 if grep -q $'\033' "$TMP/out"; then fail "colour codes in a pipe"; fi
+# on a terminal (a pty from script(1)) slower rows are red, unless NO_COLOR
+if command -v script >/dev/null 2>&1; then
+	TERM=xterm script -qec "$ZLBENCH compare $TMP/a $TMP/b" /dev/null >"$TMP/tty.out" 2>&1 ||
+		fail "compare on a pty"
+	grep -q $'\033\[31mslower' "$TMP/tty.out" || fail "no colour on a terminal"
+	TERM=xterm NO_COLOR=1 script -qec "$ZLBENCH compare $TMP/a $TMP/b" /dev/null >"$TMP/tty.out" 2>&1
+	if grep -q $'\033\[3' "$TMP/tty.out"; then fail "colour despite NO_COLOR"; fi
+fi
 
 # noise: 3 % inside a 5 % IQR is "same", outside a 0.2 % IQR is "slower"
 run_zl compare "$TMP/a-wide" "$TMP/b-wide" --json

@@ -22,7 +22,7 @@ TREES_DIR = os.path.join(HERE, "trees")
 ALL_PLUGINS = ("zl_timer", "zl_graph_timer", "zl_vendor_guard", "zl_foreign_vendor", "zl_autotune")
 
 # The fakes and the generated trees are not tests of this session.
-collect_ignore_glob = ["fakes/*", "trees/*"]
+collect_ignore_glob = ["fakes/*", "trees/*", "gpu/*"]
 
 sys.path.insert(0, PLUGINS_DIR)
 

@@ -11,6 +11,7 @@
 #include "zlbench/backend.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/util.h"
+#include "zlbench/banned.h"
 
 /* What each vendor's runtime reads (SOURCE.md files under shared/fixtures/devices). */
 static const struct {

@@ -310,6 +310,16 @@ static void test_cache_inheritance(void **state)
 	assert_true(cal.cache_inheritance);
 	assert_non_null(strstr(cal.flags.v[1], "A started with 12"));
 	zl_caliber_release(&cal);
+
+	/* no records on either side: the tuner cache is just as inheritable */
+	fx_set_str(p->aid, "autotune.mode", "off");
+	fx_set_str(p->bid, "autotune.mode", "off");
+	write_and_load(p, 1.0, NULL, -1);
+	zl_caliber_init(&cal);
+	zl_caliber_check(&p->a, &p->b, &cal);
+	assert_string_equal(cal.autotune, "off vs off: each side autotuned on its own");
+	assert_true(cal.cache_inheritance);
+	zl_caliber_release(&cal);
 }
 
 /* B's float16 gems side 20 % slower, the rest unchanged, no timer data: threshold rule. */

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "test_enum_fixture.h"
+#include "zlbench/banned.h"
 
 static const struct {
 	const char *name;

@@ -14,6 +14,7 @@
 
 #include "test_enum_fixture.h"
 #include "zlbench/fsutil.h"
+#include "zlbench/banned.h"
 
 struct sandbox {
 	char *top, *bin, *dev;
@@ -132,6 +133,7 @@ static void test_not_verified(void **state)
 
 	enumerate("cuda", &dl);
 	assert_int_equal(dl.available, 0);
+	assert_int_equal(dl.tool_failed, 0);
 	assert_int_equal(dl.nr, 0);
 	strbuf_addf(&want, "not verified: no nvidia-smi on PATH and no %s/nvidia* nodes", zl_dev_root());
 	assert_string_equal(dl.how, want.buf);
@@ -154,6 +156,7 @@ static void test_query_tool_answers(void **state)
 	node(sb, "nvidiactl");
 	enumerate("cuda", &dl);
 	assert_int_equal(dl.available, 1);
+	assert_int_equal(dl.tool_failed, 0);
 	assert_string_equal(dl.how, "nvidia-smi");
 	assert_int_equal(dl.nr, 2);
 	assert_string_equal(dl.v[1].uuid, "GPU-07a9c116-3155-df8f-d562-84890a359ef8");
@@ -292,6 +295,8 @@ static void test_tool_fails_then_nodes(void **state)
 	enumerate("cuda", &dl);
 	assert_int_equal(dl.available, 1);
 	assert_int_equal(dl.nr, 1);
+	/* the nodes answered, but the tool's failure still says the driver is broken */
+	assert_int_equal(dl.tool_failed, 1);
 	assert_contains(dl.how, " nodes (nvidia-smi exited 9: NVIDIA-SMI has failed because");
 	zl_devlist_release(&dl);
 }
@@ -305,6 +310,7 @@ static void test_failed_tool_output_ignored(void **state)
 	fake_tool(sb, "nvidia-smi", "echo '0, NVIDIA H200, GPU-x, 0:0.0, 1, 1'; exit 15");
 	enumerate("cuda", &dl);
 	assert_int_equal(dl.available, 0);
+	assert_int_equal(dl.tool_failed, 1);
 	assert_int_equal(dl.nr, 0);
 	assert_contains(dl.how, "not verified: nvidia-smi exited 15: 0, NVIDIA H200");
 	zl_devlist_release(&dl);
@@ -318,6 +324,7 @@ static void test_tool_output_not_understood(void **state)
 	fake_tool(sb, "npu-smi", "echo 'dcmi module initialize failed. ret is -8005'");
 	enumerate("ascend", &dl);
 	assert_int_equal(dl.available, 0);
+	assert_int_equal(dl.tool_failed, 1);
 	assert_contains(dl.how, "npu-smi output not understood: no devices in npu-smi output (it begins 'dcmi module initialize failed. ret is -8005')");
 	zl_devlist_release(&dl);
 }
@@ -339,6 +346,7 @@ static void test_rocm_alt_tool(void **state)
 	fake_tool(sb, "rocm-smi", "echo 'ERROR: No DRM devices available. Exiting'; exit 1");
 	enumerate("rocm", &dl);
 	assert_int_equal(dl.available, 1);
+	assert_int_equal(dl.tool_failed, 0);
 	assert_contains(dl.how, "amd-smi (rocm-smi exited 1: ERROR: No DRM devices available. Exiting;");
 	zl_devlist_release(&dl);
 
@@ -346,6 +354,22 @@ static void test_rocm_alt_tool(void **state)
 	enumerate("rocm", &dl);
 	assert_string_equal(dl.how, "rocm-smi");
 	assert_int_equal(dl.nr, 1);
+	zl_devlist_release(&dl);
+}
+
+/* Partitions of one GPU share uuid and bus id: the how says they cannot be told apart. */
+static void test_shared_ids_reported(void **state)
+{
+	struct sandbox *sb = *state;
+	struct zl_devlist dl = ZL_DEVLIST_INIT;
+
+	fake_tool(sb, "amd-smi",
+		  "printf 'GPU: 0\\n    BDF: 0000:01:00.0\\n    UUID: u\\n\\n"
+		  "GPU: 1\\n    BDF: 0000:01:00.0\\n    UUID: u\\n'");
+	enumerate("rocm", &dl);
+	assert_int_equal(dl.nr, 2);
+	assert_string_equal(dl.how, "amd-smi (no rocm-smi on PATH; 2 devices share a uuid: bus ids shown instead; "
+				    "2 devices still share a uuid)");
 	zl_devlist_release(&dl);
 }
 
@@ -426,6 +450,7 @@ int main(void)
 		SANDBOXED(test_failed_tool_output_ignored),
 		SANDBOXED(test_tool_output_not_understood),
 		SANDBOXED(test_rocm_alt_tool),
+		SANDBOXED(test_shared_ids_reported),
 		SANDBOXED(test_detect_none),
 		SANDBOXED(test_detect_one),
 		SANDBOXED(test_detect_by_nodes),

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "test_enum_fixture.h"
+#include "zlbench/banned.h"
 
 #define DIR "nvidia-smi-h200x2"
 

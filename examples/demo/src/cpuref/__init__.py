@@ -234,7 +234,7 @@ def mm(a, b, *, out=None):
     ad, bd = a.data, b.data
     rows = [ad[i * k:(i + 1) * k] for i in range(m)]
     cols = [bd[j::n] for j in range(n)]
-    data = [_bsum(x * y for x, y in zip(r, c)) for r in rows for c in cols]
+    data = [_bsum([x * y for x, y in zip(r, c)]) for r in rows for c in cols]
     if out is None:
         return Tensor(data, (m, n), a.dtype, a.device)
     out.data[:] = data

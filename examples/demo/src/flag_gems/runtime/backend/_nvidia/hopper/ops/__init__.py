@@ -2,4 +2,4 @@
 
 from .mm import router_gemm  # noqa: F401
 
-__all__ = ["*"]
+__all__ = ["router_gemm"]

@@ -1,0 +1,271 @@
+/*
+ * zlbench batch: many operators over several devices, one `zlbench run` child per
+ * operator, resumable.
+ *
+ * The batch directory (docs/readme/batch.md has the user's view):
+ *   batch.json          the batch's own settings, written atomically at the start
+ *                       (and again when a session starts, to list the sessions)
+ *   ops_status.csv      RFC 4180 with a header row; one row appended and fsync'd as
+ *                       each operator ends (columns: zl_batch_columns below)
+ *   runs/<op>/          the run directory of the op's first attempt; a later attempt
+ *                       (after --resume) gets runs/<op>.2/, runs/<op>.3/, ...
+ *   logs/<attempt>.log  everything the `zlbench run` child printed
+ *   warmup/<attempt>/   warm-up sharding: shapes-<i>.yaml, shard-<i>/ (run dirs),
+ *                       merged/autotune_records/ and merged/merge.json
+ *   .lock               flock()ed by the batch and inherited by its children, so a
+ *                       resumed batch waits until no process of an earlier one is left
+ *
+ * What counts as final: the last row of an op decides; passed, failed,
+ * preflight_failed, timeout and crashed are final, interrupted is not (with
+ * --retry-failed only passed is). --resume runs the ops without a final row.
+ *
+ * Owner: every struct here has an _init/_release pair; the caller owns what it
+ * declares. Strings inside are owned by the struct that holds them.
+ */
+#ifndef ZLBENCH_BATCH_H
+#define ZLBENCH_BATCH_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "strbuf.h"
+#include "strvec.h"
+
+#define ZL_BATCH_SCHEMA "zlbench.batch/1"
+#define ZL_BATCH_CONFIG_FILE "batch.json"
+#define ZL_BATCH_STATUS_FILE "ops_status.csv"
+#define ZL_BATCH_LOCK_FILE ".lock"
+
+/* ---- ops_status.csv ------------------------------------------------------- */
+
+enum zl_batch_col {
+	ZL_BCOL_OP,
+	ZL_BCOL_STATUS,       /* passed|failed|preflight_failed|timeout|crashed|interrupted */
+	ZL_BCOL_EXIT_CODE,
+	ZL_BCOL_BACKEND,
+	ZL_BCOL_DEVICE,       /* the device index the (timed) run was pinned to */
+	ZL_BCOL_TIMER,        /* timer used (timer.used, else timer.plan) */
+	ZL_BCOL_LEVEL,
+	ZL_BCOL_TUNER_CACHE,  /* tuner_cache.mode */
+	ZL_BCOL_AUTOTUNE,     /* autotune.mode */
+	ZL_BCOL_DURATION_S,   /* the run's duration_s (pytest's wall time) */
+	ZL_BCOL_STARTED_AT,
+	ZL_BCOL_FINISHED_AT,
+	ZL_BCOL_RUN_DIR,      /* relative to the batch directory */
+	ZL_BCOL_REASON,       /* first error line; empty when passed */
+	ZL_BCOL_ATTEMPT,      /* 1, 2, ... (a new attempt per session that runs the op) */
+	ZL_BCOL_WALL_S,       /* wall time of the `zlbench run` child as the batch saw it */
+	ZL_BCOL_WARMUP_SHARDS,/* warm-up shards run before the timed run (0: none) */
+	ZL_BCOL_WARMUP_DEVICES,/* their devices, e.g. "0,1" */
+	ZL_BCOL_LOG,          /* the child's log, relative to the batch directory */
+	ZL_BCOL__COUNT
+};
+extern const char *const zl_batch_columns[ZL_BCOL__COUNT];
+
+/* One row; v[i] NULL renders as an empty field. zl_batch_row_release() frees the strings. */
+struct zl_batch_row {
+	char *v[ZL_BCOL__COUNT];
+};
+void zl_batch_row_init(struct zl_batch_row *r);
+void zl_batch_row_release(struct zl_batch_row *r);
+/* Replace column c with a copy of value (NULL clears it). */
+void zl_batch_row_set(struct zl_batch_row *r, enum zl_batch_col c, const char *value);
+void zl_batch_row_setf(struct zl_batch_row *r, enum zl_batch_col c, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Append the row as one CSV record (CRLF-terminated); the header when r is NULL. */
+void zl_batch_row_render(const struct zl_batch_row *r, struct strbuf *out);
+
+struct zl_batch_rows {
+	struct zl_batch_row *v;
+	size_t nr, alloc;
+};
+#define ZL_BATCH_ROWS_INIT { NULL, 0, 0 }
+void zl_batch_rows_release(struct zl_batch_rows *rows);
+
+/*
+ * Read one RFC 4180 record from text[*pos..len) into fields (cleared first).
+ * Returns 1 and advances *pos past the record's line end; 0 at the end of the
+ * text; -1 when the record is cut off (no line end after it, or an open quote):
+ * a batch killed while writing leaves at most that, and it is not a row.
+ */
+int zl_csv_read_record(const char *text, size_t len, size_t *pos, struct strvec *fields);
+
+/*
+ * Parse ops_status.csv: the header names the columns (unknown ones are ignored,
+ * missing ones stay empty); "op" and "status" must be there. *complete_len gets
+ * the length of the text up to the last complete record.
+ */
+int zl_batch_rows_parse(const char *text, size_t len, struct zl_batch_rows *out,
+			size_t *complete_len, struct strbuf *err);
+
+/* 1 when a row with this status ends the op for good (see the top of this file). */
+int zl_batch_status_final(const char *status, int retry_failed);
+/* The last row of op, or NULL. */
+const struct zl_batch_row *zl_batch_rows_last(const struct zl_batch_rows *rows, const char *op);
+
+/*
+ * The status file, opened for appending: created with its header when absent;
+ * a cut-off last record is truncated away first. Each append is one write()
+ * followed by fsync(). Owner: the caller; zl_batch_status_close().
+ */
+struct zl_batch_status {
+	int fd;
+	char *path;
+};
+int zl_batch_status_open(struct zl_batch_status *st, const char *batch_dir, struct zl_batch_rows *rows,
+			 struct strbuf *err);
+int zl_batch_status_append(struct zl_batch_status *st, const struct zl_batch_row *r, struct strbuf *err);
+void zl_batch_status_close(struct zl_batch_status *st);
+
+/*
+ * Fill a row from <run_dir>/run_identity.json (status, exit_code, backend, timer,
+ * level, tuner_cache, autotune, duration_s, started_at, finished_at, reason).
+ * Returns 0 when the identity was read, -1 (err says why) when it is missing or
+ * not a JSON object; the row is then left as it was.
+ */
+int zl_batch_row_from_identity(struct zl_batch_row *r, const char *run_dir, struct strbuf *err);
+
+/*
+ * The status and exit code of a `zlbench run` child that left no final identity,
+ * from its exit code alone: 3 preflight_failed, 124 timeout, 128+N crashed (or
+ * interrupted when interrupted is set), anything else non-zero failed.
+ */
+const char *zl_batch_status_from_exit(int exit_code, int interrupted);
+
+/* ---- the operators ------------------------------------------------------------ */
+
+/* Append the comma-separated operators of list to ops. */
+void zl_batch_ops_add_list(struct strvec *ops, const char *list);
+/* Append the operators of a file: one per line, '#' starts a comment, blanks skipped. */
+int zl_batch_ops_read_file(struct strvec *ops, const char *path, struct strbuf *err);
+/* Every name valid ([A-Za-z0-9_]+), none twice, at least one. */
+int zl_batch_ops_check(const struct strvec *ops, struct strbuf *err);
+
+/*
+ * The order to start operators in: longest expected first. expect_s[i] is op i's
+ * expected duration, < 0 when unknown; an unknown op is expected to take the mean
+ * of the known ones, and ties keep the list order (so with no history at all the
+ * list order stands). order[] gets the indices 0..n-1 in start order; expect_s
+ * unknowns are replaced by the estimate used.
+ */
+void zl_batch_order(double *expect_s, size_t n, size_t *order);
+
+/* The name of attempt k of op: "mm" for 1, "mm.2" for 2, ... Caller frees. */
+char *zl_batch_attempt_name(const char *op, int attempt);
+
+/* ---- warm-up sharding ---------------------------------------------------------- */
+
+/*
+ * Split op's shapes in shape_file into at most n shard files <out_dir>/shapes-<i>.yaml
+ * (i = 1..k, k = min(n, shapes)), shape j going to shard j mod k so that each shard
+ * mixes small and large shapes. Each file holds the entry FlagGems would use (op's
+ * own key, else the first of fallbacks present: the benchmark's classes) with its
+ * shape_desc and its share of the shapes. paths gets the files, counts[i] (n
+ * elements) the shapes per file; *key_out the entry's key (caller frees).
+ * Returns k (>= 1), or -1 with err (file unreadable, op absent, no "shapes" list).
+ */
+int zl_batch_split_shapes(const char *shape_file, const char *op, const char *const *fallbacks,
+			  int n, const char *out_dir, struct strvec *paths, long *counts,
+			  char **key_out, struct strbuf *err);
+
+/* What merging did (plugins/README.md: autotune_records/<kernel>.json, entries keyed by "key"). */
+struct zl_merge_stats {
+	long shards_with_records;  /* shard runs that had an autotune_records/ directory */
+	long files;                /* record files read */
+	long kernels;              /* kernels in the merged directory */
+	long entries;              /* (kernel, key) winners in the merged directory */
+	long duplicates;           /* the same winner recorded by more than one shard */
+	long conflicts;            /* a key recorded with different configs: the first shard's is kept */
+	struct strvec conflict_keys; /* "<kernel> <key>" per conflict */
+};
+void zl_merge_stats_init(struct zl_merge_stats *st);
+void zl_merge_stats_release(struct zl_merge_stats *st);
+
+/*
+ * Merge the autotune records of run_dirs (in order) into <merged_dir>/autotune_records/
+ * and write <merged_dir>/merge.json. A missing autotune_records/ is an empty shard
+ * (the op may have no tuner); an unreadable or foreign record file is an error.
+ */
+int zl_batch_merge_records(const struct strvec *run_dirs, const char *merged_dir,
+			   struct zl_merge_stats *st, struct strbuf *err);
+
+/* ---- the batch's own settings (batch.json) ------------------------------------ */
+
+struct zl_batch_config {
+	char *dir;                 /* absolute batch directory (not stored in the file) */
+	char *created_at;
+	char *backend;             /* backend name */
+	struct strvec devices;     /* device indices */
+	struct strvec ops;         /* as listed */
+	struct strvec run_args;    /* run settings forwarded to every child, as flags */
+	struct strvec passthrough; /* pytest arguments after "--" */
+	double timeout_s;          /* per op; 0: none (also in run_args as --timeout) */
+	int warmup_devices;        /* 0: no warm-up sharding */
+	struct strvec warmup_ops;  /* ops that get warm-up sharding; empty: every op */
+	char *shape_file;          /* the shape file the runs read (file mode), or NULL */
+	int shape_mode_file;
+	char *flaggems_dir;
+	char *level;
+	struct strvec argv;        /* the command line that created the batch */
+};
+void zl_batch_config_init(struct zl_batch_config *c);
+void zl_batch_config_release(struct zl_batch_config *c);
+/* Write <dir>/batch.json atomically (a new batch: no sessions yet). */
+int zl_batch_config_save(const struct zl_batch_config *c, struct strbuf *err);
+/* Read <batch_dir>/batch.json into c (freshly initialised); -1 with err when absent or invalid. */
+int zl_batch_config_load(struct zl_batch_config *c, const char *batch_dir, struct strbuf *err);
+/* Append a session record ({started_at, pid, argv, resume}) to batch.json. */
+int zl_batch_config_add_session(const struct zl_batch_config *c, const char *const *argv,
+				int resume, struct strbuf *err);
+
+/* ---- running a batch ------------------------------------------------------------ */
+
+enum zl_batch_progress { ZL_PROGRESS_AUTO, ZL_PROGRESS_LIVE, ZL_PROGRESS_PLAIN, ZL_PROGRESS_NONE };
+
+struct zl_batch_run_opts {
+	int retry_failed;
+	enum zl_batch_progress progress;
+	const char *self_exe;      /* the zlbench binary to run as the child */
+};
+
+/*
+ * Expected duration of each op (history: mean duration_s of its finished runs on
+ * this backend), -1 when unknown or when ZL_NO_HISTORY is set. expect_s has ops->nr elements.
+ */
+void zl_batch_expected_durations(const char *backend, const struct strvec *ops, double *expect_s);
+
+/*
+ * The argv of one `zlbench run` child: self_exe run <run_args> --backend B --devices D
+ * --op OP --out RUN_DIR <extra> [-- <passthrough>]. Later flags win, so extra
+ * (a shard's shape file, a replay source) overrides run_args.
+ */
+void zl_batch_child_argv(const struct zl_batch_config *c, const char *self_exe, const char *op,
+			 const char *device, const char *run_dir, const struct strvec *extra,
+			 struct strvec *argv);
+
+/* Counts over the batch's final state (every op, earlier sessions included). */
+struct zl_batch_outcome {
+	size_t total, passed, failed, crashed, timeout, preflight_failed, interrupted, not_run;
+	int interrupt_sig;         /* signal that interrupted this session, 0 if none */
+	double makespan_s;         /* this session's wall time */
+};
+
+/*
+ * Run the ops of c that have no final row, writing rows to ops_status.csv.
+ * Returns 0 with *out filled (whatever the ops' outcomes), -1 with err when the
+ * batch itself could not run (status file, lock, signals).
+ */
+int zl_batch_execute(const struct zl_batch_config *c, const struct zl_batch_run_opts *o,
+		     struct zl_batch_outcome *out, struct strbuf *err);
+
+/* Print the summary table of the batch's final state to out. */
+void zl_batch_print_summary(const struct zl_batch_config *c, FILE *out, int use_color);
+
+/*
+ * Take the batch directory's lock: fails at once when another live batch holds
+ * it; waits up to wait_s for the children of a dead one to exit. The fd is left
+ * open and inheritable (children keep the lock alive). Returns the fd or -1.
+ */
+int zl_batch_lock(const char *batch_dir, double wait_s, struct strbuf *err);
+
+#endif

@@ -1,0 +1,59 @@
+#!/bin/bash
+# GPU validation of zlbench against real FlagGems (docs/validation.md records the results).
+# usage: scripts/gpu-validate.sh PHASE OUTDIR
+#   PHASE: record-replay | caches | batch
+# Environment: ZLBENCH (binary), FLAGGEMS_DIR (checkout with src/flag_gems and benchmark/),
+# and whatever PYTHONPATH FlagGems' own dependencies need.
+set -u
+phase=$1 out=$2
+: "${ZLBENCH:?}" "${FLAGGEMS_DIR:?}"
+mkdir -p "$out"
+log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/phases.log"; }
+# zl NAME ARGS...: one zlbench call, its output saved, its exit code and wall time logged
+zl() {
+	local name=$1 t0 rc
+	shift
+	t0=$(date +%s%N)
+	"$ZLBENCH" "$@" >"$out/$name.out" 2>"$out/$name.err"
+	rc=$?
+	log "$name rc=$rc wall=$(( ($(date +%s%N) - t0) / 1000000 ))ms: zlbench $*"
+	return $rc
+}
+ident() { python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1] + "/run_identity.json"))
+print("  status=%s duration=%.1fs compile=%s tuner=%s->%s timer=%s autotune=%s" % (
+    d["status"], d["duration_s"] or 0, d["compile"], d["tuner_cache"]["winners_before"],
+    d["tuner_cache"]["winners_after"], d["timer"], d["autotune"]))
+PY
+}
+F="--flaggems-dir $FLAGGEMS_DIR --backend cuda"
+case $phase in
+record-replay)
+	# record (isolated) -> replay (isolated) -> compare; then an A/A pair
+	zl mmA run $F --op mm --isolate-tuner-cache --out "$out/mmA" -- --dtypes float16; ident "$out/mmA" | tee -a "$out/phases.log"
+	zl mmB run $F --op mm --isolate-tuner-cache --replay-from "$out/mmA" --out "$out/mmB" -- --dtypes float16; ident "$out/mmB" | tee -a "$out/phases.log"
+	zl cmpAB compare "$out/mmA" "$out/mmB"
+	zl mmA2 run $F --op mm --isolate-tuner-cache --out "$out/mmA2" -- --dtypes float16; ident "$out/mmA2" | tee -a "$out/phases.log"
+	zl cmpAA compare "$out/mmA" "$out/mmA2" --json
+	zl musa run --flaggems-dir "$FLAGGEMS_DIR" --backend musa --op abs --out "$out/musa" -- --dtypes float16
+	;;
+caches)
+	# the same op twice on one shared cache, then the router_gemm run, then graph vs direct
+	export FLAGGEMS_CACHE_DIR=$out/shared-fg TRITON_CACHE_DIR=$out/shared-triton
+	zl mmS1 run $F --op mm --out "$out/mmS1" -- --dtypes float16; ident "$out/mmS1" | tee -a "$out/phases.log"
+	zl mmS2 run $F --op mm --out "$out/mmS2" -- --dtypes float16; ident "$out/mmS2" | tee -a "$out/phases.log"
+	unset FLAGGEMS_CACHE_DIR TRITON_CACHE_DIR
+	zl router run $F --op router_gemm --isolate-tuner-cache --out "$out/router"; ident "$out/router" | tee -a "$out/phases.log"
+	for op in abs softmax; do
+		zl "${op}G" run $F --op $op --out "$out/${op}G" -- --dtypes float16
+		zl "${op}D" run $F --op $op --no-cudagraph --direct-repeat 5 --out "$out/${op}D" -- --dtypes float16
+		zl "cmp${op}" compare "$out/${op}G" "$out/${op}D" --allow-caliber-mismatch --json
+	done
+	;;
+batch)
+	nvidia-smi --query-gpu=index,name,uuid,memory.total,driver_version --format=csv,noheader,nounits >"$out/smi2.csv"
+	zl batch batch $F --devices 0,1 --ops abs,add,mul,exp,relu,sigmoid,sum,softmax,neg,sin --out "$out/batch" -- --dtypes float16
+	cat "$out/batch/ops_status.csv" >>"$out/phases.log"
+	;;
+esac

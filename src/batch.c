@@ -1,0 +1,809 @@
+/*
+ * zlbench batch: ops_status.csv, the operator list, the start order, batch.json
+ * and the directory lock. The scheduler is batch_sched.c; warm-up sharding is
+ * batch_warmup.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "zlbench/batch.h"
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/history.h"
+#include "zlbench/resolve.h"
+#include "zlbench/run.h"
+#include "zlbench/runload.h"
+#include "zlbench/util.h"
+#include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
+
+const char *const zl_batch_columns[ZL_BCOL__COUNT] = {
+	[ZL_BCOL_OP] = "op",
+	[ZL_BCOL_STATUS] = "status",
+	[ZL_BCOL_EXIT_CODE] = "exit_code",
+	[ZL_BCOL_BACKEND] = "backend",
+	[ZL_BCOL_DEVICE] = "device",
+	[ZL_BCOL_TIMER] = "timer",
+	[ZL_BCOL_LEVEL] = "level",
+	[ZL_BCOL_TUNER_CACHE] = "tuner_cache",
+	[ZL_BCOL_AUTOTUNE] = "autotune",
+	[ZL_BCOL_DURATION_S] = "duration_s",
+	[ZL_BCOL_STARTED_AT] = "started_at",
+	[ZL_BCOL_FINISHED_AT] = "finished_at",
+	[ZL_BCOL_RUN_DIR] = "run_dir",
+	[ZL_BCOL_REASON] = "reason",
+	[ZL_BCOL_ATTEMPT] = "attempt",
+	[ZL_BCOL_WALL_S] = "wall_s",
+	[ZL_BCOL_WARMUP_SHARDS] = "warmup_shards",
+	[ZL_BCOL_WARMUP_DEVICES] = "warmup_devices",
+	[ZL_BCOL_LOG] = "log",
+};
+
+/* ---- rows ------------------------------------------------------------------- */
+
+void zl_batch_row_init(struct zl_batch_row *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void zl_batch_row_release(struct zl_batch_row *r)
+{
+	size_t i;
+
+	for (i = 0; i < ZL_BCOL__COUNT; i++)
+		free(r->v[i]);
+	zl_batch_row_init(r);
+}
+
+void zl_batch_row_set(struct zl_batch_row *r, enum zl_batch_col c, const char *value)
+{
+	char *copy = value ? xstrdup(value) : NULL;
+
+	free(r->v[c]);
+	r->v[c] = copy;
+}
+
+void zl_batch_row_setf(struct zl_batch_row *r, enum zl_batch_col c, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	free(r->v[c]);
+	r->v[c] = strbuf_detach(&sb, NULL);
+}
+
+void zl_batch_row_render(const struct zl_batch_row *r, struct strbuf *out)
+{
+	size_t i;
+
+	for (i = 0; i < ZL_BCOL__COUNT; i++)
+		zl_csv_field(out, r ? r->v[i] : zl_batch_columns[i], i == 0);
+	zl_csv_end_row(out);
+}
+
+void zl_batch_rows_release(struct zl_batch_rows *rows)
+{
+	size_t i;
+
+	for (i = 0; i < rows->nr; i++)
+		zl_batch_row_release(&rows->v[i]);
+	free(rows->v);
+	rows->v = NULL;
+	rows->nr = rows->alloc = 0;
+}
+
+int zl_csv_read_record(const char *text, size_t len, size_t *pos, struct strvec *fields)
+{
+	struct strbuf field = STRBUF_INIT;
+	size_t p = *pos;
+	int quoted = 0, in_quotes = 0;
+
+	strvec_clear(fields);
+	if (p >= len)
+		return 0;
+	for (;;) {
+		char c;
+
+		if (p >= len) {
+			/* no line end after the last field: a row cut off mid-write */
+			strbuf_release(&field);
+			strvec_clear(fields);
+			return -1;
+		}
+		c = text[p++];
+		if (in_quotes) {
+			if (c == '"') {
+				if (p < len && text[p] == '"') {
+					strbuf_addch(&field, '"');
+					p++;
+				} else {
+					in_quotes = 0;
+				}
+			} else {
+				strbuf_addch(&field, c);
+			}
+			continue;
+		}
+		if (c == '"' && !field.len && !quoted) {
+			in_quotes = quoted = 1;
+		} else if (c == ',') {
+			strvec_push(fields, field.buf);
+			strbuf_reset(&field);
+			quoted = 0;
+		} else if (c == '\r' || c == '\n') {
+			if (c == '\r' && p < len && text[p] == '\n')
+				p++;
+			else if (c == '\r' && p >= len) {
+				strbuf_release(&field);
+				strvec_clear(fields);
+				return -1;
+			}
+			strvec_push(fields, field.buf);
+			break;
+		} else {
+			strbuf_addch(&field, c);
+		}
+	}
+	strbuf_release(&field);
+	*pos = p;
+	return 1;
+}
+
+int zl_batch_rows_parse(const char *text, size_t len, struct zl_batch_rows *out,
+			size_t *complete_len, struct strbuf *err)
+{
+	struct strvec fields = STRVEC_INIT;
+	int map[64];
+	size_t pos = 0, i, ncols;
+	int r;
+
+	*complete_len = 0;
+	r = zl_csv_read_record(text, len, &pos, &fields);
+	if (r <= 0) {
+		strvec_clear(&fields);
+		return 0; /* empty (or a header cut off): no rows yet */
+	}
+	ncols = fields.nr < ZL_ARRAY_SIZE(map) ? fields.nr : ZL_ARRAY_SIZE(map);
+	for (i = 0; i < ncols; i++) {
+		size_t c;
+
+		map[i] = -1;
+		for (c = 0; c < ZL_BCOL__COUNT; c++)
+			if (!strcmp(fields.v[i], zl_batch_columns[c]))
+				map[i] = (int)c;
+	}
+	if (strvec_find(&fields, "op") < 0 || strvec_find(&fields, "status") < 0) {
+		strvec_clear(&fields);
+		return zl_error(err, "the header of %s lacks the 'op' and 'status' columns", ZL_BATCH_STATUS_FILE);
+	}
+	*complete_len = pos;
+	while ((r = zl_csv_read_record(text, len, &pos, &fields)) == 1) {
+		struct zl_batch_row *row;
+
+		*complete_len = pos;
+		if (fields.nr == 1 && !*fields.v[0])
+			continue; /* a blank line */
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		row = &out->v[out->nr++];
+		zl_batch_row_init(row);
+		for (i = 0; i < fields.nr && i < ncols; i++)
+			if (map[i] >= 0 && *fields.v[i])
+				zl_batch_row_set(row, (enum zl_batch_col)map[i], fields.v[i]);
+	}
+	strvec_clear(&fields);
+	return 0;
+}
+
+/* Final statuses: everything that will not change by running the op again as it was. */
+static const char *const final_statuses[] = {
+	ZL_STATUS_PASSED, ZL_STATUS_FAILED, ZL_STATUS_PREFLIGHT_FAILED, ZL_STATUS_TIMEOUT,
+	ZL_STATUS_CRASHED, NULL
+};
+
+int zl_batch_status_final(const char *status, int retry_failed)
+{
+	const char *const *s;
+
+	if (!status)
+		return 0;
+	if (retry_failed)
+		return !strcmp(status, ZL_STATUS_PASSED);
+	for (s = final_statuses; *s; s++)
+		if (!strcmp(status, *s))
+			return 1;
+	return 0;
+}
+
+const struct zl_batch_row *zl_batch_rows_last(const struct zl_batch_rows *rows, const char *op)
+{
+	size_t i;
+
+	for (i = rows->nr; i-- > 0;)
+		if (rows->v[i].v[ZL_BCOL_OP] && !strcmp(rows->v[i].v[ZL_BCOL_OP], op))
+			return &rows->v[i];
+	return NULL;
+}
+
+/* ---- the status file ---------------------------------------------------------- */
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, buf, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int zl_batch_status_open(struct zl_batch_status *st, const char *batch_dir, struct zl_batch_rows *rows,
+			 struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT, head = STRBUF_INIT;
+	size_t complete = 0;
+	int rc = -1;
+
+	st->fd = -1;
+	st->path = zl_path_join(batch_dir, ZL_BATCH_STATUS_FILE);
+	st->fd = open(st->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (st->fd < 0) {
+		zl_error(err, "cannot open '%s': %s", st->path, strerror(errno));
+		goto out;
+	}
+	if (strbuf_read_fd(&text, st->fd) < 0) {
+		zl_error(err, "cannot read '%s': %s", st->path, strerror(errno));
+		goto out;
+	}
+	if (zl_batch_rows_parse(text.buf, text.len, rows, &complete, err)) {
+		strbuf_reset(&head);
+		strbuf_addstr(&head, err->buf);
+		strbuf_reset(err);
+		zl_error(err, "'%s': %s", st->path, head.buf);
+		goto out;
+	}
+	if (complete < text.len && ftruncate(st->fd, (off_t)complete)) {
+		zl_error(err, "cannot truncate the cut-off last row of '%s': %s", st->path, strerror(errno));
+		goto out;
+	}
+	if (!complete) {
+		/* a new file, or one whose header was cut off: start with the header */
+		if (ftruncate(st->fd, 0)) {
+			zl_error(err, "cannot truncate '%s': %s", st->path, strerror(errno));
+			goto out;
+		}
+		zl_batch_row_render(NULL, &head);
+		if (write_all(st->fd, head.buf, head.len) || fsync(st->fd)) {
+			zl_error(err, "cannot write '%s': %s", st->path, strerror(errno));
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	if (rc)
+		zl_batch_status_close(st);
+	strbuf_release(&text);
+	strbuf_release(&head);
+	return rc;
+}
+
+int zl_batch_status_append(struct zl_batch_status *st, const struct zl_batch_row *r, struct strbuf *err)
+{
+	struct strbuf line = STRBUF_INIT;
+	int rc = 0;
+
+	zl_batch_row_render(r, &line);
+	/* one write() per row, then fsync: a killed batch loses no finished row */
+	if (write_all(st->fd, line.buf, line.len) || fsync(st->fd))
+		rc = zl_error(err, "cannot append to '%s': %s", st->path, strerror(errno));
+	strbuf_release(&line);
+	return rc;
+}
+
+void zl_batch_status_close(struct zl_batch_status *st)
+{
+	if (st->fd >= 0)
+		close(st->fd);
+	st->fd = -1;
+	free(st->path);
+	st->path = NULL;
+}
+
+/* ---- identity -> row ----------------------------------------------------------- */
+
+static void set_json_string(struct zl_batch_row *r, enum zl_batch_col c, const cJSON *root, const char *path)
+{
+	const char *s = zl_json_path_string(root, path);
+
+	if (s)
+		zl_batch_row_set(r, c, s);
+}
+
+static void set_json_number(struct zl_batch_row *r, enum zl_batch_col c, const cJSON *root,
+			    const char *path, const char *fmt)
+{
+	const cJSON *n = zl_json_path(root, path);
+
+	if (cJSON_IsNumber(n))
+		zl_batch_row_setf(r, c, fmt, n->valuedouble);
+}
+
+int zl_batch_row_from_identity(struct zl_batch_row *r, const char *run_dir, struct strbuf *err)
+{
+	char *path = zl_path_join(run_dir, "run_identity.json");
+	struct strbuf text = STRBUF_INIT;
+	cJSON *doc = NULL;
+	const char *reason;
+	int rc = -1;
+
+	if (strbuf_read_file(&text, path) < 0) {
+		zl_error(err, "cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	doc = cJSON_Parse(text.buf);
+	if (!cJSON_IsObject(doc)) {
+		zl_error(err, "'%s' is not a JSON object", path);
+		goto out;
+	}
+	set_json_string(r, ZL_BCOL_STATUS, doc, "status");
+	set_json_number(r, ZL_BCOL_EXIT_CODE, doc, "exit_code", "%.0f");
+	set_json_string(r, ZL_BCOL_BACKEND, doc, "backend");
+	if (zl_json_path_string(doc, "timer.used"))
+		set_json_string(r, ZL_BCOL_TIMER, doc, "timer.used");
+	else
+		set_json_string(r, ZL_BCOL_TIMER, doc, "timer.plan");
+	set_json_string(r, ZL_BCOL_LEVEL, doc, "level");
+	set_json_string(r, ZL_BCOL_TUNER_CACHE, doc, "tuner_cache.mode");
+	set_json_string(r, ZL_BCOL_AUTOTUNE, doc, "autotune.mode");
+	set_json_number(r, ZL_BCOL_DURATION_S, doc, "duration_s", "%.3f");
+	set_json_string(r, ZL_BCOL_STARTED_AT, doc, "started_at");
+	set_json_string(r, ZL_BCOL_FINISHED_AT, doc, "finished_at");
+	reason = zl_json_path_string(doc, "reason");
+	if (reason) {
+		/* one line: the first */
+		const char *nl = strpbrk(reason, "\r\n");
+		char *line = xstrndup(reason, nl ? (size_t)(nl - reason) : strlen(reason));
+
+		zl_batch_row_set(r, ZL_BCOL_REASON, line);
+		free(line);
+	}
+	rc = 0;
+out:
+	cJSON_Delete(doc);
+	strbuf_release(&text);
+	free(path);
+	return rc;
+}
+
+const char *zl_batch_status_from_exit(int exit_code, int interrupted)
+{
+	if (exit_code == ZL_EXIT_OK)
+		return ZL_STATUS_PASSED;
+	if (interrupted)
+		return ZL_STATUS_INTERRUPTED;
+	if (exit_code == ZL_EXIT_PREFLIGHT)
+		return ZL_STATUS_PREFLIGHT_FAILED;
+	if (exit_code == ZL_EXIT_TIMEOUT)
+		return ZL_STATUS_TIMEOUT;
+	if (exit_code > ZL_EXIT_SIGNAL_BASE)
+		return ZL_STATUS_CRASHED;
+	return ZL_STATUS_FAILED;
+}
+
+/* ---- operators ------------------------------------------------------------------ */
+
+void zl_batch_ops_add_list(struct strvec *ops, const char *list)
+{
+	strvec_split(ops, list, ',');
+}
+
+int zl_batch_ops_read_file(struct strvec *ops, const char *path, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	char *line, *next;
+
+	if (strbuf_read_file(&text, path) < 0) {
+		int e = errno;
+
+		strbuf_release(&text);
+		return zl_error(err, "cannot read ops file '%s': %s", path, strerror(e));
+	}
+	for (line = text.buf; line && *line; line = next) {
+		struct strbuf one = STRBUF_INIT;
+		char *hash;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		strbuf_addstr(&one, line);
+		strbuf_trim(&one);
+		if (one.len)
+			strvec_push(ops, one.buf);
+		strbuf_release(&one);
+	}
+	strbuf_release(&text);
+	return 0;
+}
+
+int zl_batch_ops_check(const struct strvec *ops, struct strbuf *err)
+{
+	size_t i, j;
+
+	if (!ops->nr)
+		return zl_error(err, "no operators: give --ops LIST or --ops-file FILE");
+	for (i = 0; i < ops->nr; i++) {
+		if (!zl_op_name_valid(ops->v[i]))
+			return zl_error(err, "invalid operator name '%s': use letters, digits and '_'", ops->v[i]);
+		for (j = 0; j < i; j++)
+			if (!strcmp(ops->v[i], ops->v[j]))
+				return zl_error(err, "operator '%s' is listed twice", ops->v[i]);
+	}
+	return 0;
+}
+
+void zl_batch_order(double *expect_s, size_t n, size_t *order)
+{
+	double known_sum = 0;
+	size_t known = 0, i, j;
+
+	for (i = 0; i < n; i++)
+		if (expect_s[i] >= 0) {
+			known_sum += expect_s[i];
+			known++;
+		}
+	for (i = 0; i < n; i++) {
+		if (expect_s[i] < 0)
+			expect_s[i] = known ? known_sum / (double)known : 0;
+		order[i] = i;
+	}
+	/* insertion sort: stable, and n is the number of operators */
+	for (i = 1; i < n; i++) {
+		size_t cur = order[i];
+
+		for (j = i; j > 0 && expect_s[order[j - 1]] < expect_s[cur]; j--)
+			order[j] = order[j - 1];
+		order[j] = cur;
+	}
+}
+
+char *zl_batch_attempt_name(const char *op, int attempt)
+{
+	return attempt <= 1 ? xstrdup(op) : xstrfmt("%s.%d", op, attempt);
+}
+
+/* ---- batch.json -------------------------------------------------------------------- */
+
+void zl_batch_config_init(struct zl_batch_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	strvec_init(&c->devices);
+	strvec_init(&c->ops);
+	strvec_init(&c->run_args);
+	strvec_init(&c->passthrough);
+	strvec_init(&c->warmup_ops);
+	strvec_init(&c->argv);
+}
+
+void zl_batch_config_release(struct zl_batch_config *c)
+{
+	free(c->dir);
+	free(c->created_at);
+	free(c->backend);
+	free(c->shape_file);
+	free(c->flaggems_dir);
+	free(c->level);
+	strvec_clear(&c->devices);
+	strvec_clear(&c->ops);
+	strvec_clear(&c->run_args);
+	strvec_clear(&c->passthrough);
+	strvec_clear(&c->warmup_ops);
+	strvec_clear(&c->argv);
+	zl_batch_config_init(c);
+}
+
+static cJSON *strvec_to_json(const struct strvec *sv)
+{
+	return cJSON_CreateStringArray(sv->v, (int)sv->nr);
+}
+
+static int json_to_strvec(const cJSON *a, struct strvec *sv)
+{
+	const cJSON *it;
+
+	if (!cJSON_IsArray(a))
+		return -1;
+	cJSON_ArrayForEach(it, a) {
+		if (!cJSON_IsString(it))
+			return -1;
+		strvec_push(sv, it->valuestring);
+	}
+	return 0;
+}
+
+static int write_json_atomic(const char *path, const cJSON *doc, struct strbuf *err)
+{
+	char *text = cJSON_Print(doc);
+	int rc;
+
+	if (!text)
+		return zl_error(err, "out of memory printing '%s'", path);
+	rc = zl_write_file_atomic(path, text, strlen(text), err);
+	free(text);
+	return rc;
+}
+
+int zl_batch_config_save(const struct zl_batch_config *c, struct strbuf *err)
+{
+	cJSON *doc = cJSON_CreateObject();
+	char *path = zl_path_join(c->dir, ZL_BATCH_CONFIG_FILE);
+	int bad, rc = -1;
+
+	bad = !doc ||
+	      zl_json_add_string(doc, "schema", ZL_BATCH_SCHEMA) ||
+	      zl_json_add_string(doc, "zlbench_version", ZL_VERSION_STRING) ||
+	      zl_json_add_string(doc, "created_at", c->created_at) ||
+	      zl_json_add_string(doc, "backend", c->backend) ||
+	      !cJSON_AddItemToObject(doc, "devices", strvec_to_json(&c->devices)) ||
+	      !cJSON_AddItemToObject(doc, "ops", strvec_to_json(&c->ops)) ||
+	      !cJSON_AddItemToObject(doc, "run_args", strvec_to_json(&c->run_args)) ||
+	      !cJSON_AddItemToObject(doc, "passthrough", strvec_to_json(&c->passthrough)) ||
+	      zl_json_add_number(doc, "timeout_per_op_s", c->timeout_s > 0 ? c->timeout_s : NAN) ||
+	      zl_json_add_number(doc, "warmup_devices", c->warmup_devices) ||
+	      !cJSON_AddItemToObject(doc, "warmup_ops", strvec_to_json(&c->warmup_ops)) ||
+	      zl_json_add_string(doc, "flaggems_dir", c->flaggems_dir) ||
+	      zl_json_add_string(doc, "level", c->level) ||
+	      zl_json_add_string(doc, "shape_mode", c->shape_mode_file ? "file" : "upstream") ||
+	      zl_json_add_string(doc, "shape_file", c->shape_file) ||
+	      !cJSON_AddItemToObject(doc, "argv", strvec_to_json(&c->argv)) ||
+	      !cJSON_AddItemToObject(doc, "sessions", cJSON_CreateArray());
+	if (bad)
+		zl_error(err, "out of memory building '%s'", path);
+	else
+		rc = write_json_atomic(path, doc, err);
+	cJSON_Delete(doc);
+	free(path);
+	return rc;
+}
+
+static char *dup_json_string(const cJSON *doc, const char *key)
+{
+	const char *s = zl_json_path_string(doc, key);
+
+	return s ? xstrdup(s) : NULL;
+}
+
+int zl_batch_config_load(struct zl_batch_config *c, const char *batch_dir, struct strbuf *err)
+{
+	char *path = zl_path_join(batch_dir, ZL_BATCH_CONFIG_FILE);
+	struct strbuf text = STRBUF_INIT;
+	cJSON *doc = NULL;
+	const cJSON *n;
+	int rc = -1;
+
+	if (strbuf_read_file(&text, path) < 0) {
+		zl_error(err, "cannot read '%s': %s (is '%s' a batch directory?)", path, strerror(errno), batch_dir);
+		goto out;
+	}
+	doc = cJSON_Parse(text.buf);
+	if (!cJSON_IsObject(doc) || !zl_json_path_string(doc, "schema") ||
+	    strcmp(zl_json_path_string(doc, "schema"), ZL_BATCH_SCHEMA)) {
+		zl_error(err, "'%s' is not a %s document", path, ZL_BATCH_SCHEMA);
+		goto out;
+	}
+	c->dir = zl_absolute_path(batch_dir);
+	c->created_at = dup_json_string(doc, "created_at");
+	c->backend = dup_json_string(doc, "backend");
+	c->flaggems_dir = dup_json_string(doc, "flaggems_dir");
+	c->level = dup_json_string(doc, "level");
+	c->shape_file = dup_json_string(doc, "shape_file");
+	c->shape_mode_file = zl_json_path_string(doc, "shape_mode") &&
+			     !strcmp(zl_json_path_string(doc, "shape_mode"), "file");
+	n = cJSON_GetObjectItemCaseSensitive(doc, "timeout_per_op_s");
+	c->timeout_s = cJSON_IsNumber(n) ? n->valuedouble : 0;
+	n = cJSON_GetObjectItemCaseSensitive(doc, "warmup_devices");
+	c->warmup_devices = cJSON_IsNumber(n) ? n->valueint : 0;
+	if (!c->backend || !c->flaggems_dir ||
+	    json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "devices"), &c->devices) ||
+	    json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "ops"), &c->ops) ||
+	    json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "run_args"), &c->run_args) ||
+	    json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "passthrough"), &c->passthrough) ||
+	    json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "warmup_ops"), &c->warmup_ops) ||
+	    json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "argv"), &c->argv) ||
+	    !c->devices.nr || !c->ops.nr) {
+		zl_error(err, "'%s' lacks backend, flaggems_dir, devices, ops or run_args", path);
+		goto out;
+	}
+	rc = 0;
+out:
+	cJSON_Delete(doc);
+	strbuf_release(&text);
+	free(path);
+	return rc;
+}
+
+int zl_batch_config_add_session(const struct zl_batch_config *c, const char *const *argv,
+				int resume, struct strbuf *err)
+{
+	char *path = zl_path_join(c->dir, ZL_BATCH_CONFIG_FILE);
+	struct strbuf text = STRBUF_INIT;
+	struct strvec args = STRVEC_INIT;
+	cJSON *doc = NULL, *sessions, *s;
+	char stamp[32];
+	int rc = -1;
+
+	if (strbuf_read_file(&text, path) < 0) {
+		zl_error(err, "cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	doc = cJSON_Parse(text.buf);
+	sessions = cJSON_GetObjectItemCaseSensitive(doc, "sessions");
+	if (!cJSON_IsArray(sessions)) {
+		zl_error(err, "'%s' has no sessions array", path);
+		goto out;
+	}
+	zl_utc_iso8601(stamp, zl_now_epoch());
+	strvec_pushv(&args, (const char **)argv);
+	s = cJSON_CreateObject();
+	if (!s || !cJSON_AddItemToArray(sessions, s)) {
+		cJSON_Delete(s);
+		zl_error(err, "out of memory updating '%s'", path);
+		goto out;
+	}
+	/* s belongs to doc from here on */
+	if (zl_json_add_string(s, "started_at", stamp) ||
+	    zl_json_add_number(s, "pid", (double)getpid()) ||
+	    zl_json_add_bool(s, "resume", resume) ||
+	    !cJSON_AddItemToObject(s, "argv", strvec_to_json(&args))) {
+		zl_error(err, "out of memory updating '%s'", path);
+		goto out;
+	}
+	rc = write_json_atomic(path, doc, err);
+out:
+	cJSON_Delete(doc);
+	strvec_clear(&args);
+	strbuf_release(&text);
+	free(path);
+	return rc;
+}
+
+/* ---- the lock ------------------------------------------------------------------- */
+
+/* The pid written in the lock file by the batch that holds it, or 0. */
+static long lock_owner(int fd)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	long pid = 0;
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (zl_parse_long(buf, &pid))
+		return 0;
+	return pid;
+}
+
+int zl_batch_lock(const char *batch_dir, double wait_s, struct strbuf *err)
+{
+	char *path = zl_path_join(batch_dir, ZL_BATCH_LOCK_FILE);
+	double deadline = zl_now_monotonic() + wait_s;
+	char pid[32];
+	int fd, said = 0, len;
+
+	/* not O_CLOEXEC: the children inherit it and keep the lock until the last one exits */
+	fd = open(path, O_RDWR | O_CREAT, 0644);
+	if (fd < 0) {
+		zl_error(err, "cannot open '%s': %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		long owner;
+
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			zl_error(err, "cannot lock '%s': %s", path, strerror(errno));
+			goto fail;
+		}
+		owner = lock_owner(fd);
+		if (owner > 0 && owner != getpid() && !kill((pid_t)owner, 0)) {
+			zl_error(err, "batch directory '%s' is in use by zlbench batch pid %ld", batch_dir, owner);
+			goto fail;
+		}
+		if (zl_now_monotonic() >= deadline) {
+			zl_error(err, "batch directory '%s' is still locked by processes of an earlier batch "
+				 "(pid %ld) after %.0f s: end them, then resume", batch_dir, owner, wait_s);
+			goto fail;
+		}
+		if (!said && zl_verbosity >= 0) {
+			fprintf(stderr, "zlbench: waiting for the children of the earlier batch (pid %ld) to exit\n", owner);
+			said = 1;
+		}
+		usleep(100 * 1000);
+	}
+	len = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)len, 0) != len) {
+		zl_error(err, "cannot write '%s': %s", path, strerror(errno));
+		goto fail;
+	}
+	free(path);
+	return fd;
+fail:
+	close(fd);
+	free(path);
+	return -1;
+}
+
+/* ---- summary ---------------------------------------------------------------------- */
+
+static enum zl_color status_color(const char *status)
+{
+	if (!status)
+		return ZL_COLOR_NONE;
+	if (!strcmp(status, ZL_STATUS_PASSED))
+		return ZL_COLOR_GREEN;
+	if (!strcmp(status, ZL_STATUS_INTERRUPTED) || !strcmp(status, ZL_STATUS_PREFLIGHT_FAILED))
+		return ZL_COLOR_YELLOW;
+	return ZL_COLOR_RED;
+}
+
+void zl_batch_print_summary(const struct zl_batch_config *c, FILE *out, int use_color)
+{
+	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct zl_table t;
+	char *path = zl_path_join(c->dir, ZL_BATCH_STATUS_FILE);
+	static const char *const head[] = { "op", "status", "device", "attempt", "duration", "exit", "reason" };
+	size_t i, complete;
+
+	if (strbuf_read_file(&text, path) >= 0)
+		zl_batch_rows_parse(text.buf, text.len, &rows, &complete, &err);
+	zl_table_init(&t, ZL_ARRAY_SIZE(head), 1ul << 4 | 1ul << 5);
+	for (i = 0; i < ZL_ARRAY_SIZE(head); i++)
+		zl_table_add(&t, head[i], ZL_COLOR_BOLD);
+	for (i = 0; i < c->ops.nr; i++) {
+		const struct zl_batch_row *r = zl_batch_rows_last(&rows, c->ops.v[i]);
+		const char *st = r && r->v[ZL_BCOL_STATUS] ? r->v[ZL_BCOL_STATUS] : "not run";
+		const char *reason = r && r->v[ZL_BCOL_REASON] ? r->v[ZL_BCOL_REASON] : "";
+
+		zl_table_add(&t, c->ops.v[i], ZL_COLOR_NONE);
+		zl_table_add(&t, st, r ? status_color(st) : ZL_COLOR_YELLOW);
+		zl_table_add(&t, r && r->v[ZL_BCOL_DEVICE] ? r->v[ZL_BCOL_DEVICE] : "-", ZL_COLOR_NONE);
+		zl_table_add(&t, r && r->v[ZL_BCOL_ATTEMPT] ? r->v[ZL_BCOL_ATTEMPT] : "-", ZL_COLOR_NONE);
+		if (r && r->v[ZL_BCOL_DURATION_S])
+			zl_table_addf(&t, ZL_COLOR_NONE, "%.1fs", strtod(r->v[ZL_BCOL_DURATION_S], NULL));
+		else
+			zl_table_add(&t, "-", ZL_COLOR_NONE);
+		zl_table_add(&t, r && r->v[ZL_BCOL_EXIT_CODE] ? r->v[ZL_BCOL_EXIT_CODE] : "-", ZL_COLOR_NONE);
+		/* keep the table readable: the CSV has the whole line */
+		zl_table_addf(&t, ZL_COLOR_NONE, "%.72s%s", reason, strlen(reason) > 72 ? "…" : "");
+	}
+	fputc('\n', out);
+	zl_table_print(&t, out, use_color);
+	zl_table_release(&t);
+	zl_batch_rows_release(&rows);
+	strbuf_release(&text);
+	strbuf_release(&err);
+	free(path);
+}

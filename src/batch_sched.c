@@ -1,0 +1,1295 @@
+/*
+ * The batch scheduler: one `zlbench run` child per task (an op's run, a warm-up
+ * shard, a timed replay), at most one task per device, longest expected first,
+ * supervised by one poll() loop over the children's output pipes and the
+ * signal self-pipe. A row goes to ops_status.csv as each op ends.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "zlbench/batch.h"
+#include "zlbench/child.h"
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/history.h"
+#include "zlbench/resolve.h"
+#include "zlbench/run.h"
+#include "zlbench/runload.h"
+#include "zlbench/settings.h"
+#include "zlbench/util.h"
+#include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
+
+/* How long past its own --timeout (and kill grace) a run child may take before the batch kills it. */
+#define WATCHDOG_SLACK_S 60.0
+/* Longest output line kept for scanning (PREFLIGHT_FAILED, errors); the log gets everything. */
+#define LINE_CAP 4096
+
+enum task_kind { TASK_RUN, TASK_SHARD, TASK_TIMED };
+enum task_state { TASK_BLOCKED, TASK_READY, TASK_RUNNING, TASK_DONE };
+
+struct op_state;
+
+struct task {
+	struct op_state *op;
+	enum task_kind kind;
+	int shard;                 /* 1-based, shards only */
+	enum task_state state;
+	size_t device;             /* index into the config's devices while running */
+	struct child_process cp;
+	int log_fd;
+	char *run_rel, *log_rel;   /* relative to the batch directory */
+	struct strbuf line;        /* the output line being assembled */
+	char *preflight_check;     /* from "PREFLIGHT_FAILED check=<name>" */
+	char *error_line;          /* the first "zlbench: error/preflight" line */
+	double started_mono, started_epoch;
+	int reaped, pipe_open, status;
+	int interrupted;           /* the batch forwarded an interrupt to it */
+	int watchdog;              /* the batch killed it: past its timeout */
+	double kill_at;            /* SIGKILL after this (0: none) */
+	struct zl_batch_row row;   /* its outcome */
+};
+
+struct op_state {
+	const char *op;            /* borrowed from the config */
+	size_t list_index;
+	double expect_s;
+	int known;                 /* expect_s came from the history */
+	int attempt;
+	char *name;                /* attempt name: "mm", "mm.2" */
+	/* warm-up sharding */
+	int nshards;
+	char *shard_key;
+	struct strvec shard_files; /* absolute */
+	long *shard_counts;
+	char *warm_rel;            /* warmup/<name> */
+	int shards_done, shards_failed, shards_interrupted;
+	struct zl_batch_row shard_fail; /* the first failing shard's row */
+	struct strvec shard_devices;
+	struct strvec shard_runs;  /* absolute run dirs of the shards, in shard order */
+	struct zl_merge_stats merge;
+	struct task *timed;
+	int finished;
+	double wall_started;
+};
+
+struct sched {
+	const struct zl_batch_config *c;
+	const struct zl_batch_run_opts *o;
+	struct op_state *ops;      /* pending ops, in start order */
+	size_t nops;
+	struct task **tasks;       /* in priority order */
+	size_t ntasks, alloc_tasks;
+	struct task **on_device;
+	struct zl_batch_status st;
+	struct zl_batch_rows rows; /* every row, read at the start and appended since */
+	size_t done, total;
+	int interrupt_sig;
+	double grace;
+	double t0;
+	double wall_sum;
+	size_t wall_n;
+	int live, plain, color;
+	size_t live_len;
+	double next_refresh;
+	char host[256];
+};
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+static double kill_grace(void)
+{
+	const char *g = getenv("ZL_KILL_GRACE");
+	double d;
+
+	if (g && !zl_parse_double(g, &d) && d >= 0)
+		return d;
+	return 10.0;
+}
+
+static char *batch_path(const struct sched *s, const char *rel)
+{
+	return zl_path_join(s->c->dir, rel);
+}
+
+static int exists_rel(const struct sched *s, const char *fmt, const char *name)
+{
+	char *rel = xstrfmt(fmt, name);
+	char *path = batch_path(s, rel);
+	int r = access(path, F_OK) == 0;
+
+	free(rel);
+	free(path);
+	return r;
+}
+
+static void write_log(int fd, const char *buf, size_t n)
+{
+	while (fd >= 0 && n) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		buf += w;
+		n -= (size_t)w;
+	}
+}
+
+static void log_note(const struct sched *s, const char *log_rel, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void log_note(const struct sched *s, const char *log_rel, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char stamp[32];
+	char *path = batch_path(s, log_rel);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	va_list ap;
+
+	zl_utc_iso8601(stamp, zl_now_epoch());
+	strbuf_addf(&sb, "# zlbench batch %s: ", stamp);
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	strbuf_addch(&sb, '\n');
+	write_log(fd, sb.buf, sb.len);
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&sb);
+	free(path);
+}
+
+/* ---- expected durations and child argv --------------------------------------- */
+
+void zl_batch_expected_durations(const char *backend, const struct strvec *ops, double *expect_s)
+{
+	struct zl_op_durations d = ZL_OP_DURATIONS_INIT;
+	struct zl_history *h = NULL;
+	struct strbuf err = STRBUF_INIT;
+	char *path = NULL;
+	size_t i;
+
+	for (i = 0; i < ops->nr; i++)
+		expect_s[i] = -1;
+	if (getenv("ZL_NO_HISTORY"))
+		return;
+	/* never create a database just to read it */
+	path = zl_history_default_path();
+	if (!path || !zl_is_file(path))
+		goto out;
+	if (zl_history_open(path, &h, &err) || zl_history_op_durations(h, backend, &d, &err)) {
+		zl_print_warning("history not used for the start order: %s", err.buf);
+		goto out;
+	}
+	for (i = 0; i < ops->nr; i++)
+		expect_s[i] = zl_op_durations_get(&d, ops->v[i]);
+out:
+	zl_op_durations_release(&d);
+	zl_history_close(h);
+	strbuf_release(&err);
+	free(path);
+}
+
+void zl_batch_child_argv(const struct zl_batch_config *c, const char *self_exe, const char *op,
+			 const char *device, const char *run_dir, const struct strvec *extra,
+			 struct strvec *argv)
+{
+	size_t i;
+
+	strvec_push(argv, self_exe);
+	strvec_push(argv, "run");
+	for (i = 0; i < c->run_args.nr; i++)
+		strvec_push(argv, c->run_args.v[i]);
+	strvec_pushf(argv, "--backend=%s", c->backend);
+	strvec_pushf(argv, "--devices=%s", device);
+	strvec_pushf(argv, "--op=%s", op);
+	strvec_pushf(argv, "--out=%s", run_dir);
+	for (i = 0; extra && i < extra->nr; i++)
+		strvec_push(argv, extra->v[i]);
+	if (c->passthrough.nr) {
+		strvec_push(argv, "--");
+		for (i = 0; i < c->passthrough.nr; i++)
+			strvec_push(argv, c->passthrough.v[i]);
+	}
+}
+
+/* ---- scheduler facts for the child's identity --------------------------------- */
+
+static char *json_take(cJSON *doc)
+{
+	char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
+
+	cJSON_Delete(doc);
+	return text;
+}
+
+static const char *const role_names[] = {
+	[TASK_RUN] = "run", [TASK_SHARD] = "warmup_shard", [TASK_TIMED] = "timed",
+};
+
+/* ZL_SCHEDULER for a child: ours, nested under "batch" when an outer scheduler (Slurm) set one. */
+static char *scheduler_json(const struct sched *s, const struct task *t)
+{
+	const char *outer = getenv("ZL_SCHEDULER");
+	cJSON *mine = cJSON_CreateObject(), *doc = NULL;
+	char *base = strrchr(s->c->dir, '/');
+
+	if (!mine || zl_json_add_string(mine, "kind", "batch") ||
+	    zl_json_add_string(mine, "job_id", base ? base + 1 : s->c->dir) ||
+	    zl_json_add_number(mine, "array_task_id", (double)t->op->list_index) ||
+	    zl_json_add_string(mine, "node", s->host) ||
+	    zl_json_add_string(mine, "batch_dir", s->c->dir) ||
+	    zl_json_add_string(mine, "op", t->op->op) ||
+	    zl_json_add_number(mine, "attempt", t->op->attempt) ||
+	    zl_json_add_string(mine, "device", s->c->devices.v[t->device]) ||
+	    zl_json_add_string(mine, "role", role_names[t->kind])) {
+		cJSON_Delete(mine);
+		return NULL;
+	}
+	if (outer && *outer)
+		doc = cJSON_Parse(outer);
+	if (!cJSON_IsObject(doc)) {
+		cJSON_Delete(doc);
+		return json_take(mine);
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(doc, "batch");
+	if (!cJSON_AddItemToObject(doc, "batch", mine)) {
+		cJSON_Delete(mine);
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	return json_take(doc);
+}
+
+/* ZL_WARMUP for a shard or the timed replay; NULL for a plain run. */
+static char *warmup_json(const struct sched *s, const struct task *t)
+{
+	const struct op_state *op = t->op;
+	char *merged = NULL;
+	cJSON *doc;
+	int bad;
+
+	if (t->kind == TASK_RUN)
+		return NULL;
+	doc = cJSON_CreateObject();
+	bad = !doc || zl_json_add_string(doc, "role", t->kind == TASK_SHARD ? "shard" : "timed") ||
+	      zl_json_add_number(doc, "devices", s->c->warmup_devices) ||
+	      zl_json_add_number(doc, "shards", op->nshards) ||
+	      zl_json_add_string(doc, "entry", op->shard_key);
+	if (!bad && t->kind == TASK_SHARD) {
+		bad = zl_json_add_number(doc, "shard", t->shard) ||
+		      zl_json_add_string(doc, "shape_file", op->shard_files.v[t->shard - 1]) ||
+		      zl_json_add_number(doc, "shapes", (double)op->shard_counts[t->shard - 1]);
+	} else if (!bad) {
+		merged = xstrfmt("%s/%s/merged", s->c->dir, op->warm_rel);
+		bad = zl_json_add_number(doc, "merged_records", (double)op->merge.entries) ||
+		      zl_json_add_number(doc, "merged_kernels", (double)op->merge.kernels) ||
+		      zl_json_add_number(doc, "conflicts", (double)op->merge.conflicts) ||
+		      zl_json_add_string(doc, "merged_dir", merged) ||
+		      !cJSON_AddItemToObject(doc, "shard_devices",
+					     cJSON_CreateStringArray(op->shard_devices.v, (int)op->shard_devices.nr)) ||
+		      !cJSON_AddItemToObject(doc, "shard_runs",
+					     cJSON_CreateStringArray(op->shard_runs.v, (int)op->shard_runs.nr));
+	}
+	free(merged);
+	if (bad) {
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	return json_take(doc);
+}
+
+/* ---- tasks -------------------------------------------------------------------- */
+
+static struct task *task_new(struct sched *s, struct op_state *op, enum task_kind kind, int shard,
+			     enum task_state state)
+{
+	struct task *t = xcalloc(1, sizeof(*t));
+
+	t->op = op;
+	t->kind = kind;
+	t->shard = shard;
+	t->state = state;
+	child_init(&t->cp);
+	t->log_fd = -1;
+	strbuf_init(&t->line, 0);
+	zl_batch_row_init(&t->row);
+	ALLOC_GROW(s->tasks, s->ntasks + 1, s->alloc_tasks);
+	s->tasks[s->ntasks++] = t;
+	return t;
+}
+
+static void task_free(struct task *t)
+{
+	if (t->log_fd >= 0)
+		close(t->log_fd);
+	child_release(&t->cp);
+	free(t->run_rel);
+	free(t->log_rel);
+	free(t->preflight_check);
+	free(t->error_line);
+	strbuf_release(&t->line);
+	zl_batch_row_release(&t->row);
+	free(t);
+}
+
+static void op_release(struct op_state *op)
+{
+	free(op->name);
+	free(op->shard_key);
+	strvec_clear(&op->shard_files);
+	free(op->shard_counts);
+	free(op->warm_rel);
+	zl_batch_row_release(&op->shard_fail);
+	strvec_clear(&op->shard_devices);
+	strvec_clear(&op->shard_runs);
+	zl_merge_stats_release(&op->merge);
+}
+
+static const char *task_label(const struct task *t, struct strbuf *sb)
+{
+	strbuf_reset(sb);
+	if (t->kind == TASK_SHARD)
+		strbuf_addf(sb, "%s[warm-up %d/%d]", t->op->op, t->shard, t->op->nshards);
+	else if (t->kind == TASK_TIMED)
+		strbuf_addf(sb, "%s[replay]", t->op->op);
+	else
+		strbuf_addstr(sb, t->op->op);
+	return sb->buf;
+}
+
+/* Remember the lines a failed child's row needs when it left no identity. */
+static void scan_line(struct task *t, const char *line)
+{
+	static const char pf[] = "PREFLIGHT_FAILED check=";
+
+	if (zl_starts_with(line, pf) && !t->preflight_check)
+		t->preflight_check = xstrdup(line + strlen(pf));
+	else if (!t->error_line && (zl_starts_with(line, "zlbench: error: ") ||
+				    zl_starts_with(line, "zlbench: preflight ")))
+		t->error_line = xstrdup(line + strlen("zlbench: "));
+}
+
+static void task_output(struct task *t, const char *buf, size_t n)
+{
+	size_t i;
+
+	write_log(t->log_fd, buf, n);
+	for (i = 0; i < n; i++) {
+		if (buf[i] == '\n') {
+			scan_line(t, t->line.buf);
+			strbuf_reset(&t->line);
+		} else if (t->line.len < LINE_CAP) {
+			strbuf_addch(&t->line, buf[i]);
+		}
+	}
+}
+
+static int start_task(struct sched *s, struct task *t, size_t device, struct strbuf *err)
+{
+	const struct zl_batch_config *c = s->c;
+	struct op_state *op = t->op;
+	struct strvec extra = STRVEC_INIT;
+	struct strbuf label = STRBUF_INIT;
+	char *run_dir, *log_path, *sched_env, *warm_env;
+	size_t i;
+	int rc;
+
+	t->device = device;
+	if (t->kind == TASK_SHARD) {
+		t->run_rel = xstrfmt("%s/shard-%d", op->warm_rel, t->shard);
+		t->log_rel = xstrfmt("logs/%s.warmup-%d.log", op->name, t->shard);
+		strvec_pushf(&extra, "--shape-file=%s", op->shard_files.v[t->shard - 1]);
+		strvec_push(&extra, "--shape-mode=file");
+		/* a private tuner cache per shard: parallel shards never share SQLite for writing */
+		strvec_push(&extra, "--isolate-tuner-cache");
+	} else {
+		t->run_rel = xstrfmt("runs/%s", op->name);
+		t->log_rel = xstrfmt("logs/%s.log", op->name);
+		if (t->kind == TASK_TIMED)
+			strvec_pushf(&extra, "--replay-from=%s/%s/merged", c->dir, op->warm_rel);
+	}
+	run_dir = batch_path(s, t->run_rel);
+	log_path = batch_path(s, t->log_rel);
+	if (t->kind == TASK_SHARD) {
+		/* the op's own log says where its shards went (and marks the attempt as used) */
+		char *main_log = xstrfmt("logs/%s.log", op->name);
+
+		log_note(s, main_log, "warm-up shard %d/%d of %s on device %s: %s", t->shard, op->nshards,
+			 op->op, c->devices.v[device], t->log_rel);
+		free(main_log);
+	}
+	zl_batch_child_argv(c, s->o->self_exe, op->op, c->devices.v[device], run_dir, &extra, &t->cp.args);
+
+	/* the child takes its settings from the argv only (batch.json replays them on --resume) */
+	for (i = 0; i < ZL_SET__COUNT; i++)
+		if (zl_setting_defs[i].env)
+			strvec_push(&t->cp.env, zl_setting_defs[i].env);
+	strvec_push(&t->cp.env, "ZL_PUSH_URL"); /* the batch pushes once, at the end */
+	strvec_push(&t->cp.env, "PARALLEL_WARMUP_GPUS");
+	sched_env = scheduler_json(s, t);
+	if (sched_env)
+		strvec_pushf(&t->cp.env, "ZL_SCHEDULER=%s", sched_env);
+	warm_env = warmup_json(s, t);
+	if (warm_env)
+		strvec_pushf(&t->cp.env, "ZL_WARMUP=%s", warm_env);
+	else
+		strvec_push(&t->cp.env, "ZL_WARMUP");
+	free(sched_env);
+	free(warm_env);
+
+	t->cp.new_pgroup = 1;      /* our signals reach it alone; the terminal's go to the batch */
+	t->cp.capture_output = 1;
+	t->cp.no_stdin = 1;
+	/* if the batch dies, the run ends its pytest and leaves a truthful identity */
+	t->cp.pdeathsig = SIGTERM;
+
+	t->log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (t->log_fd < 0)
+		zl_print_warning("cannot write '%s': %s", log_path, strerror(errno));
+	{
+		struct strbuf head = STRBUF_INIT;
+		char stamp[32];
+
+		zl_utc_iso8601(stamp, zl_now_epoch());
+		strbuf_addf(&head, "# zlbench batch %s: %s on device %s, attempt %d:", stamp,
+			    task_label(t, &label), c->devices.v[device], op->attempt);
+		for (i = 0; i < t->cp.args.nr; i++)
+			strbuf_addf(&head, " %s", t->cp.args.v[i]);
+		strbuf_addch(&head, '\n');
+		write_log(t->log_fd, head.buf, head.len);
+		strbuf_release(&head);
+	}
+	t->started_mono = zl_now_monotonic();
+	t->started_epoch = zl_now_epoch();
+	if (!op->wall_started)
+		op->wall_started = t->started_mono;
+	t->state = TASK_RUNNING;
+	s->on_device[device] = t;
+	rc = child_start(&t->cp, err);
+	if (!rc)
+		t->pipe_open = 1;
+	free(run_dir);
+	free(log_path);
+	strvec_clear(&extra);
+	strbuf_release(&label);
+	return rc;
+}
+
+/* ---- outcomes ----------------------------------------------------------------- */
+
+static void fill_row(struct sched *s, struct task *t, int start_failed, const char *start_err)
+{
+	const struct zl_batch_config *c = s->c;
+	struct zl_batch_row *r = &t->row;
+	struct strbuf err = STRBUF_INIT;
+	char *run_dir = batch_path(s, t->run_rel);
+	char stamp[32];
+	int exit_code = start_failed ? ZL_EXIT_INTERNAL : child_exit_code(t->status);
+	int have_identity = !start_failed && !zl_batch_row_from_identity(r, run_dir, &err);
+	const char *status = have_identity ? r->v[ZL_BCOL_STATUS] : NULL;
+
+	if (t->watchdog) {
+		zl_batch_row_set(r, ZL_BCOL_STATUS, ZL_STATUS_TIMEOUT);
+		zl_batch_row_setf(r, ZL_BCOL_EXIT_CODE, "%d", ZL_EXIT_TIMEOUT);
+		zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run did not end %.0f s after its --timeout of %g s: killed by the batch",
+				  s->grace + WATCHDOG_SLACK_S, c->timeout_s);
+	} else if (!status || !strcmp(status, ZL_STATUS_RUNNING)) {
+		/* no final identity: the child's exit code and what it printed tell */
+		zl_batch_row_set(r, ZL_BCOL_STATUS, zl_batch_status_from_exit(exit_code, t->interrupted));
+		zl_batch_row_setf(r, ZL_BCOL_EXIT_CODE, "%d", exit_code);
+		if (start_failed)
+			zl_batch_row_set(r, ZL_BCOL_REASON, start_err);
+		else if (t->preflight_check && t->error_line)
+			zl_batch_row_setf(r, ZL_BCOL_REASON, "%s", t->error_line);
+		else if (t->preflight_check)
+			zl_batch_row_setf(r, ZL_BCOL_REASON, "preflight check '%s' failed", t->preflight_check);
+		else if (t->error_line)
+			zl_batch_row_set(r, ZL_BCOL_REASON, t->error_line);
+		else if (status)
+			zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run ended (exit %d) before finishing its run identity",
+					  exit_code);
+		else if (exit_code > ZL_EXIT_SIGNAL_BASE)
+			zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run killed by signal %d (%s)",
+					  exit_code - ZL_EXIT_SIGNAL_BASE, strsignal(exit_code - ZL_EXIT_SIGNAL_BASE));
+		else if (exit_code)
+			zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run exited with %d and left no run identity", exit_code);
+		zl_batch_row_set(r, ZL_BCOL_STARTED_AT, NULL);
+		zl_batch_row_set(r, ZL_BCOL_FINISHED_AT, NULL);
+		zl_batch_row_set(r, ZL_BCOL_DURATION_S, NULL);
+	}
+	if (!r->v[ZL_BCOL_BACKEND])
+		zl_batch_row_set(r, ZL_BCOL_BACKEND, c->backend);
+	if (!r->v[ZL_BCOL_LEVEL])
+		zl_batch_row_set(r, ZL_BCOL_LEVEL, c->level);
+	if (!r->v[ZL_BCOL_STARTED_AT]) {
+		zl_utc_iso8601(stamp, t->started_epoch);
+		zl_batch_row_set(r, ZL_BCOL_STARTED_AT, stamp);
+	}
+	if (!r->v[ZL_BCOL_FINISHED_AT]) {
+		zl_utc_iso8601(stamp, zl_now_epoch());
+		zl_batch_row_set(r, ZL_BCOL_FINISHED_AT, stamp);
+	}
+	zl_batch_row_set(r, ZL_BCOL_OP, t->op->op);
+	zl_batch_row_set(r, ZL_BCOL_DEVICE, c->devices.v[t->device]);
+	zl_batch_row_set(r, ZL_BCOL_RUN_DIR, zl_is_dir(run_dir) ? t->run_rel : NULL);
+	zl_batch_row_set(r, ZL_BCOL_LOG, t->log_rel);
+	zl_batch_row_setf(r, ZL_BCOL_ATTEMPT, "%d", t->op->attempt);
+	zl_batch_row_setf(r, ZL_BCOL_WALL_S, "%.3f", zl_now_monotonic() - t->started_mono);
+	zl_batch_row_setf(r, ZL_BCOL_WARMUP_SHARDS, "%d", t->op->nshards);
+	if (t->op->shard_devices.nr) {
+		struct strbuf d = STRBUF_INIT;
+		size_t i;
+
+		for (i = 0; i < t->op->shard_devices.nr; i++)
+			strbuf_addf(&d, "%s%s", i ? "," : "", t->op->shard_devices.v[i]);
+		zl_batch_row_set(r, ZL_BCOL_WARMUP_DEVICES, d.buf);
+		strbuf_release(&d);
+	}
+	strbuf_release(&err);
+	free(run_dir);
+}
+
+static void row_copy(struct zl_batch_row *dst, const struct zl_batch_row *src)
+{
+	size_t i;
+
+	for (i = 0; i < ZL_BCOL__COUNT; i++)
+		zl_batch_row_set(dst, (enum zl_batch_col)i, src->v[i]);
+}
+
+static void print_finished(struct sched *s, const struct zl_batch_row *r)
+{
+	const char *st = r->v[ZL_BCOL_STATUS] ? r->v[ZL_BCOL_STATUS] : "?";
+	int ok = !strcmp(st, ZL_STATUS_PASSED);
+	struct strbuf line = STRBUF_INIT;
+
+	if (!s->live && !s->plain)
+		return;
+	if (!ok || s->plain) {
+		strbuf_addf(&line, "[%zu/%zu] %s: %s%s%s", s->done, s->total, r->v[ZL_BCOL_OP],
+			    s->color ? zl_color_start(ok ? ZL_COLOR_GREEN : ZL_COLOR_RED) : "", st,
+			    s->color ? ZL_COLOR_RESET : "");
+		if (r->v[ZL_BCOL_EXIT_CODE] && !ok)
+			strbuf_addf(&line, " (exit %s)", r->v[ZL_BCOL_EXIT_CODE]);
+		strbuf_addf(&line, " on device %s after %.1f s", r->v[ZL_BCOL_DEVICE] ? r->v[ZL_BCOL_DEVICE] : "-",
+			    r->v[ZL_BCOL_WALL_S] ? strtod(r->v[ZL_BCOL_WALL_S], NULL) : 0.0);
+		if (r->v[ZL_BCOL_RUN_DIR])
+			strbuf_addf(&line, ", %s", r->v[ZL_BCOL_RUN_DIR]);
+		if (!ok && r->v[ZL_BCOL_REASON])
+			strbuf_addf(&line, ": %s", r->v[ZL_BCOL_REASON]);
+		if (s->live && s->live_len)
+			fputs("\r\033[K", stderr);
+		fprintf(stderr, "%s\n", line.buf);
+		s->live_len = 0;
+		s->next_refresh = 0;
+		fflush(stderr);
+	}
+	strbuf_release(&line);
+}
+
+/* The op is over: append its row (fsync'd) and count it. */
+static void finish_op(struct sched *s, struct op_state *op, const struct zl_batch_row *r)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct zl_batch_row *kept;
+
+	op->finished = 1;
+	if (zl_batch_status_append(&s->st, r, &err))
+		zl_print_error("%s", err.buf);
+	ALLOC_GROW(s->rows.v, s->rows.nr + 1, s->rows.alloc);
+	kept = &s->rows.v[s->rows.nr++];
+	zl_batch_row_init(kept);
+	row_copy(kept, r);
+	s->done++;
+	if (r->v[ZL_BCOL_STATUS] && strcmp(r->v[ZL_BCOL_STATUS], ZL_STATUS_INTERRUPTED)) {
+		s->wall_sum += zl_now_monotonic() - op->wall_started;
+		s->wall_n++;
+	}
+	print_finished(s, r);
+	strbuf_release(&err);
+}
+
+/* Every shard is back: merge their records and release the replay, or end the op. */
+static void shards_over(struct sched *s, struct op_state *op)
+{
+	struct zl_batch_row r;
+	struct strbuf err = STRBUF_INIT;
+	char *merged;
+	int i;
+
+	zl_batch_row_init(&r);
+	if (op->shards_failed || op->shards_interrupted) {
+		row_copy(&r, &op->shard_fail);
+		finish_op(s, op, &r);
+		op->timed->state = TASK_DONE;
+		zl_batch_row_release(&r);
+		return;
+	}
+	merged = xstrfmt("%s/%s/merged", s->c->dir, op->warm_rel);
+	strvec_clear(&op->shard_runs);
+	for (i = 1; i <= op->nshards; i++)
+		strvec_pushf(&op->shard_runs, "%s/%s/shard-%d", s->c->dir, op->warm_rel, i);
+	if (zl_batch_merge_records(&op->shard_runs, merged, &op->merge, &err)) {
+		zl_batch_row_set(&r, ZL_BCOL_OP, op->op);
+		zl_batch_row_set(&r, ZL_BCOL_STATUS, ZL_STATUS_FAILED);
+		zl_batch_row_setf(&r, ZL_BCOL_EXIT_CODE, "%d", ZL_EXIT_FAILED);
+		zl_batch_row_set(&r, ZL_BCOL_BACKEND, s->c->backend);
+		zl_batch_row_set(&r, ZL_BCOL_LEVEL, s->c->level);
+		zl_batch_row_setf(&r, ZL_BCOL_REASON, "cannot merge the warm-up records: %s", err.buf);
+		zl_batch_row_set(&r, ZL_BCOL_RUN_DIR, op->warm_rel);
+		zl_batch_row_setf(&r, ZL_BCOL_ATTEMPT, "%d", op->attempt);
+		zl_batch_row_setf(&r, ZL_BCOL_WARMUP_SHARDS, "%d", op->nshards);
+		finish_op(s, op, &r);
+		op->timed->state = TASK_DONE;
+	} else {
+		if (op->merge.conflicts)
+			zl_print_warning("%s: %ld autotune keys were tuned differently by two warm-up shards; "
+					 "the first shard's winner is replayed (%s/merged/merge.json)",
+					 op->op, op->merge.conflicts, op->warm_rel);
+		op->timed->state = TASK_READY;
+	}
+	free(merged);
+	zl_batch_row_release(&r);
+	strbuf_release(&err);
+}
+
+static void task_done(struct sched *s, struct task *t, int start_failed, const char *start_err)
+{
+	struct op_state *op = t->op;
+
+	if (t->log_fd >= 0) {
+		close(t->log_fd);
+		t->log_fd = -1;
+	}
+	if (t->line.len)
+		scan_line(t, t->line.buf);
+	fill_row(s, t, start_failed, start_err);
+	t->state = TASK_DONE;
+	s->on_device[t->device] = NULL;
+	if (t->kind != TASK_SHARD) {
+		finish_op(s, op, &t->row);
+		return;
+	}
+	strvec_push(&op->shard_devices, s->c->devices.v[t->device]);
+	op->shards_done++;
+	if (strcmp(t->row.v[ZL_BCOL_STATUS], ZL_STATUS_PASSED)) {
+		int interrupted = !strcmp(t->row.v[ZL_BCOL_STATUS], ZL_STATUS_INTERRUPTED);
+
+		/* the op's row says which shard went wrong; an interruption wins (it is not final) */
+		if ((!op->shards_failed && !op->shards_interrupted) || (interrupted && !op->shards_interrupted)) {
+			const char *why = t->row.v[ZL_BCOL_REASON];
+
+			row_copy(&op->shard_fail, &t->row);
+			zl_batch_row_setf(&op->shard_fail, ZL_BCOL_REASON, "warm-up shard %d/%d %s%s%s", t->shard,
+					  op->nshards, t->row.v[ZL_BCOL_STATUS], why ? ": " : "", why ? why : "");
+		}
+		if (interrupted)
+			op->shards_interrupted++;
+		else
+			op->shards_failed++;
+	}
+	if (op->shards_failed || op->shards_interrupted) {
+		size_t i;
+
+		/* shards not started yet are pointless now */
+		for (i = 0; i < s->ntasks; i++)
+			if (s->tasks[i]->op == op && s->tasks[i]->kind == TASK_SHARD &&
+			    s->tasks[i]->state == TASK_READY) {
+				s->tasks[i]->state = TASK_DONE;
+				op->shards_done++;
+			}
+	}
+	if (op->shards_done == op->nshards)
+		shards_over(s, op);
+}
+
+/* ---- planning ------------------------------------------------------------------ */
+
+/* The first attempt number whose log and run directory are both absent. */
+static int next_attempt(const struct sched *s, const char *op)
+{
+	int k;
+
+	for (k = 1;; k++) {
+		char *name = zl_batch_attempt_name(op, k);
+		int used = exists_rel(s, "logs/%s.log", name) || exists_rel(s, "runs/%s", name);
+
+		free(name);
+		if (!used)
+			return k;
+	}
+}
+
+/*
+ * An op whose last attempt finished while no batch was there to write its row
+ * (the batch was killed between the child's end and the row): take its identity.
+ */
+static int adopt_finished(struct sched *s, const char *op, int last_attempt)
+{
+	char *name = zl_batch_attempt_name(op, last_attempt);
+	char *rel = xstrfmt("runs/%s", name);
+	char *run_dir = batch_path(s, rel);
+	struct zl_batch_row r;
+	struct strbuf err = STRBUF_INIT;
+	int adopted = 0;
+
+	zl_batch_row_init(&r);
+	if (!zl_batch_row_from_identity(&r, run_dir, &err) &&
+	    zl_batch_status_final(r.v[ZL_BCOL_STATUS], s->o->retry_failed)) {
+		struct strbuf e2 = STRBUF_INIT;
+
+		zl_batch_row_set(&r, ZL_BCOL_OP, op);
+		zl_batch_row_set(&r, ZL_BCOL_RUN_DIR, rel);
+		zl_batch_row_setf(&r, ZL_BCOL_ATTEMPT, "%d", last_attempt);
+		zl_batch_row_setf(&r, ZL_BCOL_LOG, "logs/%s.log", name);
+		if (zl_batch_status_append(&s->st, &r, &e2))
+			zl_print_error("%s", e2.buf);
+		else
+			adopted = 1;
+		if (adopted) {
+			struct zl_batch_row *kept;
+
+			ALLOC_GROW(s->rows.v, s->rows.nr + 1, s->rows.alloc);
+			kept = &s->rows.v[s->rows.nr++];
+			zl_batch_row_init(kept);
+			row_copy(kept, &r);
+			if (zl_verbosity >= 0)
+				fprintf(stderr, "zlbench: %s: attempt %d finished (%s) before the batch could record it; recorded now\n",
+					op, last_attempt, r.v[ZL_BCOL_STATUS]);
+		}
+		strbuf_release(&e2);
+	}
+	zl_batch_row_release(&r);
+	strbuf_release(&err);
+	free(run_dir);
+	free(rel);
+	free(name);
+	return adopted;
+}
+
+static int wants_warmup(const struct zl_batch_config *c, const char *op)
+{
+	return c->warmup_devices > 0 && (!c->warmup_ops.nr || strvec_find(&c->warmup_ops, op) >= 0);
+}
+
+/* Split the op's shapes for warm-up; on any obstacle the op runs plainly and says why. */
+static void plan_warmup(struct sched *s, struct op_state *op)
+{
+	const struct zl_batch_config *c = s->c;
+	struct zl_nodes nodes = ZL_NODES_INIT;
+	struct strvec classes = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	char *shape_file, *warm_dir;
+	int k = -1;
+
+	op->warm_rel = xstrfmt("warmup/%s", op->name);
+	warm_dir = batch_path(s, op->warm_rel);
+	shape_file = c->shape_mode_file && c->shape_file ? xstrdup(c->shape_file)
+		     : zl_path_join(c->flaggems_dir, "benchmark/core_shapes.yaml");
+	/* a plan of an attempt that never started: start it over */
+	if (zl_remove_tree(warm_dir, &err))
+		goto out;
+	if (zl_resolve_nodes(c->flaggems_dir, NULL, op->op, NULL, &nodes, &err) != ZL_RESOLVE_OK)
+		goto out;
+	zl_benchmark_classes(c->flaggems_dir, &nodes, &classes);
+	op->shard_counts = xcalloc((size_t)c->warmup_devices, sizeof(*op->shard_counts));
+	k = zl_batch_split_shapes(shape_file, op->op, classes.nr ? classes.v : NULL, c->warmup_devices,
+				  warm_dir, &op->shard_files, op->shard_counts, &op->shard_key, &err);
+	if (k == 1 && c->warmup_devices > 1) {
+		zl_error(&err, "it has one shape only");
+		k = -1;
+	}
+out:
+	if (k < 1) {
+		zl_print_warning("%s: no warm-up sharding (%s); it runs without", op->op, err.buf);
+		strvec_clear(&op->shard_files);
+		free(op->shard_key);
+		op->shard_key = NULL;
+		free(op->warm_rel);
+		op->warm_rel = NULL;
+		zl_remove_tree(warm_dir, &err);
+	} else {
+		op->nshards = k;
+	}
+	zl_nodes_release(&nodes);
+	strvec_clear(&classes);
+	strbuf_release(&err);
+	free(shape_file);
+	free(warm_dir);
+}
+
+static int plan(struct sched *s, struct strbuf *err)
+{
+	const struct zl_batch_config *c = s->c;
+	struct strvec pending = STRVEC_INIT;
+	size_t *list_index, *order, i, n = 0;
+	double *expect;
+	char *logs = batch_path(s, "logs");
+	char *runs = batch_path(s, "runs");
+	int rc = -1;
+
+	if (zl_mkdir_p(logs, err) || zl_mkdir_p(runs, err))
+		goto out0;
+	list_index = xcalloc(c->ops.nr, sizeof(*list_index));
+	for (i = 0; i < c->ops.nr; i++) {
+		const struct zl_batch_row *last = zl_batch_rows_last(&s->rows, c->ops.v[i]);
+		int k;
+
+		if (last && zl_batch_status_final(last->v[ZL_BCOL_STATUS], s->o->retry_failed)) {
+			s->done++;
+			continue;
+		}
+		k = next_attempt(s, c->ops.v[i]);
+		/* only an attempt that has no row yet can be adopted */
+		if (k > 1 && !(last && last->v[ZL_BCOL_ATTEMPT] && atoi(last->v[ZL_BCOL_ATTEMPT]) == k - 1) &&
+		    adopt_finished(s, c->ops.v[i], k - 1)) {
+			s->done++;
+			continue;
+		}
+		list_index[pending.nr] = i;
+		strvec_push(&pending, c->ops.v[i]);
+	}
+	n = pending.nr;
+	expect = xcalloc(n ? n : 1, sizeof(*expect));
+	order = xcalloc(n ? n : 1, sizeof(*order));
+	zl_batch_expected_durations(c->backend, &pending, expect);
+	s->ops = xcalloc(n ? n : 1, sizeof(*s->ops));
+	s->nops = n;
+	{
+		int *known = xcalloc(n ? n : 1, sizeof(*known));
+
+		for (i = 0; i < n; i++)
+			known[i] = expect[i] >= 0;
+		zl_batch_order(expect, n, order);
+		for (i = 0; i < n; i++) {
+			struct op_state *op = &s->ops[i];
+			size_t j = order[i];
+
+			op->op = c->ops.v[list_index[j]];
+			op->list_index = list_index[j];
+			op->expect_s = expect[j];
+			op->known = known[j];
+			op->attempt = next_attempt(s, op->op);
+			op->name = zl_batch_attempt_name(op->op, op->attempt);
+			strvec_init(&op->shard_files);
+			strvec_init(&op->shard_devices);
+			strvec_init(&op->shard_runs);
+			zl_merge_stats_init(&op->merge);
+			zl_batch_row_init(&op->shard_fail);
+		}
+		free(known);
+	}
+	for (i = 0; i < n; i++) {
+		struct op_state *op = &s->ops[i];
+		int j;
+
+		if (wants_warmup(c, op->op))
+			plan_warmup(s, op);
+		if (!op->nshards) {
+			task_new(s, op, TASK_RUN, 0, TASK_READY);
+			continue;
+		}
+		for (j = 1; j <= op->nshards; j++)
+			task_new(s, op, TASK_SHARD, j, TASK_READY);
+		op->timed = task_new(s, op, TASK_TIMED, 0, TASK_BLOCKED);
+	}
+	free(expect);
+	free(order);
+	free(list_index);
+	rc = 0;
+out0:
+	strvec_clear(&pending);
+	free(logs);
+	free(runs);
+	return rc;
+}
+
+/* ---- progress -------------------------------------------------------------------- */
+
+static void fmt_duration(struct strbuf *sb, double s)
+{
+	long t = (long)(s + 0.5);
+
+	if (t >= 3600)
+		strbuf_addf(sb, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+	else if (t >= 60)
+		strbuf_addf(sb, "%ldm%02lds", t / 60, t % 60);
+	else
+		strbuf_addf(sb, "%lds", t);
+}
+
+/* Remaining work over the devices; < 0 when some op's duration cannot be guessed yet. */
+static double eta_s(const struct sched *s)
+{
+	double mean = s->wall_n ? s->wall_sum / (double)s->wall_n : -1, left = 0, now = zl_now_monotonic();
+	size_t i;
+
+	for (i = 0; i < s->nops; i++) {
+		const struct op_state *op = &s->ops[i];
+		double e = op->known ? op->expect_s : mean;
+
+		if (op->finished)
+			continue;
+		if (e < 0)
+			return -1;
+		if (op->wall_started)
+			e -= now - op->wall_started;
+		left += e > 0 ? e : 0;
+	}
+	return left / (double)s->c->devices.nr;
+}
+
+static void refresh_live(struct sched *s, int force)
+{
+	struct strbuf line = STRBUF_INIT, label = STRBUF_INIT;
+	struct winsize ws;
+	size_t width = 80, d;
+	double eta, now = zl_now_monotonic();
+
+	if (!s->live || (!force && now < s->next_refresh))
+		return;
+	s->next_refresh = now + 1.0;
+	if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col > 10)
+		width = ws.ws_col;
+	strbuf_addf(&line, "[%zu/%zu]", s->done, s->total);
+	for (d = 0; d < s->c->devices.nr; d++) {
+		const struct task *t = s->on_device[d];
+
+		strbuf_addf(&line, " %s:%s", s->c->devices.v[d], t ? task_label(t, &label) : "-");
+	}
+	eta = eta_s(s);
+	strbuf_addstr(&line, "  ETA ");
+	if (eta < 0)
+		strbuf_addstr(&line, "?");
+	else
+		fmt_duration(&line, eta);
+	if (line.len > width - 1)
+		strbuf_setlen(&line, width - 1);
+	fprintf(stderr, "\r\033[K%s", line.buf);
+	fflush(stderr);
+	s->live_len = line.len;
+	strbuf_release(&line);
+	strbuf_release(&label);
+}
+
+/* ---- orphans ----------------------------------------------------------------------- */
+
+static int is_task_pid(const struct sched *s, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntasks; i++)
+		if (s->tasks[i]->state == TASK_RUNNING && s->tasks[i]->cp.pid == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * The batch is its children's subreaper: when a run child dies abruptly, its
+ * pytest is re-parented to the batch instead of running on, holding the device.
+ * End every such orphan with its process group.
+ */
+static void kill_orphans(const struct sched *s)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	pid_t me = getpid();
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct strbuf stat = STRBUF_INIT;
+		char *path, *close_paren;
+		long pid, ppid = 0, pgrp = 0;
+
+		if (zl_parse_long(de->d_name, &pid))
+			continue;
+		path = xstrfmt("/proc/%ld/stat", pid);
+		/* "pid (comm) state ppid pgrp ...": comm may hold spaces, so parse after the last ')' */
+		if (strbuf_read_file(&stat, path) > 0 && (close_paren = strrchr(stat.buf, ')')) &&
+		    sscanf(close_paren + 1, " %*c %ld %ld", &ppid, &pgrp) == 2 &&
+		    ppid == me && !is_task_pid(s, (pid_t)pid)) {
+			if (pgrp == pid)
+				kill((pid_t)-pgrp, SIGKILL);
+			kill((pid_t)pid, SIGKILL);
+		}
+		strbuf_release(&stat);
+		free(path);
+	}
+	closedir(d);
+}
+
+/* ---- the loop ------------------------------------------------------------------------- */
+
+static struct task *next_ready(const struct sched *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntasks; i++)
+		if (s->tasks[i]->state == TASK_READY)
+			return s->tasks[i];
+	return NULL;
+}
+
+static void start_ready(struct sched *s)
+{
+	size_t d;
+
+	if (s->interrupt_sig)
+		return;
+	for (d = 0; d < s->c->devices.nr; d++) {
+		struct strbuf err = STRBUF_INIT;
+		struct task *t;
+
+		if (s->on_device[d] || !(t = next_ready(s)))
+			continue;
+		if (start_task(s, t, d, &err)) {
+			zl_print_error("%s", err.buf);
+			task_done(s, t, 1, err.buf);
+			d--; /* the device is free again */
+		}
+		strbuf_release(&err);
+	}
+}
+
+static size_t running(const struct sched *s)
+{
+	size_t d, n = 0;
+
+	for (d = 0; d < s->c->devices.nr; d++)
+		n += s->on_device[d] != NULL;
+	return n;
+}
+
+static void forward_signal(struct sched *s, int sig)
+{
+	size_t d;
+
+	if (!s->interrupt_sig)
+		s->interrupt_sig = sig;
+	if (s->live && s->live_len)
+		fputs("\r\033[K", stderr);
+	s->live_len = 0;
+	fprintf(stderr, "zlbench: %s: forwarding to %zu running op%s; no new ops start\n", strsignal(sig),
+		running(s), running(s) == 1 ? "" : "s");
+	for (d = 0; d < s->c->devices.nr; d++) {
+		struct task *t = s->on_device[d];
+
+		if (!t || t->reaped)
+			continue;
+		child_kill(&t->cp, sig);
+		t->interrupted = 1;
+		/* the run forwards, waits its grace and SIGKILLs; the batch waits a little longer */
+		if (!t->kill_at)
+			t->kill_at = zl_now_monotonic() + s->grace + 30;
+	}
+}
+
+static void reap(struct sched *s)
+{
+	int status, any_signaled = 0;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		size_t d;
+
+		for (d = 0; d < s->c->devices.nr; d++) {
+			struct task *t = s->on_device[d];
+
+			if (t && !t->reaped && t->cp.pid == pid) {
+				t->reaped = 1;
+				t->status = status;
+				any_signaled |= WIFSIGNALED(status);
+			}
+		}
+		/* anything else is an adopted orphan: reaped, nothing more */
+	}
+	if (any_signaled)
+		kill_orphans(s);
+}
+
+static void watchdogs(struct sched *s)
+{
+	double now = zl_now_monotonic();
+	size_t d;
+
+	for (d = 0; d < s->c->devices.nr; d++) {
+		struct task *t = s->on_device[d];
+
+		if (!t || t->reaped)
+			continue;
+		if (s->c->timeout_s > 0 && !t->watchdog &&
+		    now - t->started_mono > s->c->timeout_s + s->grace + WATCHDOG_SLACK_S) {
+			t->watchdog = 1;
+			child_kill(&t->cp, SIGKILL);
+		}
+		if (t->kill_at && now >= t->kill_at) {
+			child_kill(&t->cp, SIGKILL);
+			t->kill_at = 0;
+		}
+	}
+}
+
+static void loop(struct sched *s)
+{
+	struct pollfd *pfd = xcalloc(s->c->devices.nr + 1, sizeof(*pfd));
+	struct task **who = xcalloc(s->c->devices.nr + 1, sizeof(*who));
+
+	for (;;) {
+		size_t d, n = 0, i;
+		int r;
+
+		start_ready(s);
+		if (!running(s))
+			break;
+		refresh_live(s, 0);
+		for (d = 0; d < s->c->devices.nr; d++) {
+			struct task *t = s->on_device[d];
+
+			if (t && t->pipe_open) {
+				pfd[n] = (struct pollfd){ t->cp.out_fd, POLLIN, 0 };
+				who[n++] = t;
+			}
+		}
+		pfd[n] = (struct pollfd){ zl_signals_fd(), POLLIN, 0 };
+		who[n] = NULL;
+		r = poll(pfd, (nfds_t)(n + 1), 500);
+		if (r < 0 && errno != EINTR)
+			break;
+		for (i = 0; r > 0 && i < n; i++) {
+			char buf[8192];
+			ssize_t got;
+
+			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			got = read(who[i]->cp.out_fd, buf, sizeof(buf));
+			if (got > 0)
+				task_output(who[i], buf, (size_t)got);
+			else if (got == 0 || (errno != EINTR && errno != EAGAIN))
+				who[i]->pipe_open = 0;
+		}
+		for (;;) {
+			int sig = zl_signals_take();
+
+			if (!sig)
+				break;
+			if (sig != SIGCHLD)
+				forward_signal(s, sig);
+		}
+		reap(s);
+		watchdogs(s);
+		for (d = 0; d < s->c->devices.nr; d++) {
+			struct task *t = s->on_device[d];
+
+			if (!t || !t->reaped)
+				continue;
+			if (t->pipe_open) {
+				/* the child is gone; whatever of its group still holds the pipe goes too */
+				kill(-t->cp.pid, SIGKILL);
+				continue;
+			}
+			task_done(s, t, 0, NULL);
+		}
+	}
+	free(pfd);
+	free(who);
+}
+
+/* ---- entry ------------------------------------------------------------------------------ */
+
+static void outcome(const struct sched *s, struct zl_batch_outcome *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->total = s->c->ops.nr;
+	for (i = 0; i < s->c->ops.nr; i++) {
+		const struct zl_batch_row *r = zl_batch_rows_last(&s->rows, s->c->ops.v[i]);
+		const char *st = r ? r->v[ZL_BCOL_STATUS] : NULL;
+
+		if (!st)
+			out->not_run++;
+		else if (!strcmp(st, ZL_STATUS_PASSED))
+			out->passed++;
+		else if (!strcmp(st, ZL_STATUS_PREFLIGHT_FAILED))
+			out->preflight_failed++;
+		else if (!strcmp(st, ZL_STATUS_TIMEOUT))
+			out->timeout++;
+		else if (!strcmp(st, ZL_STATUS_CRASHED))
+			out->crashed++;
+		else if (!strcmp(st, ZL_STATUS_INTERRUPTED))
+			out->interrupted++;
+		else
+			out->failed++;
+	}
+	out->interrupt_sig = s->interrupt_sig;
+	out->makespan_s = zl_now_monotonic() - s->t0;
+}
+
+int zl_batch_execute(const struct zl_batch_config *c, const struct zl_batch_run_opts *o,
+		     struct zl_batch_outcome *out, struct strbuf *err)
+{
+	struct sched s;
+	size_t i;
+	int rc = -1;
+
+	memset(&s, 0, sizeof(s));
+	s.c = c;
+	s.o = o;
+	s.st.fd = -1;
+	s.t0 = zl_now_monotonic();
+	s.grace = kill_grace();
+	s.total = c->ops.nr;
+	s.on_device = xcalloc(c->devices.nr, sizeof(*s.on_device));
+	if (gethostname(s.host, sizeof(s.host) - 1))
+		snprintf(s.host, sizeof(s.host), "unknown");
+	s.live = zl_verbosity >= 0 && (o->progress == ZL_PROGRESS_LIVE ||
+				       (o->progress == ZL_PROGRESS_AUTO && isatty(2)));
+	s.plain = zl_verbosity >= 0 && !s.live && o->progress != ZL_PROGRESS_NONE;
+	s.color = zl_use_color(2);
+
+	if (zl_batch_status_open(&s.st, c->dir, &s.rows, err))
+		goto out;
+	/* orphaned grandchildren come to the batch, which ends them (see kill_orphans) */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		zl_print_warning("cannot become a child subreaper: %s", strerror(errno));
+	if (zl_signals_install(err))
+		goto out;
+	if (plan(&s, err))
+		goto out;
+	loop(&s);
+	kill_orphans(&s);
+	if (s.live && s.live_len) {
+		refresh_live(&s, 1);
+		fputc('\n', stderr);
+	}
+	outcome(&s, out);
+	rc = 0;
+out:
+	zl_signals_restore();
+	zl_batch_status_close(&s.st);
+	for (i = 0; i < s.ntasks; i++)
+		task_free(s.tasks[i]);
+	free(s.tasks);
+	for (i = 0; i < s.nops; i++)
+		op_release(&s.ops[i]);
+	free(s.ops);
+	free(s.on_device);
+	zl_batch_rows_release(&s.rows);
+	return rc;
+}

@@ -1,0 +1,1183 @@
+/*
+ * zlbench doctor: the ordered checklist (see include/zlbench/doctor.h).
+ * Each step reads what the earlier ones found and fills its own result.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "zlbench/doctor.h"
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/plan.h"
+#include "zlbench/resolve.h"
+#include "zlbench/shapes.h"
+#include "zlbench/tunercache.h"
+#include "zlbench/util.h"
+#include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
+
+enum step_index { STEP_PATHS, STEP_VENDOR, STEP_COLLECT, STEP_SKIPS, STEP_FOREIGN, STEP_TUNER, STEP_SHAPES };
+
+/* Lines of evidence listed per kind (node ids, modules, tables) before "... and N more". */
+#define MAX_LISTED 10
+
+static const char *const status_names[] = { "not_run", "ok", "warn", "failed" };
+
+const char *zl_doctor_status_name(enum zl_doctor_status st)
+{
+	return status_names[st];
+}
+
+static void result_release(struct zl_doctor_result *r)
+{
+	free(r->summary);
+	free(r->fix);
+	strvec_clear(&r->evidence);
+	r->summary = r->fix = NULL;
+	r->status = ZL_DOCTOR_NOT_RUN;
+}
+
+static void set_status(struct zl_doctor_result *r, enum zl_doctor_status st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_status(struct zl_doctor_result *r, enum zl_doctor_status st, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	free(r->summary);
+	r->summary = strbuf_detach(&sb, NULL);
+	r->status = st;
+}
+
+static void set_fix(struct zl_doctor_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_fix(struct zl_doctor_result *r, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	free(r->fix);
+	r->fix = strbuf_detach(&sb, NULL);
+}
+
+void zl_doctor_init(struct zl_doctor *d, struct zl_settings *s)
+{
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	d->s = s;
+	strvec_init(&d->want_shapes);
+	strvec_init(&d->commands);
+	for (i = 0; i < ZL_DOCTOR_STEPS; i++)
+		strvec_init(&d->results[i].evidence);
+	d->failed = -1;
+	d->timeout_s = 300;
+	zl_preflight_init(&d->pf, s);
+	strbuf_init(&d->path_msg, 0);
+	strbuf_init(&d->vendor_msg, 0);
+	strbuf_init(&d->op_msg, 0);
+}
+
+void zl_doctor_release(struct zl_doctor *d)
+{
+	size_t i;
+
+	for (i = 0; i < ZL_DOCTOR_STEPS; i++)
+		result_release(&d->results[i]);
+	if (d->tmpdir) {
+		struct strbuf err = STRBUF_INIT;
+
+		if (zl_remove_tree(d->tmpdir, &err))
+			zl_print_warning("%s", err.buf);
+		strbuf_release(&err);
+	}
+	free(d->tmpdir);
+	free(d->plugins_dir);
+	cJSON_Delete(d->collected);
+	cJSON_Delete(d->foreign);
+	zl_preflight_release(&d->pf);
+	strbuf_release(&d->path_msg);
+	strbuf_release(&d->vendor_msg);
+	strbuf_release(&d->op_msg);
+	strvec_clear(&d->want_shapes);
+	strvec_clear(&d->commands);
+	d->tmpdir = d->plugins_dir = NULL;
+	d->collected = d->foreign = NULL;
+}
+
+/* ---- small readers ------------------------------------------------------- */
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const cJSON *jarr(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsArray(v) ? v : NULL;
+}
+
+/* The operator the steps talk about: --op, else the -m marker; NULL for a bare test node. */
+static const char *op_name(const struct zl_doctor *d)
+{
+	return d->pf.nodes.op ? d->pf.nodes.op : d->pf.nodes.marker;
+}
+
+/* The file half of a node id. Caller frees. */
+static char *node_file(const char *node)
+{
+	const char *sep = strstr(node, "::");
+
+	return sep ? xstrndup(node, (size_t)(sep - node)) : xstrdup(node);
+}
+
+static void add_more(struct zl_doctor_result *r, size_t shown, size_t total)
+{
+	if (total > shown)
+		strvec_pushf(&r->evidence, "... and %zu more", total - shown);
+}
+
+/* ---- step 1: paths ------------------------------------------------------- */
+
+/* Preflight checks reported by a later step than "paths". */
+static const struct {
+	const char *check;
+	enum step_index step;
+} check_steps[] = {
+	{ "backend", STEP_VENDOR },
+	{ "benchmark_file", STEP_COLLECT },
+	{ "op_resolution", STEP_COLLECT },
+};
+
+static enum step_index step_of_check(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ZL_ARRAY_SIZE(check_steps); i++)
+		if (!strcmp(check_steps[i].check, name))
+			return check_steps[i].step;
+	return STEP_PATHS;
+}
+
+/* Checks whose failure means pytest never loads FlagGems' conftest.py. */
+static int loses_conftest(const char *check)
+{
+	return !strcmp(check, "flaggems_dir") || !strcmp(check, "benchmark_dir");
+}
+
+static void step_paths(struct zl_doctor *d, struct zl_doctor_result *r)
+{
+	const struct zl_check *c;
+	struct zl_settings *s = d->s;
+	struct strbuf msg = STRBUF_INIT;
+	size_t i;
+
+	for (c = zl_checks; c->name; c++) {
+		enum step_index step = step_of_check(c->name);
+		const struct zl_check **slot = step == STEP_VENDOR ? &d->vendor_check
+					     : step == STEP_COLLECT ? &d->op_check : &d->path_check;
+		struct strbuf *where = step == STEP_VENDOR ? &d->vendor_msg
+				     : step == STEP_COLLECT ? &d->op_msg : &d->path_msg;
+
+		strbuf_reset(&msg);
+		if (!c->fn(&d->pf, &msg))
+			continue;
+		if (!*slot) {
+			*slot = c;
+			strbuf_addbuf(where, &msg);
+		}
+		/* later checks need what this one provides (the interpreter, the directory) */
+		if (step == STEP_PATHS)
+			break;
+	}
+	strbuf_release(&msg);
+
+	if (d->path_check) {
+		set_status(r, ZL_DOCTOR_FAILED, "%s", d->path_msg.buf);
+		strvec_pushf(&r->evidence, "preflight check '%s' failed", d->path_check->name);
+		if (loses_conftest(d->path_check->name))
+			strvec_pushf(&r->evidence, "pytest would never load FlagGems' benchmark/conftest.py, which registers "
+				     "--level and --mode, and would die with \"unrecognized arguments: --level %s --mode kernel\"",
+				     s->level);
+		set_fix(r, "%s", d->path_check->hint);
+		return;
+	}
+	set_status(r, ZL_DOCTOR_OK, "checkout, benchmark/conftest.py, interpreter, pytest, devices and run directory are in place");
+	strvec_pushf(&r->evidence, "FlagGems checkout: %s (%s)", s->flaggems_dir, s->v[ZL_SET_FLAGGEMS_DIR].from);
+	strvec_pushf(&r->evidence, "interpreter: %s (Python %s, pytest %s)", d->pf.python_path,
+		     d->pf.python_version ? d->pf.python_version : "?", d->pf.pytest_version ? d->pf.pytest_version : "?");
+	strvec_pushf(&r->evidence, "devices: %s (%s)", s->devices.nr ? s->devices.v[0] : "-",
+		     d->pf.devs.available ? d->pf.devs.how : "not verified");
+	for (i = 0; i < d->pf.warnings.nr; i++)
+		if (!strstr(d->pf.warnings.v[i], "shape file")) /* the shapes step words those itself */
+			strvec_pushf(&r->evidence, "warning: %s", d->pf.warnings.v[i]);
+}
+
+/* ---- step 2: backend and vendor -------------------------------------------- */
+
+static const struct zl_backend *backend_of_vendor(const char *vendor)
+{
+	const struct zl_backend *b;
+
+	for (b = zl_backend_table; b->name; b++)
+		if (!strcmp(b->vendor_name, vendor))
+			return b;
+	return NULL;
+}
+
+static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
+{
+	const struct zl_backend *b = d->s->backend;
+	struct strvec args = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	cJSON *doc = NULL;
+	const char *det, *file, *error;
+	const cJSON *venv;
+	int code = 0;
+
+	if (d->vendor_check) {
+		set_status(r, ZL_DOCTOR_FAILED, "%s", d->vendor_msg.buf);
+		strvec_pushf(&r->evidence, "preflight check '%s' failed", d->vendor_check->name);
+		set_fix(r, "%s", d->vendor_check->hint);
+		return;
+	}
+	strvec_push(&args, "-m");
+	strvec_push(&args, "zl_doctor");
+	strvec_push(&args, "vendor");
+	strvec_pushf(&args, "%s/vendor.json", d->tmpdir);
+	if (zl_doctor_python(d, &args, NULL, &out, &code, &err)) {
+		set_status(r, ZL_DOCTOR_FAILED, "cannot start '%s': %s", d->pf.python_path, err.buf);
+		set_fix(r, "use an interpreter that runs (--python or ZL_PYTHON)");
+		goto out;
+	}
+	if (code == ZL_EXIT_TIMEOUT) {
+		set_status(r, ZL_DOCTOR_FAILED, "importing flag_gems did not finish within %g s", d->timeout_s);
+		set_fix(r, "find what the import waits for (a device, a lock, a compile); raise --step-timeout if it is only slow");
+		goto out;
+	}
+	doc = zl_doctor_read_json(d, "vendor.json", &err);
+	if (!doc) {
+		set_status(r, ZL_DOCTOR_FAILED, "'%s -m zl_doctor' exited %d and wrote no answer", d->pf.python_path, code);
+		strbuf_reset(&err);
+		zl_doctor_tail(out.buf, 3, &err);
+		strvec_pushf(&r->evidence, "output: %s", err.buf);
+		set_fix(r, "check that %s holds zl_doctor.py (ZL_PLUGINS_DIR)", d->plugins_dir);
+		goto out;
+	}
+	det = jstr(doc, "vendor_name");
+	file = jstr(doc, "file");
+	error = jstr(doc, "error");
+	venv = cJSON_GetObjectItemCaseSensitive(doc, "vendor_env");
+	if (error) {
+		set_status(r, ZL_DOCTOR_FAILED, "'%s' cannot import flag_gems: %s", d->pf.python_path, error);
+		if (jstr(doc, "error_at"))
+			strvec_pushf(&r->evidence, "raised at %s", jstr(doc, "error_at"));
+		strvec_pushf(&r->evidence, "PYTHONPATH starts with %s and %s/src, as in a run", d->plugins_dir,
+			     d->s->flaggems_dir);
+		set_fix(r, "point --flaggems-dir at a FlagGems checkout whose src/ holds flag_gems, or use an interpreter "
+			"(--python) that has FlagGems and its stack installed");
+		goto out;
+	}
+	strvec_pushf(&r->evidence, "flag_gems %s imported from %s", jstr(doc, "version") ? jstr(doc, "version") : "?",
+		     file ? file : "?");
+	if (file) {
+		char *src = zl_path_join(d->s->flaggems_dir, "src/");
+
+		if (!zl_starts_with(file, src))
+			strvec_pushf(&r->evidence, "that is not the checkout's %sflag_gems: another installed FlagGems came first", src);
+		free(src);
+	}
+	if (!det || strcmp(det, b->vendor_name)) {
+		const struct zl_backend *other = det ? backend_of_vendor(det) : NULL;
+		const cJSON *v;
+
+		set_status(r, ZL_DOCTOR_FAILED, "flag_gems reports vendor '%s' but backend '%s' expects '%s'",
+			   det ? det : "(none)", b->name, b->vendor_name);
+		cJSON_ArrayForEach(v, venv)
+			if (cJSON_IsString(v))
+				strvec_pushf(&r->evidence, "%s=%s forces FlagGems' vendor", v->string, v->valuestring);
+		if (cJSON_GetArraySize(venv) > 0)
+			set_fix(r, "unset the variable that forces the vendor, or run with the backend it names");
+		else if (other)
+			set_fix(r, "this FlagGems is the '%s' build: run it with --backend %s, or point --flaggems-dir "
+				"(and --python) at the '%s' build for backend %s", det, other->name, b->vendor_name, b->name);
+		else
+			set_fix(r, "point --flaggems-dir (and --python) at the FlagGems build for '%s'", b->vendor_name);
+		goto out;
+	}
+	set_status(r, ZL_DOCTOR_OK, "flag_gems reports vendor '%s', as backend '%s' expects", det, b->name);
+out:
+	cJSON_Delete(doc);
+	strvec_clear(&args);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+/* ---- step 3: the op resolves and collects ----------------------------------- */
+
+static size_t count_marked(const cJSON *items, const char *marker)
+{
+	const cJSON *it, *m;
+	size_t n = 0;
+
+	cJSON_ArrayForEach(it, items) {
+		cJSON_ArrayForEach(m, jarr(it, "markers"))
+			if (cJSON_IsString(m) && !strcmp(m->valuestring, marker)) {
+				n++;
+				break;
+			}
+	}
+	return n;
+}
+
+/* Marker names on the collected items that could be operators. */
+static void item_markers(const cJSON *items, struct strvec *out)
+{
+	static const char *const builtin[] = { "parametrize", "skip", "skipif", "xfail", "usefixtures",
+					       "filterwarnings", "timeout", "tryfirst", "trylast", NULL };
+	const cJSON *it, *m;
+
+	cJSON_ArrayForEach(it, items) {
+		cJSON_ArrayForEach(m, jarr(it, "markers")) {
+			const char *const *b;
+			int skip = 0;
+
+			if (!cJSON_IsString(m))
+				continue;
+			for (b = builtin; *b; b++)
+				skip |= !strcmp(*b, m->valuestring);
+			if (!skip && strvec_find(out, m->valuestring) < 0)
+				strvec_push(out, m->valuestring);
+		}
+	}
+}
+
+static void resolution_failed(struct zl_doctor *d, struct zl_doctor_result *r)
+{
+	size_t i;
+
+	set_status(r, ZL_DOCTOR_FAILED, "%s", d->op_msg.buf);
+	strvec_pushf(&r->evidence, "preflight check '%s' failed", d->op_check->name);
+	if (d->pf.nodes.scanned)
+		strvec_pushf(&r->evidence, "%zu benchmark files scanned for @pytest.mark.%s", d->pf.nodes.scanned,
+			     d->pf.nodes.op ? d->pf.nodes.op : "?");
+	for (i = 0; i < d->pf.nodes.suggestions.nr; i++)
+		strvec_pushf(&r->evidence, "near name: %s", d->pf.nodes.suggestions.v[i]);
+	if (d->pf.nodes.suggestions.nr)
+		set_fix(r, "did you mean --op %s?", d->pf.nodes.suggestions.v[0]);
+	else
+		set_fix(r, "%s", d->op_check->hint);
+}
+
+/* Zero tests left: say which filter removed them. */
+static void explain_empty(struct zl_doctor *d, struct zl_doctor_result *r, const cJSON *doc)
+{
+	const cJSON *items = jarr(doc, "items");
+	const char *marker = d->pf.nodes.marker, *keyword = jstr(doc, "keyword");
+	size_t total = (size_t)cJSON_GetArraySize(items), i;
+	struct strvec markers = STRVEC_INIT, near = STRVEC_INIT;
+
+	if (!total) {
+		set_status(r, ZL_DOCTOR_FAILED, "pytest collected no tests from %s", d->pf.nodes.nodes.v[0]);
+		strvec_push(&r->evidence, "the file holds no test function pytest collects (test_* functions, Test* classes)");
+		set_fix(r, "name the benchmark file that holds the operator's test (--op-file or --test-node)");
+		return;
+	}
+	if (marker && !count_marked(items, marker)) {
+		item_markers(items, &markers);
+		set_status(r, ZL_DOCTOR_FAILED, "-m %s removed all %zu tests: none carries @pytest.mark.%s", marker, total,
+			   marker);
+		if (markers.nr) {
+			struct strbuf list = STRBUF_INIT;
+
+			for (i = 0; i < markers.nr; i++)
+				strbuf_addf(&list, "%s%s", i ? ", " : "", markers.v[i]);
+			strvec_pushf(&r->evidence, "markers on those tests: %s", list.buf);
+			strbuf_release(&list);
+		}
+		zl_suggest(marker, &markers, 1, &near);
+		if (near.nr || markers.nr)
+			set_fix(r, "use --op %s (a marker those tests carry), or --test-node for one test",
+				near.nr ? near.v[0] : markers.v[0]);
+		else
+			set_fix(r, "mark the test with @pytest.mark.%s, or run one test with --test-node", marker);
+	} else if (keyword) {
+		set_status(r, ZL_DOCTOR_FAILED, "-k '%s' removed the %zu test(s)%s%s", keyword,
+			   marker ? count_marked(items, marker) : total, marker ? " marked " : "", marker ? marker : "");
+		set_fix(r, "change or drop -k '%s' after --", keyword);
+	} else {
+		set_status(r, ZL_DOCTOR_FAILED, "all %zu tests were deselected (by --deselect or a conftest hook)", total);
+		set_fix(r, "check the pytest arguments after -- and benchmark/conftest.py's collection hooks");
+	}
+	for (i = 0; i < total && i < MAX_LISTED; i++)
+		strvec_pushf(&r->evidence, "collected before the filters: %s",
+			     jstr(cJSON_GetArrayItem(items, (int)i), "nodeid"));
+	add_more(r, i, total);
+	strvec_clear(&markers);
+	strvec_clear(&near);
+}
+
+static void step_collect(struct zl_doctor *d, struct zl_doctor_result *r)
+{
+	struct strvec args = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	const cJSON *errors, *selected, *e;
+	int code = 0;
+	size_t n, i;
+
+	if (d->op_check) {
+		resolution_failed(d, r);
+		goto out;
+	}
+	zl_doctor_pytest_args(d, 1, &args);
+	if (zl_doctor_python(d, &args, "collect", &out, &code, &err)) {
+		set_status(r, ZL_DOCTOR_FAILED, "cannot start pytest: %s", err.buf);
+		goto out;
+	}
+	if (code == ZL_EXIT_TIMEOUT) {
+		set_status(r, ZL_DOCTOR_FAILED, "collecting %s did not finish within %g s", d->pf.nodes.nodes.v[0], d->timeout_s);
+		set_fix(r, "find what the benchmark file's import waits for; raise --step-timeout if it is only slow");
+		goto out;
+	}
+	d->collected = zl_doctor_read_json(d, "plugins/doctor.json", &err);
+	d->foreign = zl_doctor_read_json(d, "plugins/foreign_vendor.json", &err);
+	if (!d->collected) {
+		strbuf_reset(&err);
+		zl_doctor_tail(out.buf, 3, &err);
+		set_status(r, ZL_DOCTOR_FAILED, "pytest refused to collect (exit %d): %s", code, err.buf);
+		set_fix(r, code == 4 ? "check the pytest arguments after -- and that benchmark/conftest.py registers --level and --mode"
+				     : "run the collection by hand (zlbench --verbose doctor prints the command) and read its error");
+		goto out;
+	}
+	errors = jarr(d->collected, "errors");
+	if (cJSON_GetArraySize(errors) > 0) {
+		const cJSON *first = cJSON_GetArrayItem(errors, 0);
+		const cJSON *msg = jarr(first, "message");
+		const cJSON *last = msg ? cJSON_GetArrayItem(msg, cJSON_GetArraySize(msg) - 1) : NULL;
+
+		const char *why = cJSON_IsString(last) ? last->valuestring : "(no message)";
+
+		/* pytest marks the exception line "E   ..." */
+		if (why[0] == 'E' && why[1] == ' ')
+			why += strspn(why + 1, " ") + 1;
+		set_status(r, ZL_DOCTOR_FAILED, "collecting %s failed: %s", jstr(first, "nodeid") ? jstr(first, "nodeid") : "?",
+			   why);
+		cJSON_ArrayForEach(e, errors) {
+			const cJSON *line;
+
+			cJSON_ArrayForEach(line, jarr(e, "message"))
+				if (cJSON_IsString(line))
+					strvec_pushf(&r->evidence, "%s: %s", jstr(e, "nodeid"), line->valuestring);
+		}
+		set_fix(r, "fix the import error in the benchmark file (or what it imports)");
+		goto out;
+	}
+	selected = jarr(d->collected, "selected");
+	n = (size_t)cJSON_GetArraySize(selected);
+	if (!n) {
+		explain_empty(d, r, d->collected);
+		goto out;
+	}
+	set_status(r, ZL_DOCTOR_OK, "%zu test(s) collected from %s%s%s", n, d->pf.nodes.nodes.v[0],
+		   d->pf.nodes.marker ? " with -m " : "", d->pf.nodes.marker ? d->pf.nodes.marker : "");
+	for (i = 0; i < n && i < MAX_LISTED; i++)
+		strvec_pushf(&r->evidence, "%s", jstr(cJSON_GetArrayItem(selected, (int)i), "nodeid"));
+	add_more(r, i, n);
+out:
+	strvec_clear(&args);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+/* ---- step 4: skips ----------------------------------------------------------- */
+
+/* The segment after "flag_gems.runtime.backend." on a line, e.g. "_nvidia". Caller frees; NULL if none. */
+static char *backend_segment(const char *line)
+{
+	static const char needle[] = "flag_gems.runtime.backend.";
+	const char *p = strstr(line, needle), *end;
+
+	if (!p)
+		return NULL;
+	p += sizeof(needle) - 1;
+	for (end = p; *end == '_' || (*end >= 'a' && *end <= 'z') || (*end >= 'A' && *end <= 'Z') ||
+		      (*end >= '0' && *end <= '9'); end++)
+		;
+	return end > p ? xstrndup(p, (size_t)(end - p)) : NULL;
+}
+
+/* Lines of the node files that import another vendor's FlagGems package. */
+static void foreign_imports(struct zl_doctor *d, struct zl_doctor_result *r)
+{
+	const char *own = d->s->backend->vendor_module;
+	size_t i;
+
+	for (i = 0; i < d->pf.nodes.nodes.nr; i++) {
+		char *rel = node_file(d->pf.nodes.nodes.v[i]);
+		char *path = zl_path_join(d->s->flaggems_dir, rel);
+		struct strbuf text = STRBUF_INIT;
+		struct strvec lines = STRVEC_INIT;
+		size_t j, lineno = 0;
+		const char *p, *nl;
+
+		if (strbuf_read_file(&text, path) >= 0) {
+			for (p = text.buf; *p; p = nl + 1) {
+				char *seg, *line;
+
+				nl = strchr(p, '\n');
+				lineno++;
+				line = nl ? xstrndup(p, (size_t)(nl - p)) : xstrdup(p);
+				seg = strstr(line, "import") ? backend_segment(line) : NULL;
+				if (seg && strcmp(seg, own)) {
+					const char *t = line;
+
+					while (*t == ' ' || *t == '\t')
+						t++;
+					strvec_pushf(&lines, "%s:%zu imports another vendor's package (%s): %s", rel, lineno, seg, t);
+				}
+				free(seg);
+				free(line);
+				if (!nl)
+					break;
+			}
+		}
+		for (j = 0; j < lines.nr; j++)
+			strvec_push(&r->evidence, lines.v[j]);
+		strvec_clear(&lines);
+		strbuf_release(&text);
+		free(path);
+		free(rel);
+	}
+}
+
+/*
+ * Where the op is implemented for the own vendor, then generically: evidence
+ * lines; *own_module gets the own vendor's module (dotted) when there is one.
+ */
+static void own_implementation(struct zl_doctor *d, const char *op, struct zl_doctor_result *r, char **own_module)
+{
+	static const char *const generic_dirs[] = { "src/flag_gems/ops", "src/flag_gems/fused" };
+	char *vdir = xstrfmt("%s/src/flag_gems/runtime/backend/%s", d->s->flaggems_dir, d->s->backend->vendor_module);
+	struct strvec own = STRVEC_INIT, generic = STRVEC_INIT;
+	size_t i;
+
+	*own_module = NULL;
+	zl_doctor_find_defs(d->s->flaggems_dir, vdir, op, &own);
+	for (i = 0; i < ZL_ARRAY_SIZE(generic_dirs); i++) {
+		char *dir = zl_path_join(d->s->flaggems_dir, generic_dirs[i]);
+
+		zl_doctor_find_defs(d->s->flaggems_dir, dir, op, &generic);
+		free(dir);
+	}
+	for (i = 0; i < own.nr; i++)
+		strvec_pushf(&r->evidence, "own implementation for '%s': %s: def %s(", d->s->backend->vendor_name,
+			     own.v[i], op);
+	if (!own.nr)
+		strvec_pushf(&r->evidence, "no def %s( under src/flag_gems/runtime/backend/%s/", op, d->s->backend->vendor_module);
+	for (i = 0; i < generic.nr; i++)
+		strvec_pushf(&r->evidence, "generic implementation: %s: def %s(", generic.v[i], op);
+	if (own.nr) {
+		char *file = xstrndup(own.v[0], strcspn(own.v[0], ":"));
+
+		*own_module = zl_doctor_module_of(file);
+		free(file);
+	}
+	strvec_clear(&own);
+	strvec_clear(&generic);
+	free(vdir);
+}
+
+static void step_skips(struct zl_doctor *d, struct zl_doctor_result *r)
+{
+	const cJSON *selected = jarr(d->collected, "selected"), *it;
+	struct strvec reasons = STRVEC_INIT;
+	size_t n = (size_t)cJSON_GetArraySize(selected), skipped = 0;
+
+	cJSON_ArrayForEach(it, selected) {
+		const cJSON *skip = cJSON_GetObjectItemCaseSensitive(it, "skip");
+		const char *reason;
+
+		if (!cJSON_IsObject(skip))
+			continue;
+		skipped++;
+		reason = jstr(skip, "reason") ? jstr(skip, "reason") : "(no reason given)";
+		if (strvec_find(&reasons, reason) < 0)
+			strvec_push(&reasons, reason);
+		if (skipped <= MAX_LISTED)
+			strvec_pushf(&r->evidence, "%s: %s: %s", jstr(it, "nodeid"), jstr(skip, "mark") ? jstr(skip, "mark") : "skip",
+				     reason);
+	}
+	add_more(r, skipped < MAX_LISTED ? skipped : MAX_LISTED, skipped);
+	if (!skipped) {
+		set_status(r, ZL_DOCTOR_OK, "no skip or skipif mark skips the %zu test(s) here", n);
+		strvec_push(&r->evidence, "a test can still call pytest.skip() while it runs");
+		goto out;
+	}
+	foreign_imports(d, r);
+	if (skipped == n) {
+		char *own_module = NULL;
+		const char *op = op_name(d);
+
+		set_status(r, ZL_DOCTOR_FAILED, "all %zu test(s) would be skipped: %s", n, reasons.v[0]);
+		if (op)
+			own_implementation(d, op, r, &own_module);
+		if (own_module)
+			set_fix(r, "the skip condition holds on backend %s: when flag_gems.vendor_name == '%s', have the "
+				"benchmark import %s.%s instead (or run it where the condition is false)",
+				d->s->backend->name, d->s->backend->vendor_name, own_module, op);
+		else
+			set_fix(r, "the skip condition holds on backend %s: run the benchmark where its requirement holds, "
+				"or give it an implementation for '%s'", d->s->backend->name, d->s->backend->vendor_name);
+		free(own_module);
+		goto out;
+	}
+	set_status(r, ZL_DOCTOR_WARN, "%zu of %zu tests would be skipped", skipped, n);
+	set_fix(r, "nothing to do if those tests are not the ones you want; otherwise see the reasons");
+out:
+	strvec_clear(&reasons);
+}
+
+/* ---- step 5: other vendors' modules ------------------------------------------- */
+
+/* Is first_test (a node id relative to rootdir) one of the resolved node files, or under one? */
+static int from_node_files(const struct zl_doctor *d, const char *rootdir, const char *first_test)
+{
+	char *file, *abs, *joined;
+	size_t i;
+	int hit = 0;
+
+	/* "startup", conftest paths and null: not a test file's import */
+	if (!first_test || !rootdir || !strstr(first_test, ".py") || zl_ends_with(first_test, "conftest.py"))
+		return 0;
+	file = node_file(first_test);
+	joined = zl_path_join(rootdir, file);
+	abs = zl_absolute_path(joined);
+	for (i = 0; !hit && i < d->pf.nodes.nodes.nr; i++) {
+		char *nf = node_file(d->pf.nodes.nodes.v[i]);
+		char *nj = zl_path_join(d->s->flaggems_dir, nf);
+		char *na = zl_absolute_path(nj);
+		size_t len = strlen(na);
+
+		hit = !strcmp(abs, na) || (!strncmp(abs, na, len) && abs[len] == '/');
+		free(nf);
+		free(nj);
+		free(na);
+	}
+	free(file);
+	free(joined);
+	free(abs);
+	return hit;
+}
+
+static void step_foreign(struct zl_doctor *d, struct zl_doctor_result *r)
+{
+	const cJSON *mods = jarr(d->foreign, "modules"), *m;
+	const char *rootdir = jstr(d->collected, "rootdir");
+	const char *deepest = NULL, *deepest_vendor = NULL, *by = NULL;
+	const char *op = op_name(d);
+	size_t ours = 0, startup = 0;
+	char *own_module = NULL;
+
+	if (!d->foreign) {
+		set_status(r, ZL_DOCTOR_WARN, "zl_foreign_vendor wrote no report: other vendors' modules were not checked");
+		set_fix(r, "check that %s holds zl_foreign_vendor.py (ZL_PLUGINS_DIR)", d->plugins_dir);
+		return;
+	}
+	cJSON_ArrayForEach(m, mods) {
+		const char *name = jstr(m, "module"), *first = jstr(m, "first_test");
+
+		if (!name)
+			continue;
+		if (!from_node_files(d, rootdir, first)) {
+			startup++;
+			continue;
+		}
+		if (++ours <= MAX_LISTED)
+			strvec_pushf(&r->evidence, "%s (vendor %s) first imported by %s", name,
+				     jstr(m, "vendor") ? jstr(m, "vendor") : "?", first);
+		if (!deepest || strlen(name) > strlen(deepest)) {
+			deepest = name;
+			deepest_vendor = jstr(m, "vendor");
+			by = first;
+		}
+	}
+	add_more(r, ours < MAX_LISTED ? ours : MAX_LISTED, ours);
+	if (startup)
+		strvec_pushf(&r->evidence, "%zu other-vendor module(s) loaded while FlagGems started, not by the benchmark "
+			     "(FlagGems reads every vendor's descriptor)", startup);
+	if (!ours) {
+		set_status(r, ZL_DOCTOR_OK, "the benchmark file imports no other vendor's FlagGems module");
+		return;
+	}
+	set_status(r, ZL_DOCTOR_FAILED, "%s imports another vendor's FlagGems module: %s (vendor %s); on backend %s "
+		   "its kernels may be what runs, or what crashes", by, deepest, deepest_vendor ? deepest_vendor : "?",
+		   d->s->backend->name);
+	if (op)
+		own_implementation(d, op, r, &own_module);
+	if (own_module)
+		set_fix(r, "gate that import on flag_gems.vendor_name == '%s', and import %s.%s when vendor_name is '%s'",
+			deepest_vendor ? deepest_vendor : "?", own_module, op, d->s->backend->vendor_name);
+	else
+		set_fix(r, "gate that import on flag_gems.vendor_name == '%s', and skip the benchmark elsewhere "
+			"(backend %s has no %s of its own)", deepest_vendor ? deepest_vendor : "?", d->s->backend->name,
+			op ? op : "implementation");
+	free(own_module);
+}
+
+/* ---- step 6: tuner cache --------------------------------------------------------- */
+
+/* Functions defined in the FlagGems files that define op: the kernels it may tune. */
+static void op_kernel_defs(const struct zl_doctor *d, const char *op, struct strvec *defs)
+{
+	static const char *const dirs[] = { "src/flag_gems/ops", "src/flag_gems/fused", NULL /* own vendor */ };
+	struct strvec hits = STRVEC_INIT;
+	size_t i;
+
+	for (i = 0; i < ZL_ARRAY_SIZE(dirs); i++) {
+		char *dir = dirs[i] ? zl_path_join(d->s->flaggems_dir, dirs[i])
+				    : xstrfmt("%s/src/flag_gems/runtime/backend/%s", d->s->flaggems_dir,
+					      d->s->backend->vendor_module);
+
+		zl_doctor_find_defs(d->s->flaggems_dir, dir, op, &hits);
+		free(dir);
+	}
+	for (i = 0; i < hits.nr; i++) {
+		char *rel = xstrndup(hits.v[i], strcspn(hits.v[i], ":"));
+		char *path = zl_path_join(d->s->flaggems_dir, rel);
+
+		zl_doctor_defs_in_file(path, defs);
+		free(rel);
+		free(path);
+	}
+	strvec_clear(&hits);
+}
+
+static void step_tuner(struct zl_doctor *d, struct zl_doctor_result *r)
+{
+	struct zl_tuner_stats st = ZL_TUNER_STATS_INIT;
+	struct strvec defs = STRVEC_INIT;
+	const char *op = op_name(d);
+	char *cache = NULL, *config_dir = NULL;
+	long winners = 0;
+	size_t i, tables = 0;
+
+	if (d->s->isolate) {
+		set_status(r, ZL_DOCTOR_OK, "isolated: the run gets a fresh tuner cache (%s)", d->s->v[ZL_SET_ISOLATE].from);
+		return;
+	}
+	cache = zl_tuner_default_cache_dir();
+	if (!cache) {
+		set_status(r, ZL_DOCTOR_OK, "no FLAGGEMS_CACHE_DIR and no HOME: there is no shared tuner cache");
+		return;
+	}
+	config_dir = zl_tuner_config_dir(cache);
+	zl_tuner_count_dir(cache, d->s->backend->vendor_name, -1, &st);
+	if (op)
+		op_kernel_defs(d, op, &defs);
+	for (i = 0; i < st.nr; i++) {
+		const struct zl_tuner_table *t = &st.tables[i];
+
+		if (t->kind != ZL_TUNER_WINNERS || t->rows <= 0 || !op || !zl_doctor_kernel_of_op(t->kernel, op, &defs))
+			continue;
+		winners += t->rows;
+		if (++tables <= MAX_LISTED)
+			strvec_pushf(&r->evidence, "%s/%s: %s: %ld winner(s) (table %s)", config_dir, t->db, t->kernel,
+				     t->rows, t->name);
+	}
+	add_more(r, tables < MAX_LISTED ? tables : MAX_LISTED, tables);
+	for (i = 0; i < st.notes.nr; i++)
+		strvec_pushf(&r->evidence, "note: %s", st.notes.v[i]);
+	if (winners) {
+		set_status(r, ZL_DOCTOR_WARN, "the shared tuner cache already holds %ld winner(s) for %s's kernels: the run "
+			   "reuses them instead of tuning, so one side of an A/B inherits what the other stored", winners, op);
+		set_fix(r, "--isolate-tuner-cache on each side of an A/B (or --replay-from RUN to reuse one side's winners "
+			"on purpose); or move %s aside", config_dir);
+	} else {
+		set_status(r, ZL_DOCTOR_OK, "no winners for %s's kernels in %s (%ld winner(s) for other kernels, %zu database(s))",
+			   op ? op : "the op", config_dir, st.winners, st.dbs);
+	}
+	zl_tuner_stats_release(&st);
+	strvec_clear(&defs);
+	free(cache);
+	free(config_dir);
+}
+
+/* ---- step 7: level and shapes ------------------------------------------------------ */
+
+static const cJSON *bench_level(const cJSON *b, const char *level)
+{
+	const cJSON *levels = cJSON_GetObjectItemCaseSensitive(b, "levels");
+
+	return cJSON_GetObjectItemCaseSensitive(levels, level);
+}
+
+static long level_count(const cJSON *b, const char *level)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(bench_level(b, level), "count");
+
+	return cJSON_IsNumber(c) ? (long)c->valuedouble : -1;
+}
+
+static int level_has(const cJSON *b, const char *level, const char *key)
+{
+	const cJSON *s;
+
+	cJSON_ArrayForEach(s, jarr(bench_level(b, level), "shapes"))
+		if (cJSON_IsString(s) && !strcmp(s->valuestring, key))
+			return 1;
+	return 0;
+}
+
+/* Does the benchmark take its shapes from the shape file (set_shapes not overridden)? */
+static int bench_uses_file(const cJSON *b)
+{
+	const cJSON *mro = jarr(b, "mro");
+	const cJSON *root = mro ? cJSON_GetArrayItem(mro, cJSON_GetArraySize(mro) - 1) : NULL;
+	const char *owner = jstr(b, "set_shapes_owner");
+
+	return !owner || !cJSON_IsString(root) || !strcmp(owner, root->valuestring);
+}
+
+/* The op's entry in the shape file, for the evidence and when the probe saw nothing. */
+struct file_entry {
+	struct zl_shapes_doc *doc;
+	struct zl_shapes_entry e;
+	int found;
+	struct strvec classes;    /* the fallback keys; e.key may point into them */
+	struct strvec keys;       /* its shapes, as shape keys */
+};
+
+static void load_entry(struct zl_doctor *d, const char *op, struct file_entry *fe)
+{
+	struct strbuf err = STRBUF_INIT;
+	size_t i;
+
+	memset(fe, 0, sizeof(*fe));
+	strvec_init(&fe->classes);
+	strvec_init(&fe->keys);
+	if (!op || !d->pf.shape_sha256[0] || zl_shapes_load(d->pf.shape_source, &fe->doc, &err)) {
+		strbuf_release(&err);
+		return;
+	}
+	zl_benchmark_classes(d->s->flaggems_dir, &d->pf.nodes, &fe->classes);
+	fe->found = !zl_shapes_find(fe->doc, op, fe->classes.nr ? fe->classes.v : NULL, &fe->e);
+	for (i = 0; fe->found && fe->e.shapes && i < fe->e.shapes->nr; i++) {
+		struct strbuf flow = STRBUF_INIT, key = STRBUF_INIT;
+
+		zl_yaml_flow(&flow, fe->e.shapes->items[i]);
+		zl_doctor_shape_key(flow.buf, &key);
+		strvec_push(&fe->keys, key.buf);
+		strbuf_release(&flow);
+		strbuf_release(&key);
+	}
+	strbuf_release(&err);
+}
+
+static void release_entry(struct file_entry *fe)
+{
+	zl_shapes_free(fe->doc);
+	strvec_clear(&fe->classes);
+	strvec_clear(&fe->keys);
+}
+
+/* The probe's benchmarks for this op (op_name equal), or all of them when none is. */
+static void relevant_benches(const cJSON *probe, const char *op, const cJSON **out, size_t max, size_t *nr)
+{
+	const cJSON *b;
+	int pass;
+
+	*nr = 0;
+	for (pass = 0; pass < 2 && !*nr; pass++)
+		cJSON_ArrayForEach(b, jarr(probe, "benchmarks"))
+			if (*nr < max && (pass || (op && jstr(b, "op_name") && !strcmp(jstr(b, "op_name"), op))))
+				out[(*nr)++] = b;
+}
+
+static void bench_evidence(struct zl_doctor *d, struct zl_doctor_result *r, const cJSON *b, const struct file_entry *fe)
+{
+	struct strbuf from = STRBUF_INIT;
+
+	if (!bench_uses_file(b))
+		strbuf_addf(&from, "set by %s.set_shapes, not read from the shape file", jstr(b, "set_shapes_owner"));
+	else if (fe->found)
+		strbuf_addf(&from, "from '%s' entry '%s'", d->pf.shape_source, fe->e.key);
+	else
+		strbuf_addf(&from, "the benchmark's default shapes: no entry in '%s'",
+			    d->pf.shape_source ? d->pf.shape_source : "the shape file");
+	strvec_pushf(&r->evidence, "%s: %s '%s': core %ld shapes, comprehensive %ld (%s)",
+		     jstr(b, "nodeid") ? jstr(b, "nodeid") : "?", jstr(b, "class") ? jstr(b, "class") : "?",
+		     jstr(b, "op_name") ? jstr(b, "op_name") : "?", level_count(b, "core"), level_count(b, "comprehensive"),
+		     from.buf);
+	strbuf_release(&from);
+}
+
+#define MAX_BENCHES 16
+
+/* "level core runs 5 shapes, level comprehensive 29"; a count < 0 is unknown. */
+static void count_levels(struct strbuf *sb, const char *level, long cur, const char *other, long oth)
+{
+	if (cur >= 0)
+		strbuf_addf(sb, "level %s runs %ld shape(s)", level, cur);
+	else
+		strbuf_addf(sb, "level %s: count unknown", level);
+	if (oth >= 0)
+		strbuf_addf(sb, ", level %s %ld", other, oth);
+	else
+		strbuf_addf(sb, ", level %s: unknown (no shape probe)", other);
+}
+
+static void step_shapes(struct zl_doctor *d, struct zl_doctor_result *r)
+{
+	struct zl_settings *s = d->s;
+	const char *op = op_name(d), *level = s->level;
+	const char *other = strcmp(level, "core") ? "core" : "comprehensive";
+	const cJSON *benches[MAX_BENCHES];
+	struct strvec args = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct file_entry fe;
+	cJSON *probe = NULL;
+	size_t nb = 0, i, j;
+	long cur = -1, oth = -1;
+	int uses_file = 1, code = 0;
+
+	load_entry(d, op, &fe);
+	zl_doctor_pytest_args(d, 0, &args);
+	if (!zl_doctor_python(d, &args, "probe", &out, &code, &err))
+		probe = zl_doctor_read_json(d, "plugins/doctor_probe.json", &err);
+	relevant_benches(probe, op, benches, MAX_BENCHES, &nb);
+	for (i = 0; i < nb; i++) {
+		long c = level_count(benches[i], level), o = level_count(benches[i], other);
+
+		cur = c > cur ? c : cur;
+		oth = o > oth ? o : oth;
+		uses_file &= bench_uses_file(benches[i]);
+		bench_evidence(d, r, benches[i], &fe);
+	}
+	if (!nb) {
+		strbuf_reset(&err);
+		zl_doctor_tail(out.buf, 2, &err);
+		strvec_pushf(&r->evidence, "the shape probe saw no benchmark (exit %d: %s): counts below come from the shape file only",
+			     code, err.buf);
+		if (fe.found)
+			cur = (long)fe.keys.nr;
+	}
+
+	/* the shapes the user wants */
+	for (i = 0; i < d->want_shapes.nr; i++) {
+		struct strbuf key = STRBUF_INIT;
+		int in_cur = 0, in_oth = 0;
+
+		zl_doctor_shape_key(d->want_shapes.v[i], &key);
+		for (j = 0; j < nb; j++) {
+			in_cur |= level_has(benches[j], level, key.buf);
+			in_oth |= level_has(benches[j], other, key.buf);
+		}
+		if (!nb)
+			in_cur = strvec_find(&fe.keys, key.buf) >= 0;
+		if (in_cur) {
+			strvec_pushf(&r->evidence, "shape [%s] runs at level %s", key.buf, level);
+		} else if (r->status != ZL_DOCTOR_FAILED && in_oth) {
+			struct strbuf counts = STRBUF_INIT;
+
+			count_levels(&counts, level, cur, other, oth);
+			set_status(r, ZL_DOCTOR_FAILED, "shape [%s] runs only at level %s (%s for %s)", key.buf, other,
+				   counts.buf, op ? op : "the op");
+			strbuf_release(&counts);
+			set_fix(r, "--level %s%s%s%s", other,
+				uses_file ? " (or keep the level and add the shape to the '" : "",
+				uses_file ? (fe.found ? fe.e.key : op ? op : "op") : "",
+				uses_file ? "' entry of a shape file passed with --shape-file)" : "");
+		} else if (r->status != ZL_DOCTOR_FAILED) {
+			struct strbuf counts = STRBUF_INIT;
+
+			count_levels(&counts, level, cur, other, nb ? oth : -1);
+			set_status(r, ZL_DOCTOR_FAILED, "shape [%s] is in no shape list of %s (%s)", key.buf,
+				   op ? op : "the op", counts.buf);
+			if (uses_file)
+				set_fix(r, "add [%s] to the '%s' entry of a shape file and pass it with --shape-file", key.buf,
+					fe.found ? fe.e.key : op ? op : "op");
+			else
+				set_fix(r, "the benchmark's set_shapes chooses the shapes itself, so no shape file adds one: "
+					"change the benchmark");
+			strbuf_release(&counts);
+		}
+		strbuf_release(&key);
+	}
+	if (r->status == ZL_DOCTOR_FAILED)
+		goto out;
+
+	if (op && uses_file && d->pf.shape_sha256[0] && d->pf.shapes_for_op < 0) {
+		set_status(r, ZL_DOCTOR_WARN, "'%s' has no entry in shape file '%s' (nor any of its benchmark classes): "
+			   "FlagGems falls back to the benchmark's default shapes", op, d->pf.shape_source);
+		set_fix(r, "add a '%s:' entry with its shapes to a shape file and pass it with --shape-file", op);
+	} else if (uses_file && !d->pf.shape_sha256[0] && !s->shape_mode_file) {
+		set_status(r, ZL_DOCTOR_WARN, "'%s' is missing: FlagGems falls back to each benchmark's default shapes",
+			   d->pf.shape_source ? d->pf.shape_source : "benchmark/core_shapes.yaml");
+		set_fix(r, "restore benchmark/core_shapes.yaml or pass a shape file (--shape-file)");
+	} else if (cur >= 0) {
+		set_status(r, ZL_DOCTOR_OK, "%s runs %ld shape(s) at level %s", op ? op : "the benchmark", cur, level);
+	} else {
+		set_status(r, ZL_DOCTOR_OK, "shapes not counted (see the evidence)");
+	}
+	if (!strcmp(level, "core") && oth > cur && cur >= 0)
+		strvec_pushf(&r->evidence, "--level comprehensive adds %ld shape(s) (%ld in all)", oth - cur, oth);
+out:
+	release_entry(&fe);
+	cJSON_Delete(probe);
+	strvec_clear(&args);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+/* ---- the table and the walk ----------------------------------------------------------- */
+
+const struct zl_doctor_step zl_doctor_steps[ZL_DOCTOR_STEPS + 1] = {
+	{ "paths", "FlagGems checkout, benchmark/conftest.py, interpreter, pytest, devices (the preflight checks)",
+	  step_paths,
+	  "a FlagGems directory without benchmark/: pytest never collected conftest.py, which registers --level "
+	  "and --mode, and died with \"unrecognized arguments: --level core --mode kernel\"" },
+	{ "vendor", "the interpreter imports flag_gems as a run would, and its vendor_name matches the backend",
+	  step_vendor,
+	  "a run pinned to one vendor's devices imported another vendor's FlagGems build: every number came from "
+	  "the wrong code path" },
+	{ "collect", "the op resolves to benchmark nodes and pytest collects tests from them",
+	  step_collect,
+	  "a misspelt operator resolves to nothing; a marker or -k that matches no test leaves pytest nothing to run (exit 5)" },
+	{ "skips", "no skip/skipif mark skips the collected tests",
+	  step_skips,
+	  "router_gemm skipped its only test with FlagGems' reason \"router_gemm benchmark requires <another vendor's> "
+	  "backend\": the import of that vendor's module inside its try had failed" },
+	{ "foreign_vendor", "the benchmark file imports no other vendor's FlagGems module",
+	  step_foreign,
+	  "router_gemm on another vendor's GPU imported a foreign GEMM module, ran its kernel and died in the JIT with "
+	  "\"dynamic_func() missing 4 required positional arguments\"; gating the import on flag_gems.vendor_name made "
+	  "it run: 10 shapes, 10 kernels" },
+	{ "tuner_cache", "the shared tuner cache holds no winners for the op's kernels",
+	  step_tuner,
+	  "the second side of an A/B inherited the first side's stored winners: 10 variants compiled instead of 234, "
+	  "17 s instead of 52 s" },
+	{ "shapes", "the op is in the shape file and the level runs the shapes you want",
+	  step_shapes,
+	  "mm runs 5 shapes at level core and 29 at comprehensive: the shapes wanted came only with comprehensive" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+int zl_doctor_run(struct zl_doctor *d)
+{
+	struct strbuf err = STRBUF_INIT;
+	const char *tmp = getenv("TMPDIR");
+	size_t i;
+
+	d->plugins_dir = zl_plugins_dir();
+	if (zl_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "zlbench-doctor-", &d->tmpdir, &err)) {
+		set_status(&d->results[STEP_PATHS], ZL_DOCTOR_FAILED, "%s", err.buf);
+		set_fix(&d->results[STEP_PATHS], "make TMPDIR (or /tmp) writable");
+		d->failed = STEP_PATHS;
+		strbuf_release(&err);
+		return -1;
+	}
+	strbuf_release(&err);
+	for (i = 0; zl_doctor_steps[i].name; i++) {
+		struct zl_doctor_result *r = &d->results[i];
+
+		zl_doctor_steps[i].fn(d, r);
+		if (r->status == ZL_DOCTOR_FAILED || (d->strict && r->status == ZL_DOCTOR_WARN)) {
+			d->failed = (int)i;
+			break;
+		}
+	}
+	for (i++; i < ZL_DOCTOR_STEPS; i++)
+		set_status(&d->results[i], ZL_DOCTOR_NOT_RUN, "not checked: an earlier step failed");
+	return d->failed < 0 ? 0 : -1;
+}
+
+/* ---- JSON --------------------------------------------------------------------------------- */
+
+static cJSON *string_array(const struct strvec *sv)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; a && i < sv->nr; i++) {
+		cJSON *s = cJSON_CreateString(sv->v[i]);
+
+		if (!s || !cJSON_AddItemToArray(a, s)) {
+			cJSON_Delete(s);
+			cJSON_Delete(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static int add_str_or_null(cJSON *o, const char *key, const char *value)
+{
+	return value ? cJSON_AddStringToObject(o, key, value) != NULL : cJSON_AddNullToObject(o, key) != NULL;
+}
+
+static int add_array(cJSON *o, const char *key, const struct strvec *sv)
+{
+	cJSON *a = string_array(sv);
+
+	if (!a)
+		return 0;
+	if (!cJSON_AddItemToObject(o, key, a)) {
+		cJSON_Delete(a);
+		return 0;
+	}
+	return 1;
+}
+
+struct cJSON *zl_doctor_to_json(const struct zl_doctor *d)
+{
+	cJSON *root = cJSON_CreateObject(), *steps = NULL;
+	size_t i, warnings = 0;
+	int ok = root != NULL;
+
+	for (i = 0; i < ZL_DOCTOR_STEPS; i++)
+		warnings += d->results[i].status == ZL_DOCTOR_WARN;
+	ok = ok && add_str_or_null(root, "op", op_name(d)) &&
+	     add_str_or_null(root, "backend", d->s->backend ? d->s->backend->name : NULL) &&
+	     add_str_or_null(root, "flaggems_dir", d->s->flaggems_dir) &&
+	     add_str_or_null(root, "level", d->s->level) &&
+	     cJSON_AddBoolToObject(root, "ok", d->failed < 0) &&
+	     add_str_or_null(root, "failed_step", d->failed < 0 ? NULL : zl_doctor_steps[d->failed].name) &&
+	     cJSON_AddNumberToObject(root, "warnings", (double)warnings) &&
+	     (steps = cJSON_AddArrayToObject(root, "steps"));
+	for (i = 0; ok && i < ZL_DOCTOR_STEPS; i++) {
+		const struct zl_doctor_result *r = &d->results[i];
+		cJSON *row = cJSON_CreateObject();
+
+		if (!row || !cJSON_AddItemToArray(steps, row)) {
+			cJSON_Delete(row);
+			ok = 0;
+			break;
+		}
+		ok = cJSON_AddNumberToObject(row, "number", (double)(i + 1)) &&
+		     cJSON_AddStringToObject(row, "name", zl_doctor_steps[i].name) &&
+		     cJSON_AddStringToObject(row, "title", zl_doctor_steps[i].title) &&
+		     cJSON_AddStringToObject(row, "status", zl_doctor_status_name(r->status)) &&
+		     add_str_or_null(row, "summary", r->summary) &&
+		     add_array(row, "evidence", &r->evidence) &&
+		     add_str_or_null(row, "fix", r->fix) &&
+		     cJSON_AddStringToObject(row, "seen", zl_doctor_steps[i].seen);
+	}
+	ok = ok && add_array(root, "commands", &d->commands);
+	if (!ok) {
+		cJSON_Delete(root);
+		return NULL;
+	}
+	return root;
+}

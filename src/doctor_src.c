@@ -1,0 +1,213 @@
+/* zlbench doctor: reading the FlagGems sources (defs, modules) and comparing shapes. */
+#include <ctype.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "zlbench/doctor.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/util.h"
+#include "zlbench/banned.h"
+
+static int is_ident(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+void zl_doctor_shape_key(const char *shape, struct strbuf *out)
+{
+	struct strbuf t = STRBUF_INIT;
+	size_t i;
+
+	for (; *shape; shape++) {
+		unsigned char c = (unsigned char)*shape;
+
+		if (isspace(c))
+			continue;
+		if (c == '(')
+			c = '[';
+		else if (c == ')')
+			c = ']';
+		strbuf_addch(&t, tolower(c));
+	}
+	/* 4096x4096: an 'x' between digits separates dimensions (never inside 0x1f) */
+	for (i = 1; i + 1 < t.len; i++)
+		if (t.buf[i] == 'x' && isdigit((unsigned char)t.buf[i - 1]) &&
+		    isdigit((unsigned char)t.buf[i + 1]) && !(t.buf[i - 1] == '0' && (i < 2 || !isdigit((unsigned char)t.buf[i - 2]))))
+			t.buf[i] = ',';
+	/* one outer pair, only when it encloses the whole text: "[1],[2]" keeps its brackets */
+	if (t.len >= 2 && t.buf[0] == '[' && t.buf[t.len - 1] == ']') {
+		int depth = 0, whole = 1;
+
+		for (i = 0; i < t.len; i++) {
+			depth += t.buf[i] == '[' ? 1 : t.buf[i] == ']' ? -1 : 0;
+			if (!depth && i + 1 < t.len)
+				whole = 0;
+		}
+		if (whole) {
+			strbuf_add(out, t.buf + 1, t.len - 2);
+			strbuf_release(&t);
+			return;
+		}
+	}
+	strbuf_addbuf(out, &t);
+	strbuf_release(&t);
+}
+
+/* "def name(" at the start of a (possibly indented) line: the name, else NULL. */
+static const char *def_name(const char *line, size_t *len)
+{
+	const char *p = line, *end;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!strncmp(p, "async ", 6))
+		p += 6;
+	if (strncmp(p, "def ", 4))
+		return NULL;
+	p += 4;
+	while (*p == ' ')
+		p++;
+	for (end = p; is_ident((unsigned char)*end); end++)
+		;
+	if (end == p)
+		return NULL;
+	*len = (size_t)(end - p);
+	return p;
+}
+
+/* Call fn for each "def" line of text: (name, len, 1-based line). */
+static void each_def(const char *text, void (*fn)(const char *, size_t, size_t, void *), void *data)
+{
+	const char *line = text;
+	size_t lineno = 1;
+
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		size_t len;
+		const char *name = def_name(line, &len);
+
+		if (name)
+			fn(name, len, lineno, data);
+		if (!nl)
+			break;
+		line = nl + 1;
+		lineno++;
+	}
+}
+
+static void push_name_once(const char *name, size_t len, size_t lineno, void *data)
+{
+	struct strvec *names = data;
+	char *n = xstrndup(name, len);
+
+	(void)lineno;
+	if (strvec_find(names, n) < 0)
+		strvec_push(names, n);
+	free(n);
+}
+
+void zl_doctor_defs_in_file(const char *path, struct strvec *names)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	if (strbuf_read_file(&text, path) >= 0)
+		each_def(text.buf, push_name_once, names);
+	strbuf_release(&text);
+}
+
+struct def_hit {
+	const char *want;
+	const char *rel;
+	struct strvec *hits;
+};
+
+static void push_hit(const char *name, size_t len, size_t lineno, void *data)
+{
+	struct def_hit *h = data;
+
+	if (strlen(h->want) == len && !strncmp(name, h->want, len))
+		strvec_pushf(h->hits, "%s:%zu", h->rel, lineno);
+}
+
+static void find_in(const char *dir, const char *rel, const char *name, struct strvec *hits)
+{
+	struct dirent **names;
+	int n, i;
+
+	n = scandir(dir, &names, NULL, alphasort);
+	if (n < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		const char *e = names[i]->d_name;
+		char *path, *relpath;
+		struct stat st;
+
+		if (e[0] == '.' || !strcmp(e, "__pycache__")) {
+			free(names[i]);
+			continue;
+		}
+		path = zl_path_join(dir, e);
+		relpath = *rel ? zl_path_join(rel, e) : xstrdup(e);
+		if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+			find_in(path, relpath, name, hits);
+		} else if (!stat(path, &st) && S_ISREG(st.st_mode) && zl_ends_with(e, ".py")) {
+			if (name) {
+				struct strbuf text = STRBUF_INIT;
+				struct def_hit h = { name, relpath, hits };
+
+				if (strbuf_read_file(&text, path) >= 0)
+					each_def(text.buf, push_hit, &h);
+				strbuf_release(&text);
+			} else {
+				zl_doctor_defs_in_file(path, hits);
+			}
+		}
+		free(path);
+		free(relpath);
+		free(names[i]);
+	}
+	free(names);
+}
+
+void zl_doctor_find_defs(const char *base, const char *dir, const char *name, struct strvec *hits)
+{
+	size_t blen = strlen(base);
+	const char *rel = "";
+
+	/* paths are shown relative to base (the FlagGems root) when dir lies inside it */
+	if (!strncmp(dir, base, blen) && (dir[blen] == '/' || !dir[blen]))
+		rel = dir[blen] ? dir + blen + 1 : "";
+	find_in(dir, rel, name, hits);
+}
+
+char *zl_doctor_module_of(const char *relpath)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = relpath;
+	size_t i;
+
+	if (zl_starts_with(p, "src/"))
+		p += 4;
+	strbuf_addstr(&sb, p);
+	if (zl_ends_with(sb.buf, "/__init__.py"))
+		strbuf_setlen(&sb, sb.len - 12);
+	else if (zl_ends_with(sb.buf, ".py"))
+		strbuf_setlen(&sb, sb.len - 3);
+	for (i = 0; i < sb.len; i++)
+		if (sb.buf[i] == '/')
+			sb.buf[i] = '.';
+	return strbuf_detach(&sb, NULL);
+}
+
+int zl_doctor_kernel_of_op(const char *kernel, const char *op, const struct strvec *defs)
+{
+	size_t n = strlen(op);
+
+	if (!strcmp(kernel, op))
+		return 1;
+	if (!strncmp(kernel, op, n) && kernel[n] == '_')
+		return 1;
+	return defs && strvec_find(defs, kernel) >= 0;
+}

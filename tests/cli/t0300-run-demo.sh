@@ -1,0 +1,100 @@
+#!/bin/bash
+# A whole run against the bundled demo: header, identity, shapes.yaml, summary, RUN_DIR.
+. "$(dirname "$0")/lib.sh"
+
+DEMO="$ZL_SOURCE_DIR/examples/demo"
+cd "$TMP"
+export ZL_PUSH_TOKEN=do-not-write-me FLAGGEMS_VENDOR=nvidia
+
+run_zl run --backend cuda --flaggems-dir "$DEMO" --op softmax --python "$ZL_TEST_PYTHON" --out r1
+expect_rc 0
+# the last line on stdout names the run directory
+[ "$(tail -n 1 "$TMP/out")" = "RUN_DIR=$TMP/r1" ] || fail "last line: $(tail -n 1 "$TMP/out")"
+# summary table from results.json, before RUN_DIR
+contains "$TMP/out" "torch ms"
+grep -qE '^softmax +torch.float16 +\[\[4096\]\]' "$TMP/out" || fail "summary row missing"
+# the header names the caliber, one line each
+for h in "zlbench " "backend:     cuda (flag: --backend), vendor nvidia, CUDA_VISIBLE_DEVICES=0" \
+	"device:      0  (not verified" "bundled demo: CPU stand-ins" "level:       core (default)" \
+	"shapes:      upstream:" "test node:   benchmark/test_softmax.py  -m softmax  (file)" \
+	"plugins:     zl_vendor_guard zl_timer zl_graph_timer zl_foreign_vendor zl_autotune" \
+	"timer:       graph" "tuner cache: shared: $FLAGGEMS_CACHE_DIR, 0 winners already stored" \
+	"replay:      none" "run dir:     $TMP/r1"; do
+	contains "$TMP/err" "$h"
+done
+# the run directory holds everything
+for f in run_identity.json shapes.yaml pytest.log results.json plugins/vendor.json plugins/timer_summary.json; do
+	[ -s "r1/$f" ] || fail "r1/$f missing"
+done
+contains r1/pytest.log "passed"
+# identity fields
+id=r1/run_identity.json
+check() { [ "$(json_get "$id" "$1")" = "$2" ] || fail "identity: $1 = $(json_get "$id" "$1"), want $2"; }
+check 'd["schema_version"]' 1
+check 'd["status"]' passed
+check 'd["exit_code"]' 0
+check 'd["backend"]' cuda
+check 'd["backend_source"]' flag
+check 'd["vendor"]' nvidia
+check 'd["level"]' core
+check 'd["shape_mode"]' upstream
+check 'd["shape_file"]["sha256"]' "$(sha256sum "$DEMO/benchmark/core_shapes.yaml" | cut -d" " -f1)"
+check 'd["test_node"]' "['benchmark/test_softmax.py']"
+check 'd["op"]' softmax
+check 'd["flaggems_mode"]' kernel
+check 'd["timer"]["plan"]' graph
+check 'd["tuner_cache"]["mode"]' shared
+check 'd["autotune"]["mode"]' record
+check 'd["visibility"]' "{'variable': 'CUDA_VISIBLE_DEVICES', 'value': '0'}"
+check 'd["devices_verified"]' False
+check 'd["vendor_guard"]["match"]' True
+check 'd["foreign_vendor"]["vendors"]' "[]"
+check 'd["env"]["ZL_PUSH_TOKEN"]' "<redacted>"
+check 'd["env"]["FLAGGEMS_VENDOR"]' nvidia
+check 'd["finished_at"] is not None and d["duration_s"] > 0' True
+check 'd["run_id"].startswith(d["started_at"][:4])' True
+check '"--record" in d["child_argv"] and d["child_argv"][-1] == "-s"' True
+# the token is written nowhere
+if grep -rqF do-not-write-me r1 "$TMP/out" "$TMP/err"; then fail "token leaked"; fi
+
+# shapes.yaml, upstream/core: the demo's file, resolved through anchors and merge keys
+yget() { "$ZL_TEST_PYTHON" -c 'import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+[ "$(yget r1/shapes.yaml 'd["level"], d["shape_mode"], d["count"], d["level_adds_shapes"]')" = "('core', 'upstream', 5, False)" ] ||
+	fail "shapes.yaml upstream/core: $(cat r1/shapes.yaml)"
+[ "$(yget r1/shapes.yaml 'd["source"]["sha256"]')" = "$(json_get "$id" 'd["shape_file"]["sha256"]')" ] || fail "shapes.yaml sha"
+
+# file mode at comprehensive: the given file, and the note that the level adds shapes
+cat >mine.yaml <<'YAML'
+base: &b
+  shapes:
+    - [16]
+    - [32]
+    - [48]
+softmax:
+  <<: *b
+  shape_desc: "M"
+YAML
+run_zl run --backend cuda --flaggems-dir "$DEMO" --op softmax --python "$ZL_TEST_PYTHON" --out r2 \
+	--shape-file mine.yaml --level comprehensive
+expect_rc 0
+[ "$(yget r2/shapes.yaml 'd["level"], d["shape_mode"], d["count"], d["shapes"], d["level_adds_shapes"]')" = \
+	"('comprehensive', 'file', 3, [[16], [32], [48]], True)" ] || fail "shapes.yaml file/comprehensive: $(cat r2/shapes.yaml)"
+contains "$TMP/err" "shapes:      file: $TMP/mine.yaml"
+contains "$TMP/err" "3 shapes for softmax"
+[ "$(json_get r2/run_identity.json 'd["child_argv"][d["child_argv"].index("--shape_file")+1]')" = "$TMP/mine.yaml" ] || fail "--shape_file"
+# FlagGems really ran those shapes
+[ "$(json_get r2/results.json 'sorted({str(r["shape_detail"]) for x in d["softmax"]["details"] for r in x["result"]})[:3]')" != "[]" ] || fail "no results"
+
+# upstream at comprehensive, and file mode at core
+run_zl run --backend cuda --flaggems-dir "$DEMO" --op softmax --python "$ZL_TEST_PYTHON" --out r3 --level comprehensive
+expect_rc 0
+[ "$(yget r3/shapes.yaml 'd["level"], d["shape_mode"], d["level_adds_shapes"]')" = "('comprehensive', 'upstream', True)" ] || fail "r3"
+SHAPE_FILE=mine.yaml run_zl run --backend cuda --flaggems-dir "$DEMO" --op softmax --python "$ZL_TEST_PYTHON" --out r4
+expect_rc 0
+[ "$(yget r4/shapes.yaml 'd["level"], d["shape_mode"], d["count"]')" = "('core', 'file', 3)" ] || fail "r4"
+
+# a run directory is never reused
+run_zl run --backend cuda --flaggems-dir "$DEMO" --op softmax --python "$ZL_TEST_PYTHON" --out r1
+expect_rc 3
+contains "$TMP/err" "PREFLIGHT_FAILED check=out_dir"
+pass

@@ -1,0 +1,593 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+
+#include "zlbench/batch.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/runload.h"
+#include "zlbench/shapes.h"
+#include "zlbench/strbuf.h"
+#include "zlbench/strvec.h"
+#include "zlbench/util.h"
+
+static char *tmpdir(void)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *dir = NULL;
+
+	assert_int_equal(zl_mkdtemp_in("/tmp", "zl-test-batch-", &dir, &err), 0);
+	strbuf_release(&err);
+	return dir;
+}
+
+static void rmtree(char *dir)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	zl_remove_tree(dir, &err);
+	strbuf_release(&err);
+	free(dir);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	assert_int_equal(zl_write_file_atomic(path, text, strlen(text), &err), 0);
+	strbuf_release(&err);
+}
+
+static char *shared_path(const char *rel)
+{
+	const char *shared = getenv("ZL_SHARED_DIR");
+
+	return xstrfmt("%s/%s", shared ? shared : ZL_SOURCE_DIR "/../shared", rel);
+}
+
+/* ---- CSV ------------------------------------------------------------------------ */
+
+static void test_row_roundtrip(void **state)
+{
+	struct zl_batch_row r;
+	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	size_t complete = 0, i;
+	(void)state;
+
+	zl_batch_row_init(&r);
+	zl_batch_row_set(&r, ZL_BCOL_OP, "mm");
+	zl_batch_row_set(&r, ZL_BCOL_STATUS, "failed");
+	zl_batch_row_set(&r, ZL_BCOL_REASON, "AssertionError: a, \"b\"\nand more");
+	zl_batch_row_set(&r, ZL_BCOL_RUN_DIR, " runs/mm ");
+	zl_batch_row_render(NULL, &text);
+	zl_batch_row_render(&r, &text);
+	assert_int_equal(zl_batch_rows_parse(text.buf, text.len, &rows, &complete, &err), 0);
+	assert_int_equal(complete, text.len);
+	assert_int_equal(rows.nr, 1);
+	for (i = 0; i < ZL_BCOL__COUNT; i++) {
+		if (r.v[i])
+			assert_string_equal(rows.v[0].v[i], r.v[i]);
+		else
+			assert_null(rows.v[0].v[i]);
+	}
+	zl_batch_rows_release(&rows);
+	zl_batch_row_release(&r);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
+static void test_rows_cut_off_and_columns(void **state)
+{
+	/* columns by name, an unknown one ignored, a row cut off mid-write not counted */
+	const char *text = "status,extra,op\r\npassed,x,mm\r\nfailed,y,\"bmm\r\n\"\r\ninterrupted,z,add";
+	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
+	struct strbuf err = STRBUF_INIT;
+	size_t complete = 0;
+	(void)state;
+
+	assert_int_equal(zl_batch_rows_parse(text, strlen(text), &rows, &complete, &err), 0);
+	assert_int_equal(rows.nr, 2);
+	assert_string_equal(rows.v[0].v[ZL_BCOL_OP], "mm");
+	assert_string_equal(rows.v[1].v[ZL_BCOL_OP], "bmm\r\n");
+	assert_string_equal(rows.v[1].v[ZL_BCOL_STATUS], "failed");
+	assert_int_equal(complete, strlen(text) - strlen("interrupted,z,add"));
+	assert_ptr_equal(zl_batch_rows_last(&rows, "mm"), &rows.v[0]);
+	assert_null(zl_batch_rows_last(&rows, "add"));
+	zl_batch_rows_release(&rows);
+
+	assert_int_equal(zl_batch_rows_parse("op,exit_code\r\nmm,1\r\n", 20, &rows, &complete, &err), -1);
+	assert_non_null(strstr(err.buf, "'status'"));
+	zl_batch_rows_release(&rows);
+	strbuf_release(&err);
+}
+
+static void test_status_file(void **state)
+{
+	char *dir = tmpdir();
+	char *path = zl_path_join(dir, ZL_BATCH_STATUS_FILE);
+	struct zl_batch_status st;
+	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
+	struct zl_batch_row r;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	FILE *f;
+	size_t complete;
+	(void)state;
+
+	zl_batch_row_init(&r);
+	assert_int_equal(zl_batch_status_open(&st, dir, &rows, &err), 0);
+	assert_int_equal(rows.nr, 0);
+	zl_batch_row_set(&r, ZL_BCOL_OP, "mm");
+	zl_batch_row_set(&r, ZL_BCOL_STATUS, "passed");
+	assert_int_equal(zl_batch_status_append(&st, &r, &err), 0);
+	zl_batch_row_set(&r, ZL_BCOL_OP, "bmm");
+	assert_int_equal(zl_batch_status_append(&st, &r, &err), 0);
+	zl_batch_status_close(&st);
+
+	/* a batch killed in the middle of a row */
+	f = fopen(path, "a");
+	assert_non_null(f);
+	fputs("addmm,pass", f);
+	fclose(f);
+	assert_int_equal(zl_batch_status_open(&st, dir, &rows, &err), 0);
+	assert_int_equal(rows.nr, 2);
+	zl_batch_row_set(&r, ZL_BCOL_OP, "addmm");
+	zl_batch_row_set(&r, ZL_BCOL_STATUS, "interrupted");
+	assert_int_equal(zl_batch_status_append(&st, &r, &err), 0);
+	zl_batch_status_close(&st);
+	zl_batch_rows_release(&rows);
+
+	assert_true(strbuf_read_file(&text, path) > 0);
+	assert_int_equal(zl_batch_rows_parse(text.buf, text.len, &rows, &complete, &err), 0);
+	assert_int_equal(rows.nr, 3);
+	assert_int_equal(complete, text.len);
+	assert_string_equal(rows.v[2].v[ZL_BCOL_OP], "addmm");
+	assert_string_equal(rows.v[2].v[ZL_BCOL_STATUS], "interrupted");
+	assert_true(zl_starts_with(text.buf, "op,status,exit_code,"));
+
+	zl_batch_rows_release(&rows);
+	zl_batch_row_release(&r);
+	strbuf_release(&err);
+	strbuf_release(&text);
+	free(path);
+	rmtree(dir);
+}
+
+static void test_status_words(void **state)
+{
+	(void)state;
+	assert_true(zl_batch_status_final("passed", 0));
+	assert_true(zl_batch_status_final("failed", 0));
+	assert_true(zl_batch_status_final("preflight_failed", 0));
+	assert_true(zl_batch_status_final("timeout", 0));
+	assert_true(zl_batch_status_final("crashed", 0));
+	assert_false(zl_batch_status_final("interrupted", 0));
+	assert_false(zl_batch_status_final("running", 0));
+	assert_false(zl_batch_status_final(NULL, 0));
+	assert_true(zl_batch_status_final("passed", 1));
+	assert_false(zl_batch_status_final("failed", 1));
+
+	assert_string_equal(zl_batch_status_from_exit(0, 0), "passed");
+	assert_string_equal(zl_batch_status_from_exit(1, 0), "failed");
+	assert_string_equal(zl_batch_status_from_exit(2, 0), "failed");
+	assert_string_equal(zl_batch_status_from_exit(3, 0), "preflight_failed");
+	assert_string_equal(zl_batch_status_from_exit(124, 0), "timeout");
+	assert_string_equal(zl_batch_status_from_exit(137, 0), "crashed");
+	assert_string_equal(zl_batch_status_from_exit(130, 1), "interrupted");
+	assert_string_equal(zl_batch_status_from_exit(1, 1), "interrupted");
+}
+
+static void test_identity_row(void **state)
+{
+	char *dir = tmpdir();
+	char *path = zl_path_join(dir, "run_identity.json");
+	struct zl_batch_row r;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	zl_batch_row_init(&r);
+	assert_int_equal(zl_batch_row_from_identity(&r, dir, &err), -1);
+	assert_non_null(strstr(err.buf, "run_identity.json"));
+	write_text(path, "{\"status\":\"failed\",\"exit_code\":1,\"backend\":\"musa\",\"level\":\"core\","
+		   "\"timer\":{\"plan\":\"graph\",\"used\":\"direct\"},\"tuner_cache\":{\"mode\":\"isolated\"},"
+		   "\"autotune\":{\"mode\":\"replay\"},\"duration_s\":12.5,\"started_at\":\"2026-01-01T00:00:00Z\","
+		   "\"finished_at\":null,\"reason\":\"E   AssertionError\\nsecond line\"}");
+	assert_int_equal(zl_batch_row_from_identity(&r, dir, &err), 0);
+	assert_string_equal(r.v[ZL_BCOL_STATUS], "failed");
+	assert_string_equal(r.v[ZL_BCOL_EXIT_CODE], "1");
+	assert_string_equal(r.v[ZL_BCOL_BACKEND], "musa");
+	assert_string_equal(r.v[ZL_BCOL_TIMER], "direct");
+	assert_string_equal(r.v[ZL_BCOL_TUNER_CACHE], "isolated");
+	assert_string_equal(r.v[ZL_BCOL_AUTOTUNE], "replay");
+	assert_string_equal(r.v[ZL_BCOL_DURATION_S], "12.500");
+	assert_null(r.v[ZL_BCOL_FINISHED_AT]);
+	assert_string_equal(r.v[ZL_BCOL_REASON], "E   AssertionError");
+	zl_batch_row_release(&r);
+	strbuf_release(&err);
+	free(path);
+	rmtree(dir);
+}
+
+/* ---- operators and order --------------------------------------------------------- */
+
+static void test_ops(void **state)
+{
+	struct strvec ops = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	char *dir = tmpdir();
+	char *path = zl_path_join(dir, "ops.txt");
+	(void)state;
+
+	assert_int_equal(zl_batch_ops_check(&ops, &err), -1);
+	assert_non_null(strstr(err.buf, "no operators"));
+	zl_batch_ops_add_list(&ops, " mm, bmm ,,addmm");
+	write_text(path, "# nightly\nsoftmax   # the slow one\n\n  sum\n");
+	assert_int_equal(zl_batch_ops_read_file(&ops, path, &err), 0);
+	assert_int_equal(ops.nr, 5);
+	assert_string_equal(ops.v[3], "softmax");
+	assert_string_equal(ops.v[4], "sum");
+	assert_int_equal(zl_batch_ops_check(&ops, &err), 0);
+	strvec_push(&ops, "mm");
+	strbuf_reset(&err);
+	assert_int_equal(zl_batch_ops_check(&ops, &err), -1);
+	assert_non_null(strstr(err.buf, "'mm' is listed twice"));
+	strvec_pop(&ops);
+	strvec_push(&ops, "mm;rm");
+	strbuf_reset(&err);
+	assert_int_equal(zl_batch_ops_check(&ops, &err), -1);
+	assert_non_null(strstr(err.buf, "'mm;rm'"));
+	strbuf_reset(&err);
+	assert_int_equal(zl_batch_ops_read_file(&ops, "/nonexistent/ops.txt", &err), -1);
+	assert_non_null(strstr(err.buf, "/nonexistent/ops.txt"));
+	strvec_clear(&ops);
+	strbuf_release(&err);
+	free(path);
+	rmtree(dir);
+}
+
+static void test_order(void **state)
+{
+	double e[5] = { -1, 5, 2, -1, 5 };
+	double none[3] = { -1, -1, -1 };
+	size_t order[5];
+	char *name;
+	(void)state;
+
+	/* unknowns take the mean of the known (4 s); ties keep the list order */
+	zl_batch_order(e, 5, order);
+	assert_int_equal(order[0], 1);
+	assert_int_equal(order[1], 4);
+	assert_int_equal(order[2], 0);
+	assert_int_equal(order[3], 3);
+	assert_int_equal(order[4], 2);
+	assert_true(e[0] == 4.0 && e[3] == 4.0);
+	/* no history: the list order */
+	zl_batch_order(none, 3, order);
+	assert_int_equal(order[0], 0);
+	assert_int_equal(order[1], 1);
+	assert_int_equal(order[2], 2);
+
+	name = zl_batch_attempt_name("mm", 1);
+	assert_string_equal(name, "mm");
+	free(name);
+	name = zl_batch_attempt_name("mm", 3);
+	assert_string_equal(name, "mm.3");
+	free(name);
+}
+
+static void test_child_argv(void **state)
+{
+	struct zl_batch_config c;
+	struct strvec extra = STRVEC_INIT, argv = STRVEC_INIT;
+	(void)state;
+
+	zl_batch_config_init(&c);
+	c.backend = xstrdup("musa");
+	strvec_push(&c.run_args, "--level=comprehensive");
+	strvec_push(&c.run_args, "--shared-tuner-cache");
+	strvec_push(&c.passthrough, "--dtypes");
+	strvec_push(&c.passthrough, "float16");
+	strvec_push(&extra, "--isolate-tuner-cache");
+	zl_batch_child_argv(&c, "/bin/zlbench", "mm", "2", "/b/runs/mm", &extra, &argv);
+	assert_int_equal(argv.nr, 12);
+	assert_string_equal(argv.v[0], "/bin/zlbench");
+	assert_string_equal(argv.v[1], "run");
+	assert_string_equal(argv.v[2], "--level=comprehensive");
+	assert_string_equal(argv.v[4], "--backend=musa");
+	assert_string_equal(argv.v[5], "--devices=2");
+	assert_string_equal(argv.v[6], "--op=mm");
+	assert_string_equal(argv.v[7], "--out=/b/runs/mm");
+	/* the shard's flag comes after the batch's, so it wins */
+	assert_string_equal(argv.v[8], "--isolate-tuner-cache");
+	assert_string_equal(argv.v[9], "--");
+	assert_string_equal(argv.v[10], "--dtypes");
+	strvec_clear(&argv);
+	strvec_clear(&extra);
+	zl_batch_config_release(&c);
+}
+
+static void test_config_roundtrip(void **state)
+{
+	char *dir = tmpdir();
+	struct zl_batch_config c, back;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	const char *argv[] = { "batch", "--ops", "mm", NULL };
+	char *path = zl_path_join(dir, ZL_BATCH_CONFIG_FILE);
+	cJSON *doc;
+	(void)state;
+
+	zl_batch_config_init(&c);
+	zl_batch_config_init(&back);
+	c.dir = xstrdup(dir);
+	c.created_at = xstrdup("2026-01-01T00:00:00Z");
+	c.backend = xstrdup("cuda");
+	c.flaggems_dir = xstrdup("/opt/FlagGems");
+	c.level = xstrdup("core");
+	c.timeout_s = 90;
+	c.warmup_devices = 2;
+	strvec_split(&c.devices, "0,3", ',');
+	strvec_split(&c.ops, "mm,bmm", ',');
+	strvec_push(&c.run_args, "--flaggems-dir=/opt/FlagGems");
+	strvec_push(&c.warmup_ops, "mm");
+	assert_int_equal(zl_batch_config_save(&c, &err), 0);
+	assert_int_equal(zl_batch_config_add_session(&c, argv, 0, &err), 0);
+	assert_int_equal(zl_batch_config_add_session(&c, argv, 1, &err), 0);
+	assert_int_equal(zl_batch_config_load(&back, dir, &err), 0);
+	assert_string_equal(back.backend, "cuda");
+	assert_int_equal(back.devices.nr, 2);
+	assert_string_equal(back.devices.v[1], "3");
+	assert_int_equal(back.ops.nr, 2);
+	assert_string_equal(back.run_args.v[0], "--flaggems-dir=/opt/FlagGems");
+	assert_true(back.timeout_s == 90);
+	assert_int_equal(back.warmup_devices, 2);
+	assert_string_equal(back.warmup_ops.v[0], "mm");
+	assert_null(back.shape_file);
+	assert_true(strbuf_read_file(&text, path) > 0);
+	doc = cJSON_Parse(text.buf);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "sessions")), 2);
+	cJSON_Delete(doc);
+
+	zl_batch_config_release(&back);
+	zl_batch_config_init(&back);
+	write_text(path, "{\"schema\":\"something else\"}");
+	assert_int_equal(zl_batch_config_load(&back, dir, &err), -1);
+	assert_non_null(strstr(err.buf, "zlbench.batch/1"));
+	zl_batch_config_release(&back);
+	zl_batch_config_release(&c);
+	strbuf_release(&err);
+	strbuf_release(&text);
+	free(path);
+	rmtree(dir);
+}
+
+/* ---- warm-up: shape split ---------------------------------------------------------- */
+
+static void test_split_model_shapes(void **state)
+{
+	char *dir = tmpdir();
+	char *file = shared_path("fixtures/flaggems-data/models_shapes_qwen25.yaml");
+	struct strvec paths = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT, all = STRBUF_INIT, again = STRBUF_INIT;
+	struct zl_shapes_doc *orig = NULL;
+	long counts[3] = { 0, 0, 0 };
+	char *key = NULL;
+	const struct zl_yaml *shapes;
+	size_t i;
+	int k;
+	(void)state;
+
+	k = zl_batch_split_shapes(file, "mm", NULL, 3, dir, &paths, counts, &key, &err);
+	assert_int_equal(k, 3);
+	assert_string_equal(key, "mm");
+	assert_int_equal(counts[0] + counts[1] + counts[2], 20);
+	assert_int_equal(counts[0], 7);
+	assert_int_equal(counts[2], 6);
+	assert_int_equal(zl_shapes_load(file, &orig, &err), 0);
+	shapes = zl_yaml_get(zl_yaml_get(orig->root, "mm"), "shapes");
+	assert_non_null(shapes);
+	/* shape j sits in shard j mod 3, in order: shards re-read give back every shape once */
+	for (i = 0; i < 3; i++) {
+		struct zl_shapes_doc *d = NULL;
+		const struct zl_yaml *s;
+		size_t j;
+
+		assert_int_equal(zl_shapes_load(paths.v[i], &d, &err), 0);
+		assert_int_equal(zl_shapes_count(d, "mm"), counts[i]);
+		s = zl_yaml_get(zl_yaml_get(d->root, "mm"), "shapes");
+		for (j = 0; j < s->nr; j++) {
+			strbuf_reset(&all);
+			strbuf_reset(&again);
+			zl_yaml_flow(&all, shapes->items[i + 3 * j]);
+			zl_yaml_flow(&again, s->items[j]);
+			assert_string_equal(all.buf, again.buf);
+		}
+		assert_non_null(zl_yaml_get(zl_yaml_get(d->root, "mm"), "shape_desc"));
+		zl_shapes_free(d);
+	}
+	zl_shapes_free(orig);
+	strvec_clear(&paths);
+	free(key);
+	key = NULL;
+
+	/* more shards than shapes: one shape each */
+	{
+		long many[40];
+		char *sub = zl_path_join(dir, "many");
+
+		k = zl_batch_split_shapes(file, "fill_", NULL, 40, sub, &paths, many, &key, &err);
+		assert_int_equal(k, 6);
+		assert_int_equal(paths.nr, 6);
+		assert_int_equal(many[5], 1);
+		free(sub);
+		strvec_clear(&paths);
+		free(key);
+		key = NULL;
+	}
+	assert_int_equal(zl_batch_split_shapes(file, "no_such_op", NULL, 2, dir, &paths, counts, &key, &err), -1);
+	assert_non_null(strstr(err.buf, "'no_such_op'"));
+	strbuf_release(&err);
+	strbuf_release(&all);
+	strbuf_release(&again);
+	free(file);
+	rmtree(dir);
+}
+
+static void test_split_by_class(void **state)
+{
+	char *dir = tmpdir();
+	char *file = shared_path("fixtures/flaggems-data/core_shapes.yaml");
+	const char *const mro[] = { "BlasBenchmark", "Benchmark", NULL };
+	struct strvec paths = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct zl_shapes_doc *orig = NULL, *d = NULL;
+	struct zl_shapes_entry e;
+	long counts[2];
+	char *key = NULL;
+	int k;
+	(void)state;
+
+	/* mm has no key of its own in FlagGems' file: the class entry is what FlagGems uses */
+	assert_int_equal(zl_shapes_load(file, &orig, &err), 0);
+	assert_int_equal(zl_shapes_find(orig, "mm", mro, &e), 0);
+	k = zl_batch_split_shapes(file, "mm", mro, 2, dir, &paths, counts, &key, &err);
+	assert_int_equal(k, 2);
+	assert_string_equal(key, e.key);
+	assert_int_equal(counts[0] + counts[1], (long)e.shapes->nr);
+	assert_int_equal(zl_shapes_load(paths.v[1], &d, &err), 0);
+	assert_int_equal(zl_shapes_find(d, "mm", mro, &e), 0);
+	assert_string_equal(e.key, key);
+	assert_int_equal((long)e.shapes->nr, counts[1]);
+	zl_shapes_free(d);
+	zl_shapes_free(orig);
+	strvec_clear(&paths);
+	free(key);
+	strbuf_release(&err);
+	free(file);
+	rmtree(dir);
+}
+
+/* ---- warm-up: record merge ----------------------------------------------------------- */
+
+static void record(const char *run, const char *file, const char *kernel, const char *entries)
+{
+	char *dir = xstrfmt("%s/autotune_records", run);
+	char *path = zl_path_join(dir, file);
+	char *text = xstrfmt("{\"format\":\"zlbench-autotune-record\",\"version\":1,\"kernel\":\"%s\","
+			     "\"name\":\"k\",\"tuner\":\"libtuner\",\"key_names\":[\"M\"],\"entries\":[%s]}",
+			     kernel, entries);
+	struct strbuf err = STRBUF_INIT;
+
+	assert_int_equal(zl_mkdir_p(dir, &err), 0);
+	write_text(path, text);
+	strbuf_release(&err);
+	free(text);
+	free(path);
+	free(dir);
+}
+
+#define ENTRY(key, block) "{\"key\":\"" key "\",\"config\":{\"all_kwargs\":{\"BLOCK\":" #block "}}}"
+
+static long entries_of(const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+	cJSON *doc;
+	long n;
+
+	assert_true(strbuf_read_file(&text, path) > 0);
+	doc = cJSON_Parse(text.buf);
+	assert_non_null(doc);
+	n = cJSON_GetArraySize(cJSON_GetObjectItem(doc, "entries"));
+	cJSON_Delete(doc);
+	strbuf_release(&text);
+	return n;
+}
+
+static void test_merge(void **state)
+{
+	char *dir = tmpdir();
+	char *s1 = zl_path_join(dir, "shard-1"), *s2 = zl_path_join(dir, "shard-2");
+	char *s3 = zl_path_join(dir, "shard-3"), *merged = zl_path_join(dir, "merged");
+	char *a = zl_path_join(merged, "autotune_records/a.json");
+	char *b = zl_path_join(merged, "autotune_records/b.json");
+	char *summary = zl_path_join(merged, "merge.json");
+	struct strvec runs = STRVEC_INIT;
+	struct zl_merge_stats st;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	record(s1, "a.json", "ops.a", ENTRY("[1]", 16) "," ENTRY("[2]", 32));
+	record(s2, "a.json", "ops.a", ENTRY("[2]", 32) "," ENTRY("[3]", 64) "," ENTRY("[1]", 128));
+	record(s2, "b.json", "ops.b", ENTRY("[9]", 8));
+	assert_int_equal(zl_mkdir_p(s3, &err), 0); /* a shard whose op tuned nothing */
+	strvec_push(&runs, s1);
+	strvec_push(&runs, s2);
+	strvec_push(&runs, s3);
+	zl_merge_stats_init(&st);
+	assert_int_equal(zl_batch_merge_records(&runs, merged, &st, &err), 0);
+	assert_int_equal(st.shards_with_records, 2);
+	assert_int_equal(st.files, 3);
+	assert_int_equal(st.kernels, 2);
+	assert_int_equal(st.entries, 4);     /* [1] [2] [3] of a, [9] of b */
+	assert_int_equal(st.duplicates, 1);  /* [2] twice, same config */
+	assert_int_equal(st.conflicts, 1);   /* [1] tuned 16 and 128: the first is kept */
+	assert_string_equal(st.conflict_keys.v[0], "ops.a [1]");
+	assert_int_equal(entries_of(a), 3);
+	assert_int_equal(entries_of(b), 1);
+	assert_true(zl_is_file(summary));
+	zl_merge_stats_release(&st);
+
+	/* a foreign file among the records is an error naming it */
+	{
+		char *s4 = zl_path_join(dir, "shard-4");
+		char *bad_dir = zl_path_join(s4, "autotune_records");
+		char *bad = zl_path_join(bad_dir, "x.json");
+
+		assert_int_equal(zl_mkdir_p(bad_dir, &err), 0);
+		write_text(bad, "{\"format\":\"other\"}");
+		strvec_push(&runs, s4);
+		free(s4);
+		zl_merge_stats_init(&st);
+		strbuf_reset(&err);
+		assert_int_equal(zl_batch_merge_records(&runs, merged, &st, &err), -1);
+		assert_non_null(strstr(err.buf, "x.json"));
+		zl_merge_stats_release(&st);
+		free(bad);
+		free(bad_dir);
+	}
+	strvec_clear(&runs);
+	strbuf_release(&err);
+	free(s1);
+	free(s2);
+	free(s3);
+	free(merged);
+	free(a);
+	free(b);
+	free(summary);
+	rmtree(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_row_roundtrip),
+		cmocka_unit_test(test_rows_cut_off_and_columns),
+		cmocka_unit_test(test_status_file),
+		cmocka_unit_test(test_status_words),
+		cmocka_unit_test(test_identity_row),
+		cmocka_unit_test(test_ops),
+		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_child_argv),
+		cmocka_unit_test(test_config_roundtrip),
+		cmocka_unit_test(test_split_model_shapes),
+		cmocka_unit_test(test_split_by_class),
+		cmocka_unit_test(test_merge),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
