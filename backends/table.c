@@ -18,6 +18,8 @@ static const char *const ascend_aliases[] = { "npu", "huawei", NULL };
 static const char *const none[] = { NULL };
 static const char *const rocm_extra_vis[] = { "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", NULL };
 
+/* nvidia-smi numbers GPUs in PCI bus order; CUDA defaults to fastest first */
+static const char *const cuda_pin_env[] = { "CUDA_DEVICE_ORDER=PCI_BUS_ID", NULL };
 static const char *const cuda_slurm[] = { "CUDA_VISIBLE_DEVICES", NULL };
 static const char *const rocm_slurm[] = { "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", NULL };
 
@@ -58,6 +60,7 @@ const struct zl_backend zl_backend_table[] = {
 		.parse = zl_parse_nvidia_smi_csv,
 		.dev_node_prefix = "nvidia",
 		.dev_node_probe = "nvidiactl",
+		.pin_env = cuda_pin_env,
 		.caps = ZL_CAP_GRAPH_CAPTURE,
 	},
 	{

@@ -397,11 +397,10 @@ class _Autotune:
             if not isinstance(d, dict):
                 continue
             for v in list(d.values()):
-                try:
-                    if not isinstance(v, kinds):
-                        continue
-                except Exception:
-                    continue    # a lazy proxy whose __class__ raises
+                # type(), not isinstance(): isinstance reads __class__, which some
+                # module attributes turn into a deprecation warning or an import.
+                if not issubclass(type(v), kinds):
+                    continue
                 chain = [v]
                 while not isinstance(chain[-1], jit_cls) and len(chain) < 16:
                     nxt = getattr(chain[-1], "fn", None)

@@ -35,8 +35,8 @@
 
 /* How long past its own --timeout (and kill grace) a run child may take before the batch kills it. */
 #define WATCHDOG_SLACK_S 60.0
-/* Longest output line kept for scanning (PREFLIGHT_FAILED, errors); the log gets everything. */
-#define LINE_CAP 4096
+/* How much of a child's log is read back for its PREFLIGHT_FAILED and error lines. */
+#define SCAN_CAP (1024 * 1024)
 
 enum task_kind { TASK_RUN, TASK_SHARD, TASK_TIMED };
 enum task_state { TASK_BLOCKED, TASK_READY, TASK_RUNNING, TASK_DONE };
@@ -52,11 +52,11 @@ struct task {
 	struct child_process cp;
 	int log_fd;
 	char *run_rel, *log_rel;   /* relative to the batch directory */
-	struct strbuf line;        /* the output line being assembled */
+	off_t log_start;           /* where this child's output begins in its log */
 	char *preflight_check;     /* from "PREFLIGHT_FAILED check=<name>" */
 	char *error_line;          /* the first "zlbench: error/preflight" line */
 	double started_mono, started_epoch;
-	int reaped, pipe_open, status;
+	int reaped, status;
 	int interrupted;           /* the batch forwarded an interrupt to it */
 	int watchdog;              /* the batch killed it: past its timeout */
 	double kill_at;            /* SIGKILL after this (0: none) */
@@ -103,6 +103,7 @@ struct sched {
 	double wall_sum;
 	size_t wall_n;
 	int live, plain, color;
+	int warned_level;          /* the comprehensive-level note was printed */
 	size_t live_len;
 	double next_refresh;
 	char host[256];
@@ -326,7 +327,6 @@ static struct task *task_new(struct sched *s, struct op_state *op, enum task_kin
 	t->state = state;
 	child_init(&t->cp);
 	t->log_fd = -1;
-	strbuf_init(&t->line, 0);
 	zl_batch_row_init(&t->row);
 	ALLOC_GROW(s->tasks, s->ntasks + 1, s->alloc_tasks);
 	s->tasks[s->ntasks++] = t;
@@ -342,7 +342,6 @@ static void task_free(struct task *t)
 	free(t->log_rel);
 	free(t->preflight_check);
 	free(t->error_line);
-	strbuf_release(&t->line);
 	zl_batch_row_release(&t->row);
 	free(t);
 }
@@ -384,19 +383,74 @@ static void scan_line(struct task *t, const char *line)
 		t->error_line = xstrdup(line + strlen("zlbench: "));
 }
 
-static void task_output(struct task *t, const char *buf, size_t n)
+/* Read back the child's part of its log for the lines a row needs when no identity tells. */
+static void scan_log(const struct sched *s, struct task *t)
 {
-	size_t i;
+	char *path = batch_path(s, t->log_rel);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct strbuf text = STRBUF_INIT;
+	char buf[65536];
+	char *line, *next;
 
-	write_log(t->log_fd, buf, n);
-	for (i = 0; i < n; i++) {
-		if (buf[i] == '\n') {
-			scan_line(t, t->line.buf);
-			strbuf_reset(&t->line);
-		} else if (t->line.len < LINE_CAP) {
-			strbuf_addch(&t->line, buf[i]);
+	if (fd >= 0 && lseek(fd, t->log_start, SEEK_SET) == t->log_start) {
+		ssize_t n;
+
+		while (text.len < SCAN_CAP && (n = read(fd, buf, sizeof(buf))) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				break;
+			strbuf_add(&text, buf, (size_t)n);
 		}
 	}
+	for (line = text.buf; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		scan_line(t, line);
+	}
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&text);
+	free(path);
+}
+
+/*
+ * Start the child with its stdout and stderr on its log file. Not a pipe: when
+ * the batch dies, the run must still be able to write (a pipe without reader
+ * kills it with SIGPIPE before it can end its pytest and write its identity).
+ * child.h offers a pipe or inheritance, so the batch lends the child its own
+ * fds 1 and 2 for the duration of the fork.
+ */
+static int start_into_log(struct child_process *cp, int log_fd, struct strbuf *err)
+{
+	int saved[2] = { -1, -1 }, fd, rc;
+
+	fflush(stdout);
+	fflush(stderr);
+	for (fd = 1; fd <= 2; fd++) {
+		/* EBADF: the batch runs with that fd closed; it is closed again afterwards */
+		saved[fd - 1] = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (saved[fd - 1] < 0 && errno != EBADF) {
+			rc = zl_error(err, "cannot save fd %d: %s", fd, strerror(errno));
+			if (saved[0] >= 0)
+				close(saved[0]);
+			return rc;
+		}
+	}
+	if (dup2(log_fd, 1) < 0 || dup2(log_fd, 2) < 0)
+		rc = zl_error(err, "cannot point the child's output at its log: %s", strerror(errno));
+	else
+		rc = child_start(cp, err);
+	for (fd = 1; fd <= 2; fd++) {
+		if (saved[fd - 1] >= 0) {
+			dup2(saved[fd - 1], fd);
+			close(saved[fd - 1]);
+		} else {
+			close(fd);
+		}
+	}
+	return rc;
 }
 
 static int start_task(struct sched *s, struct task *t, size_t device, struct strbuf *err)
@@ -453,14 +507,19 @@ static int start_task(struct sched *s, struct task *t, size_t device, struct str
 	free(warm_env);
 
 	t->cp.new_pgroup = 1;      /* our signals reach it alone; the terminal's go to the batch */
-	t->cp.capture_output = 1;
 	t->cp.no_stdin = 1;
 	/* if the batch dies, the run ends its pytest and leaves a truthful identity */
 	t->cp.pdeathsig = SIGTERM;
 
+	t->started_mono = zl_now_monotonic();
+	t->started_epoch = zl_now_epoch();
 	t->log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (t->log_fd < 0)
-		zl_print_warning("cannot write '%s': %s", log_path, strerror(errno));
+	if (t->log_fd < 0) {
+		rc = zl_error(err, "cannot write '%s': %s", log_path, strerror(errno));
+		t->state = TASK_RUNNING;
+		s->on_device[device] = t;
+		goto out;
+	}
 	{
 		struct strbuf head = STRBUF_INIT;
 		char stamp[32];
@@ -474,15 +533,15 @@ static int start_task(struct sched *s, struct task *t, size_t device, struct str
 		write_log(t->log_fd, head.buf, head.len);
 		strbuf_release(&head);
 	}
-	t->started_mono = zl_now_monotonic();
-	t->started_epoch = zl_now_epoch();
+	t->log_start = lseek(t->log_fd, 0, SEEK_END);
 	if (!op->wall_started)
 		op->wall_started = t->started_mono;
 	t->state = TASK_RUNNING;
 	s->on_device[device] = t;
-	rc = child_start(&t->cp, err);
-	if (!rc)
-		t->pipe_open = 1;
+	rc = start_into_log(&t->cp, t->log_fd, err);
+	close(t->log_fd); /* the child has it now */
+	t->log_fd = -1;
+out:
 	free(run_dir);
 	free(log_path);
 	strvec_clear(&extra);
@@ -532,6 +591,10 @@ static void fill_row(struct sched *s, struct task *t, int start_failed, const ch
 		zl_batch_row_set(r, ZL_BCOL_FINISHED_AT, NULL);
 		zl_batch_row_set(r, ZL_BCOL_DURATION_S, NULL);
 	}
+	if (!r->v[ZL_BCOL_REASON] && t->interrupted && s->interrupt_sig &&
+	    strcmp(r->v[ZL_BCOL_STATUS], ZL_STATUS_PASSED))
+		zl_batch_row_setf(r, ZL_BCOL_REASON, "interrupted: the batch got %s and forwarded it",
+				  strsignal(s->interrupt_sig));
 	if (!r->v[ZL_BCOL_BACKEND])
 		zl_batch_row_set(r, ZL_BCOL_BACKEND, c->backend);
 	if (!r->v[ZL_BCOL_LEVEL])
@@ -676,8 +739,8 @@ static void task_done(struct sched *s, struct task *t, int start_failed, const c
 		close(t->log_fd);
 		t->log_fd = -1;
 	}
-	if (t->line.len)
-		scan_line(t, t->line.buf);
+	if (!start_failed)
+		scan_log(s, t);
 	fill_row(s, t, start_failed, start_err);
 	t->state = TASK_DONE;
 	s->on_device[t->device] = NULL;
@@ -685,7 +748,9 @@ static void task_done(struct sched *s, struct task *t, int start_failed, const c
 		finish_op(s, op, &t->row);
 		return;
 	}
-	strvec_push(&op->shard_devices, s->c->devices.v[t->device]);
+	/* in shard order, whatever order they end in */
+	free((char *)op->shard_devices.v[t->shard - 1]);
+	op->shard_devices.v[t->shard - 1] = xstrdup(s->c->devices.v[t->device]);
 	op->shards_done++;
 	if (strcmp(t->row.v[ZL_BCOL_STATUS], ZL_STATUS_PASSED)) {
 		int interrupted = !strcmp(t->row.v[ZL_BCOL_STATUS], ZL_STATUS_INTERRUPTED);
@@ -825,6 +890,11 @@ out:
 		zl_remove_tree(warm_dir, &err);
 	} else {
 		op->nshards = k;
+		if (c->level && !strcmp(c->level, "comprehensive") && !s->warned_level) {
+			zl_print_warning("at level comprehensive FlagGems adds shapes in code (set_more_shapes) to every "
+					 "warm-up shard: only the shape file's shapes are split");
+			s->warned_level = 1;
+		}
 	}
 	zl_nodes_release(&nodes);
 	strvec_clear(&classes);
@@ -904,8 +974,10 @@ static int plan(struct sched *s, struct strbuf *err)
 			task_new(s, op, TASK_RUN, 0, TASK_READY);
 			continue;
 		}
-		for (j = 1; j <= op->nshards; j++)
+		for (j = 1; j <= op->nshards; j++) {
 			task_new(s, op, TASK_SHARD, j, TASK_READY);
+			strvec_push(&op->shard_devices, "-"); /* "-": the shard never ran */
+		}
 		op->timed = task_new(s, op, TASK_TIMED, 0, TASK_BLOCKED);
 	}
 	free(expect);
@@ -1147,42 +1219,20 @@ static void watchdogs(struct sched *s)
 
 static void loop(struct sched *s)
 {
-	struct pollfd *pfd = xcalloc(s->c->devices.nr + 1, sizeof(*pfd));
-	struct task **who = xcalloc(s->c->devices.nr + 1, sizeof(*who));
-
 	for (;;) {
-		size_t d, n = 0, i;
+		struct pollfd pfd;
+		size_t d;
 		int r;
 
 		start_ready(s);
 		if (!running(s))
 			break;
 		refresh_live(s, 0);
-		for (d = 0; d < s->c->devices.nr; d++) {
-			struct task *t = s->on_device[d];
-
-			if (t && t->pipe_open) {
-				pfd[n] = (struct pollfd){ t->cp.out_fd, POLLIN, 0 };
-				who[n++] = t;
-			}
-		}
-		pfd[n] = (struct pollfd){ zl_signals_fd(), POLLIN, 0 };
-		who[n] = NULL;
-		r = poll(pfd, (nfds_t)(n + 1), 500);
+		/* SIGCHLD and the interrupts arrive on the self-pipe; the timeout paces watchdogs and progress */
+		pfd = (struct pollfd){ zl_signals_fd(), POLLIN, 0 };
+		r = poll(&pfd, 1, 500);
 		if (r < 0 && errno != EINTR)
 			break;
-		for (i = 0; r > 0 && i < n; i++) {
-			char buf[8192];
-			ssize_t got;
-
-			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			got = read(who[i]->cp.out_fd, buf, sizeof(buf));
-			if (got > 0)
-				task_output(who[i], buf, (size_t)got);
-			else if (got == 0 || (errno != EINTR && errno != EAGAIN))
-				who[i]->pipe_open = 0;
-		}
 		for (;;) {
 			int sig = zl_signals_take();
 
@@ -1196,18 +1246,10 @@ static void loop(struct sched *s)
 		for (d = 0; d < s->c->devices.nr; d++) {
 			struct task *t = s->on_device[d];
 
-			if (!t || !t->reaped)
-				continue;
-			if (t->pipe_open) {
-				/* the child is gone; whatever of its group still holds the pipe goes too */
-				kill(-t->cp.pid, SIGKILL);
-				continue;
-			}
-			task_done(s, t, 0, NULL);
+			if (t && t->reaped)
+				task_done(s, t, 0, NULL);
 		}
 	}
-	free(pfd);
-	free(who);
 }
 
 /* ---- entry ------------------------------------------------------------------------------ */

@@ -124,12 +124,17 @@ static void scan_line(const char *line, size_t len, struct strvec *opts, struct 
 	}
 }
 
-/* The options a command's --help names, in order of first mention, and --help itself. */
+/*
+ * The options a command's --help names, in order of first mention, and --help itself.
+ * Whether one takes a value is read from its option row ("  --out DIR  ...") when it
+ * has one, else from the usage block ("--ingest RUN_DIR..." is a flag with operands).
+ */
 static int command_options(const struct zl_command *c, struct strvec *opts, struct strvec *with_arg)
 {
 	char *text = NULL;
-	size_t size = 0;
+	size_t size = 0, i;
 	FILE *mem = open_memstream(&text, &size);
+	struct strvec row_opts = STRVEC_INIT, row_valued = STRVEC_INIT, usage_valued = STRVEC_INIT;
 	const char *p;
 	int in_usage = 0;
 
@@ -150,12 +155,30 @@ static int command_options(const struct zl_command *c, struct strvec *opts, stru
 			in_usage = 1;
 		else if (indent == len)
 			in_usage = 0;
-		if (in_usage || (indent < len && p[indent] == '-'))
-			scan_line(p, len, opts, with_arg);
+		if (indent < len && p[indent] == '-') {
+			struct strvec ignored = STRVEC_INIT;
+
+			scan_line(p, len, &row_opts, &row_valued);
+			scan_line(p, len, opts, &ignored);
+			strvec_clear(&ignored);
+		} else if (in_usage) {
+			scan_line(p, len, opts, &usage_valued);
+		}
 		p += len + (nl ? 1 : 0);
+	}
+	for (i = 0; i < opts->nr; i++) {
+		const char *name = opts->v[i] + 2;
+		int valued = strvec_find(&row_opts, opts->v[i]) >= 0 ? strvec_find(&row_valued, name) >= 0
+								     : strvec_find(&usage_valued, name) >= 0;
+
+		if (valued && strvec_find(with_arg, name) < 0)
+			strvec_push(with_arg, name);
 	}
 	if (strvec_find(opts, "--help") < 0)
 		strvec_push(opts, "--help");
+	strvec_clear(&row_opts);
+	strvec_clear(&row_valued);
+	strvec_clear(&usage_valued);
 	free(text);
 	return 0;
 }

@@ -58,7 +58,7 @@ static void print_dry_run(struct zl_settings *s, struct zl_preflight *pf)
 		printf("  %s\n", pf->nodes.nodes.v[i]);
 	printf("marker: %s\n", pf->nodes.marker ? pf->nodes.marker : "-");
 	printf("devices: %s (%s)\n", s->devices.nr ? s->devices.v[0] : "-",
-	       pf->devs.available ? pf->devs.how : "not verified");
+	       pf->devs.how ? pf->devs.how : "not verified");
 	printf("plugins (timer %s, from %s):\n", plan.timer, plugins_dir);
 	for (i = 0; i < plan.reasons.nr; i++)
 		printf("  %s\n", plan.reasons.v[i]);

@@ -503,7 +503,7 @@ out:
 
 /* ---- step 4: skips ----------------------------------------------------------- */
 
-/* The segment after "flag_gems.runtime.backend." on a line, e.g. "_nvidia". Caller frees; NULL if none. */
+/* The segment after "flag_gems.runtime.backend." on a line, "_<vendor>". Caller frees; NULL if none. */
 static char *backend_segment(const char *line)
 {
 	static const char needle[] = "flag_gems.runtime.backend.";
@@ -995,10 +995,11 @@ static void step_shapes(struct zl_doctor *d, struct zl_doctor_result *r)
 			set_status(r, ZL_DOCTOR_FAILED, "shape [%s] runs only at level %s (%s for %s)", key.buf, other,
 				   counts.buf, op ? op : "the op");
 			strbuf_release(&counts);
-			set_fix(r, "--level %s%s%s%s", other,
-				uses_file ? " (or keep the level and add the shape to the '" : "",
-				uses_file ? (fe.found ? fe.e.key : op ? op : "op") : "",
-				uses_file ? "' entry of a shape file passed with --shape-file)" : "");
+			if (uses_file)
+				set_fix(r, "--level %s (or keep level %s and add [%s] to the '%s' entry of a shape file "
+					"passed with --shape-file)", other, level, key.buf, fe.found ? fe.e.key : op ? op : "op");
+			else
+				set_fix(r, "--level %s", other);
 		} else if (r->status != ZL_DOCTOR_FAILED) {
 			struct strbuf counts = STRBUF_INIT;
 
@@ -1093,7 +1094,9 @@ int zl_doctor_run(struct zl_doctor *d)
 		struct zl_doctor_result *r = &d->results[i];
 
 		zl_doctor_steps[i].fn(d, r);
-		if (r->status == ZL_DOCTOR_FAILED || (d->strict && r->status == ZL_DOCTOR_WARN)) {
+		if (d->strict && r->status == ZL_DOCTOR_WARN)
+			r->status = ZL_DOCTOR_FAILED;
+		if (r->status == ZL_DOCTOR_FAILED) {
 			d->failed = (int)i;
 			break;
 		}

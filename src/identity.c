@@ -148,6 +148,24 @@ static cJSON *env_json(struct jb *jb, const struct strvec *child_env)
 	return o;
 }
 
+/* The run id of the replay source, so compare can name the pair after the directories move. */
+static cJSON *replay_run_id(const char *dir)
+{
+	char *path = zl_path_join(dir, "run_identity.json");
+	struct strbuf text = STRBUF_INIT;
+	cJSON *doc = NULL, *out = NULL;
+
+	if (strbuf_read_file(&text, path) >= 0 && (doc = cJSON_Parse(text.buf))) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(doc, "run_id");
+		if (cJSON_IsString(id))
+			out = cJSON_CreateString(id->valuestring);
+	}
+	cJSON_Delete(doc);
+	strbuf_release(&text);
+	free(path);
+	return out ? out : cJSON_CreateNull();
+}
+
 /* A JSON object handed down by batch or a scheduler through the environment, or null. */
 static cJSON *env_object(const char *name)
 {
@@ -255,6 +273,7 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 
 		add_str(&jb, o, "mode", s->replay_from ? "replay" : "record");
 		add_str(&jb, o, "replay_from", s->replay_from);
+		add(&jb, o, "replay_run_id", s->replay_from ? replay_run_id(s->replay_from) : cJSON_CreateNull());
 		for (k = keys; *k; k++) {
 			cJSON *v = cJSON_IsObject(summary) ? cJSON_GetObjectItemCaseSensitive(summary, *k) : NULL;
 			add(&jb, o, *k, v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull());

@@ -76,7 +76,14 @@ static void print_main_usage(FILE *out)
 
 static void help_help(FILE *out)
 {
-	fprintf(out, "usage: zlbench help [<command>]\n\nShows the list of commands, or one command's help.\n");
+	fprintf(out, "usage: zlbench help [<command>]\n\n"
+		"Shows the list of commands, or one command's help (the same text as\n"
+		"'zlbench <command> --help'). Global options, before the command:\n"
+		"  -q, --quiet      only what is wrong: no run header, summary or warnings\n"
+		"  -v, --verbose    more detail where a command has it\n"
+		"  -V, --version    zlbench's version and the versions of libyaml, sqlite3, cJSON, libcurl\n\n"
+		"Environment: NO_COLOR turns colour off (colour is used only on a terminal).\n\n"
+		"Examples:\n  zlbench help run\n  zlbench compare --help\n");
 }
 
 static int cmd_help(int argc, const char **argv)
@@ -85,6 +92,10 @@ static int cmd_help(int argc, const char **argv)
 
 	if (argc < 2) {
 		print_main_usage(stdout);
+		return ZL_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		help_help(stdout);
 		return ZL_EXIT_OK;
 	}
 	c = zl_command_find(argv[1]);

@@ -56,7 +56,7 @@ static int check_backend(struct zl_preflight *pf, struct strbuf *msg)
 	if (pf->devs.tool_failed)
 		return zl_error(msg, "backend '%s': %s", b->name, pf->devs.how ? pf->devs.how : b->query_tool);
 	if (!pf->devs.available)
-		strvec_pushf(&pf->warnings, "devices not verified: %s", pf->devs.how ? pf->devs.how : "unknown");
+		strvec_pushf(&pf->warnings, "devices %s", pf->devs.how ? pf->devs.how : "not verified");
 	return 0;
 }
 

@@ -89,6 +89,7 @@ void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *
 				strvec_push(env, *x);
 	}
 	strvec_pushf(env, "%s=%s", s->backend->visibility_var, devs.buf);
+	strvec_pushv(env, (const char **)s->backend->pin_env);
 
 	strvec_pushf(env, "ZL_RUN_DIR=%s", pf->out_dir ? pf->out_dir : "");
 	strvec_pushf(env, "ZL_BACKEND=%s", s->backend->name);
@@ -247,7 +248,7 @@ static void print_header(const struct zl_settings *s, const struct zl_preflight 
 		if (d)
 			fprintf(o, "device:      %d  %s  %s\n", d->index, d->name ? d->name : "?", d->uuid ? d->uuid : "?");
 		else
-			fprintf(o, "device:      %s  (not verified: %s)\n", s->devices.v[i], pf->devs.how ? pf->devs.how : "no enumeration");
+			fprintf(o, "device:      %s  (%s)\n", s->devices.v[i], pf->devs.how ? pf->devs.how : "not verified");
 	}
 	fprintf(o, "flaggems:    %s%s%s%s\n", s->flaggems_dir, demo ? "  [" : "", demo ? demo : "", demo ? "]" : "");
 	fprintf(o, "level:       %s (%s)\n", s->level, zl_source_name(s->v[ZL_SET_LEVEL].source));
@@ -339,23 +340,42 @@ static int vendor_mismatch(const char *run_dir, struct strbuf *msg)
 	return mismatch;
 }
 
-/* The first line of pytest.log that looks like an error, for `reason`. */
+/*
+ * The line of pytest.log that best says why a run did not pass, for `reason`:
+ * zlbench's own markers first, then pytest's short summary ("FAILED node - msg"),
+ * its error lines ("E   ..."), and only then anything that mentions an error.
+ */
+struct reason_mark {
+	const char *text;
+	int line_start;   /* must begin the line */
+};
+
 static char *first_error_line(const char *run_dir)
 {
-	static const char *const marks[] = { "VENDOR_MISMATCH", "REPLAY_MISS", "ERROR", "Error", "error:", "FAILED", "Traceback", NULL };
+	static const struct reason_mark marks[] = {
+		{ "VENDOR_MISMATCH", 0 }, { "REPLAY_MISS", 0 }, { "FAILED ", 1 }, { "ERROR ", 1 },
+		{ "E   ", 1 }, { "Fatal Python error", 0 }, { "Traceback", 1 }, { "Error", 0 },
+		{ NULL, 0 },
+	};
 	char *path = zl_path_join(run_dir, "pytest.log");
 	struct strbuf text = STRBUF_INIT;
 	char *found = NULL;
-	const char *const *m;
+	const struct reason_mark *m;
 
 	if (strbuf_read_file(&text, path) >= 0) {
-		for (m = marks; *m && !found; m++) {
-			const char *hit = strstr(text.buf, *m);
-			if (hit) {
+		for (m = marks; m->text && !found; m++) {
+			const char *hit = text.buf;
+
+			while ((hit = strstr(hit, m->text))) {
 				const char *start = hit, *end = strchr(hit, '\n');
+
 				while (start > text.buf && start[-1] != '\n')
 					start--;
-				found = xstrndup(start, end ? (size_t)(end - start) : strlen(start));
+				if (!m->line_start || start == hit) {
+					found = xstrndup(start, end ? (size_t)(end - start) : strlen(start));
+					break;
+				}
+				hit += strlen(m->text);
 			}
 		}
 	}

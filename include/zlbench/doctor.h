@@ -62,7 +62,7 @@ struct zl_doctor {
 	struct zl_settings *s;          /* borrowed; resolved */
 	struct strvec want_shapes;      /* shapes the user expects (--shape), as given */
 	double timeout_s;               /* bound of each Python step */
-	int strict;                     /* a warning stops the walk and fails */
+	int strict;                     /* a warning becomes a failure (and stops the walk) */
 	struct zl_doctor_result results[ZL_DOCTOR_STEPS];
 	int failed;                     /* index of the step that failed, or -1 */
 	struct strvec commands;         /* every command started, for --verbose and JSON */

@@ -108,7 +108,7 @@ int zl_slurm_parse_job_id(const char *out, char **id);
 struct zl_slurm_device {
 	char *pin;          /* the --devices value */
 	char *gpus;         /* SLURM_STEP_GPUS or SLURM_JOB_GPUS */
-	char *how;          /* e.g. "CUDA_VISIBLE_DEVICES=2 set by Slurm" */
+	char *how;          /* e.g. "<visibility var>=2 set by Slurm (SLURM_JOB_GPUS=2)" */
 };
 void zl_slurm_device_release(struct zl_slurm_device *d);
 int zl_slurm_task_device(const struct zl_backend *b, struct zl_slurm_device *out, struct strbuf *err);

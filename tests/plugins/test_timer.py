@@ -146,6 +146,16 @@ def test_capture_failure_falls_back_to_direct_for_that_shape_only(bench):
     assert s["fallback_reasons"] == [g["fallback_reason"]]
 
 
+def test_capture_failure_leaves_the_device_usable(bench):
+    # After a failed capture torch's RNG stays in capture mode unless reset; the
+    # next benchmark's torch.randn would fail.
+    r = bench.run(["benchmark/test_ops.py::test_nonzero", "benchmark/test_ops.py::test_add"],
+                  backend_env("cuda", **ONE_SHAPE))
+    assert r.rc == 0, r
+    s = r.json("plugins", "timer_summary.json")
+    assert (s["graph"], s["fallbacks"]) == (3, 1)
+
+
 def test_device_without_graph_api_falls_back(bench):
     r = bench.run(["benchmark/test_ops.py::test_add"],
                   backend_env("cuda", FAKE_NO_GRAPH=1, **ONE_SHAPE))

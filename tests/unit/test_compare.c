@@ -70,14 +70,19 @@ static void test_verdicts(void **state)
 	double band;
 	(void)state;
 
-	/* IQR rule: same when |B-A| <= (IQR_A + IQR_B) / 2 */
+	/* IQR rule: same when |B-A| <= max((IQR_A + IQR_B) / 2, threshold * A) */
 	assert_int_equal(zl_compare_verdict(1.0, 1.08, 0.1, 50, 0.1, 50, 5, &band, &basis), ZL_VERDICT_SAME);
 	assert_int_equal(basis, ZL_BASIS_IQR);
 	assert_true(fabs(band - 0.1) < 1e-15);
 	assert_int_equal(zl_compare_verdict(1.0, 1.08, 0.02, 50, 0.04, 50, 5, &band, &basis), ZL_VERDICT_SLOWER);
 	assert_int_equal(zl_compare_verdict(1.0, 0.92, 0.02, 50, 0.04, 50, 5, &band, &basis), ZL_VERDICT_FASTER);
-	/* 2 % change but tight noise: beyond noise although under the threshold */
-	assert_int_equal(zl_compare_verdict(1.0, 1.02, 0.001, 50, 0.001, 50, 5, &band, &basis), ZL_VERDICT_SLOWER);
+	/* 2 % change, tight noise: the run-to-run floor (the threshold) keeps it "same"... */
+	assert_int_equal(zl_compare_verdict(1.0, 1.02, 0.001, 50, 0.001, 50, 5, &band, &basis), ZL_VERDICT_SAME);
+	assert_int_equal(basis, ZL_BASIS_IQR);
+	assert_true(fabs(band - 0.05) < 1e-15);
+	/* ...and with a 1 % floor it is beyond noise */
+	assert_int_equal(zl_compare_verdict(1.0, 1.02, 0.001, 50, 0.001, 50, 1, &band, &basis), ZL_VERDICT_SLOWER);
+	assert_true(fabs(band - 0.01) < 1e-15);
 	/* no statistics (or one sample) on a side: the threshold decides */
 	assert_int_equal(zl_compare_verdict(1.0, 1.02, NAN, -1, 0.001, 50, 5, &band, &basis), ZL_VERDICT_SAME);
 	assert_int_equal(basis, ZL_BASIS_THRESHOLD);
@@ -395,7 +400,16 @@ static void test_noise_aware(void **state)
 		assert_int_equal(c.rows[i].verdict, ZL_VERDICT_SAME);
 	zl_compare_release(&c);
 
+	/* tight noise, but 3 % is under the default 5 % run-to-run floor: same */
 	write_and_load(p, 1.03, NULL, 0.005);
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	for (i = 0; i < c.nr_rows; i++)
+		assert_int_equal(c.rows[i].verdict, ZL_VERDICT_SAME);
+	zl_compare_release(&c);
+
+	/* with a 1 % floor the same tight noise makes 3 % a slowdown */
+	opts.threshold_pct = 1;
 	opts.fail_pct = 2;
 	zl_compare_init(&c);
 	zl_compare_runs(&p->a, &p->b, &opts, &c);
@@ -406,6 +420,7 @@ static void test_noise_aware(void **state)
 	zl_compare_release(&c);
 
 	/* the same 3 % with no timer data is within the 5 % threshold */
+	opts.threshold_pct = 5;
 	write_and_load(p, 1.03, NULL, -1);
 	zl_compare_init(&c);
 	zl_compare_runs(&p->a, &p->b, &opts, &c);

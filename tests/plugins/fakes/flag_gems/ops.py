@@ -4,6 +4,7 @@ import os
 
 import torch
 import triton
+import triton.language as tl
 
 from flag_gems.utils.libentry import libentry, libtuner
 
@@ -18,7 +19,7 @@ def _cost(n, block):
                    for b, w, s in ((64, 4, 2), (128, 4, 3), (256, 8, 3))],
           key=["n"], strategy=["log"])
 @triton.jit
-def add_kernel(x, y, n, BLOCK: "constexpr"):
+def add_kernel(x, y, n, BLOCK: tl.constexpr):
     return _cost(n, BLOCK)
 
 
@@ -29,7 +30,7 @@ def add(x, y):
 
 @triton.autotune(configs=[triton.Config({"BLOCK": b}) for b in (64, 128, 256)], key=["n"])
 @triton.jit
-def mul_kernel(x, n, BLOCK: "constexpr"):
+def mul_kernel(x, n, BLOCK: tl.constexpr):
     return 2 * _cost(n, BLOCK)
 
 

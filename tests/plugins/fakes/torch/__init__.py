@@ -83,6 +83,11 @@ def empty(*shape, dtype=float32, device="cuda"):
 
 
 def randn(*shape, dtype=float32, device="cuda"):
+    cuda._rng_offset_increment()
+    return Tensor(_shape(shape), dtype, device)
+
+
+def zeros(*shape, dtype=float32, device="cuda"):
     return Tensor(_shape(shape), dtype, device)
 
 

@@ -22,6 +22,16 @@ def _launch(cost_ms, name="kernel"):
     _clock[0] += cost_ms
 
 
+# As torch's CUDA generator: capture_begin puts it in capture mode, only a
+# successful capture_end takes it out; random numbers outside a capture then fail.
+_rng_capturing = [False]
+
+
+def _rng_offset_increment():
+    if _rng_capturing[0] and _capturing[0] is None:
+        raise RuntimeError("Offset increment outside graph capture encountered unexpectedly.")
+
+
 def is_current_stream_capturing():
     return _capturing[0] is not None
 
@@ -104,11 +114,13 @@ class CUDAGraph:
         if _capturing[0] is not None:
             raise RuntimeError("already capturing")
         _capturing[0] = self
+        _rng_capturing[0] = True
 
     def capture_end(self):
         _capturing[0] = None
         if self._invalid:
             raise RuntimeError("CUDA error: operation failed due to a previous error during capture")
+        _rng_capturing[0] = False
         self._ready = True
 
     def replay(self):

@@ -7,3 +7,4 @@ from .runtime.jit import jit  # noqa: F401
 from . import runtime  # noqa: F401
 from . import testing  # noqa: F401
 from . import backends  # noqa: F401
+from . import language  # noqa: F401

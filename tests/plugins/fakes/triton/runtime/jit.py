@@ -19,7 +19,7 @@ class Param:
     def __init__(self, num, p):
         self.num = num
         self.name = p.name
-        self.is_constexpr = p.annotation == "constexpr"
+        self.is_constexpr = getattr(p.annotation, "__name__", None) == "constexpr"
         self.do_not_specialize = False
         self.default = p.default
 

@@ -8,8 +8,6 @@ import triton
 
 import flag_gems
 
-from .conftest import Config, update_result  # noqa: F401
-
 vendor_name = flag_gems.vendor_name
 
 

@@ -2,8 +2,6 @@
 the --record json output (one object per op with a details list)."""
 import json
 
-import pytest
-
 import flag_gems  # noqa: F401  (imported at conftest load, like FlagGems')
 
 from . import consts

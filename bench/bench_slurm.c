@@ -1,0 +1,221 @@
+/*
+ * Slurm launcher figures, side by side in one run: 16 fixture ops of a known
+ * duration on 4 GPUs, once through the local launcher (`zlbench batch --devices
+ * 0,1,2,3`) and once through a real one-node Slurm cluster with 4 fake GPUs
+ * (`zlbench batch --launcher slurm`, scripts/slurm-up.sh brings it up and leaves
+ * it running). Printed: both makespans, and the scheduling overhead per op:
+ * (Slurm makespan - local makespan) / (ops per GPU), the time Slurm adds to each
+ * op's turn on its GPU (submission, task start, the task wrapper, polling);
+ * goal <= 1 s on the local cluster.
+ * The ops live in a generated FlagGems-shaped tree in /tmp whose tests sleep
+ * DURATION_S; conftest, base and src/ are the bundled demo's (symlinks).
+ * usage: bench_slurm ZLBENCH [DURATION_S]   (use a build without sanitizers)
+ * Prints "skipped: ..." and exits 0 when Slurm's packages are absent.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+#include "zlbench/batch.h"
+#include "zlbench/child.h"
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/strbuf.h"
+#include "zlbench/util.h"
+
+#define GPUS 4
+#define OPS 16
+
+static const char *const demo_links[] = {
+	"benchmark/__init__.py", "benchmark/conftest.py", "benchmark/base.py", "benchmark/consts.py",
+	"benchmark/core_shapes.yaml", "pytest.ini", "src", NULL
+};
+
+static int make_tree(const char *root, double duration, struct strbuf *ops, struct strbuf *err)
+{
+	struct strbuf py = STRBUF_INIT;
+	char *bench = zl_path_join(root, "benchmark"), *path;
+	const char *const *l;
+	int i, rc = -1;
+
+	if (zl_mkdir_p(bench, err))
+		goto out;
+	for (l = demo_links; *l; l++) {
+		char *target = xstrfmt("%s/examples/demo/%s", ZL_SOURCE_DIR, *l);
+		char *link = zl_path_join(root, *l);
+		int bad = symlink(target, link);
+
+		if (bad)
+			zl_error(err, "cannot link '%s': %s", link, strerror(errno));
+		free(target);
+		free(link);
+		if (bad)
+			goto out;
+	}
+	strbuf_addf(&py, "import time\n\nimport pytest\n\nDURATION = %.3f\n\n", duration);
+	for (i = 0; i < OPS; i++) {
+		strbuf_addf(&py, "\n@pytest.mark.sop%02d\ndef test_sop%02d():\n    time.sleep(DURATION)\n\n", i, i);
+		strbuf_addf(ops, "%ssop%02d", i ? "," : "", i);
+	}
+	path = zl_path_join(bench, "test_slurm_ops.py");
+	rc = zl_write_file_atomic(path, py.buf, py.len, err);
+	free(path);
+out:
+	free(bench);
+	strbuf_release(&py);
+	return rc;
+}
+
+/* Bring the cluster up; its environment lines ("export NAME=value") go to env. 0, 1 skip, -1 error. */
+static int slurm_up(struct strvec *env, struct strbuf *why)
+{
+	const char *argv[] = { ZL_SOURCE_DIR "/scripts/slurm-up.sh", NULL };
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct strvec lines = STRVEC_INIT;
+	size_t i;
+	int code = 0, rc = -1;
+
+	if (zl_capture(argv, NULL, 120, &out, &code, &err)) {
+		strbuf_addf(why, "cannot run %s: %s", argv[0], err.buf);
+		goto out;
+	}
+	if (code == 77) {
+		strbuf_addstr(why, "slurm-wlm/munge are not installed (apt-get install -y slurm-wlm munge)");
+		rc = 1;
+		goto out;
+	}
+	if (code) {
+		strbuf_addf(why, "%s exited %d: %s", argv[0], code, out.buf);
+		goto out;
+	}
+	strvec_split(&lines, out.buf, '\n');
+	for (i = 0; i < lines.nr; i++)
+		if (zl_starts_with(lines.v[i], "export "))
+			strvec_push(env, lines.v[i] + strlen("export "));
+	rc = 0;
+out:
+	strbuf_release(&out);
+	strbuf_release(&err);
+	strvec_clear(&lines);
+	return rc;
+}
+
+struct pass {
+	double makespan_s;
+	double wall_sum_s;   /* of the ops, as ops_status.csv records them */
+	size_t rows, passed;
+	int exit_code;
+};
+
+static int run_pass(const char *const *argv, const char *const *env, const char *batch_dir, struct pass *p)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, text = STRBUF_INIT;
+	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
+	char *path = zl_path_join(batch_dir, ZL_BATCH_STATUS_FILE);
+	double t0 = zl_now_monotonic();
+	size_t i, complete;
+	int rc = -1;
+
+	if (zl_capture(argv, env, 900, &out, &p->exit_code, &err)) {
+		fprintf(stderr, "bench: %s\n", err.buf);
+		goto out;
+	}
+	p->makespan_s = zl_now_monotonic() - t0;
+	if (strbuf_read_file(&text, path) < 0 || zl_batch_rows_parse(text.buf, text.len, &rows, &complete, &err)) {
+		fprintf(stderr, "bench: no %s (exit %d): %s\n", path, p->exit_code, out.buf);
+		goto out;
+	}
+	for (i = 0; i < rows.nr; i++) {
+		p->wall_sum_s += rows.v[i].v[ZL_BCOL_WALL_S] ? strtod(rows.v[i].v[ZL_BCOL_WALL_S], NULL) : 0;
+		p->passed += rows.v[i].v[ZL_BCOL_STATUS] && !strcmp(rows.v[i].v[ZL_BCOL_STATUS], "passed");
+	}
+	p->rows = rows.nr;
+	rc = 0;
+out:
+	zl_batch_rows_release(&rows);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	strbuf_release(&text);
+	free(path);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	double duration = argc > 2 ? atof(argv[2]) : 1.5;
+	struct strbuf err = STRBUF_INIT, ops = STRBUF_INIT, why = STRBUF_INIT;
+	struct strvec env = STRVEC_INIT;
+	struct pass local, slurm;
+	char *root = NULL, *tree, *out_local, *out_slurm;
+	double per_op;
+	int up;
+
+	if (argc < 2 || duration <= 0) {
+		fprintf(stderr, "usage: bench_slurm ZLBENCH [DURATION_S]\n");
+		return 2;
+	}
+	memset(&local, 0, sizeof(local));
+	memset(&slurm, 0, sizeof(slurm));
+	up = slurm_up(&env, &why);
+	if (up) {
+		printf("zlbench slurm benchmark: %s: %s\n", up > 0 ? "skipped" : "FAILED", why.buf);
+		return up > 0 ? 0 : 1;
+	}
+	if (zl_mkdtemp_in("/tmp", "zl-bench-slurm-", &root, &err)) {
+		fprintf(stderr, "bench: %s\n", err.buf);
+		return 1;
+	}
+	tree = zl_path_join(root, "flaggems");
+	out_local = zl_path_join(root, "local");
+	out_slurm = zl_path_join(root, "slurm");
+	if (make_tree(tree, duration, &ops, &err)) {
+		fprintf(stderr, "bench: cannot build the tree: %s\n", err.buf);
+		return 1;
+	}
+	strvec_pushf(&env, "ZL_HOME=%s/home", root);
+	strvec_pushf(&env, "FLAGGEMS_CACHE_DIR=%s/flaggems-cache", root);
+	strvec_pushf(&env, "TRITON_CACHE_DIR=%s/triton-cache", root);
+	strvec_pushf(&env, "ZL_DEV_ROOT=%s/dev", root);
+	strvec_push(&env, "NO_COLOR=1");
+	strvec_push(&env, "ZL_RUNS_DIR");
+	strvec_push(&env, "CUDA_VISIBLE_DEVICES");
+	{
+		const char *a_local[] = { argv[1], "batch", "--backend", "cuda", "--devices", "0,1,2,3",
+					  "--flaggems-dir", tree, "--python", "/usr/bin/python3", "--ops", ops.buf,
+					  "--out", out_local, "--progress", "none", NULL };
+		const char *a_slurm[] = { argv[1], "batch", "--launcher", "slurm", "--backend", "cuda",
+					  "--flaggems-dir", tree, "--python", "/usr/bin/python3", "--ops", ops.buf,
+					  "--out", out_slurm, "--progress", "none", NULL };
+
+		if (run_pass(a_local, env.v, out_local, &local) || run_pass(a_slurm, env.v, out_slurm, &slurm))
+			return 1;
+	}
+	if (local.passed != OPS || slurm.passed != OPS) {
+		fprintf(stderr, "bench: not every op passed (local %zu/%d, slurm %zu/%d); see %s\n", local.passed, OPS,
+			slurm.passed, OPS, root);
+		return 1;
+	}
+	per_op = (slurm.makespan_s - local.makespan_s) / ((double)OPS / GPUS);
+	printf("zlbench slurm benchmark: %d fixture ops sleeping %.2f s each, %d GPUs (fake, one-node Slurm %s)\n", OPS,
+	       duration, GPUS, getenv("SLURM_CONF") ? getenv("SLURM_CONF") : "from scripts/slurm-up.sh");
+	printf("op = one `zlbench run` (sleep + interpreter, plugins, preflight); 2 CPU cores shared by every run\n");
+	printf("%-44s %15s %15s\n", "launcher", "makespan", "mean op wall");
+	printf("%-44s %13.2f s %13.2f s\n", "local (--devices 0,1,2,3)", local.makespan_s, local.wall_sum_s / OPS);
+	printf("%-44s %13.2f s %13.2f s\n", "slurm (--launcher slurm, job array)", slurm.makespan_s,
+	       slurm.wall_sum_s / OPS);
+	printf("%-44s %15s %15s %7s\n", "metric", "goal", "measured", "ratio");
+	bench_row("scheduling overhead per op (slurm - local)", 1.0, per_op > 0 ? per_op : 0, "s");
+	zl_remove_tree(root, &err);
+	free(root);
+	free(tree);
+	free(out_local);
+	free(out_slurm);
+	strvec_clear(&env);
+	strbuf_release(&ops);
+	strbuf_release(&err);
+	strbuf_release(&why);
+	return 0;
+}

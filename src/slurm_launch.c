@@ -1,0 +1,1053 @@
+/*
+ * zlbench batch --launcher slurm, on the submitting host: write the sbatch
+ * script, submit one job array, then follow it with bounded scontrol calls,
+ * turning each ended task into an ops_status.csv row (its run identity and
+ * Slurm's verdict together) and a history entry. SIGINT cancels the array.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "zlbench/batch.h"
+#include "zlbench/child.h"
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/history.h"
+#include "zlbench/plan.h"
+#include "zlbench/run.h"
+#include "zlbench/runload.h"
+#include "zlbench/slurm.h"
+#include "zlbench/util.h"
+#include "zlbench/zlbench.h"
+#include "zlbench/banned.h"
+
+/* Slurm's KillWait when the cluster does not say: its documented default. */
+#define KILL_WAIT_DEFAULT_S 30.0
+
+/* One array task of one submission, as the follower tracks it. */
+struct ftask {
+	const struct zl_slurm_submission *sub;
+	const struct zl_slurm_task *t;
+	char *name;                /* attempt name: "mm", "mm.2" */
+	int recorded;              /* its row is written (or it never started: no row) */
+	double over_since;         /* when Slurm first said it ended (monotonic); 0: not yet */
+	char *state;               /* Slurm's last word, for the progress line */
+	char *reason;
+	char *node;
+	char *gpus;                /* from its task record, once running */
+};
+
+struct follower {
+	const struct zl_batch_config *bc;
+	const struct zl_slurm_config *sc;
+	const struct zl_slurm_run_opts *o;
+	struct zl_batch_status st;
+	struct zl_batch_rows rows;
+	struct ftask *tasks;
+	size_t nr, alloc;
+	size_t done, total;
+	double settle_s;           /* how long an ended task may take to leave its record */
+	double t0;
+	double wall_sum;
+	size_t wall_n;
+	struct zl_history *db;
+	int history_off;
+	int interrupt_sig;
+	int cancelled;
+	int live, plain, color;
+	size_t live_len;
+	int query_failing;         /* scontrol failed last time (said once) */
+};
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+static double env_seconds(const char *name, double fallback)
+{
+	const char *v = getenv(name);
+	double d;
+
+	if (v && *v && !zl_parse_double(v, &d) && d > 0)
+		return d;
+	return fallback;
+}
+
+static double cmd_timeout(void)
+{
+	return env_seconds("ZL_SLURM_TIMEOUT", ZL_SLURM_CMD_TIMEOUT_DEFAULT);
+}
+
+/* Run a Slurm client command, bounded. 0 with *code and out filled; -1 when it could not start. */
+static int slurm_cmd(const char *const *argv, struct strbuf *out, int *code, struct strbuf *err)
+{
+	if (zl_capture(argv, NULL, cmd_timeout(), out, code, err))
+		return zl_error(err, "cannot run '%s': %s (is Slurm's client installed and on PATH?)", argv[0],
+				strerror(errno));
+	strbuf_trim(out);
+	return 0;
+}
+
+/* KillWait from `scontrol show config`: how long Slurm gives a cancelled task before SIGKILL. */
+static double kill_wait_s(void)
+{
+	static const char *const argv[] = { "scontrol", "show", "config", NULL };
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	double s = KILL_WAIT_DEFAULT_S;
+	const char *p;
+	int code = 1;
+
+	if (!slurm_cmd(argv, &out, &code, &err) && !code && (p = strstr(out.buf, "\nKillWait"))) {
+		p = strchr(p, '=');
+		if (p)
+			s = strtod(p + 1, NULL);
+	}
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return s;
+}
+
+static char *abs_path(const struct follower *f, const char *rel)
+{
+	return zl_path_join(f->bc->dir, rel);
+}
+
+/* The task's own record (slurm/tasks/<job>_<i>.json), or NULL. Caller deletes. */
+static cJSON *read_marker(const struct follower *f, const struct ftask *t)
+{
+	char *path = xstrfmt("%s/%s/tasks/%s_%ld.json", f->bc->dir, ZL_SLURM_DIR, t->sub->job_id, t->t->index);
+	struct strbuf text = STRBUF_INIT;
+	cJSON *doc = NULL;
+
+	if (strbuf_read_file(&text, path) >= 0)
+		doc = cJSON_Parse(text.buf);
+	if (doc && !cJSON_IsObject(doc)) {
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
+	strbuf_release(&text);
+	free(path);
+	return doc;
+}
+
+static int marker_finished(const cJSON *m)
+{
+	const char *s = m ? zl_json_path_string(m, "state") : NULL;
+
+	return s && !strcmp(s, "finished");
+}
+
+static double json_number(const cJSON *doc, const char *key, double fallback)
+{
+	const cJSON *n = doc ? cJSON_GetObjectItemCaseSensitive(doc, key) : NULL;
+
+	return cJSON_IsNumber(n) ? n->valuedouble : fallback;
+}
+
+/*
+ * When Slurm has forgotten the job (older than MinJobAge), slurmstepd's own
+ * lines in the task's output file still say why it ended.
+ */
+static const struct {
+	const char *needle;
+	const char *state;
+} out_file_verdicts[] = {
+	{ "DUE TO TIME LIMIT", "TIMEOUT" },
+	{ "DUE TO PREEMPTION", "PREEMPTED" },
+	{ "DUE TO NODE FAILURE", "NODE_FAIL" },
+	{ "oom_kill event", "OUT_OF_MEMORY" },
+	{ "Exceeded job memory limit", "OUT_OF_MEMORY" },
+	{ "CANCELLED AT", "CANCELLED" },
+};
+
+static const struct zl_slurm_state_def *verdict_from_out_file(const struct follower *f, const struct ftask *t)
+{
+	char *path = xstrfmt("%s/logs/slurm-%s_%ld.out", f->bc->dir, t->sub->job_id, t->t->index);
+	struct strbuf text = STRBUF_INIT;
+	const struct zl_slurm_state_def *d = NULL;
+	size_t i;
+
+	if (strbuf_read_file(&text, path) >= 0)
+		for (i = 0; i < ZL_ARRAY_SIZE(out_file_verdicts) && !d; i++)
+			if (strstr(text.buf, out_file_verdicts[i].needle))
+				d = zl_slurm_state_find(out_file_verdicts[i].state);
+	strbuf_release(&text);
+	free(path);
+	return d;
+}
+
+/* Slurm prints local times without a zone ("2026-11-29T18:03:25"); ISO 8601 UTC, or 0 when unparsable. */
+static int slurm_time_utc(const char *t, char out[32], double *epoch)
+{
+	struct tm tm;
+	time_t when;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!t || sscanf(t, "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+			 &tm.tm_sec) != 6)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	tm.tm_isdst = -1;
+	when = mktime(&tm);
+	if (when == (time_t)-1)
+		return 0;
+	zl_utc_iso8601(out, (double)when);
+	if (epoch)
+		*epoch = (double)when;
+	return 1;
+}
+
+/*
+ * Slurm's verdict goes into the run's own identity too, so that the run
+ * explains itself: status and reason replaced (what zlbench run wrote stays in
+ * scheduler.run_status), scheduler.slurm_state added.
+ */
+static void patch_identity(const char *run_dir, const char *slurm_state, const char *status, const char *reason)
+{
+	char *path = zl_path_join(run_dir, "run_identity.json");
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	cJSON *doc = NULL, *sched;
+	char *out = NULL;
+	int bad = 0;
+
+	if (strbuf_read_file(&text, path) < 0 || !(doc = cJSON_Parse(text.buf)) || !cJSON_IsObject(doc))
+		goto done;
+	sched = cJSON_GetObjectItemCaseSensitive(doc, "scheduler");
+	if (!cJSON_IsObject(sched)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(doc, "scheduler");
+		sched = cJSON_CreateObject();
+		if (!sched || !cJSON_AddItemToObject(doc, "scheduler", sched)) {
+			cJSON_Delete(sched);
+			goto done;
+		}
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(sched, "slurm_state");
+	bad |= slurm_state && zl_json_add_string(sched, "slurm_state", slurm_state);
+	if (status) {
+		const char *was = zl_json_path_string(doc, "status");
+
+		if (!cJSON_GetObjectItemCaseSensitive(sched, "run_status"))
+			bad |= zl_json_add_string(sched, "run_status", was);
+		cJSON_DeleteItemFromObjectCaseSensitive(doc, "status");
+		cJSON_DeleteItemFromObjectCaseSensitive(doc, "reason");
+		bad |= zl_json_add_string(doc, "status", status) || zl_json_add_string(doc, "reason", reason);
+	}
+	if (!bad && (out = cJSON_Print(doc)) && zl_write_file_atomic(path, out, strlen(out), &err))
+		zl_print_warning("%s", err.buf);
+done:
+	cJSON_Delete(doc);
+	free(out);
+	strbuf_release(&text);
+	strbuf_release(&err);
+	free(path);
+}
+
+/* ---- progress ---------------------------------------------------------------------------- */
+
+static void fmt_duration(struct strbuf *sb, double s)
+{
+	long t = (long)(s + 0.5);
+
+	if (t >= 3600)
+		strbuf_addf(sb, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+	else if (t >= 60)
+		strbuf_addf(sb, "%ldm%02lds", t / 60, t % 60);
+	else
+		strbuf_addf(sb, "%lds", t);
+}
+
+static void clear_live(struct follower *f)
+{
+	if (f->live && f->live_len) {
+		fputs("\r\033[K", stderr);
+		f->live_len = 0;
+	}
+}
+
+static void refresh_live(struct follower *f)
+{
+	struct strbuf line = STRBUF_INIT;
+	struct winsize ws;
+	size_t width = 80, i, pending = 0, running = 0;
+	const char *why = NULL;
+
+	if (!f->live)
+		return;
+	if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col > 10)
+		width = ws.ws_col;
+	strbuf_addf(&line, "[%zu/%zu]", f->done, f->total);
+	for (i = 0; i < f->nr; i++) {
+		const struct ftask *t = &f->tasks[i];
+
+		if (t->recorded || !t->state)
+			continue;
+		if (!strcmp(t->state, "PENDING")) {
+			pending++;
+			if (!why)
+				why = t->reason;
+		} else if (!strcmp(t->state, "RUNNING")) {
+			running++;
+			strbuf_addf(&line, " %s@%s:%s", t->t->op, t->node ? t->node : "?", t->gpus ? t->gpus : "?");
+		}
+	}
+	if (pending)
+		strbuf_addf(&line, "  %zu pending%s%s%s", pending, why ? " (" : "", why ? why : "", why ? ")" : "");
+	if (f->wall_n && running) {
+		double left = f->wall_sum / (double)f->wall_n * (double)(f->total - f->done) / (double)running;
+
+		strbuf_addstr(&line, "  ETA ");
+		fmt_duration(&line, left);
+	}
+	if (line.len > width - 1)
+		strbuf_setlen(&line, width - 1);
+	fprintf(stderr, "\r\033[K%s", line.buf);
+	fflush(stderr);
+	f->live_len = line.len;
+	strbuf_release(&line);
+}
+
+/* The line for a finished op: plain mode prints every op, live mode the ones that did not pass. */
+static void print_finished(struct follower *f, const struct zl_batch_row *r)
+{
+	const char *st = r->v[ZL_BCOL_STATUS] ? r->v[ZL_BCOL_STATUS] : "?";
+	int ok = !strcmp(st, ZL_STATUS_PASSED);
+	struct strbuf line = STRBUF_INIT;
+
+	if ((!f->live && !f->plain) || (ok && !f->plain))
+		return;
+	strbuf_addf(&line, "[%zu/%zu] %s: %s%s%s", f->done, f->total, r->v[ZL_BCOL_OP],
+		    f->color ? zl_color_start(ok ? ZL_COLOR_GREEN : ZL_COLOR_RED) : "", st,
+		    f->color ? ZL_COLOR_RESET : "");
+	if (r->v[ZL_BCOL_EXIT_CODE] && !ok)
+		strbuf_addf(&line, " (exit %s)", r->v[ZL_BCOL_EXIT_CODE]);
+	strbuf_addf(&line, " on device %s after %.1f s", r->v[ZL_BCOL_DEVICE] ? r->v[ZL_BCOL_DEVICE] : "-",
+		    r->v[ZL_BCOL_WALL_S] ? strtod(r->v[ZL_BCOL_WALL_S], NULL) : 0.0);
+	if (r->v[ZL_BCOL_RUN_DIR])
+		strbuf_addf(&line, ", %s", r->v[ZL_BCOL_RUN_DIR]);
+	if (!ok && r->v[ZL_BCOL_REASON])
+		strbuf_addf(&line, ": %s", r->v[ZL_BCOL_REASON]);
+	clear_live(f);
+	fprintf(stderr, "%s\n", line.buf);
+	fflush(stderr);
+	strbuf_release(&line);
+}
+
+/* ---- rows ---------------------------------------------------------------------------------- */
+
+static void keep_row(struct follower *f, const struct zl_batch_row *r)
+{
+	struct zl_batch_row *kept;
+	size_t i;
+
+	ALLOC_GROW(f->rows.v, f->rows.nr + 1, f->rows.alloc);
+	kept = &f->rows.v[f->rows.nr++];
+	zl_batch_row_init(kept);
+	for (i = 0; i < ZL_BCOL__COUNT; i++)
+		zl_batch_row_set(kept, (enum zl_batch_col)i, r->v[i]);
+}
+
+static void ingest(struct follower *f, const char *run_dir)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (f->history_off)
+		return;
+	if (!f->db && zl_history_open(NULL, &f->db, &err)) {
+		zl_print_warning("history not updated: %s", err.buf);
+		f->history_off = 1;
+	} else if (zl_history_ingest_run(f->db, run_dir, &err)) {
+		zl_print_warning("history not updated for '%s': %s", run_dir, err.buf);
+	}
+	strbuf_release(&err);
+}
+
+/*
+ * The task has ended: its row from the run identity, the task record and
+ * Slurm's verdict (rec NULL when Slurm no longer knows the job). A task that
+ * never started leaves no row: its op is "not run", and --resume runs it.
+ */
+static void record_task(struct follower *f, struct ftask *t, const struct zl_slurm_task_state *rec)
+{
+	struct zl_batch_row r;
+	struct strbuf err = STRBUF_INIT;
+	cJSON *marker = read_marker(f, t);
+	char *run_rel = xstrfmt("runs/%s", t->name), *log_rel = xstrfmt("logs/%s.log", t->name);
+	char *run_dir = abs_path(f, run_rel), *log_path = abs_path(f, log_rel);
+	const struct zl_slurm_state_def *verdict = rec ? zl_slurm_state_find(rec->state) : verdict_from_out_file(f, t);
+	const char *id_status, *mk_reason = marker ? zl_json_path_string(marker, "reason") : NULL;
+	int have_id, overridden = 0, mk_done = marker_finished(marker);
+	char stamp[32];
+	double t_start = 0, t_end = 0;
+
+	t->recorded = 1;
+	/*
+	 * Never started: no task record and no node. (Not the run directory: a
+	 * later submission may run the same attempt of an op this one never started.)
+	 */
+	if (!marker && (!rec || !rec->node))
+		goto out;
+	zl_batch_row_init(&r);
+	have_id = !zl_batch_row_from_identity(&r, run_dir, &err);
+	id_status = have_id ? r.v[ZL_BCOL_STATUS] : NULL;
+	if (!id_status || !strcmp(id_status, ZL_STATUS_RUNNING)) {
+		/* no final identity: the task record's exit code, else Slurm's */
+		int code = mk_done ? (int)json_number(marker, "exit_code", ZL_EXIT_INTERNAL)
+			   : rec ? (rec->exit_signal ? ZL_EXIT_SIGNAL_BASE + rec->exit_signal : rec->exit_code)
+			   : ZL_EXIT_INTERNAL;
+
+		if (!mk_done && !rec) {
+			zl_batch_row_set(&r, ZL_BCOL_STATUS, ZL_STATUS_INTERRUPTED);
+			zl_batch_row_setf(&r, ZL_BCOL_REASON, "slurm no longer knows job %s and task %ld left no final record "
+					  "(its node may have failed)", t->sub->job_id, t->t->index);
+		} else {
+			zl_batch_row_set(&r, ZL_BCOL_STATUS, zl_batch_status_from_exit(code, 0));
+			if (mk_reason)
+				zl_batch_row_set(&r, ZL_BCOL_REASON, mk_reason);
+			else if (code)
+				zl_batch_row_setf(&r, ZL_BCOL_REASON, "zlbench run ended (exit %d) without a final run identity",
+						  code);
+		}
+		zl_batch_row_setf(&r, ZL_BCOL_EXIT_CODE, "%d", code);
+	}
+	id_status = r.v[ZL_BCOL_STATUS];
+	/* Slurm's verdict wins over a run it cut short (and over an OOM-killed one) */
+	if (verdict && verdict->status &&
+	    (!have_id || !strcmp(id_status, ZL_STATUS_INTERRUPTED) || !strcmp(id_status, ZL_STATUS_RUNNING) ||
+	     (verdict->over_crashed && !strcmp(id_status, ZL_STATUS_CRASHED)))) {
+		zl_batch_row_set(&r, ZL_BCOL_STATUS, verdict->status);
+		if (f->cancelled && !strcmp(verdict->name, "CANCELLED"))
+			zl_batch_row_setf(&r, ZL_BCOL_REASON, "%s by zlbench batch after %s", verdict->why,
+					  f->interrupt_sig ? strsignal(f->interrupt_sig) : "an interrupt");
+		else
+			zl_batch_row_set(&r, ZL_BCOL_REASON, verdict->why);
+		overridden = 1;
+	}
+	zl_batch_row_set(&r, ZL_BCOL_OP, t->t->op);
+	zl_batch_row_setf(&r, ZL_BCOL_ATTEMPT, "%d", t->t->attempt);
+	zl_batch_row_set(&r, ZL_BCOL_RUN_DIR, zl_is_dir(run_dir) ? run_rel : NULL);
+	zl_batch_row_set(&r, ZL_BCOL_LOG, zl_is_file(log_path) ? log_rel : NULL);
+	if (!r.v[ZL_BCOL_BACKEND])
+		zl_batch_row_set(&r, ZL_BCOL_BACKEND, f->bc->backend);
+	if (!r.v[ZL_BCOL_LEVEL])
+		zl_batch_row_set(&r, ZL_BCOL_LEVEL, f->bc->level);
+	{
+		/* the device as <node>:<granted index>: indices repeat across nodes */
+		const char *node = marker ? zl_json_path_string(marker, "node") : NULL;
+		const char *gpus = marker ? zl_json_path_string(marker, "gpus") : NULL;
+
+		if (!gpus && marker)
+			gpus = zl_json_path_string(marker, "device");
+		if (!node && rec)
+			node = rec->node;
+		if (node || gpus)
+			zl_batch_row_setf(&r, ZL_BCOL_DEVICE, "%s:%s", node ? node : "?", gpus ? gpus : "?");
+	}
+	if (rec) {
+		slurm_time_utc(rec->start, stamp, &t_start);
+		slurm_time_utc(rec->end, stamp, &t_end);
+	}
+	if (!r.v[ZL_BCOL_STARTED_AT]) {
+		const char *s = marker ? zl_json_path_string(marker, "started_at") : NULL;
+
+		if (s)
+			zl_batch_row_set(&r, ZL_BCOL_STARTED_AT, s);
+		else if (rec && slurm_time_utc(rec->start, stamp, NULL))
+			zl_batch_row_set(&r, ZL_BCOL_STARTED_AT, stamp);
+	}
+	if (!r.v[ZL_BCOL_FINISHED_AT]) {
+		const char *s = marker ? zl_json_path_string(marker, "finished_at") : NULL;
+
+		if (s)
+			zl_batch_row_set(&r, ZL_BCOL_FINISHED_AT, s);
+		else if (rec && slurm_time_utc(rec->end, stamp, NULL))
+			zl_batch_row_set(&r, ZL_BCOL_FINISHED_AT, stamp);
+	}
+	if (!isnan(json_number(marker, "wall_s", NAN)))
+		zl_batch_row_setf(&r, ZL_BCOL_WALL_S, "%.3f", json_number(marker, "wall_s", 0));
+	else if (t_start > 0 && t_end >= t_start)
+		zl_batch_row_setf(&r, ZL_BCOL_WALL_S, "%.3f", t_end - t_start);
+	zl_batch_row_set(&r, ZL_BCOL_WARMUP_SHARDS, "0");
+
+	if (have_id)
+		patch_identity(run_dir, rec ? rec->state : verdict ? verdict->name : NULL,
+			       overridden ? r.v[ZL_BCOL_STATUS] : NULL, r.v[ZL_BCOL_REASON]);
+	strbuf_reset(&err);
+	if (zl_batch_status_append(&f->st, &r, &err))
+		zl_print_error("%s", err.buf);
+	keep_row(f, &r);
+	f->done++;
+	if (r.v[ZL_BCOL_WALL_S] && strcmp(r.v[ZL_BCOL_STATUS], ZL_STATUS_INTERRUPTED)) {
+		f->wall_sum += strtod(r.v[ZL_BCOL_WALL_S], NULL);
+		f->wall_n++;
+	}
+	if (have_id)
+		ingest(f, run_dir);
+	print_finished(f, &r);
+	zl_batch_row_release(&r);
+out:
+	cJSON_Delete(marker);
+	strbuf_release(&err);
+	free(run_rel);
+	free(log_rel);
+	free(run_dir);
+	free(log_path);
+}
+
+/* ---- following the jobs -------------------------------------------------------------------- */
+
+static void set_str(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = v ? xstrdup(v) : NULL;
+}
+
+/*
+ * Ask Slurm about one submission and record its tasks that have ended.
+ * Returns the number still to come, or -1 when Slurm could not be asked.
+ */
+static long poll_submission(struct follower *f, const struct zl_slurm_submission *sub)
+{
+	const char *argv[] = { "scontrol", "-o", "show", "job", sub->job_id, NULL };
+	struct zl_slurm_job job = ZL_SLURM_JOB_INIT;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	double now = zl_now_monotonic();
+	long left = 0;
+	size_t i;
+	int code = 0;
+
+	if (slurm_cmd(argv, &out, &code, &err)) {
+		left = -1;
+		goto out;
+	}
+	if (code && strstr(out.buf, "Invalid job id")) {
+		job.unknown = 1;
+	} else if (code || zl_slurm_parse_show_job(out.buf, sub->job_id, &job, &err)) {
+		if (!err.len)
+			zl_error(&err, "scontrol -o show job %s exited with %d%s%s", sub->job_id, code,
+				 out.len ? ": " : "", out.buf);
+		left = -1;
+		goto out;
+	}
+	for (i = 0; i < f->nr; i++) {
+		struct ftask *t = &f->tasks[i];
+		const struct zl_slurm_task_state *rec;
+		const struct zl_slurm_state_def *d;
+		cJSON *marker;
+		int ended;
+
+		if (t->sub != sub || t->recorded)
+			continue;
+		rec = zl_slurm_job_find(&job, t->t->index);
+		d = rec ? zl_slurm_state_find(rec->state) : NULL;
+		if (rec) {
+			set_str(&t->state, rec->state);
+			set_str(&t->reason, rec->reason);
+			set_str(&t->node, rec->node);
+		}
+		marker = read_marker(f, t);
+		if (marker && !t->gpus)
+			set_str(&t->gpus, zl_json_path_string(marker, "gpus"));
+		/* Slurm forgot the job or this task: what the batch directory holds is all there is */
+		ended = job.unknown || !rec || (d && d->done);
+		if (ended && !t->over_since)
+			t->over_since = now;
+		if (ended && (marker_finished(marker) || (rec && !rec->node) || job.unknown ||
+			      now - t->over_since >= f->settle_s)) {
+			record_task(f, t, job.unknown ? NULL : rec);
+		} else {
+			left++;
+		}
+		cJSON_Delete(marker);
+	}
+out:
+	if (left < 0 && !f->query_failing) {
+		clear_live(f);
+		zl_print_warning("cannot ask Slurm about job %s (retrying): %s", sub->job_id, err.buf);
+		f->query_failing = 1;
+	} else if (left >= 0) {
+		f->query_failing = 0;
+	}
+	zl_slurm_job_release(&job);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return left;
+}
+
+/* 1 when a task of sub still waits for its row. */
+static int unrecorded(const struct follower *f, const struct zl_slurm_submission *sub)
+{
+	size_t i;
+
+	for (i = 0; i < f->nr; i++)
+		if (f->tasks[i].sub == sub && !f->tasks[i].recorded)
+			return 1;
+	return 0;
+}
+
+static void cancel_jobs(struct follower *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->sc->nr; i++) {
+		const struct zl_slurm_submission *sub = &f->sc->subs[i];
+		const char *argv[] = { "scancel", sub->job_id, NULL };
+		struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+		int code = 0;
+
+		if (!sub->job_id || !unrecorded(f, sub))
+			continue;
+		if (slurm_cmd(argv, &out, &code, &err) || code)
+			zl_print_error("scancel %s failed: %s%s", sub->job_id, err.len ? err.buf : "", out.buf);
+		strbuf_release(&out);
+		strbuf_release(&err);
+	}
+	f->cancelled = 1;
+}
+
+/* How far follow() goes. */
+enum follow_mode {
+	FOLLOW_ONCE,   /* one round: record what has ended */
+	FOLLOW_ENDED,  /* until every task Slurm says has ended has its row (they settle) */
+	FOLLOW_ALL,    /* until every task has its row */
+};
+
+/* Tasks without a row that Slurm has not reported ended (queued or running). */
+static long still_active(const struct follower *f)
+{
+	size_t i;
+	long n = 0;
+
+	for (i = 0; i < f->nr; i++)
+		n += !f->tasks[i].recorded && !f->tasks[i].over_since;
+	return n;
+}
+
+/*
+ * Follow the submissions. cancel: the first SIGINT/SIGTERM/SIGHUP cancels the
+ * jobs and keeps following (the tasks end their runs and leave truthful
+ * identities), a second stops following; without cancel the first stops.
+ */
+static void follow(struct follower *f, enum follow_mode mode, int cancel)
+{
+	double interval = env_seconds("ZL_SLURM_POLL", ZL_SLURM_POLL_DEFAULT);
+	int stop = 0;
+
+	for (;;) {
+		long left = 0;
+		size_t i;
+		int failed = 0;
+		struct pollfd pfd;
+
+		for (i = 0; i < f->sc->nr; i++) {
+			long n;
+
+			if (!f->sc->subs[i].job_id || !unrecorded(f, &f->sc->subs[i]))
+				continue;
+			n = poll_submission(f, &f->sc->subs[i]);
+			if (n < 0)
+				failed = 1;
+			else
+				left += n;
+		}
+		if ((!left && !failed) || mode == FOLLOW_ONCE || stop)
+			break;
+		if (mode == FOLLOW_ENDED && !failed && left == still_active(f))
+			break;
+		refresh_live(f);
+		pfd = (struct pollfd){ zl_signals_fd(), POLLIN, 0 };
+		if (poll(&pfd, 1, (int)(interval * 1000)) < 0 && errno != EINTR)
+			break;
+		for (;;) {
+			int sig = zl_signals_take();
+
+			if (!sig)
+				break;
+			if (sig == SIGCHLD)
+				continue;
+			clear_live(f);
+			if (!f->interrupt_sig)
+				f->interrupt_sig = sig;
+			if (cancel && !f->cancelled) {
+				fprintf(stderr, "zlbench: %s: cancelling the Slurm job array (scancel); waiting for its "
+						"tasks to end their runs (again to stop waiting)\n", strsignal(sig));
+				cancel_jobs(f);
+			} else {
+				fprintf(stderr, "zlbench: %s: no longer following; tasks not recorded yet are recorded by "
+						"zlbench batch --collect %s\n", strsignal(sig), f->bc->dir);
+				stop = 1;
+			}
+		}
+	}
+	clear_live(f);
+}
+
+/* ---- set-up -------------------------------------------------------------------------------- */
+
+static int follower_open(struct follower *f, const struct zl_batch_config *bc, const struct zl_slurm_config *sc,
+			 const struct zl_slurm_run_opts *o, struct strbuf *err)
+{
+	size_t i, j;
+
+	memset(f, 0, sizeof(*f));
+	f->bc = bc;
+	f->sc = sc;
+	f->o = o;
+	f->st.fd = -1;
+	f->t0 = zl_now_monotonic();
+	f->total = bc->ops.nr;
+	f->history_off = getenv("ZL_NO_HISTORY") != NULL;
+	f->live = zl_verbosity >= 0 && (o->progress == ZL_PROGRESS_LIVE ||
+					(o->progress == ZL_PROGRESS_AUTO && isatty(2)));
+	f->plain = zl_verbosity >= 0 && !f->live && o->progress != ZL_PROGRESS_NONE;
+	f->color = zl_use_color(2);
+	if (zl_batch_status_open(&f->st, bc->dir, &f->rows, err))
+		return -1;
+	for (i = 0; i < bc->ops.nr; i++) {
+		const struct zl_batch_row *last = zl_batch_rows_last(&f->rows, bc->ops.v[i]);
+
+		if (last && zl_batch_status_final(last->v[ZL_BCOL_STATUS], o->retry_failed))
+			f->done++;
+	}
+	/* the tasks without a row: a row names its op and attempt */
+	for (i = 0; i < sc->nr; i++) {
+		const struct zl_slurm_submission *sub = &sc->subs[i];
+
+		for (j = 0; j < sub->nr; j++) {
+			const struct zl_slurm_task *t = &sub->tasks[j];
+			size_t k;
+			int has_row = 0;
+			struct ftask *ft;
+
+			for (k = 0; k < f->rows.nr && !has_row; k++) {
+				const struct zl_batch_row *r = &f->rows.v[k];
+
+				has_row = r->v[ZL_BCOL_OP] && !strcmp(r->v[ZL_BCOL_OP], t->op) && r->v[ZL_BCOL_ATTEMPT] &&
+					  atoi(r->v[ZL_BCOL_ATTEMPT]) == t->attempt;
+			}
+			if (has_row || !sub->job_id)
+				continue;
+			ALLOC_GROW(f->tasks, f->nr + 1, f->alloc);
+			ft = &f->tasks[f->nr++];
+			memset(ft, 0, sizeof(*ft));
+			ft->sub = sub;
+			ft->t = t;
+			ft->name = zl_batch_attempt_name(t->op, t->attempt);
+		}
+	}
+	f->settle_s = f->nr ? kill_wait_s() + 5.0 : 0;
+	return 0;
+}
+
+static void follower_outcome(const struct follower *f, struct zl_batch_outcome *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->total = f->bc->ops.nr;
+	for (i = 0; i < f->bc->ops.nr; i++) {
+		const struct zl_batch_row *r = zl_batch_rows_last(&f->rows, f->bc->ops.v[i]);
+		const char *st = r ? r->v[ZL_BCOL_STATUS] : NULL;
+
+		if (!st)
+			out->not_run++;
+		else if (!strcmp(st, ZL_STATUS_PASSED))
+			out->passed++;
+		else if (!strcmp(st, ZL_STATUS_PREFLIGHT_FAILED))
+			out->preflight_failed++;
+		else if (!strcmp(st, ZL_STATUS_TIMEOUT))
+			out->timeout++;
+		else if (!strcmp(st, ZL_STATUS_CRASHED))
+			out->crashed++;
+		else if (!strcmp(st, ZL_STATUS_INTERRUPTED))
+			out->interrupted++;
+		else
+			out->failed++;
+	}
+	out->interrupt_sig = f->interrupt_sig;
+	out->makespan_s = zl_now_monotonic() - f->t0;
+}
+
+static void follower_close(struct follower *f)
+{
+	size_t i;
+
+	zl_batch_status_close(&f->st);
+	zl_batch_rows_release(&f->rows);
+	for (i = 0; i < f->nr; i++) {
+		free(f->tasks[i].name);
+		free(f->tasks[i].state);
+		free(f->tasks[i].reason);
+		free(f->tasks[i].node);
+		free(f->tasks[i].gpus);
+	}
+	free(f->tasks);
+	zl_history_close(f->db);
+}
+
+/* ---- submitting ------------------------------------------------------------------------------ */
+
+/*
+ * The next attempt of op: after every attempt its rows name, on fresh paths. A
+ * task that never started has no row and no paths: its attempt number is reused.
+ */
+static int next_attempt(const struct zl_batch_config *bc, const struct zl_batch_rows *rows, const char *op)
+{
+	size_t i;
+	int k = 0;
+
+	for (i = 0; i < rows->nr; i++)
+		if (rows->v[i].v[ZL_BCOL_OP] && !strcmp(rows->v[i].v[ZL_BCOL_OP], op) && rows->v[i].v[ZL_BCOL_ATTEMPT] &&
+		    atoi(rows->v[i].v[ZL_BCOL_ATTEMPT]) > k)
+			k = atoi(rows->v[i].v[ZL_BCOL_ATTEMPT]);
+	for (k++;; k++) {
+		char *name = zl_batch_attempt_name(op, k);
+		char *run = xstrfmt("%s/runs/%s", bc->dir, name), *log = xstrfmt("%s/logs/%s.log", bc->dir, name);
+		int used = access(run, F_OK) == 0 || access(log, F_OK) == 0;
+
+		free(name);
+		free(run);
+		free(log);
+		if (!used)
+			return k;
+	}
+}
+
+/* Paths the generated script writes into #SBATCH lines and that every node must reach. */
+static int check_paths(const struct zl_batch_config *bc, const char *exe, struct strbuf *err)
+{
+	if (strpbrk(bc->dir, " \t\n%'\"\\"))
+		return zl_error(err, "batch directory '%s': with --launcher slurm its path may not hold blanks, quotes, "
+				"backslashes or '%%' (Slurm's output file patterns)", bc->dir);
+	if (exe[0] != '/' || zl_ends_with(exe, " (deleted)") || access(exe, R_OK | X_OK))
+		return zl_error(err, "the zlbench binary '%s' is not an executable file the nodes can run: "
+				"was it replaced while running?", exe);
+	return 0;
+}
+
+/* Write the script of submission sub and hand it to sbatch. 0 with sub->job_id set. */
+static int submit(const struct zl_batch_config *bc, struct zl_slurm_config *sc, struct zl_slurm_submission *sub,
+		  size_t k, struct strbuf *err)
+{
+	struct strbuf script = STRBUF_INIT, out = STRBUF_INIT;
+	struct strvec env = STRVEC_INIT;
+	char *plugins = zl_plugins_dir();
+	char *script_path, *logs = zl_path_join(bc->dir, "logs"), *runs = zl_path_join(bc->dir, "runs");
+	char *sdir = zl_path_join(bc->dir, ZL_SLURM_DIR "/tasks");
+	char stamp[32];
+	size_t i;
+	int code = 0, rc = -1;
+
+	sub->script = xstrfmt("%s/submit-%zu.sbatch", ZL_SLURM_DIR, k);
+	script_path = zl_path_join(bc->dir, sub->script);
+	strvec_push(&sub->sbatch_argv, "sbatch");
+	strvec_push(&sub->sbatch_argv, "--parsable");
+	for (i = 0; i < sc->sbatch_args.nr; i++)
+		strvec_push(&sub->sbatch_argv, sc->sbatch_args.v[i]);
+	strvec_push(&sub->sbatch_argv, script_path);
+	zl_utc_iso8601(stamp, zl_now_epoch());
+	sub->submitted_at = xstrdup(stamp);
+	zl_slurm_script(sc, sub, bc, plugins, &script);
+	if (zl_mkdir_p(logs, err) || zl_mkdir_p(runs, err) || zl_mkdir_p(sdir, err) ||
+	    zl_write_file_atomic(script_path, script.buf, script.len, err))
+		goto out;
+	if (chmod(script_path, 0755)) {
+		zl_error(err, "cannot make '%s' executable: %s", script_path, strerror(errno));
+		goto out;
+	}
+	/* the tasks see the plugins where this process found them */
+	if (getenv("ZL_PLUGINS_DIR"))
+		strvec_pushf(&env, "ZL_PLUGINS_DIR=%s", plugins);
+	if (zl_capture(sub->sbatch_argv.v, env.nr ? env.v : NULL, cmd_timeout(), &out, &code, err)) {
+		zl_error(err, "cannot run sbatch: %s (is Slurm's client installed and on PATH?)", strerror(errno));
+		goto out;
+	}
+	strbuf_trim(&out);
+	if (code == ZL_EXIT_TIMEOUT) {
+		zl_error(err, "sbatch did not answer within %.0f s (ZL_SLURM_TIMEOUT); the job may or may not exist: "
+			 "check squeue before submitting again", cmd_timeout());
+		goto out;
+	}
+	if (code || zl_slurm_parse_job_id(out.buf, &sub->job_id)) {
+		zl_error(err, "sbatch refused the job (exit %d): %s", code, out.len ? out.buf : "(no output)");
+		goto out;
+	}
+	rc = 0;
+out:
+	strbuf_release(&script);
+	strbuf_release(&out);
+	strvec_clear(&env);
+	free(plugins);
+	free(script_path);
+	free(logs);
+	free(runs);
+	free(sdir);
+	return rc;
+}
+
+/* Forget the last submission (refused, or not saved): slurm.json never names a job that is not there. */
+static void drop_submission(struct zl_slurm_config *sc)
+{
+	struct zl_slurm_submission *sub = &sc->subs[--sc->nr];
+	size_t i;
+
+	free(sub->job_id);
+	free(sub->submitted_at);
+	free(sub->script);
+	strvec_clear(&sub->sbatch_argv);
+	for (i = 0; i < sub->nr; i++)
+		free(sub->tasks[i].op);
+	free(sub->tasks);
+}
+
+/* The ops without a final row, each as its next attempt, in a new submission (sc->nr not raised). */
+static struct zl_slurm_submission *plan_submission(const struct zl_batch_config *bc, struct zl_slurm_config *sc,
+						   const struct zl_batch_rows *rows, int retry_failed)
+{
+	struct zl_slurm_submission *sub;
+	size_t i;
+
+	ALLOC_GROW(sc->subs, sc->nr + 1, sc->alloc);
+	sub = &sc->subs[sc->nr];
+	memset(sub, 0, sizeof(*sub));
+	strvec_init(&sub->sbatch_argv);
+	for (i = 0; i < bc->ops.nr; i++) {
+		const struct zl_batch_row *last = zl_batch_rows_last(rows, bc->ops.v[i]);
+		struct zl_slurm_task *t;
+
+		if (last && zl_batch_status_final(last->v[ZL_BCOL_STATUS], retry_failed))
+			continue;
+		ALLOC_GROW(sub->tasks, sub->nr + 1, sub->alloc);
+		t = &sub->tasks[sub->nr];
+		t->index = (long)sub->nr;
+		t->op = xstrdup(bc->ops.v[i]);
+		t->attempt = next_attempt(bc, rows, bc->ops.v[i]);
+		sub->nr++;
+	}
+	return sub;
+}
+
+int zl_slurm_launch(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, int resume,
+		    struct zl_batch_outcome *out, int *submitted, struct strbuf *err)
+{
+	struct zl_slurm_config sc;
+	struct follower f;
+	struct zl_slurm_submission *sub;
+	int rc = -1, opened = 0;
+
+	*submitted = 0;
+	memset(out, 0, sizeof(*out));
+	zl_slurm_config_init(&sc);
+	if (zl_signals_install(err))
+		goto out;
+	if (resume) {
+		if (zl_slurm_config_load(&sc, bc->dir, err))
+			goto out;
+		/* the resumed tasks run this binary */
+		free(sc.zlbench);
+		sc.zlbench = xstrdup(o->self_exe);
+	} else {
+		sc.dir = xstrdup(bc->dir);
+		sc.partition = o->partition ? xstrdup(o->partition) : NULL;
+		sc.account = o->account ? xstrdup(o->account) : NULL;
+		sc.time_per_op_min = o->time_per_op_min;
+		if (o->sbatch_args)
+			strvec_pushv(&sc.sbatch_args, o->sbatch_args->v);
+		sc.zlbench = xstrdup(o->self_exe);
+	}
+	if (zl_slurm_check_sbatch_args(&sc.sbatch_args, err) || check_paths(bc, sc.zlbench, err))
+		goto out;
+	if (follower_open(&f, bc, &sc, o, err))
+		goto out;
+	opened = 1;
+	if (f.nr) {
+		/* record what ended since; anything still queued or running must end first */
+		follow(&f, FOLLOW_ENDED, 0);
+		if (still_active(&f)) {
+			zl_error(err, "%ld task%s of an earlier submission (job %s) %s not ended: follow it with "
+				 "zlbench batch --collect %s, or cancel it (scancel) first", still_active(&f),
+				 still_active(&f) == 1 ? "" : "s", sc.subs[sc.nr - 1].job_id,
+				 still_active(&f) == 1 ? "has" : "have", bc->dir);
+			goto out;
+		}
+	}
+	sub = plan_submission(bc, &sc, &f.rows, o->retry_failed);
+	sc.nr++;
+	if (!sub->nr) {
+		drop_submission(&sc);
+		if (zl_verbosity >= 0)
+			fprintf(stderr, "zlbench: every operator of %s has a final row; nothing to submit\n", bc->dir);
+		rc = 0;
+		goto out;
+	}
+	if (submit(bc, &sc, sub, sc.nr, err)) {
+		drop_submission(&sc);
+		goto out;
+	}
+	if (zl_slurm_config_save(&sc, err)) {
+		/* without slurm.json nothing could follow the job: take it back */
+		const char *argv[] = { "scancel", sub->job_id, NULL };
+		struct strbuf o2 = STRBUF_INIT, e2 = STRBUF_INIT;
+		int code;
+
+		slurm_cmd(argv, &o2, &code, &e2);
+		strbuf_release(&o2);
+		strbuf_release(&e2);
+		drop_submission(&sc);
+		goto out;
+	}
+	*submitted = 1;
+	if (zl_verbosity >= 0)
+		fprintf(stderr, "zlbench: submitted Slurm job %s: %zu task%s, one GPU each (%s)\n", sub->job_id, sub->nr,
+			sub->nr == 1 ? "" : "s", sub->script);
+	/* follow the new submission's tasks too */
+	follower_close(&f);
+	opened = 0;
+	if (follower_open(&f, bc, &sc, o, err))
+		goto out;
+	opened = 1;
+	if (!o->detach)
+		follow(&f, FOLLOW_ALL, 1);
+	rc = 0;
+out:
+	if (opened) {
+		if (!rc)
+			follower_outcome(&f, out);
+		follower_close(&f);
+	}
+	zl_signals_restore();
+	zl_slurm_config_release(&sc);
+	return rc;
+}
+
+int zl_slurm_collect(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, int wait,
+		     struct zl_batch_outcome *out, struct strbuf *err)
+{
+	struct zl_slurm_config sc;
+	struct follower f;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	zl_slurm_config_init(&sc);
+	if (zl_slurm_config_load(&sc, bc->dir, err) || zl_signals_install(err))
+		goto out;
+	if (follower_open(&f, bc, &sc, o, err))
+		goto out;
+	follow(&f, wait ? FOLLOW_ALL : FOLLOW_ONCE, 0);
+	follower_outcome(&f, out);
+	follower_close(&f);
+	rc = 0;
+out:
+	zl_signals_restore();
+	zl_slurm_config_release(&sc);
+	return rc;
+}

@@ -1,0 +1,47 @@
+#!/bin/bash
+# Exit codes and statuses of `zlbench run` against real pytest on the fixture tree.
+. "$(dirname "$0")/lib.sh"
+
+FX="$ZL_SOURCE_DIR/tests/fixtures/flaggems"
+cd "$TMP"
+R() { run_zl run --backend cuda --flaggems-dir "$FX" --python "$ZL_TEST_PYTHON" "$@"; }
+status() { json_get "$1/run_identity.json" "$2"; }
+
+# operator failure -> 1, status failed, reason from pytest's summary
+R --op fail --out f
+expect_rc 1
+[ "$(status f 'd["status"], d["exit_code"]')" = "('failed', 1)" ] || fail "fail: $(status f 'd["status"]')"
+case "$(status f 'd["reason"]')" in "FAILED benchmark/test_fail.py::test_fail"*) ;; *) fail "reason: $(status f 'd["reason"]')" ;; esac
+[ "$(tail -n 1 "$TMP/out")" = "RUN_DIR=$TMP/f" ] || fail "RUN_DIR after a failure"
+
+# crash by SIGSEGV -> 139, status crashed, signal 11
+R --op crash --out c
+expect_rc 139
+[ "$(status c 'd["status"], d["exit_code"], d["signal"]')" = "('crashed', 139, 11)" ] || fail "crash: $(status c 'd["status"], d["signal"]')"
+
+# no tests collected -> 5
+R --op empty --out e
+expect_rc 5
+[ "$(status e 'd["status"], d["exit_code"]')" = "('failed', 5)" ] || fail "empty"
+
+# pytest usage error -> 4 (an option pytest does not know, after --)
+R --op sleepy --out u -- --no-such-pytest-option
+expect_rc 4
+[ "$(status u 'd["exit_code"]')" = 4 ] || fail "usage"
+contains u/pytest.log "unrecognized arguments"
+
+# pytest's internal error (its own exit 3) -> 70, never 3: a conftest that raises in a hook
+mkdir -p ie/benchmark
+cp -r "$FX/src" ie/src 2>/dev/null || ln -s "$FX/src" ie/src
+cat >ie/benchmark/conftest.py <<'PY'
+def pytest_addoption(parser):
+    for o in ("--level", "--mode", "--record", "--output"):
+        parser.addoption(o)
+def pytest_collection_modifyitems(items):
+    raise RuntimeError("internal error on purpose")
+PY
+printf 'def test_x():\n    pass\n' >ie/benchmark/test_x.py
+R --flaggems-dir ie --op x --out i
+expect_rc 70
+[ "$(status i 'd["status"], d["exit_code"]')" = "('crashed', 70)" ] || fail "internal: $(status i 'd["status"], d["exit_code"]')"
+pass

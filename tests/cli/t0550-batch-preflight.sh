@@ -1,0 +1,83 @@
+#!/bin/bash
+# batch: exit 3 when every op fails preflight (a broken environment), 1 when some do;
+# devices checked against the enumeration; usage errors exit 2 and create nothing.
+. "$(dirname "$0")/lib.sh"
+FIX="$ZL_SOURCE_DIR/tests/fixtures/flaggems"
+export ZL_KILL_GRACE=2
+batch() { run_zl batch --backend cuda --flaggems-dir "$FIX" --python "$ZL_TEST_PYTHON" --progress plain "$@"; }
+
+# every op fails preflight: the interpreter does not exist
+run_zl batch --backend cuda --flaggems-dir "$FIX" --python /nonexistent/python3 --devices 0,1 \
+	--ops batch_p01,batch_p02,sleepy --out "$TMP/p" --progress plain
+expect_rc 3
+contains "$TMP/out" "3 operators: 0 passed, 0 failed, 0 crashed, 0 timed out, 3 preflight failed"
+"$ZL_TEST_PYTHON" - "$TMP/p" <<'PY' || fail "preflight rows"
+import csv, os, sys
+rows = list(csv.DictReader(open(os.path.join(sys.argv[1], "ops_status.csv"), newline="")))
+assert len(rows) == 3, rows
+for r in rows:
+    assert r["status"] == "preflight_failed" and r["exit_code"] == "3", r
+    assert "interpreter '/nonexistent/python3'" in r["reason"], r["reason"]
+    assert r["run_dir"] == "", r  # a run that fails preflight leaves no run directory
+    assert os.path.isfile(os.path.join(sys.argv[1], r["log"]))
+PY
+contains "$TMP/p/logs/sleepy.log" "PREFLIGHT_FAILED check=python"
+
+# one op fails preflight, the other passes: an op problem, not the environment
+batch --devices 0 --ops nosuchop,batch_p01 --out "$TMP/m"
+expect_rc 1
+contains "$TMP/out" "1 passed, 0 failed, 0 crashed, 0 timed out, 1 preflight failed"
+grep -q '^nosuchop,preflight_failed,3,.*no benchmark for operator' "$TMP/m/ops_status.csv" ||
+	fail "nosuchop row: $(cat "$TMP/m/ops_status.csv")"
+
+# with a query tool the devices are checked before anything starts
+fake_tool nvidia-smi "exec /bin/cat '$ZL_SHARED_DIR/fixtures/devices/nvidia-smi-h200x2/query-gpu-noheader-nounits.csv'"
+batch --devices 0,5 --ops batch_p01 --out "$TMP/d"
+expect_rc 3
+contains "$TMP/err" "PREFLIGHT_FAILED check=devices"
+contains "$TMP/err" "device 5 (from --devices) does not exist"
+[ -e "$TMP/d" ] && fail "a failed device check created the batch directory"
+# no --devices: every enumerated device
+batch --ops batch_p01 --dry-run --out "$TMP/d"
+expect_rc 0
+contains "$TMP/out" "devices: 0 1"
+lacks "$TMP/err" "not verified"
+
+# usage errors
+batch --devices 0 --out "$TMP/u"
+expect_rc 2
+contains "$TMP/err" "no operators"
+batch --devices 0 --ops mm,bmm,mm --out "$TMP/u"
+expect_rc 2
+contains "$TMP/err" "'mm' is listed twice"
+batch --devices 0 --ops 'mm;rm' --out "$TMP/u"
+expect_rc 2
+batch --devices 0 --op mm --out "$TMP/u"
+expect_rc 2
+contains "$TMP/err" "--op names one run"
+batch --devices 0,0 --ops mm --out "$TMP/u"
+expect_rc 2
+contains "$TMP/err" "device 0 is listed twice"
+batch --devices 0 --ops mm --retry-failed --out "$TMP/u"
+expect_rc 2
+batch --devices 0 --ops mm --progress loud --out "$TMP/u"
+expect_rc 2
+batch --devices 0 --ops-file "$TMP/missing.txt" --out "$TMP/u"
+expect_rc 2
+contains "$TMP/err" "cannot read ops file '$TMP/missing.txt'"
+batch --devices 0 --ops mm --level everything --out "$TMP/u"
+expect_rc 2
+[ -e "$TMP/u" ] && fail "a usage error created the batch directory"
+
+# the default batch directory: $ZL_RUNS_DIR/<UTC stamp>-<backend>-batch
+ZL_RUNS_DIR="$TMP/runs" batch --devices 0 --ops batch_p01 --dry-run
+expect_rc 0
+grep -qE "^batch dir: $TMP/runs/[0-9]{8}-[0-9]{6}-cuda-batch\$" "$TMP/out" || fail "default batch dir: $(head -n 1 "$TMP/out")"
+
+# --ops-file: comments and blank lines
+printf '# nightly\nbatch_p01   # quick\n\nbatch_p02\n' >"$TMP/ops.txt"
+batch --devices 0 --ops-file "$TMP/ops.txt" --dry-run --out "$TMP/u"
+expect_rc 0
+contains "$TMP/out" "  batch_p01"
+contains "$TMP/out" "  batch_p02"
+pass

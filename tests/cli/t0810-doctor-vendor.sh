@@ -1,0 +1,48 @@
+#!/bin/bash
+# doctor step 2 (vendor): the interpreter imports flag_gems with the run's PYTHONPATH and
+# its vendor_name matches the backend. Instance: a run pinned for one vendor importing
+# another vendor's FlagGems build.
+. "$(dirname "$0")/lib.sh"
+. "$ZL_SOURCE_DIR/tests/fixtures/doctor/doctor_lib.sh"
+cd "$TMP"
+fg_tree fg
+
+# the fixture's FlagGems is the nvidia build unless GEMS_VENDOR says otherwise
+doctor --backend musa --flaggems-dir fg --op mm
+expect_failed_at vendor
+contains "$TMP/out" "flag_gems reports vendor 'nvidia' but backend 'musa' expects 'mthreads'"
+contains "$TMP/out" "imported from $TMP/fg/src/flag_gems/__init__.py"
+contains "$TMP/out" "run it with --backend cuda"
+
+# a variable forcing FlagGems' vendor is named, and unsetting it is the fix
+GEMS_VENDOR=nvidia doctor --backend musa --flaggems-dir fg --op mm --json
+expect_rc 3
+[ "$(json_get "$TMP/out" 'd["failed_step"]')" = vendor ] || fail "failed_step is not vendor"
+json_get "$TMP/out" '"\n".join(d["steps"][1]["evidence"])' | grep -q "GEMS_VENDOR=nvidia forces" ||
+	fail "evidence does not name GEMS_VENDOR"
+json_get "$TMP/out" 'd["steps"][1]["fix"]' | grep -q "unset" || fail "fix does not say unset"
+
+# the matching vendor passes (and the walk goes on)
+GEMS_VENDOR=mthreads doctor --backend musa --flaggems-dir fg --op mm
+expect_step vendor ok
+contains "$TMP/out" "flag_gems reports vendor 'mthreads', as backend 'musa' expects"
+
+# a FlagGems that cannot be imported: the error and where it was raised
+fg_tree broken
+printf 'raise ImportError("libcuda.so.1: cannot open shared object file")\n' >broken/src/flag_gems/__init__.py
+doctor --backend cuda --flaggems-dir broken --op mm
+expect_failed_at vendor
+contains "$TMP/out" "cannot import flag_gems: ImportError: libcuda.so.1: cannot open shared object file"
+contains "$TMP/out" "raised at $TMP/broken/src/flag_gems/__init__.py:1"
+
+# a checkout without src/flag_gems imports whatever FlagGems comes next on PYTHONPATH: said so
+fg_tree nosrc
+mkdir -p other
+mv nosrc/src/flag_gems other/flag_gems
+PYTHONPATH="$TMP/other" doctor --backend cuda --flaggems-dir nosrc --op mm --json
+[ "$(json_get "$TMP/out" 'd["steps"][1]["status"]')" = ok ] || fail "vendor step not ok"
+json_get "$TMP/out" '"\n".join(d["steps"][1]["evidence"])' | grep -q "imported from $TMP/other/flag_gems/__init__.py" ||
+	fail "evidence does not show where flag_gems came from"
+json_get "$TMP/out" '"\n".join(d["steps"][1]["evidence"])' | grep -q "another installed FlagGems came first" ||
+	fail "evidence does not flag a FlagGems from outside the checkout"
+pass

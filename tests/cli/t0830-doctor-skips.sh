@@ -1,0 +1,45 @@
+#!/bin/bash
+# doctor step 4 (skips): skip/skipif marks evaluated at collection, reasons shown.
+# Instance: router_gemm skips with FlagGems' "requires Cambricon or NVIDIA Hopper backend"
+# when its guarded import of the other vendor's module fails.
+. "$(dirname "$0")/lib.sh"
+. "$ZL_SOURCE_DIR/tests/fixtures/doctor/doctor_lib.sh"
+cd "$TMP"
+
+# on musa the NVIDIA Hopper module is not there: the try fails, skipif holds
+fg_tree fg
+rm -rf fg/src/flag_gems/runtime/backend/_nvidia/hopper
+GEMS_VENDOR=mthreads doctor --backend musa --flaggems-dir fg --op router_gemm
+expect_failed_at skips
+contains "$TMP/out" "all 1 test(s) would be skipped: router_gemm benchmark requires Cambricon or NVIDIA Hopper backend"
+contains "$TMP/out" "benchmark/test_router_gemm.py::test_perf_router_gemm: skipif: router_gemm benchmark requires"
+contains "$TMP/out" "benchmark/test_router_gemm.py:12 imports another vendor's package (_nvidia): from flag_gems.runtime.backend._nvidia.hopper.ops.mm import router_gemm"
+contains "$TMP/out" "own implementation for 'mthreads': src/flag_gems/runtime/backend/_mthreads/ops/mm.py:5: def router_gemm("
+contains "$TMP/out" "import flag_gems.runtime.backend._mthreads.ops.mm.router_gemm"
+
+# a skipif whose condition is false skips nothing (test_mm.py skips only on tsingmicro)
+fg_tree fg2
+doctor --backend cuda --flaggems-dir fg2 --op mm
+expect_step skips ok
+# ... and true when FlagGems says tsingmicro (nothing else checks that vendor here)
+GEMS_VENDOR=tsingmicro doctor --backend cuda --flaggems-dir fg2 --op mm --json
+expect_rc 3
+[ "$(json_get "$TMP/out" 'd["failed_step"]')" = vendor ] || fail "a tsingmicro FlagGems passed the vendor step"
+
+# some tests skip, others run: a warning, a failure only with --strict
+cat >>fg2/benchmark/test_mm.py <<'PY'
+
+
+@pytest.mark.mm
+@pytest.mark.skip(reason="zl: not ready on this build")
+def test_mm_unready():
+    pass
+PY
+doctor --backend cuda --flaggems-dir fg2 --op mm
+expect_passed
+expect_step skips WARN
+contains "$TMP/out" "1 of 2 tests would be skipped"
+contains "$TMP/out" "benchmark/test_mm.py::test_mm_unready: skip: zl: not ready on this build"
+doctor --backend cuda --flaggems-dir fg2 --op mm --strict
+expect_failed_at skips
+pass

@@ -1,0 +1,62 @@
+#!/bin/bash
+# doctor's output: the JSON report, --quiet and --verbose, colour only on a terminal and
+# never with NO_COLOR, and a clean checkout after a diagnosis.
+. "$(dirname "$0")/lib.sh"
+. "$ZL_SOURCE_DIR/tests/fixtures/doctor/doctor_lib.sh"
+cd "$TMP"
+fg_tree fg
+
+# everything passes: JSON with seven ok steps
+doctor --backend cuda --flaggems-dir fg --op mm --json
+expect_rc 0
+json_get "$TMP/out" 'd' >/dev/null || fail "doctor --json is not JSON"
+[ "$(json_get "$TMP/out" '(d["ok"], d["failed_step"], d["op"], d["backend"], d["level"], d["warnings"])')" = \
+  "(True, None, 'mm', 'cuda', 'core', 0)" ] || fail "JSON head: $(cat "$TMP/out")"
+[ "$(json_get "$TMP/out" '[s["name"] for s in d["steps"]]')" = \
+  "['paths', 'vendor', 'collect', 'skips', 'foreign_vendor', 'tuner_cache', 'shapes']" ] || fail "step names"
+[ "$(json_get "$TMP/out" '{s["status"] for s in d["steps"]}')" = "{'ok'}" ] || fail "not all ok"
+[ "$(json_get "$TMP/out" '[s["number"] for s in d["steps"]]')" = "[1, 2, 3, 4, 5, 6, 7]" ] || fail "numbers"
+[ "$(json_get "$TMP/out" 'all(s["seen"] and s["title"] for s in d["steps"])')" = True ] || fail "seen/title missing"
+[ "$(json_get "$TMP/out" 'len(d["commands"])')" = 3 ] || fail "commands: $(json_get "$TMP/out" 'd["commands"]')"
+lacks "$TMP/err" "DOCTOR_FAILED"
+
+# text: one line per step and the result
+doctor --backend cuda --flaggems-dir fg --op mm
+expect_passed
+contains "$TMP/out" "zlbench doctor: mm on backend cuda, FlagGems $TMP/fg, level core"
+lacks "$TMP/out" "evidence:"
+lacks "$TMP/out" "command:"
+# --quiet: nothing when nothing is wrong; only the failing step when something is
+run_zl --quiet doctor --python "$ZL_TEST_PYTHON" --backend cuda --flaggems-dir fg --op mm
+expect_rc 0
+[ ! -s "$TMP/out" ] || fail "--quiet printed: $(cat "$TMP/out")"
+run_zl --quiet doctor --python "$ZL_TEST_PYTHON" --backend cuda --flaggems-dir fg --op mmm
+expect_rc 3
+grep -qE '^  FAIL 3 collect ' "$TMP/out" || fail "no FAIL line under --quiet"
+grep -qE '^  ok ' "$TMP/out" && fail "--quiet printed passing steps"
+lacks "$TMP/out" "zlbench doctor:"
+# --verbose: evidence of passing steps and the commands started
+run_zl --verbose doctor --python "$ZL_TEST_PYTHON" --backend cuda --flaggems-dir fg --op mm
+expect_rc 0
+contains "$TMP/out" "interpreter: $ZL_TEST_PYTHON"
+contains "$TMP/out" "command: (cd $TMP/fg && ZL_DOCTOR_MODE=collect $ZL_TEST_PYTHON -m pytest --collect-only"
+contains "$TMP/out" "-p zl_doctor -p zl_foreign_vendor --level core --mode kernel"
+
+# colour: only on a terminal, never with NO_COLOR
+doctor --backend cuda --flaggems-dir fg --op mmm
+grep -q $'\033\[' "$TMP/out" && fail "colour on a pipe"
+tty_run() {
+	script -qec "$*" /dev/null </dev/null | tr -d '\r' >"$TMP/tty"
+}
+tty_run "'$ZLBENCH' doctor --python '$ZL_TEST_PYTHON' --backend cuda --flaggems-dir fg --op mmm"
+grep -q $'\033\[1;31mFAIL' "$TMP/tty" || fail "no colour on a terminal: $(cat -v "$TMP/tty")"
+tty_run "NO_COLOR=1 '$ZLBENCH' doctor --python '$ZL_TEST_PYTHON' --backend cuda --flaggems-dir fg --op mmm"
+contains "$TMP/tty" "FAIL 3 collect"
+grep -q $'\033\[' "$TMP/tty" && fail "colour despite NO_COLOR"
+
+# the temporary directory of the Python steps is gone afterwards
+TMPDIR="$TMP/doctortmp" && mkdir -p "$TMPDIR" && export TMPDIR
+doctor --backend cuda --flaggems-dir fg --op mm
+expect_rc 0
+[ -z "$(ls -A "$TMP/doctortmp")" ] || fail "doctor left $(ls "$TMP/doctortmp")"
+pass

@@ -1,0 +1,5 @@
+"""triton.language: only the constexpr annotation."""
+
+
+class constexpr:
+    pass
