@@ -76,7 +76,8 @@ if ! (munge -n 2>/dev/null | unmunge >/dev/null 2>&1); then
 	mkdir -p /run/munge
 	chown munge:munge /run/munge
 	chmod 0755 /run/munge
-	runuser -u munge -- /usr/sbin/munged
+	# the daemons must not inherit the lock (fd 9): they would hold it for good
+	runuser -u munge -- /usr/sbin/munged 9>&-
 	touch "$dir/munged.started"
 	for _ in $(seq 50); do
 		(munge -n 2>/dev/null | unmunge >/dev/null 2>&1) && break
@@ -155,8 +156,8 @@ fi
 
 # --- daemons -------------------------------------------------------------------------
 # -c: ignore saved state (a fresh cluster each time it is brought up)
-slurmctld -c
-slurmd -c
+slurmctld -c 9>&-
+slurmd -c 9>&-
 
 state=
 for _ in $(seq 60); do

@@ -8,10 +8,12 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -510,6 +512,7 @@ void zl_batch_config_release(struct zl_batch_config *c)
 	free(c->dir);
 	free(c->created_at);
 	free(c->backend);
+	free(c->launcher);
 	free(c->shape_file);
 	free(c->flaggems_dir);
 	free(c->level);
@@ -564,6 +567,7 @@ int zl_batch_config_save(const struct zl_batch_config *c, struct strbuf *err)
 	      zl_json_add_string(doc, "zlbench_version", ZL_VERSION_STRING) ||
 	      zl_json_add_string(doc, "created_at", c->created_at) ||
 	      zl_json_add_string(doc, "backend", c->backend) ||
+	      zl_json_add_string(doc, "launcher", c->launcher ? c->launcher : "local") ||
 	      !cJSON_AddItemToObject(doc, "devices", strvec_to_json(&c->devices)) ||
 	      !cJSON_AddItemToObject(doc, "ops", strvec_to_json(&c->ops)) ||
 	      !cJSON_AddItemToObject(doc, "run_args", strvec_to_json(&c->run_args)) ||
@@ -614,6 +618,7 @@ int zl_batch_config_load(struct zl_batch_config *c, const char *batch_dir, struc
 	c->dir = zl_absolute_path(batch_dir);
 	c->created_at = dup_json_string(doc, "created_at");
 	c->backend = dup_json_string(doc, "backend");
+	c->launcher = dup_json_string(doc, "launcher"); /* absent before --launcher existed: local */
 	c->flaggems_dir = dup_json_string(doc, "flaggems_dir");
 	c->level = dup_json_string(doc, "level");
 	c->shape_file = dup_json_string(doc, "shape_file");
@@ -630,7 +635,7 @@ int zl_batch_config_load(struct zl_batch_config *c, const char *batch_dir, struc
 	    json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "passthrough"), &c->passthrough) ||
 	    json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "warmup_ops"), &c->warmup_ops) ||
 	    json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "argv"), &c->argv) ||
-	    !c->devices.nr || !c->ops.nr) {
+	    (!c->devices.nr && !zl_batch_is_slurm(c)) || !c->ops.nr) {
 		zl_error(err, "'%s' lacks backend, flaggems_dir, devices, ops or run_args", path);
 		goto out;
 	}
@@ -753,6 +758,130 @@ fail:
 	close(fd);
 	free(path);
 	return -1;
+}
+
+/* ---- shared by the launchers -------------------------------------------------------- */
+
+int zl_batch_is_slurm(const struct zl_batch_config *c)
+{
+	return c->launcher && !strcmp(c->launcher, "slurm");
+}
+
+void zl_batch_rows_add(struct zl_batch_rows *rows, const struct zl_batch_row *r)
+{
+	struct zl_batch_row *kept;
+	size_t i;
+
+	ALLOC_GROW(rows->v, rows->nr + 1, rows->alloc);
+	kept = &rows->v[rows->nr++];
+	zl_batch_row_init(kept);
+	for (i = 0; i < ZL_BCOL__COUNT; i++)
+		zl_batch_row_set(kept, (enum zl_batch_col)i, r->v[i]);
+}
+
+void zl_batch_outcome_count(const struct zl_batch_config *c, const struct zl_batch_rows *rows,
+			    struct zl_batch_outcome *out)
+{
+	static const struct {
+		const char *status;
+		size_t offset;
+	} counters[] = {
+		{ ZL_STATUS_PASSED, offsetof(struct zl_batch_outcome, passed) },
+		{ ZL_STATUS_PREFLIGHT_FAILED, offsetof(struct zl_batch_outcome, preflight_failed) },
+		{ ZL_STATUS_TIMEOUT, offsetof(struct zl_batch_outcome, timeout) },
+		{ ZL_STATUS_CRASHED, offsetof(struct zl_batch_outcome, crashed) },
+		{ ZL_STATUS_INTERRUPTED, offsetof(struct zl_batch_outcome, interrupted) },
+	};
+	size_t i, j;
+
+	memset(out, 0, sizeof(*out));
+	out->total = c->ops.nr;
+	for (i = 0; i < c->ops.nr; i++) {
+		const struct zl_batch_row *r = zl_batch_rows_last(rows, c->ops.v[i]);
+		const char *st = r ? r->v[ZL_BCOL_STATUS] : NULL;
+		size_t *counter = &out->failed; /* failed, or a status this table does not know */
+
+		if (!st) {
+			out->not_run++;
+			continue;
+		}
+		for (j = 0; j < ZL_ARRAY_SIZE(counters); j++)
+			if (!strcmp(st, counters[j].status))
+				counter = (size_t *)((char *)out + counters[j].offset);
+		(*counter)++;
+	}
+}
+
+void zl_batch_fmt_duration(struct strbuf *sb, double s)
+{
+	long t = (long)(s + 0.5);
+
+	if (t >= 3600)
+		strbuf_addf(sb, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+	else if (t >= 60)
+		strbuf_addf(sb, "%ldm%02lds", t / 60, t % 60);
+	else
+		strbuf_addf(sb, "%lds", t);
+}
+
+void zl_batch_display_init(struct zl_batch_display *d, enum zl_batch_progress mode)
+{
+	memset(d, 0, sizeof(*d));
+	d->live = zl_verbosity >= 0 && (mode == ZL_PROGRESS_LIVE || (mode == ZL_PROGRESS_AUTO && isatty(2)));
+	d->plain = zl_verbosity >= 0 && !d->live && mode != ZL_PROGRESS_NONE;
+	d->color = zl_use_color(2);
+}
+
+void zl_batch_display_clear(struct zl_batch_display *d)
+{
+	if (d->live && d->live_len)
+		fputs("\r\033[K", stderr);
+	d->live_len = 0;
+}
+
+void zl_batch_display_line(struct zl_batch_display *d, const char *text, int force)
+{
+	struct winsize ws;
+	size_t width = 80, len = strlen(text);
+	double now = zl_now_monotonic();
+
+	if (!d->live || (!force && now < d->next_refresh))
+		return;
+	d->next_refresh = now + 1.0;
+	if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col > 10)
+		width = ws.ws_col;
+	if (len > width - 1)
+		len = width - 1;
+	fprintf(stderr, "\r\033[K%.*s", (int)len, text);
+	fflush(stderr);
+	d->live_len = len;
+}
+
+void zl_batch_display_finished(struct zl_batch_display *d, size_t done, size_t total,
+			       const struct zl_batch_row *r)
+{
+	const char *st = r->v[ZL_BCOL_STATUS] ? r->v[ZL_BCOL_STATUS] : "?";
+	int ok = !strcmp(st, ZL_STATUS_PASSED);
+	struct strbuf line = STRBUF_INIT;
+
+	if ((!d->live && !d->plain) || (ok && !d->plain))
+		return;
+	strbuf_addf(&line, "[%zu/%zu] %s: %s%s%s", done, total, r->v[ZL_BCOL_OP],
+		    d->color ? zl_color_start(ok ? ZL_COLOR_GREEN : ZL_COLOR_RED) : "", st,
+		    d->color ? ZL_COLOR_RESET : "");
+	if (r->v[ZL_BCOL_EXIT_CODE] && !ok)
+		strbuf_addf(&line, " (exit %s)", r->v[ZL_BCOL_EXIT_CODE]);
+	strbuf_addf(&line, " on device %s after %.1f s", r->v[ZL_BCOL_DEVICE] ? r->v[ZL_BCOL_DEVICE] : "-",
+		    r->v[ZL_BCOL_WALL_S] ? strtod(r->v[ZL_BCOL_WALL_S], NULL) : 0.0);
+	if (r->v[ZL_BCOL_RUN_DIR])
+		strbuf_addf(&line, ", %s", r->v[ZL_BCOL_RUN_DIR]);
+	if (!ok && r->v[ZL_BCOL_REASON])
+		strbuf_addf(&line, ": %s", r->v[ZL_BCOL_REASON]);
+	zl_batch_display_clear(d);
+	fprintf(stderr, "%s\n", line.buf);
+	d->next_refresh = 0;
+	fflush(stderr);
+	strbuf_release(&line);
 }
 
 /* ---- summary ---------------------------------------------------------------------- */

@@ -102,10 +102,8 @@ struct sched {
 	double t0;
 	double wall_sum;
 	size_t wall_n;
-	int live, plain, color;
+	struct zl_batch_display disp;
 	int warned_level;          /* the comprehensive-level note was printed */
-	size_t live_len;
-	double next_refresh;
 	char host[256];
 };
 
@@ -635,55 +633,21 @@ static void row_copy(struct zl_batch_row *dst, const struct zl_batch_row *src)
 		zl_batch_row_set(dst, (enum zl_batch_col)i, src->v[i]);
 }
 
-static void print_finished(struct sched *s, const struct zl_batch_row *r)
-{
-	const char *st = r->v[ZL_BCOL_STATUS] ? r->v[ZL_BCOL_STATUS] : "?";
-	int ok = !strcmp(st, ZL_STATUS_PASSED);
-	struct strbuf line = STRBUF_INIT;
-
-	if (!s->live && !s->plain)
-		return;
-	if (!ok || s->plain) {
-		strbuf_addf(&line, "[%zu/%zu] %s: %s%s%s", s->done, s->total, r->v[ZL_BCOL_OP],
-			    s->color ? zl_color_start(ok ? ZL_COLOR_GREEN : ZL_COLOR_RED) : "", st,
-			    s->color ? ZL_COLOR_RESET : "");
-		if (r->v[ZL_BCOL_EXIT_CODE] && !ok)
-			strbuf_addf(&line, " (exit %s)", r->v[ZL_BCOL_EXIT_CODE]);
-		strbuf_addf(&line, " on device %s after %.1f s", r->v[ZL_BCOL_DEVICE] ? r->v[ZL_BCOL_DEVICE] : "-",
-			    r->v[ZL_BCOL_WALL_S] ? strtod(r->v[ZL_BCOL_WALL_S], NULL) : 0.0);
-		if (r->v[ZL_BCOL_RUN_DIR])
-			strbuf_addf(&line, ", %s", r->v[ZL_BCOL_RUN_DIR]);
-		if (!ok && r->v[ZL_BCOL_REASON])
-			strbuf_addf(&line, ": %s", r->v[ZL_BCOL_REASON]);
-		if (s->live && s->live_len)
-			fputs("\r\033[K", stderr);
-		fprintf(stderr, "%s\n", line.buf);
-		s->live_len = 0;
-		s->next_refresh = 0;
-		fflush(stderr);
-	}
-	strbuf_release(&line);
-}
-
 /* The op is over: append its row (fsync'd) and count it. */
 static void finish_op(struct sched *s, struct op_state *op, const struct zl_batch_row *r)
 {
 	struct strbuf err = STRBUF_INIT;
-	struct zl_batch_row *kept;
 
 	op->finished = 1;
 	if (zl_batch_status_append(&s->st, r, &err))
 		zl_print_error("%s", err.buf);
-	ALLOC_GROW(s->rows.v, s->rows.nr + 1, s->rows.alloc);
-	kept = &s->rows.v[s->rows.nr++];
-	zl_batch_row_init(kept);
-	row_copy(kept, r);
+	zl_batch_rows_add(&s->rows, r);
 	s->done++;
 	if (r->v[ZL_BCOL_STATUS] && strcmp(r->v[ZL_BCOL_STATUS], ZL_STATUS_INTERRUPTED)) {
 		s->wall_sum += zl_now_monotonic() - op->wall_started;
 		s->wall_n++;
 	}
-	print_finished(s, r);
+	zl_batch_display_finished(&s->disp, s->done, s->total, r);
 	strbuf_release(&err);
 }
 

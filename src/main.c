@@ -68,6 +68,10 @@ static void print_main_usage(FILE *out)
 
 	fprintf(out, "usage: zlbench [--version] [--quiet|--verbose] <command> [<options>] [-- <pytest args>]\n\n");
 	fprintf(out, "Operator benchmarks of FlagGems on any accelerator vendor, with runs that explain themselves.\n\n");
+	fprintf(out, "Global options (before the command):\n"
+		"  -q, --quiet      only what is wrong: no run header, summary or warnings\n"
+		"  -v, --verbose    more detail where a command has it\n"
+		"  -V, --version    zlbench's version and the versions of libyaml, sqlite3, cJSON, libcurl\n\n");
 	fprintf(out, "Commands:\n");
 	for (c = commands; c->name; c++)
 		fprintf(out, "  %-12s %s\n", c->name, c->summary);
@@ -78,10 +82,8 @@ static void help_help(FILE *out)
 {
 	fprintf(out, "usage: zlbench help [<command>]\n\n"
 		"Shows the list of commands, or one command's help (the same text as\n"
-		"'zlbench <command> --help'). Global options, before the command:\n"
-		"  -q, --quiet      only what is wrong: no run header, summary or warnings\n"
-		"  -v, --verbose    more detail where a command has it\n"
-		"  -V, --version    zlbench's version and the versions of libyaml, sqlite3, cJSON, libcurl\n\n"
+		"'zlbench <command> --help'). The global options (quiet, verbose, version) are\n"
+		"listed by 'zlbench --help'.\n\n"
 		"Environment: NO_COLOR turns colour off (colour is used only on a terminal).\n\n"
 		"Examples:\n  zlbench help run\n  zlbench compare --help\n");
 }

@@ -206,8 +206,9 @@ static void supervise(struct supervised *sv, double timeout_s)
 			if (!sv->interrupt_sig)
 				sv->interrupt_sig = sig;
 			if (!sv->reaped) {
-				fprintf(stderr, "\nzlbench: %s: forwarding to the run's process group\n", strsignal(sig));
+				/* signal first: the message may fail if our stdout/stderr is gone */
 				child_kill(&sv->cp, sig);
+				fprintf(stderr, "\nzlbench: %s: forwarded to the run's process group\n", strsignal(sig));
 				if (!kill_at)
 					kill_at = zl_now_monotonic() + grace;
 			}
@@ -402,6 +403,8 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 	zl_run_facts_init(&f);
 	zl_plan_make(s->backend, s->cudagraph, &plan);
 
+	/* a closed terminal or log reader must not kill the supervisor before the identity is final */
+	signal(SIGPIPE, SIG_IGN);
 	/* from here on every path leaves a truthful identity and removes temporary caches */
 	if (zl_signals_install(&err) || zl_mkdir_p(pf->out_dir, &err)) {
 		zl_print_error("%s", err.buf);
@@ -428,6 +431,8 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 		zl_print_warning("cannot write '%s': %s", log_path, strerror(errno));
 	sv.cp.dir = s->flaggems_dir;
 	sv.cp.new_pgroup = 1;
+	/* if zlbench itself is killed outright, pytest must not keep the device */
+	sv.cp.pdeathsig = SIGTERM;
 	sv.cp.capture_output = 1;
 	f.started_epoch = zl_now_epoch();
 	if (child_start(&sv.cp, &err)) {

@@ -909,12 +909,18 @@ static void drop_submission(struct zl_slurm_config *sc)
 	free(sub->tasks);
 }
 
-/* The ops without a final row, each as its next attempt, in a new submission (sc->nr not raised). */
+/*
+ * The ops without a final row, each as its next attempt, in a new submission
+ * (sc->nr not raised). Array indices go longest expected first, as the local
+ * launcher starts them: Slurm starts pending array tasks in index order.
+ */
 static struct zl_slurm_submission *plan_submission(const struct zl_batch_config *bc, struct zl_slurm_config *sc,
 						   const struct zl_batch_rows *rows, int retry_failed)
 {
 	struct zl_slurm_submission *sub;
-	size_t i;
+	struct strvec pending = STRVEC_INIT;
+	double *expect;
+	size_t *order, i;
 
 	ALLOC_GROW(sc->subs, sc->nr + 1, sc->alloc);
 	sub = &sc->subs[sc->nr];
@@ -922,17 +928,27 @@ static struct zl_slurm_submission *plan_submission(const struct zl_batch_config 
 	strvec_init(&sub->sbatch_argv);
 	for (i = 0; i < bc->ops.nr; i++) {
 		const struct zl_batch_row *last = zl_batch_rows_last(rows, bc->ops.v[i]);
+
+		if (!last || !zl_batch_status_final(last->v[ZL_BCOL_STATUS], retry_failed))
+			strvec_push(&pending, bc->ops.v[i]);
+	}
+	expect = xcalloc(pending.nr + 1, sizeof(*expect));
+	order = xcalloc(pending.nr + 1, sizeof(*order));
+	zl_batch_expected_durations(bc->backend, &pending, expect);
+	zl_batch_order(expect, pending.nr, order);
+	for (i = 0; i < pending.nr; i++) {
 		struct zl_slurm_task *t;
 
-		if (last && zl_batch_status_final(last->v[ZL_BCOL_STATUS], retry_failed))
-			continue;
 		ALLOC_GROW(sub->tasks, sub->nr + 1, sub->alloc);
 		t = &sub->tasks[sub->nr];
 		t->index = (long)sub->nr;
-		t->op = xstrdup(bc->ops.v[i]);
-		t->attempt = next_attempt(bc, rows, bc->ops.v[i]);
+		t->op = xstrdup(pending.v[order[i]]);
+		t->attempt = next_attempt(bc, rows, t->op);
 		sub->nr++;
 	}
+	free(expect);
+	free(order);
+	strvec_clear(&pending);
 	return sub;
 }
 

@@ -195,7 +195,8 @@ struct zl_batch_config {
 	char *dir;                 /* absolute batch directory (not stored in the file) */
 	char *created_at;
 	char *backend;             /* backend name */
-	struct strvec devices;     /* device indices */
+	char *launcher;            /* "local" or "slurm" (slurm.h); NULL reads as "local" */
+	struct strvec devices;     /* device indices (empty with --launcher slurm: Slurm grants them) */
 	struct strvec ops;         /* as listed */
 	struct strvec run_args;    /* run settings forwarded to every child, as flags */
 	struct strvec passthrough; /* pytest arguments after "--" */
@@ -257,6 +258,44 @@ struct zl_batch_outcome {
  */
 int zl_batch_execute(const struct zl_batch_config *c, const struct zl_batch_run_opts *o,
 		     struct zl_batch_outcome *out, struct strbuf *err);
+
+/* 1 when the batch's operators run through Slurm (zl_batch_config.launcher). */
+int zl_batch_is_slurm(const struct zl_batch_config *c);
+
+/* Append a copy of r to rows. */
+void zl_batch_rows_add(struct zl_batch_rows *rows, const struct zl_batch_row *r);
+
+/*
+ * Counts over the batch's final state from its rows (the last row of each op);
+ * interrupt_sig and makespan_s are left to the caller.
+ */
+void zl_batch_outcome_count(const struct zl_batch_config *c, const struct zl_batch_rows *rows,
+			    struct zl_batch_outcome *out);
+
+/*
+ * The progress output both launchers share, on stderr: in live mode one line
+ * redrawn in place, in plain mode one line per finished op. Owner: the caller
+ * (no allocations inside).
+ */
+struct zl_batch_display {
+	int live, plain, color;
+	size_t live_len;           /* characters of the live line on screen (0: none) */
+	double next_refresh;       /* monotonic time of the next unforced redraw */
+};
+/* Decide live/plain/colour from the mode, --quiet and whether stderr is a terminal. */
+void zl_batch_display_init(struct zl_batch_display *d, enum zl_batch_progress mode);
+/* Redraw the live line (cut to the terminal's width); unforced at most once a second. */
+void zl_batch_display_line(struct zl_batch_display *d, const char *text, int force);
+/* Wipe the live line so that other output starts on a clean line. */
+void zl_batch_display_clear(struct zl_batch_display *d);
+/*
+ * The line of an op that ended: "[done/total] op: status (exit N) on device D after
+ * S s, run_dir: reason". Plain mode prints every op; live mode the ones that did not pass.
+ */
+void zl_batch_display_finished(struct zl_batch_display *d, size_t done, size_t total,
+			       const struct zl_batch_row *r);
+/* "42s", "3m05s", "1h02m". */
+void zl_batch_fmt_duration(struct strbuf *sb, double s);
 
 /* Print the summary table of the batch's final state to out. */
 void zl_batch_print_summary(const struct zl_batch_config *c, FILE *out, int use_color);

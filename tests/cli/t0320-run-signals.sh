@@ -39,7 +39,7 @@ set -e
 gone "$(cat s/hang.pid)" || fail "pytest survived SIGINT"
 [ ! -e "$cache" ] || fail "isolated cache $cache not removed"
 [ ! -e "$(dirname "$cache")" ] || fail "isolated cache root not removed"
-contains s.err "forwarding to the run's process group"
+contains s.err "forwarded to the run's process group"
 
 # SIGTERM: 143, interrupted
 "$ZLBENCH" run --backend cuda --flaggems-dir "$FX" --op hang --python "$ZL_TEST_PYTHON" --out term >term.out 2>term.err &
