@@ -791,12 +791,7 @@ static int adopt_finished(struct sched *s, const char *op, int last_attempt)
 		else
 			adopted = 1;
 		if (adopted) {
-			struct zl_batch_row *kept;
-
-			ALLOC_GROW(s->rows.v, s->rows.nr + 1, s->rows.alloc);
-			kept = &s->rows.v[s->rows.nr++];
-			zl_batch_row_init(kept);
-			row_copy(kept, &r);
+			zl_batch_rows_add(&s->rows, &r);
 			if (zl_verbosity >= 0)
 				fprintf(stderr, "zlbench: %s: attempt %d finished (%s) before the batch could record it; recorded now\n",
 					op, last_attempt, r.v[ZL_BCOL_STATUS]);
@@ -957,18 +952,6 @@ out0:
 
 /* ---- progress -------------------------------------------------------------------- */
 
-static void fmt_duration(struct strbuf *sb, double s)
-{
-	long t = (long)(s + 0.5);
-
-	if (t >= 3600)
-		strbuf_addf(sb, "%ldh%02ldm", t / 3600, (t / 60) % 60);
-	else if (t >= 60)
-		strbuf_addf(sb, "%ldm%02lds", t / 60, t % 60);
-	else
-		strbuf_addf(sb, "%lds", t);
-}
-
 /* Remaining work over the devices; < 0 when some op's duration cannot be guessed yet. */
 static double eta_s(const struct sched *s)
 {
@@ -993,15 +976,11 @@ static double eta_s(const struct sched *s)
 static void refresh_live(struct sched *s, int force)
 {
 	struct strbuf line = STRBUF_INIT, label = STRBUF_INIT;
-	struct winsize ws;
-	size_t width = 80, d;
-	double eta, now = zl_now_monotonic();
+	size_t d;
+	double eta;
 
-	if (!s->live || (!force && now < s->next_refresh))
+	if (!s->disp.live || (!force && zl_now_monotonic() < s->disp.next_refresh))
 		return;
-	s->next_refresh = now + 1.0;
-	if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col > 10)
-		width = ws.ws_col;
 	strbuf_addf(&line, "[%zu/%zu]", s->done, s->total);
 	for (d = 0; d < s->c->devices.nr; d++) {
 		const struct task *t = s->on_device[d];
@@ -1013,12 +992,8 @@ static void refresh_live(struct sched *s, int force)
 	if (eta < 0)
 		strbuf_addstr(&line, "?");
 	else
-		fmt_duration(&line, eta);
-	if (line.len > width - 1)
-		strbuf_setlen(&line, width - 1);
-	fprintf(stderr, "\r\033[K%s", line.buf);
-	fflush(stderr);
-	s->live_len = line.len;
+		zl_batch_fmt_duration(&line, eta);
+	zl_batch_display_line(&s->disp, line.buf, 1);
 	strbuf_release(&line);
 	strbuf_release(&label);
 }
@@ -1118,9 +1093,7 @@ static void forward_signal(struct sched *s, int sig)
 
 	if (!s->interrupt_sig)
 		s->interrupt_sig = sig;
-	if (s->live && s->live_len)
-		fputs("\r\033[K", stderr);
-	s->live_len = 0;
+	zl_batch_display_clear(&s->disp);
 	fprintf(stderr, "zlbench: %s: forwarding to %zu running op%s; no new ops start\n", strsignal(sig),
 		running(s), running(s) == 1 ? "" : "s");
 	for (d = 0; d < s->c->devices.nr; d++) {
@@ -1220,29 +1193,7 @@ static void loop(struct sched *s)
 
 static void outcome(const struct sched *s, struct zl_batch_outcome *out)
 {
-	size_t i;
-
-	memset(out, 0, sizeof(*out));
-	out->total = s->c->ops.nr;
-	for (i = 0; i < s->c->ops.nr; i++) {
-		const struct zl_batch_row *r = zl_batch_rows_last(&s->rows, s->c->ops.v[i]);
-		const char *st = r ? r->v[ZL_BCOL_STATUS] : NULL;
-
-		if (!st)
-			out->not_run++;
-		else if (!strcmp(st, ZL_STATUS_PASSED))
-			out->passed++;
-		else if (!strcmp(st, ZL_STATUS_PREFLIGHT_FAILED))
-			out->preflight_failed++;
-		else if (!strcmp(st, ZL_STATUS_TIMEOUT))
-			out->timeout++;
-		else if (!strcmp(st, ZL_STATUS_CRASHED))
-			out->crashed++;
-		else if (!strcmp(st, ZL_STATUS_INTERRUPTED))
-			out->interrupted++;
-		else
-			out->failed++;
-	}
+	zl_batch_outcome_count(s->c, &s->rows, out);
 	out->interrupt_sig = s->interrupt_sig;
 	out->makespan_s = zl_now_monotonic() - s->t0;
 }
@@ -1264,10 +1215,7 @@ int zl_batch_execute(const struct zl_batch_config *c, const struct zl_batch_run_
 	s.on_device = xcalloc(c->devices.nr, sizeof(*s.on_device));
 	if (gethostname(s.host, sizeof(s.host) - 1))
 		snprintf(s.host, sizeof(s.host), "unknown");
-	s.live = zl_verbosity >= 0 && (o->progress == ZL_PROGRESS_LIVE ||
-				       (o->progress == ZL_PROGRESS_AUTO && isatty(2)));
-	s.plain = zl_verbosity >= 0 && !s.live && o->progress != ZL_PROGRESS_NONE;
-	s.color = zl_use_color(2);
+	zl_batch_display_init(&s.disp, o->progress);
 
 	if (zl_batch_status_open(&s.st, c->dir, &s.rows, err))
 		goto out;
@@ -1280,7 +1228,7 @@ int zl_batch_execute(const struct zl_batch_config *c, const struct zl_batch_run_
 		goto out;
 	loop(&s);
 	kill_orphans(&s);
-	if (s.live && s.live_len) {
+	if (s.disp.live && s.disp.live_len) {
 		refresh_live(&s, 1);
 		fputc('\n', stderr);
 	}

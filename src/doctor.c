@@ -122,6 +122,13 @@ static const char *jstr(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+static const char *jstr_or(const cJSON *o, const char *key, const char *fallback)
+{
+	const char *v = jstr(o, key);
+
+	return v ? v : fallback;
+}
+
 static const cJSON *jarr(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -423,7 +430,7 @@ static void explain_empty(struct zl_doctor *d, struct zl_doctor_result *r, const
 	}
 	for (i = 0; i < total && i < MAX_LISTED; i++)
 		strvec_pushf(&r->evidence, "collected before the filters: %s",
-			     jstr(cJSON_GetArrayItem(items, (int)i), "nodeid"));
+			     jstr_or(cJSON_GetArrayItem(items, (int)i), "nodeid", "?"));
 	add_more(r, i, total);
 	strvec_clear(&markers);
 	strvec_clear(&near);
@@ -493,7 +500,7 @@ static void step_collect(struct zl_doctor *d, struct zl_doctor_result *r)
 	set_status(r, ZL_DOCTOR_OK, "%zu test(s) collected from %s%s%s", n, d->pf.nodes.nodes.v[0],
 		   d->pf.nodes.marker ? " with -m " : "", d->pf.nodes.marker ? d->pf.nodes.marker : "");
 	for (i = 0; i < n && i < MAX_LISTED; i++)
-		strvec_pushf(&r->evidence, "%s", jstr(cJSON_GetArrayItem(selected, (int)i), "nodeid"));
+		strvec_pushf(&r->evidence, "%s", jstr_or(cJSON_GetArrayItem(selected, (int)i), "nodeid", "?"));
 	add_more(r, i, n);
 out:
 	strvec_clear(&args);

@@ -278,7 +278,7 @@ out:
 /* Bring the schema to `target` in one transaction; a concurrent opener waits, then finds it done. */
 static int migrate(struct zl_history *h, int target, struct strbuf *err)
 {
-	int version, v;
+	int version = 0, v;
 	char *sql;
 
 	if (begin_immediate(h, err))

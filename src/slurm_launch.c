@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,8 +64,7 @@ struct follower {
 	int history_off;
 	int interrupt_sig;
 	int cancelled;
-	int live, plain, color;
-	size_t live_len;
+	struct zl_batch_display disp;
 	int query_failing;         /* scontrol failed last time (said once) */
 };
 
@@ -254,37 +252,15 @@ done:
 
 /* ---- progress ---------------------------------------------------------------------------- */
 
-static void fmt_duration(struct strbuf *sb, double s)
-{
-	long t = (long)(s + 0.5);
-
-	if (t >= 3600)
-		strbuf_addf(sb, "%ldh%02ldm", t / 3600, (t / 60) % 60);
-	else if (t >= 60)
-		strbuf_addf(sb, "%ldm%02lds", t / 60, t % 60);
-	else
-		strbuf_addf(sb, "%lds", t);
-}
-
-static void clear_live(struct follower *f)
-{
-	if (f->live && f->live_len) {
-		fputs("\r\033[K", stderr);
-		f->live_len = 0;
-	}
-}
-
+/* The live line: done/total, each running op on its node:GPU, the pending count and Slurm's reason, ETA. */
 static void refresh_live(struct follower *f)
 {
 	struct strbuf line = STRBUF_INIT;
-	struct winsize ws;
-	size_t width = 80, i, pending = 0, running = 0;
+	size_t i, pending = 0, running = 0;
 	const char *why = NULL;
 
-	if (!f->live)
+	if (!f->disp.live)
 		return;
-	if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col > 10)
-		width = ws.ws_col;
 	strbuf_addf(&line, "[%zu/%zu]", f->done, f->total);
 	for (i = 0; i < f->nr; i++) {
 		const struct ftask *t = &f->tasks[i];
@@ -302,59 +278,16 @@ static void refresh_live(struct follower *f)
 	}
 	if (pending)
 		strbuf_addf(&line, "  %zu pending%s%s%s", pending, why ? " (" : "", why ? why : "", why ? ")" : "");
-	if (f->wall_n && running) {
-		double left = f->wall_sum / (double)f->wall_n * (double)(f->total - f->done) / (double)running;
-
-		strbuf_addstr(&line, "  ETA ");
-		fmt_duration(&line, left);
-	}
-	if (line.len > width - 1)
-		strbuf_setlen(&line, width - 1);
-	fprintf(stderr, "\r\033[K%s", line.buf);
-	fflush(stderr);
-	f->live_len = line.len;
-	strbuf_release(&line);
-}
-
-/* The line for a finished op: plain mode prints every op, live mode the ones that did not pass. */
-static void print_finished(struct follower *f, const struct zl_batch_row *r)
-{
-	const char *st = r->v[ZL_BCOL_STATUS] ? r->v[ZL_BCOL_STATUS] : "?";
-	int ok = !strcmp(st, ZL_STATUS_PASSED);
-	struct strbuf line = STRBUF_INIT;
-
-	if ((!f->live && !f->plain) || (ok && !f->plain))
-		return;
-	strbuf_addf(&line, "[%zu/%zu] %s: %s%s%s", f->done, f->total, r->v[ZL_BCOL_OP],
-		    f->color ? zl_color_start(ok ? ZL_COLOR_GREEN : ZL_COLOR_RED) : "", st,
-		    f->color ? ZL_COLOR_RESET : "");
-	if (r->v[ZL_BCOL_EXIT_CODE] && !ok)
-		strbuf_addf(&line, " (exit %s)", r->v[ZL_BCOL_EXIT_CODE]);
-	strbuf_addf(&line, " on device %s after %.1f s", r->v[ZL_BCOL_DEVICE] ? r->v[ZL_BCOL_DEVICE] : "-",
-		    r->v[ZL_BCOL_WALL_S] ? strtod(r->v[ZL_BCOL_WALL_S], NULL) : 0.0);
-	if (r->v[ZL_BCOL_RUN_DIR])
-		strbuf_addf(&line, ", %s", r->v[ZL_BCOL_RUN_DIR]);
-	if (!ok && r->v[ZL_BCOL_REASON])
-		strbuf_addf(&line, ": %s", r->v[ZL_BCOL_REASON]);
-	clear_live(f);
-	fprintf(stderr, "%s\n", line.buf);
-	fflush(stderr);
+	strbuf_addstr(&line, "  ETA ");
+	if (f->wall_n && running)
+		zl_batch_fmt_duration(&line, f->wall_sum / (double)f->wall_n * (double)(f->total - f->done) / (double)running);
+	else
+		strbuf_addstr(&line, "?");
+	zl_batch_display_line(&f->disp, line.buf, 1);
 	strbuf_release(&line);
 }
 
 /* ---- rows ---------------------------------------------------------------------------------- */
-
-static void keep_row(struct follower *f, const struct zl_batch_row *r)
-{
-	struct zl_batch_row *kept;
-	size_t i;
-
-	ALLOC_GROW(f->rows.v, f->rows.nr + 1, f->rows.alloc);
-	kept = &f->rows.v[f->rows.nr++];
-	zl_batch_row_init(kept);
-	for (i = 0; i < ZL_BCOL__COUNT; i++)
-		zl_batch_row_set(kept, (enum zl_batch_col)i, r->v[i]);
-}
 
 static void ingest(struct follower *f, const char *run_dir)
 {
@@ -484,7 +417,7 @@ static void record_task(struct follower *f, struct ftask *t, const struct zl_slu
 	strbuf_reset(&err);
 	if (zl_batch_status_append(&f->st, &r, &err))
 		zl_print_error("%s", err.buf);
-	keep_row(f, &r);
+	zl_batch_rows_add(&f->rows, &r);
 	f->done++;
 	if (r.v[ZL_BCOL_WALL_S] && strcmp(r.v[ZL_BCOL_STATUS], ZL_STATUS_INTERRUPTED)) {
 		f->wall_sum += strtod(r.v[ZL_BCOL_WALL_S], NULL);
@@ -492,7 +425,7 @@ static void record_task(struct follower *f, struct ftask *t, const struct zl_slu
 	}
 	if (have_id)
 		ingest(f, run_dir);
-	print_finished(f, &r);
+	zl_batch_display_finished(&f->disp, f->done, f->total, &r);
 	zl_batch_row_release(&r);
 out:
 	cJSON_Delete(marker);
@@ -571,7 +504,7 @@ static long poll_submission(struct follower *f, const struct zl_slurm_submission
 	}
 out:
 	if (left < 0 && !f->query_failing) {
-		clear_live(f);
+		zl_batch_display_clear(&f->disp);
 		zl_print_warning("cannot ask Slurm about job %s (retrying): %s", sub->job_id, err.buf);
 		f->query_failing = 1;
 	} else if (left >= 0) {
@@ -674,7 +607,7 @@ static void follow(struct follower *f, enum follow_mode mode, int cancel)
 				break;
 			if (sig == SIGCHLD)
 				continue;
-			clear_live(f);
+			zl_batch_display_clear(&f->disp);
 			if (!f->interrupt_sig)
 				f->interrupt_sig = sig;
 			if (cancel && !f->cancelled) {
@@ -688,7 +621,7 @@ static void follow(struct follower *f, enum follow_mode mode, int cancel)
 			}
 		}
 	}
-	clear_live(f);
+	zl_batch_display_clear(&f->disp);
 }
 
 /* ---- set-up -------------------------------------------------------------------------------- */
@@ -706,10 +639,7 @@ static int follower_open(struct follower *f, const struct zl_batch_config *bc, c
 	f->t0 = zl_now_monotonic();
 	f->total = bc->ops.nr;
 	f->history_off = getenv("ZL_NO_HISTORY") != NULL;
-	f->live = zl_verbosity >= 0 && (o->progress == ZL_PROGRESS_LIVE ||
-					(o->progress == ZL_PROGRESS_AUTO && isatty(2)));
-	f->plain = zl_verbosity >= 0 && !f->live && o->progress != ZL_PROGRESS_NONE;
-	f->color = zl_use_color(2);
+	zl_batch_display_init(&f->disp, o->progress);
 	if (zl_batch_status_open(&f->st, bc->dir, &f->rows, err))
 		return -1;
 	for (i = 0; i < bc->ops.nr; i++) {
@@ -750,29 +680,7 @@ static int follower_open(struct follower *f, const struct zl_batch_config *bc, c
 
 static void follower_outcome(const struct follower *f, struct zl_batch_outcome *out)
 {
-	size_t i;
-
-	memset(out, 0, sizeof(*out));
-	out->total = f->bc->ops.nr;
-	for (i = 0; i < f->bc->ops.nr; i++) {
-		const struct zl_batch_row *r = zl_batch_rows_last(&f->rows, f->bc->ops.v[i]);
-		const char *st = r ? r->v[ZL_BCOL_STATUS] : NULL;
-
-		if (!st)
-			out->not_run++;
-		else if (!strcmp(st, ZL_STATUS_PASSED))
-			out->passed++;
-		else if (!strcmp(st, ZL_STATUS_PREFLIGHT_FAILED))
-			out->preflight_failed++;
-		else if (!strcmp(st, ZL_STATUS_TIMEOUT))
-			out->timeout++;
-		else if (!strcmp(st, ZL_STATUS_CRASHED))
-			out->crashed++;
-		else if (!strcmp(st, ZL_STATUS_INTERRUPTED))
-			out->interrupted++;
-		else
-			out->failed++;
-	}
+	zl_batch_outcome_count(f->bc, &f->rows, out);
 	out->interrupt_sig = f->interrupt_sig;
 	out->makespan_s = zl_now_monotonic() - f->t0;
 }
@@ -953,14 +861,14 @@ static struct zl_slurm_submission *plan_submission(const struct zl_batch_config 
 }
 
 int zl_slurm_launch(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, int resume,
-		    struct zl_batch_outcome *out, int *submitted, struct strbuf *err)
+		    struct zl_batch_outcome *out, char **job_id, struct strbuf *err)
 {
 	struct zl_slurm_config sc;
 	struct follower f;
 	struct zl_slurm_submission *sub;
 	int rc = -1, opened = 0;
 
-	*submitted = 0;
+	*job_id = NULL;
 	memset(out, 0, sizeof(*out));
 	zl_slurm_config_init(&sc);
 	if (zl_signals_install(err))
@@ -1021,7 +929,7 @@ int zl_slurm_launch(const struct zl_batch_config *bc, const struct zl_slurm_run_
 		drop_submission(&sc);
 		goto out;
 	}
-	*submitted = 1;
+	*job_id = xstrdup(sub->job_id);
 	if (zl_verbosity >= 0)
 		fprintf(stderr, "zlbench: submitted Slurm job %s: %zu task%s, one GPU each (%s)\n", sub->job_id, sub->nr,
 			sub->nr == 1 ? "" : "s", sub->script);

@@ -182,11 +182,12 @@ struct zl_slurm_run_opts {
  * unless detached, follow the job array to its end: a row in ops_status.csv and
  * a history entry per finished task, the progress line, scancel on SIGINT/SIGTERM.
  * resume: the batch exists (its earlier submissions must have ended).
- * Returns 0 with *out filled, -1 with err when the batch itself could not run
- * (*usage set when the error is the user's: a refused sbatch, a busy batch).
+ * Returns 0 with *out filled and *job_id the submitted job (NULL when every op
+ * already had a final row; the caller frees), -1 with err when the batch could
+ * not be submitted (sbatch refused it, an earlier submission is still running, ...).
  */
 int zl_slurm_launch(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, int resume,
-		    struct zl_batch_outcome *out, int *submitted, struct strbuf *err);
+		    struct zl_batch_outcome *out, char **job_id, struct strbuf *err);
 
 /*
  * `--collect DIR`: follow every submission of the batch until each task has a
