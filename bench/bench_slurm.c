@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "zlbench/backend.h"
 #include "zlbench/batch.h"
 #include "zlbench/child.h"
 #include "zlbench/error.h"
@@ -150,6 +151,7 @@ int main(int argc, char **argv)
 	struct strvec env = STRVEC_INIT;
 	struct pass local, slurm;
 	char *root = NULL, *tree, *out_local, *out_slurm;
+	const struct zl_backend *b;
 	double per_op;
 	int up;
 
@@ -181,7 +183,8 @@ int main(int argc, char **argv)
 	strvec_pushf(&env, "ZL_DEV_ROOT=%s/dev", root);
 	strvec_push(&env, "NO_COLOR=1");
 	strvec_push(&env, "ZL_RUNS_DIR");
-	strvec_push(&env, "CUDA_VISIBLE_DEVICES");
+	for (b = zl_backend_table; b->name; b++)
+		strvec_push(&env, b->visibility_var); /* the runs pin their own */
 	{
 		const char *a_local[] = { argv[1], "batch", "--backend", "cuda", "--devices", "0,1,2,3",
 					  "--flaggems-dir", tree, "--python", "/usr/bin/python3", "--ops", ops.buf,

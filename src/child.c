@@ -91,30 +91,7 @@ static const char *env_lookup(const char **envp, const char *name)
 /* Resolve the program on the PATH the child will see, before fork(). */
 static char *resolve_program(const char *name, const char **envp)
 {
-	const char *path = env_lookup(envp, "PATH");
-	char *copy, *p;
-
-	if (strchr(name, '/'))
-		return access(name, X_OK) ? NULL : xstrdup(name);
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	copy = xstrdup(path);
-	for (p = copy; p; ) {
-		char *colon = strchr(p, ':');
-		char *cand;
-
-		if (colon)
-			*colon = '\0';
-		cand = zl_path_join(*p ? p : ".", name);
-		if (zl_is_file(cand) && !access(cand, X_OK)) {
-			free(copy);
-			return cand;
-		}
-		free(cand);
-		p = colon ? colon + 1 : NULL;
-	}
-	free(copy);
-	return NULL;
+	return zl_find_executable_in(name, env_lookup(envp, "PATH"));
 }
 
 /* Report exec failure to the parent through a CLOEXEC pipe: one int errno. */
@@ -263,6 +240,12 @@ void child_kill(struct child_process *cp, int sig)
 int zl_capture(const char *const *argv, const char *const *env, double timeout_s,
 	       struct strbuf *out, int *exit_code, struct strbuf *err)
 {
+	return zl_capture_in(NULL, argv, env, timeout_s, out, exit_code, err);
+}
+
+int zl_capture_in(const char *dir, const char *const *argv, const char *const *env, double timeout_s,
+		  struct strbuf *out, int *exit_code, struct strbuf *err)
+{
 	struct child_process cp = CHILD_PROCESS_INIT;
 	double deadline = timeout_s > 0 ? zl_now_monotonic() + timeout_s : 0;
 	int timed_out = 0, status = 0;
@@ -270,6 +253,7 @@ int zl_capture(const char *const *argv, const char *const *env, double timeout_s
 	strvec_pushv(&cp.args, (const char **)argv);
 	if (env)
 		strvec_pushv(&cp.env, (const char **)env);
+	cp.dir = dir;
 	cp.capture_output = 1;
 	cp.no_stdin = 1;
 	cp.new_pgroup = 1;

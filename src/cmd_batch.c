@@ -13,6 +13,7 @@
 #include "zlbench/preflight.h"
 #include "zlbench/push.h"
 #include "zlbench/settings.h"
+#include "zlbench/slurm.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -28,13 +29,25 @@ struct batch_opts {
 	const char *progress;
 	int retry_failed;
 	int dry_run;
+	/* --launcher slurm */
+	const char *launcher;
+	const char *partition;
+	const char *account;
+	const char *time_per_op;   /* minutes */
+	struct strvec sbatch_args;
+	int detach;
+	const char *collect;
+	int no_wait;
 };
 
 void help_batch(FILE *out)
 {
 	fprintf(out,
 		"usage: zlbench batch [--backend B] [--devices LIST] (--ops LIST | --ops-file FILE) [options] [-- <pytest args>]\n"
-		"       zlbench batch --resume DIR [--retry-failed] [--push URL]\n\n"
+		"       zlbench batch --launcher slurm [--partition P] [--account A] [--time-per-op MIN]\n"
+		"                     [--sbatch-arg ARG]... [--detach] (--ops LIST | --ops-file FILE) [options]\n"
+		"       zlbench batch --resume DIR [--retry-failed] [--push URL] [--detach]\n"
+		"       zlbench batch --collect DIR [--no-wait]\n\n"
 		"Runs each operator as its own `zlbench run` child (its crash, hang or OOM stays its own),\n"
 		"one operator per device at a time, longest expected first (mean durations from the history\n"
 		"database; the list order when it has none). Every child's output goes to logs/<op>.log in the\n"
@@ -56,12 +69,27 @@ void help_batch(FILE *out)
 		"  --retry-failed                  with --resume: run again every operator whose last row is not passed\n"
 		"  --progress MODE                 auto (a live line on a terminal, else a line per operator), live, plain, none\n"
 		"  --push URL                      POST every run of the batch to a collector at the end [env ZL_PUSH_URL]\n"
-		"  --dry-run                       print the plan (devices, start order, child argv); start nothing\n");
+		"  --dry-run                       print the plan (devices, start order, child argv; with Slurm the\n"
+		"                                  sbatch script); start nothing\n"
+		"\nSlurm launcher options (docs/readme/slurm.md):\n"
+		"  --launcher MODE                 local (default: this host's devices) or slurm (one job array, one\n"
+		"                                  task per operator, one GPU each: --gres=gpu:1)\n"
+		"  --partition P                   the tasks' partition [default: the cluster's]\n"
+		"  --account A                     the account charged\n"
+		"  --time-per-op MIN               each task's time limit in minutes (sbatch --time); a task Slurm\n"
+		"                                  ends for it is recorded as timeout\n"
+		"  --sbatch-arg ARG                one more sbatch argument, e.g. --sbatch-arg=--qos=high (repeatable;\n"
+		"                                  --array, --output, --job-name and the like are zlbench's)\n"
+		"  --detach                        submit, print SLURM_JOB_ID= and BATCH_DIR=, and return\n"
+		"  --collect DIR                   follow a submitted batch until every task has its row\n"
+		"  --no-wait                       with --collect: record the tasks that have ended and return\n");
 	zl_settings_usage(out);
 	fprintf(out,
 		"\nThe run settings above are given to every operator's run (--op, --op-file, --test-node and --out\n"
 		"are the batch's to set). Environment: ZL_KILL_GRACE (seconds between SIGTERM and SIGKILL of a run),\n"
-		"ZL_NO_HISTORY=1 (no history for the start order; runs are not stored), NO_COLOR.\n\n"
+		"ZL_NO_HISTORY=1 (no history for the start order; runs are not stored), NO_COLOR;\n"
+		"with Slurm also ZL_SLURM_POLL (seconds between polls, default 1), ZL_SLURM_TIMEOUT (seconds\n"
+		"one Slurm command may take, default 30) and SLURM_CONF.\n\n"
 		"Exit codes: 0 every operator passed, 1 an operator failed, crashed or timed out, 2 usage,\n"
 		"3 every operator failed preflight (a broken environment; also a bad --devices list),\n"
 		"130 interrupted (128+N for signal N; the running operators are recorded as interrupted).\n\n"
@@ -69,7 +97,9 @@ void help_batch(FILE *out)
 		"  zlbench batch --backend cuda --devices 0,1 --ops mm,bmm,addmm\n"
 		"  zlbench batch --backend musa --gpus 0,1,2,3 --ops-file ops.txt --timeout-per-op 1800 --out runs/nightly\n"
 		"  zlbench batch --backend cuda --devices 0,1,2,3 --ops mm --level comprehensive --warmup-devices 4\n"
-		"  zlbench batch --resume runs/nightly\n");
+		"  zlbench batch --resume runs/nightly\n"
+		"  zlbench batch --launcher slurm --backend cuda --ops-file ops.txt --partition gpu --time-per-op 60 --out /shared/runs/qual\n"
+		"  zlbench batch --collect /shared/runs/qual\n");
 }
 
 /* Run settings a child gets as flags: the batch decides the rest (op, devices, out). */
@@ -232,7 +262,7 @@ out:
 
 /* A new batch from the command line: settings, operators, devices, directory. 0 or an exit code. */
 static int new_batch(struct zl_settings *s, struct batch_opts *o, int argc, const char **argv,
-		     struct zl_batch_config *c)
+		     struct zl_batch_config *c, int slurm)
 {
 	struct strbuf err = STRBUF_INIT;
 	const char *wenv = getenv("PARALLEL_WARMUP_GPUS");
@@ -281,7 +311,13 @@ static int new_batch(struct zl_settings *s, struct batch_opts *o, int argc, cons
 			       s->v[ZL_SET_REPLAY_FROM].from);
 		goto out;
 	}
-	code = choose_devices(s, &c->devices);
+	if (slurm && n) {
+		zl_print_error("warm-up sharding needs several devices at once for one operator; "
+			       "--launcher slurm gives each operator one GPU");
+		goto out;
+	}
+	/* with Slurm the devices are Slurm's to grant, on whichever node runs the task */
+	code = slurm ? 0 : choose_devices(s, &c->devices);
 	if (code)
 		goto out;
 	code = ZL_EXIT_USAGE;
@@ -304,6 +340,7 @@ static int new_batch(struct zl_settings *s, struct batch_opts *o, int argc, cons
 		c->created_at = xstrdup(stamp);
 	}
 	c->backend = xstrdup(s->backend->name);
+	c->launcher = xstrdup(slurm ? "slurm" : "local");
 	c->flaggems_dir = xstrdup(s->flaggems_dir);
 	c->level = xstrdup(s->level);
 	c->shape_mode_file = s->shape_mode_file;
@@ -396,9 +433,70 @@ static int resume_conflicts(const struct zl_settings *s, const struct batch_opts
 			return -1;
 		}
 	if (o->ops.nr || o->ops_file || o->timeout_per_op || o->warmup_devices || o->warmup_ops.nr ||
-	    s->passthrough.nr) {
-		zl_print_error("--resume uses the settings saved in the batch directory; "
-			       "--ops, --ops-file, --timeout-per-op, --warmup-* and pytest arguments cannot change them");
+	    s->passthrough.nr || o->launcher || o->partition || o->account || o->time_per_op || o->sbatch_args.nr) {
+		zl_print_error("--resume and --collect use the settings saved in the batch directory; --ops, --ops-file, "
+			       "--timeout-per-op, --warmup-*, --launcher, the Slurm options and pytest arguments cannot change them");
+		return -1;
+	}
+	return 0;
+}
+
+/* The launcher options: which launcher, and Slurm's options only with Slurm. -1 after a message. */
+static int check_launcher(const struct zl_settings *s, const struct batch_opts *o, int *slurm)
+{
+	static const struct {
+		const char *name;
+		int slurm;
+	} launchers[] = { { "local", 0 }, { "slurm", 1 } };
+	size_t i;
+
+	*slurm = -1;
+	for (i = 0; i < ZL_ARRAY_SIZE(launchers); i++)
+		if (!strcmp(o->launcher ? o->launcher : "local", launchers[i].name))
+			*slurm = launchers[i].slurm;
+	if (*slurm < 0) {
+		zl_print_error("invalid value '%s' for --launcher: choose local or slurm", o->launcher);
+		return -1;
+	}
+	if (o->resume || o->collect)
+		return 0; /* the batch's own launcher decides; resume_conflicts refuses the rest */
+	if (!*slurm && (o->partition || o->account || o->time_per_op || o->sbatch_args.nr || o->detach)) {
+		zl_print_error("--partition, --account, --time-per-op, --sbatch-arg and --detach go with --launcher slurm");
+		return -1;
+	}
+	if (*slurm && s->v[ZL_SET_DEVICES].source == ZL_SRC_FLAG) {
+		zl_print_error("%s does not apply with --launcher slurm: Slurm grants each task its GPU (--gres=gpu:1)",
+			       s->v[ZL_SET_DEVICES].from);
+		return -1;
+	}
+	return 0;
+}
+
+/* The Slurm launcher's options from the command line (and from slurm.json on resume). */
+static int slurm_opts(const struct batch_opts *o, const struct zl_batch_run_opts *ro, struct zl_slurm_run_opts *so)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	memset(so, 0, sizeof(*so));
+	so->partition = o->partition;
+	so->account = o->account;
+	so->sbatch_args = &o->sbatch_args;
+	so->detach = o->detach;
+	so->retry_failed = o->retry_failed;
+	so->progress = ro->progress;
+	so->self_exe = ro->self_exe;
+	if (o->time_per_op && (zl_parse_long(o->time_per_op, &so->time_per_op_min) || so->time_per_op_min < 1)) {
+		zl_print_error("invalid value '%s' for --time-per-op: whole minutes, at least 1", o->time_per_op);
+		return -1;
+	}
+	if (zl_slurm_check_sbatch_args(&o->sbatch_args, &err)) {
+		zl_print_error("%s", err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
+	if ((o->partition && (!*o->partition || strpbrk(o->partition, " \t\n"))) ||
+	    (o->account && (!*o->account || strpbrk(o->account, " \t\n")))) {
+		zl_print_error("--partition and --account take a name without blanks");
 		return -1;
 	}
 	return 0;
@@ -449,19 +547,43 @@ int cmd_batch(int argc, const char **argv)
 		  .help = "POST the batch's runs to a collector", .env = "ZL_PUSH_URL" },
 		{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &o.dry_run, .defval = 1,
 		  .help = "print the plan; start nothing" },
+		{ .type = ZL_OPT_GROUP, .help = "Slurm launcher options:" },
+		{ .type = ZL_OPT_STRING, .long_name = "launcher", .value = &o.launcher, .argh = "MODE",
+		  .help = "local or slurm" },
+		{ .type = ZL_OPT_STRING, .long_name = "partition", .value = &o.partition, .argh = "P",
+		  .help = "the Slurm partition" },
+		{ .type = ZL_OPT_STRING, .long_name = "account", .value = &o.account, .argh = "A",
+		  .help = "the Slurm account" },
+		{ .type = ZL_OPT_STRING, .long_name = "time-per-op", .value = &o.time_per_op, .argh = "MIN",
+		  .help = "each task's Slurm time limit in minutes" },
+		{ .type = ZL_OPT_STRLIST, .long_name = "sbatch-arg", .value = &o.sbatch_args, .argh = "ARG",
+		  .help = "one more sbatch argument (repeatable)" },
+		{ .type = ZL_OPT_FLAG, .long_name = "detach", .value = &o.detach, .defval = 1,
+		  .help = "submit and return" },
+		{ .type = ZL_OPT_STRING, .long_name = "collect", .value = &o.collect, .argh = "DIR",
+		  .help = "follow a submitted batch until every task has its row" },
+		{ .type = ZL_OPT_FLAG, .long_name = "no-wait", .value = &o.no_wait, .defval = 1,
+		  .help = "with --collect: record what has ended and return" },
 		ZL_OPT_END_ROW,
 	};
 	struct zl_settings s;
 	struct zl_batch_config c;
 	struct zl_batch_run_opts ro;
 	struct zl_batch_outcome oc;
+	struct zl_slurm_run_opts so;
 	struct strbuf err = STRBUF_INIT;
-	char *exe = self_exe();
-	int code = ZL_EXIT_USAGE, rc, lock_fd = -1;
+	char *exe, *job_id = NULL;
+	const char *existing;
+	int code = ZL_EXIT_USAGE, rc, lock_fd = -1, slurm = 0;
 
+	/* the array task's entry point, run by the generated sbatch script on a node */
+	if (argc > 1 && !strcmp(argv[1], "--slurm-task"))
+		return zl_slurm_task_main(argc - 1, argv + 1);
+	exe = self_exe();
 	memset(&o, 0, sizeof(o));
 	strvec_init(&o.ops);
 	strvec_init(&o.warmup_ops);
+	strvec_init(&o.sbatch_args);
 	memset(&ro, 0, sizeof(ro));
 	zl_settings_init(&s);
 	zl_batch_config_init(&c);
@@ -483,25 +605,52 @@ int cmd_batch(int argc, const char **argv)
 		zl_print_error("--retry-failed goes with --resume DIR");
 		goto out;
 	}
-	if (o.resume) {
+	if (o.collect && o.resume) {
+		zl_print_error("--collect and --resume do not go together: --resume collects what has ended first");
+		goto out;
+	}
+	if (o.no_wait && !o.collect) {
+		zl_print_error("--no-wait goes with --collect DIR");
+		goto out;
+	}
+	if (check_launcher(&s, &o, &slurm))
+		goto out;
+	ro.self_exe = exe;
+	existing = o.resume ? o.resume : o.collect;
+	if (existing) {
 		if (resume_conflicts(&s, &o))
 			goto out;
-		if (zl_batch_config_load(&c, o.resume, &err)) {
+		if (zl_batch_config_load(&c, existing, &err)) {
 			zl_print_error("%s", err.buf);
 			goto out;
 		}
+		slurm = zl_batch_is_slurm(&c);
+		if (o.collect && !slurm) {
+			zl_print_error("'%s' was not launched with --launcher slurm: there is nothing to collect "
+				       "(continue it with --resume)", c.dir);
+			goto out;
+		}
+		if (o.detach && !slurm) {
+			zl_print_error("--detach goes with a batch launched with --launcher slurm");
+			goto out;
+		}
 	} else {
-		code = new_batch(&s, &o, argc, argv, &c);
+		code = new_batch(&s, &o, argc, argv, &c, slurm);
 		if (code)
 			goto out;
 		code = ZL_EXIT_USAGE;
 	}
+	if (slurm && slurm_opts(&o, &ro, &so))
+		goto out;
 	if (o.dry_run) {
-		print_plan(&c, exe);
+		if (slurm)
+			zl_slurm_print_plan(&c, &so, stdout);
+		else
+			print_plan(&c, exe);
 		code = ZL_EXIT_OK;
 		goto out;
 	}
-	if (!o.resume && (zl_mkdir_p(c.dir, &err) || zl_batch_config_save(&c, &err))) {
+	if (!existing && (zl_mkdir_p(c.dir, &err) || zl_batch_config_save(&c, &err))) {
 		zl_print_error("%s", err.buf);
 		goto out;
 	}
@@ -514,20 +663,50 @@ int cmd_batch(int argc, const char **argv)
 	if (zl_verbosity >= 0) {
 		size_t i;
 
-		fprintf(stderr, "zlbench batch: %zu operator%s, backend %s, device%s", c.ops.nr,
-			c.ops.nr == 1 ? "" : "s", c.backend, c.devices.nr == 1 ? "" : "s");
-		for (i = 0; i < c.devices.nr; i++)
-			fprintf(stderr, "%s%s", i ? "," : " ", c.devices.v[i]);
-		fprintf(stderr, "%s: %s\n", o.resume ? " (resumed)" : "", c.dir);
+		fprintf(stderr, "zlbench batch: %zu operator%s, backend %s, ", c.ops.nr, c.ops.nr == 1 ? "" : "s",
+			c.backend);
+		if (slurm) {
+			fprintf(stderr, "Slurm: one GPU per task");
+		} else {
+			fprintf(stderr, "device%s", c.devices.nr == 1 ? "" : "s");
+			for (i = 0; i < c.devices.nr; i++)
+				fprintf(stderr, "%s%s", i ? "," : " ", c.devices.v[i]);
+		}
+		fprintf(stderr, "%s: %s\n", o.resume ? " (resumed)" : o.collect ? " (collecting)" : "", c.dir);
 	}
 	ro.retry_failed = o.retry_failed;
-	ro.self_exe = exe;
-	if (zl_batch_execute(&c, &ro, &oc, &err)) {
+	if (slurm) {
+		rc = o.collect ? zl_slurm_collect(&c, &so, !o.no_wait, &oc, &err)
+			       : zl_slurm_launch(&c, &so, o.resume != NULL, &oc, &job_id, &err);
+	} else {
+		rc = zl_batch_execute(&c, &ro, &oc, &err);
+	}
+	if (rc) {
 		zl_print_error("%s", err.buf);
+		if (slurm && !existing) {
+			/* nothing was submitted: the new batch directory holds nothing worth keeping */
+			strbuf_reset(&err);
+			if (!zl_remove_tree(c.dir, &err) && zl_verbosity >= 0)
+				fprintf(stderr, "zlbench: nothing was submitted; removed '%s'\n", c.dir);
+		}
 		code = ZL_EXIT_USAGE;
 		goto out;
 	}
+	if (o.detach) {
+		/* nothing has ended yet: the rows come with --collect */
+		if (job_id)
+			printf("SLURM_JOB_ID=%s\n", job_id);
+		if (zl_verbosity >= 0)
+			fprintf(stderr, "zlbench: detached; follow the batch with: zlbench batch --collect %s\n", c.dir);
+		printf("BATCH_DIR=%s\n", c.dir);
+		fflush(stdout);
+		code = ZL_EXIT_OK;
+		goto out;
+	}
 	code = exit_code_for(&oc);
+	/* --collect --no-wait: tasks still queued or running are no failure yet */
+	if (o.collect && o.no_wait && !oc.interrupt_sig && oc.passed + oc.not_run == oc.total)
+		code = ZL_EXIT_OK;
 	if (zl_verbosity >= 0) {
 		zl_batch_print_summary(&c, stdout, zl_use_color(1));
 		print_counts(&oc);
@@ -546,7 +725,9 @@ out:
 	zl_settings_release(&s);
 	strvec_clear(&o.ops);
 	strvec_clear(&o.warmup_ops);
+	strvec_clear(&o.sbatch_args);
 	strbuf_release(&err);
 	free(exe);
+	free(job_id);
 	return code;
 }

@@ -26,58 +26,7 @@
 static int capture_in(const char *dir, const struct strvec *argv, const struct strvec *env,
 		      double timeout_s, struct strbuf *out, int *code, struct strbuf *err)
 {
-	struct child_process cp = CHILD_PROCESS_INIT;
-	double deadline = timeout_s > 0 ? zl_now_monotonic() + timeout_s : 0;
-	int timed_out = 0, status = 0;
-
-	strvec_pushv(&cp.args, (const char **)argv->v);
-	strvec_pushv(&cp.env, (const char **)env->v);
-	cp.dir = dir;
-	cp.capture_output = 1;
-	cp.no_stdin = 1;
-	cp.new_pgroup = 1;
-	if (child_start(&cp, err)) {
-		child_release(&cp);
-		return -1;
-	}
-	for (;;) {
-		struct pollfd pfd = { cp.out_fd, POLLIN, 0 };
-		int wait_ms = -1, r;
-		char buf[4096];
-		ssize_t n;
-
-		if (deadline) {
-			double left = deadline - zl_now_monotonic();
-
-			if (left <= 0) {
-				timed_out = 1;
-				break;
-			}
-			wait_ms = (int)(left * 1000) + 1;
-		}
-		r = poll(&pfd, 1, wait_ms);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			continue;
-		n = read(cp.out_fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		strbuf_add(out, buf, (size_t)n);
-	}
-	if (timed_out)
-		child_kill(&cp, SIGKILL);
-	if (child_wait(&cp, &status, err)) {
-		child_release(&cp);
-		return -1;
-	}
-	/* whatever the interpreter left in its group (workers) ends with it */
-	kill(-cp.pid, SIGKILL);
-	*code = timed_out ? ZL_EXIT_TIMEOUT : child_exit_code(status);
-	child_release(&cp);
-	return 0;
+	return zl_capture_in(dir, argv->v, env->v, timeout_s, out, code, err);
 }
 
 int zl_doctor_python(struct zl_doctor *d, const struct strvec *args, const char *mode,

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "zlbench/doctor.h"
+#include "zlbench/resolve.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
@@ -131,44 +132,32 @@ static void push_hit(const char *name, size_t len, size_t lineno, void *data)
 		strvec_pushf(h->hits, "%s:%zu", h->rel, lineno);
 }
 
+struct find_ctx {
+	const char *name;
+	struct strvec *hits;
+};
+
+static void find_one(const char *path, const char *rel, void *data)
+{
+	struct find_ctx *c = data;
+
+	if (c->name) {
+		struct strbuf text = STRBUF_INIT;
+		struct def_hit h = { c->name, rel, c->hits };
+
+		if (strbuf_read_file(&text, path) >= 0)
+			each_def(text.buf, push_hit, &h);
+		strbuf_release(&text);
+	} else {
+		zl_doctor_defs_in_file(path, c->hits);
+	}
+}
+
 static void find_in(const char *dir, const char *rel, const char *name, struct strvec *hits)
 {
-	struct dirent **names;
-	int n, i;
+	struct find_ctx c = { name, hits };
 
-	n = scandir(dir, &names, NULL, alphasort);
-	if (n < 0)
-		return;
-	for (i = 0; i < n; i++) {
-		const char *e = names[i]->d_name;
-		char *path, *relpath;
-		struct stat st;
-
-		if (e[0] == '.' || !strcmp(e, "__pycache__")) {
-			free(names[i]);
-			continue;
-		}
-		path = zl_path_join(dir, e);
-		relpath = *rel ? zl_path_join(rel, e) : xstrdup(e);
-		if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-			find_in(path, relpath, name, hits);
-		} else if (!stat(path, &st) && S_ISREG(st.st_mode) && zl_ends_with(e, ".py")) {
-			if (name) {
-				struct strbuf text = STRBUF_INIT;
-				struct def_hit h = { name, relpath, hits };
-
-				if (strbuf_read_file(&text, path) >= 0)
-					each_def(text.buf, push_hit, &h);
-				strbuf_release(&text);
-			} else {
-				zl_doctor_defs_in_file(path, hits);
-			}
-		}
-		free(path);
-		free(relpath);
-		free(names[i]);
-	}
-	free(names);
+	zl_walk_python(dir, rel, 0, find_one, &c);
 }
 
 void zl_doctor_find_defs(const char *base, const char *dir, const char *name, struct strvec *hits)

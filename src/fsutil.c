@@ -209,14 +209,17 @@ char *zl_absolute_path(const char *path)
 
 char *zl_find_executable(const char *name)
 {
-	const char *path;
+	return zl_find_executable_in(name, getenv("PATH"));
+}
+
+char *zl_find_executable_in(const char *name, const char *path)
+{
 	char *copy, *p;
 
 	if (!name || !*name)
 		return NULL;
 	if (strchr(name, '/'))
 		return access(name, X_OK) ? NULL : xstrdup(name);
-	path = getenv("PATH");
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	copy = xstrdup(path);

@@ -88,10 +88,13 @@ static void collect_markers(const char *text, struct strvec *ops)
 	}
 }
 
-typedef void (*file_fn)(const char *path, const char *rel, void *data);
-
 /* Walk dir recursively (sorted, so results are stable), calling fn for test_*.py files. */
-static void walk_tests(const char *dir, const char *rel, file_fn fn, void *data)
+static void walk_tests(const char *dir, const char *rel, zl_walk_fn fn, void *data)
+{
+	zl_walk_python(dir, rel, 1, fn, data);
+}
+
+void zl_walk_python(const char *dir, const char *rel, int tests_only, zl_walk_fn fn, void *data)
 {
 	struct dirent **names;
 	int n, i;
@@ -109,11 +112,12 @@ static void walk_tests(const char *dir, const char *rel, file_fn fn, void *data)
 			continue;
 		}
 		path = zl_path_join(dir, name);
-		relpath = zl_path_join(rel, name);
+		relpath = *rel ? zl_path_join(rel, name) : xstrdup(name);
 		if (!stat(path, &st)) {
 			if (S_ISDIR(st.st_mode))
-				walk_tests(path, relpath, fn, data);
-			else if (S_ISREG(st.st_mode) && zl_starts_with(name, "test_") && zl_ends_with(name, ".py"))
+				zl_walk_python(path, relpath, tests_only, fn, data);
+			else if (S_ISREG(st.st_mode) && zl_ends_with(name, ".py") &&
+				 (!tests_only || zl_starts_with(name, "test_")))
 				fn(path, relpath, data);
 		}
 		free(path);

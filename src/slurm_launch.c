@@ -41,6 +41,7 @@ struct ftask {
 	char *name;                /* attempt name: "mm", "mm.2" */
 	int recorded;              /* its row is written (or it never started: no row) */
 	double over_since;         /* when Slurm first said it ended (monotonic); 0: not yet */
+	int ending;                /* Slurm is ending it (COMPLETING) */
 	char *state;               /* Slurm's last word, for the progress line */
 	char *reason;
 	char *node;
@@ -482,6 +483,7 @@ static long poll_submission(struct follower *f, const struct zl_slurm_submission
 			continue;
 		rec = zl_slurm_job_find(&job, t->t->index);
 		d = rec ? zl_slurm_state_find(rec->state) : NULL;
+		t->ending = d && d->ending;
 		if (rec) {
 			set_str(&t->state, rec->state);
 			set_str(&t->reason, rec->reason);
@@ -554,15 +556,38 @@ enum follow_mode {
 	FOLLOW_ALL,    /* until every task has its row */
 };
 
-/* Tasks without a row that Slurm has not reported ended (queued or running). */
+/* Tasks without a row that Slurm has not reported ended or ending (queued or running). */
 static long still_active(const struct follower *f)
 {
 	size_t i;
 	long n = 0;
 
 	for (i = 0; i < f->nr; i++)
-		n += !f->tasks[i].recorded && !f->tasks[i].over_since;
+		n += !f->tasks[i].recorded && !f->tasks[i].over_since && !f->tasks[i].ending;
 	return n;
+}
+
+/*
+ * Sleep until the next poll, or until a signal other than SIGCHLD arrives (each
+ * Slurm command's exit is a SIGCHLD: waking for those would poll without pause).
+ * Returns that signal, or 0.
+ */
+static int wait_interval(double interval)
+{
+	double until = zl_now_monotonic() + interval;
+
+	for (;;) {
+		struct pollfd pfd = { zl_signals_fd(), POLLIN, 0 };
+		double left = until - zl_now_monotonic();
+		int sig;
+
+		if (left <= 0 || (poll(&pfd, 1, (int)(left * 1000) + 1) < 0 && errno != EINTR))
+			return 0;
+		while ((sig = zl_signals_take()) == SIGCHLD)
+			;
+		if (sig)
+			return sig;
+	}
 }
 
 /*
@@ -578,8 +603,7 @@ static void follow(struct follower *f, enum follow_mode mode, int cancel)
 	for (;;) {
 		long left = 0;
 		size_t i;
-		int failed = 0;
-		struct pollfd pfd;
+		int failed = 0, sig;
 
 		for (i = 0; i < f->sc->nr; i++) {
 			long n;
@@ -597,14 +621,7 @@ static void follow(struct follower *f, enum follow_mode mode, int cancel)
 		if (mode == FOLLOW_ENDED && !failed && left == still_active(f))
 			break;
 		refresh_live(f);
-		pfd = (struct pollfd){ zl_signals_fd(), POLLIN, 0 };
-		if (poll(&pfd, 1, (int)(interval * 1000)) < 0 && errno != EINTR)
-			break;
-		for (;;) {
-			int sig = zl_signals_take();
-
-			if (!sig)
-				break;
+		for (sig = wait_interval(interval); sig; sig = zl_signals_take()) {
 			if (sig == SIGCHLD)
 				continue;
 			zl_batch_display_clear(&f->disp);
@@ -742,6 +759,23 @@ static int check_paths(const struct zl_batch_config *bc, const char *exe, struct
 	return 0;
 }
 
+/* Submission k's script path (relative in sub->script; absolute returned, caller frees) and sbatch argv. */
+static char *name_submission(const struct zl_batch_config *bc, const struct zl_slurm_config *sc,
+			     struct zl_slurm_submission *sub, size_t k)
+{
+	char *script_path;
+	size_t i;
+
+	sub->script = xstrfmt("%s/submit-%zu.sbatch", ZL_SLURM_DIR, k);
+	script_path = zl_path_join(bc->dir, sub->script);
+	strvec_push(&sub->sbatch_argv, "sbatch");
+	strvec_push(&sub->sbatch_argv, "--parsable");
+	for (i = 0; i < sc->sbatch_args.nr; i++)
+		strvec_push(&sub->sbatch_argv, sc->sbatch_args.v[i]);
+	strvec_push(&sub->sbatch_argv, script_path);
+	return script_path;
+}
+
 /* Write the script of submission sub and hand it to sbatch. 0 with sub->job_id set. */
 static int submit(const struct zl_batch_config *bc, struct zl_slurm_config *sc, struct zl_slurm_submission *sub,
 		  size_t k, struct strbuf *err)
@@ -752,16 +786,9 @@ static int submit(const struct zl_batch_config *bc, struct zl_slurm_config *sc, 
 	char *script_path, *logs = zl_path_join(bc->dir, "logs"), *runs = zl_path_join(bc->dir, "runs");
 	char *sdir = zl_path_join(bc->dir, ZL_SLURM_DIR "/tasks");
 	char stamp[32];
-	size_t i;
 	int code = 0, rc = -1;
 
-	sub->script = xstrfmt("%s/submit-%zu.sbatch", ZL_SLURM_DIR, k);
-	script_path = zl_path_join(bc->dir, sub->script);
-	strvec_push(&sub->sbatch_argv, "sbatch");
-	strvec_push(&sub->sbatch_argv, "--parsable");
-	for (i = 0; i < sc->sbatch_args.nr; i++)
-		strvec_push(&sub->sbatch_argv, sc->sbatch_args.v[i]);
-	strvec_push(&sub->sbatch_argv, script_path);
+	script_path = name_submission(bc, sc, sub, k);
 	zl_utc_iso8601(stamp, zl_now_epoch());
 	sub->submitted_at = xstrdup(stamp);
 	zl_slurm_script(sc, sub, bc, plugins, &script);
@@ -800,6 +827,27 @@ out:
 	free(runs);
 	free(sdir);
 	return rc;
+}
+
+/* The launcher's settings: saved ones on resume (the tasks run this binary), else the options. */
+static int config_for(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, int resume,
+		      struct zl_slurm_config *sc, struct strbuf *err)
+{
+	if (resume) {
+		if (zl_slurm_config_load(sc, bc->dir, err))
+			return -1;
+		free(sc->zlbench);
+		sc->zlbench = xstrdup(o->self_exe);
+		return 0;
+	}
+	sc->dir = xstrdup(bc->dir);
+	sc->partition = o->partition ? xstrdup(o->partition) : NULL;
+	sc->account = o->account ? xstrdup(o->account) : NULL;
+	sc->time_per_op_min = o->time_per_op_min;
+	if (o->sbatch_args)
+		strvec_pushv(&sc->sbatch_args, o->sbatch_args->v);
+	sc->zlbench = xstrdup(o->self_exe);
+	return 0;
 }
 
 /* Forget the last submission (refused, or not saved): slurm.json never names a job that is not there. */
@@ -873,21 +921,8 @@ int zl_slurm_launch(const struct zl_batch_config *bc, const struct zl_slurm_run_
 	zl_slurm_config_init(&sc);
 	if (zl_signals_install(err))
 		goto out;
-	if (resume) {
-		if (zl_slurm_config_load(&sc, bc->dir, err))
-			goto out;
-		/* the resumed tasks run this binary */
-		free(sc.zlbench);
-		sc.zlbench = xstrdup(o->self_exe);
-	} else {
-		sc.dir = xstrdup(bc->dir);
-		sc.partition = o->partition ? xstrdup(o->partition) : NULL;
-		sc.account = o->account ? xstrdup(o->account) : NULL;
-		sc.time_per_op_min = o->time_per_op_min;
-		if (o->sbatch_args)
-			strvec_pushv(&sc.sbatch_args, o->sbatch_args->v);
-		sc.zlbench = xstrdup(o->self_exe);
-	}
+	if (config_for(bc, o, resume, &sc, err))
+		goto out;
 	if (zl_slurm_check_sbatch_args(&sc.sbatch_args, err) || check_paths(bc, sc.zlbench, err))
 		goto out;
 	if (follower_open(&f, bc, &sc, o, err))
@@ -974,4 +1009,51 @@ out:
 	zl_signals_restore();
 	zl_slurm_config_release(&sc);
 	return rc;
+}
+
+void zl_slurm_print_plan(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, FILE *out)
+{
+	struct zl_slurm_config sc;
+	struct zl_slurm_submission *sub;
+	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, script = STRBUF_INIT;
+	char *status = zl_path_join(bc->dir, ZL_BATCH_STATUS_FILE), *plugins = zl_plugins_dir(), *path;
+	size_t i, complete;
+
+	zl_slurm_config_init(&sc);
+	if (config_for(bc, o, zl_slurm_is_batch(bc->dir), &sc, &err)) {
+		fprintf(out, "cannot plan: %s\n", err.buf);
+		goto done;
+	}
+	if (strbuf_read_file(&text, status) >= 0)
+		zl_batch_rows_parse(text.buf, text.len, &rows, &complete, &err);
+	sub = plan_submission(bc, &sc, &rows, o->retry_failed);
+	sc.nr++;
+	path = name_submission(bc, &sc, sub, sc.nr);
+	zl_slurm_script(&sc, sub, bc, plugins, &script);
+	fprintf(out, "batch dir: %s\n", bc->dir);
+	fprintf(out, "backend: %s\n", bc->backend);
+	fprintf(out, "launcher: slurm (one array task per operator, one GPU each)\n");
+	fprintf(out, "partition: %s\naccount: %s\n", sc.partition ? sc.partition : "(the cluster's default)",
+		sc.account ? sc.account : "(the user's default)");
+	if (sc.time_per_op_min > 0)
+		fprintf(out, "time per op: %ld min\n", sc.time_per_op_min);
+	else
+		fprintf(out, "time per op: (the partition's limit)\n");
+	fprintf(out, "array tasks (%zu, longest expected first):\n", sub->nr);
+	for (i = 0; i < sub->nr; i++)
+		fprintf(out, "  %-4ld %s (attempt %d)\n", sub->tasks[i].index, sub->tasks[i].op, sub->tasks[i].attempt);
+	fprintf(out, "sbatch argv:");
+	for (i = 0; i < sub->sbatch_argv.nr; i++)
+		fprintf(out, " %s", sub->sbatch_argv.v[i]);
+	fprintf(out, "\nscript (%s):\n%s", path, script.buf);
+	free(path);
+done:
+	zl_slurm_config_release(&sc);
+	zl_batch_rows_release(&rows);
+	strbuf_release(&err);
+	strbuf_release(&text);
+	strbuf_release(&script);
+	free(status);
+	free(plugins);
 }

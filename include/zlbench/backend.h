@@ -29,7 +29,7 @@ extern const struct zl_capability_def zl_capability_table[];
  */
 struct zl_device {
 	int index;
-	char *name;        /* product name, e.g. "NVIDIA H200"; NULL when unknown */
+	char *name;        /* product name as the query tool prints it; NULL when unknown */
 	char *uuid;        /* uuid or bus id; NULL when unknown */
 	long long memory_mib; /* -1 when unknown */
 	char *driver;      /* driver version; NULL when unknown */
@@ -46,7 +46,7 @@ struct zl_devlist {
 	struct zl_device *v;
 	size_t nr, alloc;
 	int available;
-	char *how;  /* "nvidia-smi", "/dev nodes (no nvidia-smi on PATH)", or "not verified: <why>" */
+	char *how;  /* the query tool's name, "<dev root> nodes (<why the tool did not answer>)", or "not verified: <why>" */
 	/*
 	 * 1 when a query tool was on PATH but none answered (it exited non-zero,
 	 * timed out, or printed nothing parseable): a broken driver stack, whether
@@ -75,7 +75,7 @@ struct cJSON *zl_device_to_json(const struct zl_device *d);
 typedef int (*zl_devparse_fn)(const char *output, struct zl_devlist *dl, struct strbuf *err);
 
 struct zl_backend {
-	const char *name;                 /* cuda, musa, rocm, ascend */
+	const char *name;                 /* the backend name users type (aliases below) */
 	const char *const *aliases;       /* NULL-terminated, matched case-insensitively */
 	const char *vendor_name;          /* flag_gems.vendor_name that this backend expects */
 	const char *vendor_module;        /* FlagGems' backend package segment, e.g. "_nvidia" */
@@ -88,7 +88,7 @@ struct zl_backend {
 	const char *alt_query_tool;       /* tried when query_tool is absent or fails (may be NULL) */
 	const char *const *alt_query_argv;
 	zl_devparse_fn alt_parse;
-	const char *dev_node_prefix;      /* device nodes: <dev root>/<prefix><index>, e.g. "nvidia" */
+	const char *dev_node_prefix;      /* device nodes: <dev root>/<prefix><index> */
 	const char *dev_node_probe;       /* a node whose presence alone says the vendor is there (may be NULL);
 					     when set, numbered nodes count only with it present */
 	const char *dev_node_note;        /* caveat added to `how` when devices come from nodes (may be NULL) */
@@ -102,7 +102,7 @@ size_t zl_backend_count(void);
 
 /* Find by name or alias (case-insensitive); NULL when unknown. */
 const struct zl_backend *zl_backend_find(const char *name);
-/* "cuda (nvidia, cu), musa (...)..." for error messages. Appends to sb. */
+/* "<name> (<alias>, ...), ..." for error messages. Appends to sb. */
 void zl_backend_choices(struct strbuf *sb);
 int zl_backend_has(const struct zl_backend *b, unsigned cap);
 
@@ -115,7 +115,7 @@ int zl_backend_detect(const struct zl_backend **out, struct strbuf *err);
 /*
  * Is this vendor present here? 1 when a query tool is on PATH, or its probe node
  * exists (rows with a probe), or numbered device nodes exist (rows without one);
- * why gets what was found ("nvidia-smi on PATH", "/dev/nvidiactl"). 0 otherwise.
+ * why gets what was found (the tool on PATH, or the probe node). 0 otherwise.
  */
 int zl_backend_present(const struct zl_backend *b, struct strbuf *why);
 

@@ -51,6 +51,10 @@ void child_kill(struct child_process *cp, int sig);
 int zl_capture(const char *const *argv, const char *const *env, double timeout_s,
 	       struct strbuf *out, int *exit_code, struct strbuf *err);
 
+/* zl_capture() in working directory dir (NULL: the current one). */
+int zl_capture_in(const char *dir, const char *const *argv, const char *const *env, double timeout_s,
+		  struct strbuf *out, int *exit_code, struct strbuf *err);
+
 /*
  * Signal plumbing for supervisors: SIGINT, SIGTERM, SIGHUP and SIGCHLD are
  * turned into bytes on a self-pipe so a poll() loop can see them.

@@ -23,5 +23,7 @@ char *zl_absolute_path(const char *path);
 char *zl_path_join(const char *a, const char *b);
 /* Find an executable: a name with '/' is checked as is, else searched on PATH. Caller frees; NULL if none. */
 char *zl_find_executable(const char *name);
+/* The same search on a given PATH value (NULL: a default PATH). Caller frees. */
+char *zl_find_executable_in(const char *name, const char *path);
 
 #endif

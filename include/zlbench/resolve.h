@@ -39,6 +39,14 @@ enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test
 				      const char *op, const char *op_file,
 				      struct zl_nodes *out, struct strbuf *err);
 
+/*
+ * Walk dir recursively in sorted order, skipping hidden entries and __pycache__, and call
+ * fn(path, rel, data) for every *.py file (only test_*.py when tests_only); rel is the
+ * path relative to the walk's start, prefixed with the given rel ("" for none).
+ */
+typedef void (*zl_walk_fn)(const char *path, const char *rel, void *data);
+void zl_walk_python(const char *dir, const char *rel, int tests_only, zl_walk_fn fn, void *data);
+
 /* Every operator name the checkout knows: test_<name>.py files and @pytest.mark.<name> markers. */
 void zl_list_ops(const char *flaggems_dir, struct strvec *ops);
 

@@ -25,6 +25,7 @@
 #define ZLBENCH_SLURM_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "backend.h"
 #include "batch.h"
@@ -43,15 +44,17 @@
 /* ---- Slurm's job states ---------------------------------------------------------- */
 
 /*
- * One row per JobState that scontrol prints. done: the task is over. status: the
- * zlbench status Slurm's verdict imposes, or NULL when the run's own identity
- * decides (COMPLETED, FAILED). why: the reason written with it.
- * over_crashed: the verdict also replaces a "crashed" identity (an OOM kill
+ * One row per JobState that scontrol prints. done: the task is over. ending: not
+ * over yet but on its way out (COMPLETING: its processes are being ended, as right
+ * after scancel). status: the zlbench status Slurm's verdict imposes, or NULL when
+ * the run's own identity decides (COMPLETED, FAILED). why: the reason written with
+ * it. over_crashed: the verdict also replaces a "crashed" identity (an OOM kill
  * leaves a run killed by SIGKILL; Slurm knows why).
  */
 struct zl_slurm_state_def {
 	const char *name;
 	int done;
+	int ending;
 	const char *status;
 	const char *why;
 	int over_crashed;
@@ -188,6 +191,9 @@ struct zl_slurm_run_opts {
  */
 int zl_slurm_launch(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, int resume,
 		    struct zl_batch_outcome *out, char **job_id, struct strbuf *err);
+
+/* --dry-run: the launcher's settings, the array tasks, the sbatch argv and script; nothing is submitted. */
+void zl_slurm_print_plan(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, FILE *out);
 
 /*
  * `--collect DIR`: follow every submission of the batch until each task has a

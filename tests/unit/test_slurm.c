@@ -139,6 +139,8 @@ static void test_states(void **state)
 	assert_false(zl_slurm_state_find("PENDING")->done);
 	assert_false(zl_slurm_state_find("RUNNING")->done);
 	assert_false(zl_slurm_state_find("COMPLETING")->done);
+	assert_true(zl_slurm_state_find("COMPLETING")->ending); /* right after scancel, processes ending */
+	assert_false(zl_slurm_state_find("RUNNING")->ending);
 	assert_null(zl_slurm_state_find("NO_SUCH_STATE"));
 	assert_null(zl_slurm_state_find(NULL));
 }

@@ -1,0 +1,69 @@
+#!/bin/bash
+# zlbench batch --launcher slurm: usage errors (exit 2) before anything is submitted,
+# --dry-run prints the script and submits nothing, a job sbatch refuses leaves nothing
+# behind, and --collect refuses a local batch.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/t1000-slurm-cluster.sh"
+
+FG=$ZL_SOURCE_DIR/tests/fixtures/flaggems
+cd "$TMP"
+ARGS=(batch --backend cuda --flaggems-dir "$FG" --python "$ZL_TEST_PYTHON" --ops envdump)
+
+# ---- no cluster needed ------------------------------------------------------------------
+run_zl "${ARGS[@]}" --launcher pbs --out "$TMP/x"
+expect_rc 2
+contains "$TMP/err" "invalid value 'pbs' for --launcher"
+run_zl "${ARGS[@]}" --partition gpu --out "$TMP/x"
+expect_rc 2
+contains "$TMP/err" "go with --launcher slurm"
+run_zl "${ARGS[@]}" --launcher slurm --devices 0,1 --out "$TMP/x"
+expect_rc 2
+contains "$TMP/err" "Slurm grants each task its GPU"
+run_zl "${ARGS[@]}" --launcher slurm --warmup-devices 2 --out "$TMP/x"
+expect_rc 2
+contains "$TMP/err" "--launcher slurm gives each operator one GPU"
+run_zl "${ARGS[@]}" --launcher slurm --sbatch-arg=--array=0-9 --out "$TMP/x"
+expect_rc 2
+contains "$TMP/err" "--sbatch-arg '--array=0-9'"
+run_zl "${ARGS[@]}" --launcher slurm --time-per-op 0 --out "$TMP/x"
+expect_rc 2
+contains "$TMP/err" "invalid value '0' for --time-per-op"
+run_zl batch --collect "$TMP/x" --no-wait --resume "$TMP/x"
+expect_rc 2
+run_zl "${ARGS[@]}" --no-wait --out "$TMP/x"
+expect_rc 2
+contains "$TMP/err" "--no-wait goes with --collect"
+[ ! -e "$TMP/x" ] || fail "a refused command left '$TMP/x'"
+
+# --dry-run: the plan and the script, nothing written, nothing submitted
+run_zl "${ARGS[@]}" --ops batch_p01 --launcher slurm --partition gpu --account proj --time-per-op 30 \
+	--sbatch-arg=--qos=high --dry-run --out "$TMP/d"
+expect_rc 0
+for t in "launcher: slurm" "partition: gpu" "time per op: 30 min" "#SBATCH --partition=gpu" \
+	"#SBATCH --account=proj" "#SBATCH --time=30" "#SBATCH --gres=gpu:1" "#SBATCH --array=0-1" \
+	"sbatch argv: sbatch --parsable --qos=high $TMP/d/slurm/submit-1.sbatch" \
+	"0) op=envdump attempt=1" "1) op=batch_p01 attempt=1" "batch --slurm-task $TMP/d"; do
+	contains "$TMP/out" "$t"
+done
+[ ! -e "$TMP/d" ] || fail "--dry-run created the batch directory"
+
+# --collect on a batch of the local launcher: nothing to collect
+run_zl "${ARGS[@]}" --devices 0 --out "$TMP/local" --progress none
+expect_rc 0
+run_zl batch --collect "$TMP/local"
+expect_rc 2
+contains "$TMP/err" "was not launched with --launcher slurm"
+
+# ---- through the cluster ---------------------------------------------------------------
+slurm_up
+# a path Slurm's #SBATCH lines cannot carry
+run_zl "${ARGS[@]}" --launcher slurm --out "$TMP/with space"
+expect_rc 2
+contains "$TMP/err" "may not hold blanks"
+# a job sbatch refuses: its message, exit 2, and the new batch directory is gone
+run_zl "${ARGS[@]}" --launcher slurm --partition nosuchpartition --out "$TMP/refused"
+expect_rc 2
+contains "$TMP/err" "sbatch refused the job"
+contains "$TMP/err" "invalid partition"
+[ ! -e "$TMP/refused" ] || fail "a refused submission left '$TMP/refused'"
+pass
