@@ -424,18 +424,24 @@ static void print_counts(const struct zl_batch_outcome *oc)
 /* Anything besides --resume's own options means the user expects settings the batch would ignore. */
 static int resume_conflicts(const struct zl_settings *s, const struct batch_opts *o)
 {
+	const char *how = o->collect ? "--collect" : "--resume";
 	size_t i;
 
 	for (i = 0; i < ZL_SET__COUNT; i++)
 		if (s->v[i].source == ZL_SRC_FLAG) {
-			zl_print_error("--resume uses the settings saved in the batch directory; %s cannot change them",
+			zl_print_error("%s uses the settings saved in the batch directory; %s cannot change them", how,
 				       s->v[i].from);
 			return -1;
 		}
 	if (o->ops.nr || o->ops_file || o->timeout_per_op || o->warmup_devices || o->warmup_ops.nr ||
-	    s->passthrough.nr || o->launcher || o->partition || o->account || o->time_per_op || o->sbatch_args.nr) {
-		zl_print_error("--resume and --collect use the settings saved in the batch directory; --ops, --ops-file, "
-			       "--timeout-per-op, --warmup-*, --launcher, the Slurm options and pytest arguments cannot change them");
+	    s->passthrough.nr) {
+		zl_print_error("%s uses the settings saved in the batch directory; "
+			       "--ops, --ops-file, --timeout-per-op, --warmup-* and pytest arguments cannot change them", how);
+		return -1;
+	}
+	if (o->launcher || o->partition || o->account || o->time_per_op || o->sbatch_args.nr) {
+		zl_print_error("%s uses the settings saved in the batch directory; "
+			       "--launcher and the Slurm options cannot change them", how);
 		return -1;
 	}
 	return 0;

@@ -79,7 +79,15 @@ static void git_facts(struct zl_run_facts *f, const char *dir)
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	int code = 0;
 	char *real = zl_absolute_path(dir);
+	char *dotgit = zl_path_join(real, ".git");
 
+	/* only the top of a checkout is reported: no .git here, no git to start */
+	if (access(dotgit, F_OK)) {
+		free(dotgit);
+		free(real);
+		return;
+	}
+	free(dotgit);
 	if (!zl_capture(top_argv, NULL, 10, &out, &code, &err) && !code) {
 		char *nl = strchr(out.buf, '\n');
 

@@ -10,6 +10,7 @@
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/preflight.h"
+#include "zlbench/pyprobe.h"
 #include "zlbench/sha256.h"
 #include "zlbench/shapes.h"
 #include "zlbench/util.h"
@@ -199,40 +200,20 @@ static int check_python(struct zl_preflight *pf, struct strbuf *msg)
 
 static int check_pytest(struct zl_preflight *pf, struct strbuf *msg)
 {
-	const char *argv[] = { pf->python_path, "-c",
-		"import sys, pytest; print(sys.version.split()[0]); print(pytest.__version__)", NULL };
-	struct strbuf out = STRBUF_INIT;
-	int code = 0;
-	char *nl;
+	struct zl_pyprobe probe = ZL_PYPROBE_INIT;
 
 	if (pf->skip_python)
 		return 0;
-	if (zl_capture(argv, NULL, 60, &out, &code, msg)) {
-		strbuf_release(&out);
+	if (zl_pyprobe(pf->python_path, &probe, msg)) {
+		zl_pyprobe_release(&probe);
 		return -1;
 	}
-	if (code) {
-		strbuf_rtrim(&out);
-		nl = strrchr(out.buf, '\n');
-		zl_error(msg, "'%s' cannot import pytest (exit %d): %s", pf->python_path, code,
-			 nl ? nl + 1 : out.buf);
-		strbuf_release(&out);
-		return -1;
-	}
-	nl = strchr(out.buf, '\n');
-	if (nl) {
-		*nl = '\0';
-		free(pf->python_version);
-		free(pf->pytest_version);
-		pf->python_version = xstrdup(out.buf);
-		pf->pytest_version = xstrdup(nl + 1);
-		{
-			char *end = strchr(pf->pytest_version, '\n');
-			if (end)
-				*end = '\0';
-		}
-	}
-	strbuf_release(&out);
+	free(pf->python_version);
+	free(pf->pytest_version);
+	pf->python_version = probe.python_version;
+	pf->pytest_version = probe.pytest_version;
+	probe.python_version = probe.pytest_version = NULL;
+	zl_pyprobe_release(&probe);
 	return 0;
 }
 

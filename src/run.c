@@ -225,6 +225,8 @@ static void supervise(struct supervised *sv, double timeout_s)
 
 /* ---- the run -------------------------------------------------------------- */
 
+static void print_summary(const struct zl_run *run, FILE *out);
+
 static void print_header(const struct zl_settings *s, const struct zl_preflight *pf,
 			 const struct zl_plan *plan, const struct zl_run_facts *f)
 {
@@ -470,19 +472,26 @@ finish:
 	zl_run_facts_collect_after(&f, s, pf);
 	if (zl_identity_write(s, pf, &plan, &f, &sv.cp.args, &sv.cp.env, self_argv, &err))
 		zl_print_error("%s", err.buf);
-	if (zl_verbosity >= 0)
-		zl_run_print_summary(pf->out_dir, stdout);
-	zl_run_print_footer(&f, stderr);
 	{
+		/* one load of the finished run serves the summary and the history */
+		struct zl_run run;
 		struct zl_history *db = NULL;
 
-		if (getenv("ZL_NO_HISTORY") || zl_history_open(NULL, &db, &err) ||
-		    zl_history_ingest_run(db, pf->out_dir, &err)) {
-			if (err.len)
+		zl_run_init(&run);
+		if (zl_run_load(pf->out_dir, &run, &err)) {
+			zl_print_warning("cannot read the finished run: %s", err.buf);
+		} else {
+			if (zl_verbosity >= 0)
+				print_summary(&run, stdout);
+			if (!getenv("ZL_NO_HISTORY") &&
+			    (zl_history_open(NULL, &db, &err) || zl_history_ingest_loaded(db, &run, &err)))
 				zl_print_warning("history not updated: %s", err.buf);
+			zl_history_close(db);
 		}
-		zl_history_close(db);
+		zl_run_release(&run);
+		strbuf_reset(&err);
 	}
+	zl_run_print_footer(&f, stderr);
 	if (push_url) {
 		strbuf_reset(&err);
 		if (zl_push_simple(pf->out_dir, push_url, &err))
@@ -506,32 +515,39 @@ done_early:
 	return exit_code;
 }
 
-void zl_run_print_summary(const char *run_dir, FILE *out)
+static void print_summary(const struct zl_run *run, FILE *out)
 {
-	struct zl_run run;
-	struct strbuf err = STRBUF_INIT;
 	size_t i;
 
-	zl_run_init(&run);
-	if (zl_run_load(run_dir, &run, &err) || !run.has_results || !run.nr_results) {
+	if (!run->has_results || !run->nr_results) {
 		fprintf(out, "(no results.json rows)\n");
-		zl_run_release(&run);
-		strbuf_release(&err);
 		return;
 	}
 	fprintf(out, "\n%-12s %-16s %-34s %12s %12s %9s\n", "op", "dtype", "shape", "torch ms", "gems ms", "speedup");
-	for (i = 0; i < run.nr_results; i++) {
-		const struct zl_result *r = &run.results[i];
+	for (i = 0; i < run->nr_results; i++) {
+		const struct zl_result *r = &run->results[i];
 		const struct zl_result *t;
 
 		if (r->side != ZL_SIDE_GEMS)
 			continue;
-		t = zl_run_find(&run, r->op, r->dtype, r->shape, r->occurrence, ZL_SIDE_TORCH);
+		t = zl_run_find(run, r->op, r->dtype, r->shape, r->occurrence, ZL_SIDE_TORCH);
 		fprintf(out, "%-12s %-16s %-34s %12.6f %12.6f %9.3f%s%s\n", r->op, r->dtype, r->shape,
 			t ? t->latency_ms : r->latency_base_ms, r->latency_ms, r->speedup,
 			r->error_msg ? "  error: " : "", r->error_msg ? r->error_msg : "");
 	}
 	fputc('\n', out);
+}
+
+void zl_run_print_summary(const char *run_dir, FILE *out)
+{
+	struct zl_run run;
+	struct strbuf err = STRBUF_INIT;
+
+	zl_run_init(&run);
+	if (zl_run_load(run_dir, &run, &err))
+		fprintf(out, "(cannot read the run: %s)\n", err.buf);
+	else
+		print_summary(&run, out);
 	zl_run_release(&run);
 	strbuf_release(&err);
 }

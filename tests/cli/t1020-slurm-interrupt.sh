@@ -36,14 +36,18 @@ slurm_wait_job "$job" 30
 import csv, glob, json, os, sys
 B, job = sys.argv[1:]
 rows = list(csv.DictReader(open(os.path.join(B, "ops_status.csv"), newline="")))
-started = {os.path.basename(os.path.dirname(p)) for p in glob.glob(os.path.join(B, "runs/*/batch_probe.json"))}
-assert {r["op"] for r in rows} == started, (rows, started)
+# every op whose run had started has its row; the ones Slurm never started have none
+started = {os.path.basename(p) for p in glob.glob(os.path.join(B, "runs/*"))}
+probed = {os.path.basename(os.path.dirname(p)) for p in glob.glob(os.path.join(B, "runs/*/batch_probe.json"))}
+assert {r["op"] for r in rows} == started and len(probed) >= 2, (rows, started, probed)
 for r in rows:
     assert r["status"] == "interrupted" and r["attempt"] == "1", r
     assert r["reason"].startswith("slurm: cancelled (CANCELLED) by zlbench batch"), r
     ident = json.load(open(os.path.join(B, r["run_dir"], "run_identity.json")))
     assert ident["status"] == "interrupted", ident["status"]
     assert ident["scheduler"]["slurm_state"] == "CANCELLED", ident["scheduler"]
+    if r["op"] not in probed:
+        continue  # its pytest had not reached the op yet
     probe = json.load(open(os.path.join(B, r["run_dir"], "batch_probe.json")))
     assert probe["end"] is None, probe
     try:
@@ -52,8 +56,6 @@ for r in rows:
     except ProcessLookupError:
         pass
 PY
-contains "$TMP/i.out" "not run"
-n_started=$(ls "$B"/runs/*/batch_probe.json | wc -l)
 
 # --resume: every op again (interrupted is not final), quickly this time
 export ZL_BATCH_PLAN='{}' ZL_FIXTURE_SLEEP=0.2

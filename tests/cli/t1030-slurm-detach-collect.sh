@@ -48,5 +48,5 @@ cmp -s "$B/ops_status.csv" "$TMP/before.csv" || fail "a second --collect changed
 # --collect and --resume refuse what the batch directory already decided
 run_zl batch --collect "$B" --partition other
 expect_rc 2
-contains "$TMP/err" "cannot change them"
+contains "$TMP/err" "--collect uses the settings saved in the batch directory"
 pass

@@ -1,0 +1,29 @@
+/*
+ * What an interpreter offers a run: its version, and where pytest is and which
+ * version, found without importing pytest (a full import costs 0.5-0.9 s).
+ *
+ * Results are cached in $ZL_HOME/cache/pyprobe-<hash>.json, keyed on the
+ * interpreter's real path and identity (inode, size, mtime) and the variables that
+ * change its sys.path (PYTHONPATH, PYTHONHOME, VIRTUAL_ENV). A hit is believed only
+ * while pytest's __init__.py still exists with the mtime it had: an uninstall or an
+ * upgrade sends zlbench back to the interpreter.
+ * Owner: the caller owns struct zl_pyprobe; zl_pyprobe_release() frees it.
+ */
+#ifndef ZLBENCH_PYPROBE_H
+#define ZLBENCH_PYPROBE_H
+
+#include "strbuf.h"
+
+struct zl_pyprobe {
+	char *python_version;
+	char *pytest_version;
+	char *pytest_origin;    /* pytest/__init__.py */
+	int from_cache;
+};
+#define ZL_PYPROBE_INIT { NULL, NULL, NULL, 0 }
+
+void zl_pyprobe_release(struct zl_pyprobe *p);
+/* 0 when pytest is there; -1 with err naming the interpreter and what it said. */
+int zl_pyprobe(const char *python_path, struct zl_pyprobe *out, struct strbuf *err);
+
+#endif
