@@ -57,6 +57,9 @@ for r in rows:
         pass
 PY
 
+# at most four ran (four GPUs, long sleeps): the others are "not run" in the summary
+contains "$TMP/i.out" "not run"
+
 # --resume: every op again (interrupted is not final), quickly this time
 export ZL_BATCH_PLAN='{}' ZL_FIXTURE_SLEEP=0.2
 run_zl batch --resume "$B" --progress plain
