@@ -27,12 +27,14 @@ void zl_preflight_init(struct zl_preflight *pf, struct zl_settings *s)
 	pf->nodes = n;
 	pf->devs = d;
 	pf->shapes_for_op = -1;
+	strbuf_init(&pf->resolve_msg, 0);
 	strvec_init(&pf->warnings);
 }
 
 void zl_preflight_release(struct zl_preflight *pf)
 {
 	zl_nodes_release(&pf->nodes);
+	strbuf_release(&pf->resolve_msg);
 	zl_devlist_release(&pf->devs);
 	free(pf->shape_source);
 	free(pf->python_path);
@@ -107,10 +109,15 @@ static enum zl_resolve_fail resolve_once(struct zl_preflight *pf, struct strbuf 
 {
 	struct zl_settings *s = pf->s;
 
-	if (pf->nodes.how)
-		return pf->resolve_fail;
-	return pf->resolve_fail = zl_resolve_nodes(s->flaggems_dir, s->v[ZL_SET_TEST_NODE].raw, s->v[ZL_SET_OP].raw,
-				s->v[ZL_SET_OP_FILE].raw, &pf->nodes, msg);
+	if (!pf->resolved) {
+		pf->resolved = 1;
+		pf->resolve_fail = zl_resolve_nodes(s->flaggems_dir, s->v[ZL_SET_TEST_NODE].raw,
+						    s->v[ZL_SET_OP].raw, s->v[ZL_SET_OP_FILE].raw, &pf->nodes,
+						    &pf->resolve_msg);
+	}
+	if (pf->resolve_fail)
+		zl_error(msg, "%s", pf->resolve_msg.buf);
+	return pf->resolve_fail;
 }
 
 static int check_benchmark_file(struct zl_preflight *pf, struct strbuf *msg)

@@ -29,7 +29,9 @@ struct zl_preflight {
 	char *out_dir;                /* the run directory (absolute) */
 	struct strvec warnings;       /* non-fatal findings, printed by the caller */
 	int skip_python;              /* --dry-run: no interpreter is started */
+	int resolved;                 /* node resolution ran (once, shared by two checks) */
 	enum zl_resolve_fail resolve_fail; /* why node resolution failed (usage vs preflight) */
+	struct strbuf resolve_msg;    /* and its message */
 };
 
 struct zl_check {
