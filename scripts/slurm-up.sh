@@ -58,6 +58,18 @@ alive() {
 	[ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null
 }
 
+# A daemon keeps every descriptor it inherits: the lock (fd 9), a test harness's log
+# or output pipe (which would then never see EOF). Start it with 0-2 on /dev/null only.
+start_daemon() {
+	(
+		for fd in /proc/self/fd/*; do
+			fd=${fd##*/}
+			[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+		done
+		exec "$@" </dev/null >/dev/null 2>&1
+	)
+}
+
 if alive "$dir/run/slurmctld.pid" && alive "$dir/run/slurmd.pid"; then
 	case "$(node_state)" in
 	idle | mixed | allocated | completing)
@@ -76,8 +88,7 @@ if ! (munge -n 2>/dev/null | unmunge >/dev/null 2>&1); then
 	mkdir -p /run/munge
 	chown munge:munge /run/munge
 	chmod 0755 /run/munge
-	# the daemons must not inherit the lock (fd 9): they would hold it for good
-	runuser -u munge -- /usr/sbin/munged 9>&-
+	start_daemon runuser -u munge -- /usr/sbin/munged
 	touch "$dir/munged.started"
 	for _ in $(seq 50); do
 		(munge -n 2>/dev/null | unmunge >/dev/null 2>&1) && break
@@ -152,12 +163,12 @@ if [ "$gpus" -gt 0 ]; then
 else
 	: >"$dir/etc/gres.conf"
 fi
-: >"$dir/etc/cgroup.conf"
+echo "# no cgroup plugin: proctrack/linuxproc and task/none" >"$dir/etc/cgroup.conf"
 
 # --- daemons -------------------------------------------------------------------------
 # -c: ignore saved state (a fresh cluster each time it is brought up)
-slurmctld -c 9>&-
-slurmd -c 9>&-
+start_daemon slurmctld -c
+start_daemon slurmd -c
 
 state=
 for _ in $(seq 60); do

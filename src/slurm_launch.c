@@ -347,6 +347,9 @@ static void record_task(struct follower *f, struct ftask *t, const struct zl_slu
 			zl_batch_row_set(&r, ZL_BCOL_STATUS, zl_batch_status_from_exit(code, 0));
 			if (mk_reason)
 				zl_batch_row_set(&r, ZL_BCOL_REASON, mk_reason);
+			else if (!marker)
+				zl_batch_row_setf(&r, ZL_BCOL_REASON, "the Slurm task ended (exit %d) before it could record "
+						  "itself: see logs/slurm-%s_%ld.out", code, t->sub->job_id, t->t->index);
 			else if (code)
 				zl_batch_row_setf(&r, ZL_BCOL_REASON, "zlbench run ended (exit %d) without a final run identity",
 						  code);
@@ -383,8 +386,10 @@ static void record_task(struct follower *f, struct ftask *t, const struct zl_slu
 			gpus = zl_json_path_string(marker, "device");
 		if (!node && rec)
 			node = rec->node;
-		if (node || gpus)
-			zl_batch_row_setf(&r, ZL_BCOL_DEVICE, "%s:%s", node ? node : "?", gpus ? gpus : "?");
+		if (node && gpus)
+			zl_batch_row_setf(&r, ZL_BCOL_DEVICE, "%s:%s", node, gpus);
+		else if (node || gpus)
+			zl_batch_row_set(&r, ZL_BCOL_DEVICE, node ? node : gpus);
 	}
 	if (rec) {
 		slurm_time_utc(rec->start, stamp, &t_start);

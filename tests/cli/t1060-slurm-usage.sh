@@ -66,4 +66,16 @@ expect_rc 2
 contains "$TMP/err" "sbatch refused the job"
 contains "$TMP/err" "invalid partition"
 [ ! -e "$TMP/refused" ] || fail "a refused submission left '$TMP/refused'"
+# a job without a GPU: each task says so and fails preflight; every op failing preflight exits 3
+run_zl "${ARGS[@]}" --launcher slurm --sbatch-arg=--gres=none --out "$TMP/nogpu" --progress plain
+expect_rc 3
+contains "$TMP/out" "1 preflight failed"
+"$ZL_TEST_PYTHON" - "$TMP/nogpu" <<'PY' || fail "the task without a GPU is not recorded as preflight_failed"
+import csv, os, sys
+rows = list(csv.DictReader(open(os.path.join(sys.argv[1], "ops_status.csv"), newline="")))
+assert len(rows) == 1 and rows[0]["status"] == "preflight_failed" and rows[0]["exit_code"] == "3", rows
+assert rows[0]["reason"].startswith("Slurm granted this task no GPU index"), rows
+assert rows[0]["run_dir"] == "", rows  # the run never started
+PY
+contains "$TMP/nogpu/logs/slurm-$(slurm_job_of "$TMP/nogpu")_0.out" "PREFLIGHT_FAILED check=slurm_task"
 pass
