@@ -525,37 +525,6 @@ void zl_batch_config_release(struct zl_batch_config *c)
 	zl_batch_config_init(c);
 }
 
-static cJSON *strvec_to_json(const struct strvec *sv)
-{
-	return cJSON_CreateStringArray(sv->v, (int)sv->nr);
-}
-
-static int json_to_strvec(const cJSON *a, struct strvec *sv)
-{
-	const cJSON *it;
-
-	if (!cJSON_IsArray(a))
-		return -1;
-	cJSON_ArrayForEach(it, a) {
-		if (!cJSON_IsString(it))
-			return -1;
-		strvec_push(sv, it->valuestring);
-	}
-	return 0;
-}
-
-static int write_json_atomic(const char *path, const cJSON *doc, struct strbuf *err)
-{
-	char *text = cJSON_Print(doc);
-	int rc;
-
-	if (!text)
-		return zl_error(err, "out of memory printing '%s'", path);
-	rc = zl_write_file_atomic(path, text, strlen(text), err);
-	free(text);
-	return rc;
-}
-
 int zl_batch_config_save(const struct zl_batch_config *c, struct strbuf *err)
 {
 	cJSON *doc = cJSON_CreateObject();
@@ -568,23 +537,23 @@ int zl_batch_config_save(const struct zl_batch_config *c, struct strbuf *err)
 	      zl_json_add_string(doc, "created_at", c->created_at) ||
 	      zl_json_add_string(doc, "backend", c->backend) ||
 	      zl_json_add_string(doc, "launcher", c->launcher ? c->launcher : "local") ||
-	      !cJSON_AddItemToObject(doc, "devices", strvec_to_json(&c->devices)) ||
-	      !cJSON_AddItemToObject(doc, "ops", strvec_to_json(&c->ops)) ||
-	      !cJSON_AddItemToObject(doc, "run_args", strvec_to_json(&c->run_args)) ||
-	      !cJSON_AddItemToObject(doc, "passthrough", strvec_to_json(&c->passthrough)) ||
+	      !cJSON_AddItemToObject(doc, "devices", zl_json_strvec(&c->devices)) ||
+	      !cJSON_AddItemToObject(doc, "ops", zl_json_strvec(&c->ops)) ||
+	      !cJSON_AddItemToObject(doc, "run_args", zl_json_strvec(&c->run_args)) ||
+	      !cJSON_AddItemToObject(doc, "passthrough", zl_json_strvec(&c->passthrough)) ||
 	      zl_json_add_number(doc, "timeout_per_op_s", c->timeout_s > 0 ? c->timeout_s : NAN) ||
 	      zl_json_add_number(doc, "warmup_devices", c->warmup_devices) ||
-	      !cJSON_AddItemToObject(doc, "warmup_ops", strvec_to_json(&c->warmup_ops)) ||
+	      !cJSON_AddItemToObject(doc, "warmup_ops", zl_json_strvec(&c->warmup_ops)) ||
 	      zl_json_add_string(doc, "flaggems_dir", c->flaggems_dir) ||
 	      zl_json_add_string(doc, "level", c->level) ||
 	      zl_json_add_string(doc, "shape_mode", c->shape_mode_file ? "file" : "upstream") ||
 	      zl_json_add_string(doc, "shape_file", c->shape_file) ||
-	      !cJSON_AddItemToObject(doc, "argv", strvec_to_json(&c->argv)) ||
+	      !cJSON_AddItemToObject(doc, "argv", zl_json_strvec(&c->argv)) ||
 	      !cJSON_AddItemToObject(doc, "sessions", cJSON_CreateArray());
 	if (bad)
 		zl_error(err, "out of memory building '%s'", path);
 	else
-		rc = write_json_atomic(path, doc, err);
+		rc = zl_json_write_atomic(path, doc, err);
 	cJSON_Delete(doc);
 	free(path);
 	return rc;
@@ -629,12 +598,12 @@ int zl_batch_config_load(struct zl_batch_config *c, const char *batch_dir, struc
 	n = cJSON_GetObjectItemCaseSensitive(doc, "warmup_devices");
 	c->warmup_devices = cJSON_IsNumber(n) ? n->valueint : 0;
 	if (!c->backend || !c->flaggems_dir ||
-	    json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "devices"), &c->devices) ||
-	    json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "ops"), &c->ops) ||
-	    json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "run_args"), &c->run_args) ||
-	    json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "passthrough"), &c->passthrough) ||
-	    json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "warmup_ops"), &c->warmup_ops) ||
-	    json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "argv"), &c->argv) ||
+	    zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "devices"), &c->devices) ||
+	    zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "ops"), &c->ops) ||
+	    zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "run_args"), &c->run_args) ||
+	    zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "passthrough"), &c->passthrough) ||
+	    zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "warmup_ops"), &c->warmup_ops) ||
+	    zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "argv"), &c->argv) ||
 	    (!c->devices.nr && !zl_batch_is_slurm(c)) || !c->ops.nr) {
 		zl_error(err, "'%s' lacks backend, flaggems_dir, devices, ops or run_args", path);
 		goto out;
@@ -679,11 +648,11 @@ int zl_batch_config_add_session(const struct zl_batch_config *c, const char *con
 	if (zl_json_add_string(s, "started_at", stamp) ||
 	    zl_json_add_number(s, "pid", (double)getpid()) ||
 	    zl_json_add_bool(s, "resume", resume) ||
-	    !cJSON_AddItemToObject(s, "argv", strvec_to_json(&args))) {
+	    !cJSON_AddItemToObject(s, "argv", zl_json_strvec(&args))) {
 		zl_error(err, "out of memory updating '%s'", path);
 		goto out;
 	}
-	rc = write_json_atomic(path, doc, err);
+	rc = zl_json_write_atomic(path, doc, err);
 out:
 	cJSON_Delete(doc);
 	strvec_clear(&args);

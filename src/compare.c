@@ -885,22 +885,6 @@ static cJSON *diffs_json(const struct zl_diffs *d)
 	return arr;
 }
 
-static cJSON *strvec_json(const struct strvec *sv)
-{
-	cJSON *arr = cJSON_CreateArray();
-	size_t i;
-
-	for (i = 0; arr && i < sv->nr; i++) {
-		cJSON *s = cJSON_CreateString(sv->v[i]);
-		if (!s || !cJSON_AddItemToArray(arr, s)) {
-			cJSON_Delete(s);
-			cJSON_Delete(arr);
-			return NULL;
-		}
-	}
-	return arr;
-}
-
 /* Attach item under key; frees item and fails when it is NULL or cannot be attached. */
 static int attach(cJSON *obj, const char *key, cJSON *item)
 {
@@ -935,7 +919,7 @@ static int caliber_json(cJSON *root, const struct zl_compare *c)
 	       zl_json_add_string(o, "autotune", cal->autotune) ||
 	       zl_json_add_bool(o, "autotune_proper", cal->autotune_proper) ||
 	       zl_json_add_bool(o, "cache_inheritance", cal->cache_inheritance) ||
-	       attach(o, "flags", strvec_json(&cal->flags)) ||
+	       attach(o, "flags", zl_json_strvec(&cal->flags)) ||
 	       attach(o, "variables", diffs_json(&cal->variables)) ? -1 : 0;
 }
 
@@ -1036,8 +1020,8 @@ int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct
 	gate = cJSON_AddObjectToObject(root, "gate");
 	if (!gate || zl_json_add_number(gate, "fail_pct", c->opts.fail_pct >= 0 ? c->opts.fail_pct : NAN) ||
 	    zl_json_add_bool(gate, "failed", c->gate_failed) ||
-	    attach(gate, "reasons", strvec_json(&c->gate_reasons)) ||
-	    attach(root, "warnings", strvec_json(&c->warnings)))
+	    attach(gate, "reasons", zl_json_strvec(&c->gate_reasons)) ||
+	    attach(root, "warnings", zl_json_strvec(&c->warnings)))
 		goto oom;
 	text = cJSON_Print(root);
 	if (!text)

@@ -7,6 +7,7 @@
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/identity.h"
+#include "zlbench/runload.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -54,29 +55,13 @@ static void add_bool(struct jb *jb, cJSON *obj, const char *key, int v)
 	add(jb, obj, key, cJSON_CreateBool(v));
 }
 
-static cJSON *strvec_json(const struct strvec *sv)
-{
-	cJSON *a = cJSON_CreateArray();
-	size_t i;
-
-	for (i = 0; a && i < sv->nr; i++) {
-		cJSON *s = cJSON_CreateString(sv->v[i]);
-		if (!s || !cJSON_AddItemToArray(a, s)) {
-			cJSON_Delete(s);
-			cJSON_Delete(a);
-			return NULL;
-		}
-	}
-	return a;
-}
-
 static cJSON *argv_json(const char *const *argv)
 {
 	struct strvec sv = STRVEC_INIT;
 	cJSON *a;
 
 	strvec_pushv(&sv, (const char **)argv);
-	a = strvec_json(&sv);
+	a = zl_json_strvec(&sv);
 	strvec_clear(&sv);
 	return a;
 }
@@ -212,7 +197,7 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 	add_num(&jb, root, "duration_s", f->finished_epoch - f->started_epoch, !running);
 	add_str(&jb, root, "host", f->host);
 	add(&jb, root, "argv", argv_json(self_argv));
-	add(&jb, root, "child_argv", strvec_json(child_argv));
+	add(&jb, root, "child_argv", zl_json_strvec(child_argv));
 	add_str(&jb, root, "backend", s->backend->name);
 	add_str(&jb, root, "backend_source", zl_source_name(s->v[ZL_SET_BACKEND].source));
 	add_str(&jb, root, "vendor", s->backend->vendor_name);
@@ -231,7 +216,7 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 		add_str(&jb, o, "sha256", pf->shape_sha256[0] ? pf->shape_sha256 : NULL);
 		add_num(&jb, o, "shapes_for_op", (double)pf->shapes_for_op, pf->shapes_for_op >= 0);
 	}
-	add(&jb, root, "test_node", strvec_json(&pf->nodes.nodes));
+	add(&jb, root, "test_node", zl_json_strvec(&pf->nodes.nodes));
 	add_str(&jb, root, "marker", pf->nodes.marker);
 	add_str(&jb, root, "op", op);
 	add_str(&jb, root, "flaggems_mode", "kernel");
@@ -252,7 +237,7 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 		add_str(&jb, o, "version", pf->python_version);
 		add_str(&jb, o, "pytest", pf->pytest_version);
 	}
-	add(&jb, root, "plugins", strvec_json(&plan->plugins));
+	add(&jb, root, "plugins", zl_json_strvec(&plan->plugins));
 	if ((o = add(&jb, root, "timer", cJSON_CreateObject()))) {
 		cJSON *summary = plugin_json(pf->out_dir, "timer_summary.json");
 		static const char *const keys[] = { "used", "graph", "direct", "fallbacks", NULL };

@@ -151,6 +151,38 @@ int zl_json_add_bool(cJSON *obj, const char *key, int value)
 	return cJSON_AddBoolToObject(obj, key, value ? 1 : 0) ? 0 : -1;
 }
 
+cJSON *zl_json_strvec(const struct strvec *sv)
+{
+	/* cJSON_CreateStringArray checks every allocation and frees what it built */
+	return cJSON_CreateStringArray(sv->v, (int)sv->nr);
+}
+
+int zl_json_to_strvec(const cJSON *array, struct strvec *sv)
+{
+	const cJSON *it;
+
+	if (!cJSON_IsArray(array))
+		return -1;
+	cJSON_ArrayForEach(it, array) {
+		if (!cJSON_IsString(it))
+			return -1;
+		strvec_push(sv, it->valuestring);
+	}
+	return 0;
+}
+
+int zl_json_write_atomic(const char *path, const cJSON *doc, struct strbuf *err)
+{
+	char *text = cJSON_Print(doc);
+	int rc;
+
+	if (!text)
+		return zl_error(err, "out of memory printing '%s'", path);
+	rc = zl_write_file_atomic(path, text, strlen(text), err);
+	free(text);
+	return rc;
+}
+
 static double json_number(const cJSON *item)
 {
 	return cJSON_IsNumber(item) ? item->valuedouble : NAN;

@@ -421,25 +421,6 @@ int zl_slurm_is_batch(const char *batch_dir)
 	return r;
 }
 
-static cJSON *strvec_json(const struct strvec *sv)
-{
-	return cJSON_CreateStringArray(sv->v, (int)sv->nr);
-}
-
-static int json_strvec(const cJSON *a, struct strvec *sv)
-{
-	const cJSON *it;
-
-	if (!cJSON_IsArray(a))
-		return -1;
-	cJSON_ArrayForEach(it, a) {
-		if (!cJSON_IsString(it))
-			return -1;
-		strvec_push(sv, it->valuestring);
-	}
-	return 0;
-}
-
 static cJSON *submission_json(const struct zl_slurm_submission *s)
 {
 	cJSON *o = cJSON_CreateObject(), *tasks = cJSON_CreateArray();
@@ -449,7 +430,7 @@ static cJSON *submission_json(const struct zl_slurm_submission *s)
 	bad = !o || !tasks || zl_json_add_string(o, "job_id", s->job_id) ||
 	      zl_json_add_string(o, "submitted_at", s->submitted_at) ||
 	      zl_json_add_string(o, "script", s->script) ||
-	      !cJSON_AddItemToObject(o, "sbatch_argv", strvec_json(&s->sbatch_argv));
+	      !cJSON_AddItemToObject(o, "sbatch_argv", zl_json_strvec(&s->sbatch_argv));
 	if (bad || !cJSON_AddItemToObject(o, "tasks", tasks)) {
 		if (bad || !o)
 			cJSON_Delete(tasks);
@@ -487,7 +468,7 @@ int zl_slurm_config_save(const struct zl_slurm_config *c, struct strbuf *err)
 	      zl_json_add_string(doc, "partition", c->partition) ||
 	      zl_json_add_string(doc, "account", c->account) ||
 	      zl_json_add_number(doc, "time_per_op_min", c->time_per_op_min > 0 ? (double)c->time_per_op_min : NAN) ||
-	      !cJSON_AddItemToObject(doc, "sbatch_args", strvec_json(&c->sbatch_args)) ||
+	      !cJSON_AddItemToObject(doc, "sbatch_args", zl_json_strvec(&c->sbatch_args)) ||
 	      zl_json_add_string(doc, "zlbench", c->zlbench);
 	if (!bad) {
 		bad = !cJSON_AddItemToObject(doc, "submissions", subs);
@@ -533,7 +514,7 @@ static int load_submission(const cJSON *o, struct zl_slurm_submission *s)
 	s->job_id = dup_string(o, "job_id");
 	s->submitted_at = dup_string(o, "submitted_at");
 	s->script = dup_string(o, "script");
-	if (json_strvec(cJSON_GetObjectItemCaseSensitive(o, "sbatch_argv"), &s->sbatch_argv) ||
+	if (zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(o, "sbatch_argv"), &s->sbatch_argv) ||
 	    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "tasks")))
 		return -1;
 	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(o, "tasks")) {
@@ -578,7 +559,7 @@ int zl_slurm_config_load(struct zl_slurm_config *c, const char *batch_dir, struc
 	c->zlbench = dup_string(doc, "zlbench");
 	n = cJSON_GetObjectItemCaseSensitive(doc, "time_per_op_min");
 	c->time_per_op_min = cJSON_IsNumber(n) ? (long)n->valuedouble : 0;
-	if (json_strvec(cJSON_GetObjectItemCaseSensitive(doc, "sbatch_args"), &c->sbatch_args) ||
+	if (zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "sbatch_args"), &c->sbatch_args) ||
 	    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "submissions"))) {
 		zl_error(err, "'%s' lacks sbatch_args or submissions", path);
 		goto out;

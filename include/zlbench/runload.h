@@ -115,6 +115,13 @@ int zl_json_add_string(cJSON *obj, const char *key, const char *value);
 int zl_json_add_number(cJSON *obj, const char *key, double value);
 int zl_json_add_bool(cJSON *obj, const char *key, int value);
 
+/* A JSON array of sv's strings (NULL when cJSON could not allocate). */
+cJSON *zl_json_strvec(const struct strvec *sv);
+/* Push an array's strings onto sv; -1 when it is not an array of strings. */
+int zl_json_to_strvec(const cJSON *array, struct strvec *sv);
+/* Print doc and write it to path atomically. */
+int zl_json_write_atomic(const char *path, const cJSON *doc, struct strbuf *err);
+
 /* Append the canonical rendering of a JSON value (the shape format above) to sb. */
 void zl_json_canonical(struct strbuf *sb, const cJSON *item);
 
