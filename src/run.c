@@ -537,17 +537,3 @@ static void print_summary(const struct zl_run *run, FILE *out)
 	}
 	fputc('\n', out);
 }
-
-void zl_run_print_summary(const char *run_dir, FILE *out)
-{
-	struct zl_run run;
-	struct strbuf err = STRBUF_INIT;
-
-	zl_run_init(&run);
-	if (zl_run_load(run_dir, &run, &err))
-		fprintf(out, "(cannot read the run: %s)\n", err.buf);
-	else
-		print_summary(&run, out);
-	zl_run_release(&run);
-	strbuf_release(&err);
-}

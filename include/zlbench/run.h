@@ -30,7 +30,4 @@ void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *
 int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *push_url,
 		   const char *const *self_argv);
 
-/* Print a results summary table (op, dtype, shape, torch ms, gems ms, speedup) for run_dir. */
-void zl_run_print_summary(const char *run_dir, FILE *out);
-
 #endif
