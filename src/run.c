@@ -426,6 +426,18 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 	if (zl_shapes_archive_for_run(s, pf, &err))
 		zl_print_warning("%s", err.buf);
 	print_header(s, pf, &plan, &f);
+	if (zl_verbosity > 0) {
+		/* --verbose: the exact child, so a run can be repeated by hand */
+		size_t i;
+
+		fprintf(stderr, "cwd:         %s\nchild env:  ", s->flaggems_dir);
+		for (i = 0; i < sv.cp.env.nr; i++)
+			fprintf(stderr, " %s%s", strchr(sv.cp.env.v[i], '=') ? "" : "-u ", sv.cp.env.v[i]);
+		fprintf(stderr, "\nchild argv: ");
+		for (i = 0; i < sv.cp.args.nr; i++)
+			fprintf(stderr, " %s", sv.cp.args.v[i]);
+		fputc('\n', stderr);
+	}
 
 	log_path = zl_path_join(pf->out_dir, "pytest.log");
 	sv.log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

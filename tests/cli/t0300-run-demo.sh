@@ -93,6 +93,16 @@ SHAPE_FILE=mine.yaml run_zl run --backend cuda --flaggems-dir "$DEMO" --op softm
 expect_rc 0
 [ "$(yget r4/shapes.yaml 'd["level"], d["shape_mode"], d["count"]')" = "('core', 'file', 3)" ] || fail "r4"
 
+# --verbose shows the exact child (to repeat it by hand); --quiet shows no header
+run_zl --verbose run --backend cuda --flaggems-dir "$DEMO" --op add --python "$ZL_TEST_PYTHON" --out r5
+expect_rc 0
+contains "$TMP/err" "child argv:  $ZL_TEST_PYTHON -m pytest benchmark/test_add.py -m add -p zl_vendor_guard"
+contains "$TMP/err" "-u MUSA_VISIBLE_DEVICES"
+run_zl --quiet run --backend cuda --flaggems-dir "$DEMO" --op add --python "$ZL_TEST_PYTHON" --out r6
+expect_rc 0
+lacks "$TMP/err" "backend:     cuda"
+lacks "$TMP/err" "child argv:"
+
 # a run directory is never reused
 run_zl run --backend cuda --flaggems-dir "$DEMO" --op softmax --python "$ZL_TEST_PYTHON" --out r1
 expect_rc 3
