@@ -1,6 +1,9 @@
 #!/bin/bash
 # GPU validation of zlbench against real FlagGems (docs/validation.md records the results).
 # usage: scripts/gpu-validate.sh PHASE OUTDIR
+# Run one phase per device call, under an outer `timeout -s INT` shorter than the call's limit,
+# writing to a file (not a pipe): an interrupted zlbench run ends the phase and its run
+# directory still holds a truthful identity.
 #   PHASE: record-replay | caches | batch
 # Environment: ZLBENCH (binary), FLAGGEMS_DIR (checkout with src/flag_gems and benchmark/),
 # and whatever PYTHONPATH FlagGems' own dependencies need.
@@ -17,6 +20,8 @@ zl() {
 	"$ZLBENCH" "$@" >"$out/$name.out" 2>"$out/$name.err"
 	rc=$?
 	log "$name rc=$rc wall=$(( ($(date +%s%N) - t0) / 1000000 ))ms: zlbench $*"
+	# an interrupted call ends the phase: an outer time limit must stop the script, not one run
+	case $rc in 130 | 143) log "interrupted: stopping phase $phase"; exit "$rc" ;; esac
 	return $rc
 }
 ident() { python3 - "$1" <<'PY'
