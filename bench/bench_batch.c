@@ -29,11 +29,6 @@
 #define DEVICES 4
 #define SEED 20261129u
 
-static const char *const demo_links[] = {
-	"benchmark/__init__.py", "benchmark/conftest.py", "benchmark/base.py", "benchmark/consts.py",
-	"benchmark/core_shapes.yaml", "pytest.ini", "src", NULL
-};
-
 /* A fixed LCG: the same durations on every machine. */
 static double next_duration(unsigned long long *x)
 {
@@ -46,23 +41,12 @@ static int make_tree(const char *root, int nops, double *dur, struct strbuf *ops
 	struct strbuf py = STRBUF_INIT;
 	unsigned long long x = SEED;
 	char *bench = zl_path_join(root, "benchmark"), *path;
-	const char *const *l;
 	int i, rc = -1;
 
 	if (zl_mkdir_p(bench, err))
 		goto out;
-	for (l = demo_links; *l; l++) {
-		char *target = xstrfmt("%s/examples/demo/%s", ZL_SOURCE_DIR, *l);
-		char *link = zl_path_join(root, *l);
-		int bad = symlink(target, link);
-
-		if (bad)
-			zl_error(err, "cannot link '%s': %s", link, strerror(errno));
-		free(target);
-		free(link);
-		if (bad)
-			goto out;
-	}
+	if (bench_link_demo(root, err))
+		goto out;
 	strbuf_addstr(&py, "import time\n\nimport pytest\n\nDURATION = {\n");
 	for (i = 0; i < nops; i++) {
 		dur[i] = (double)(long)(next_duration(&x) * 100) / 100;

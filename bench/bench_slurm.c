@@ -31,32 +31,16 @@
 #define GPUS 4
 #define OPS 16
 
-static const char *const demo_links[] = {
-	"benchmark/__init__.py", "benchmark/conftest.py", "benchmark/base.py", "benchmark/consts.py",
-	"benchmark/core_shapes.yaml", "pytest.ini", "src", NULL
-};
-
 static int make_tree(const char *root, double duration, struct strbuf *ops, struct strbuf *err)
 {
 	struct strbuf py = STRBUF_INIT;
 	char *bench = zl_path_join(root, "benchmark"), *path;
-	const char *const *l;
 	int i, rc = -1;
 
 	if (zl_mkdir_p(bench, err))
 		goto out;
-	for (l = demo_links; *l; l++) {
-		char *target = xstrfmt("%s/examples/demo/%s", ZL_SOURCE_DIR, *l);
-		char *link = zl_path_join(root, *l);
-		int bad = symlink(target, link);
-
-		if (bad)
-			zl_error(err, "cannot link '%s': %s", link, strerror(errno));
-		free(target);
-		free(link);
-		if (bad)
-			goto out;
-	}
+	if (bench_link_demo(root, err))
+		goto out;
 	strbuf_addf(&py, "import time\n\nimport pytest\n\nDURATION = %.3f\n\n", duration);
 	for (i = 0; i < OPS; i++) {
 		strbuf_addf(&py, "\n@pytest.mark.sop%02d\ndef test_sop%02d():\n    time.sleep(DURATION)\n\n", i, i);

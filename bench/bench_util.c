@@ -9,6 +9,8 @@
 
 #include "bench_util.h"
 #include "zlbench/child.h"
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
 #include "zlbench/util.h"
 
 int bench_run(const char *const *argv, const char *const *env, struct bench_sample *out)
@@ -66,4 +68,27 @@ void bench_row(const char *metric, double goal, double measured, const char *uni
 {
 	printf("%-44s %10.2f %-4s %10.2f %-4s %7.2f  %s\n", metric, goal, unit, measured, unit,
 	       goal > 0 ? measured / goal : 0, measured <= goal ? "ok" : "OVER GOAL");
+}
+
+int bench_link_demo(const char *root, struct strbuf *err)
+{
+	static const char *const links[] = {
+		"benchmark/__init__.py", "benchmark/conftest.py", "benchmark/base.py", "benchmark/consts.py",
+		"benchmark/core_shapes.yaml", "pytest.ini", "src", NULL
+	};
+	const char *const *l;
+
+	for (l = links; *l; l++) {
+		char *target = xstrfmt("%s/examples/demo/%s", ZL_SOURCE_DIR, *l);
+		char *link = zl_path_join(root, *l);
+		int bad = symlink(target, link);
+
+		if (bad)
+			zl_error(err, "cannot link '%s': %s", link, strerror(errno));
+		free(target);
+		free(link);
+		if (bad)
+			return -1;
+	}
+	return 0;
 }

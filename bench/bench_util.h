@@ -16,4 +16,8 @@ double bench_median(double *v, size_t n);
 /* One row of the side-by-side table. */
 void bench_row(const char *metric, double goal, double measured, const char *unit);
 
+/* Link root's FlagGems skeleton (conftest, base, shapes, pytest.ini, src) to examples/demo. */
+struct strbuf;
+int bench_link_demo(const char *root, struct strbuf *err);
+
 #endif

@@ -242,21 +242,6 @@ const struct zl_batch_row *zl_batch_rows_last(const struct zl_batch_rows *rows, 
 
 /* ---- the status file ---------------------------------------------------------- */
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 int zl_batch_status_open(struct zl_batch_status *st, const char *batch_dir, struct zl_batch_rows *rows,
 			 struct strbuf *err)
 {
@@ -293,7 +278,7 @@ int zl_batch_status_open(struct zl_batch_status *st, const char *batch_dir, stru
 			goto out;
 		}
 		zl_batch_row_render(NULL, &head);
-		if (write_all(st->fd, head.buf, head.len) || fsync(st->fd)) {
+		if (zl_write_all(st->fd, head.buf, head.len) || fsync(st->fd)) {
 			zl_error(err, "cannot write '%s': %s", st->path, strerror(errno));
 			goto out;
 		}
@@ -314,7 +299,7 @@ int zl_batch_status_append(struct zl_batch_status *st, const struct zl_batch_row
 
 	zl_batch_row_render(r, &line);
 	/* one write() per row, then fsync: a killed batch loses no finished row */
-	if (write_all(st->fd, line.buf, line.len) || fsync(st->fd))
+	if (zl_write_all(st->fd, line.buf, line.len) || fsync(st->fd))
 		rc = zl_error(err, "cannot append to '%s': %s", st->path, strerror(errno));
 	strbuf_release(&line);
 	return rc;

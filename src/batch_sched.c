@@ -109,16 +109,6 @@ struct sched {
 
 /* ---- small helpers ------------------------------------------------------------ */
 
-static double kill_grace(void)
-{
-	const char *g = getenv("ZL_KILL_GRACE");
-	double d;
-
-	if (g && !zl_parse_double(g, &d) && d >= 0)
-		return d;
-	return 10.0;
-}
-
 static char *batch_path(const struct sched *s, const char *rel)
 {
 	return zl_path_join(s->c->dir, rel);
@@ -133,20 +123,6 @@ static int exists_rel(const struct sched *s, const char *fmt, const char *name)
 	free(rel);
 	free(path);
 	return r;
-}
-
-static void write_log(int fd, const char *buf, size_t n)
-{
-	while (fd >= 0 && n) {
-		ssize_t w = write(fd, buf, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		buf += w;
-		n -= (size_t)w;
-	}
 }
 
 static void log_note(const struct sched *s, const char *log_rel, const char *fmt, ...)
@@ -165,7 +141,8 @@ static void log_note(const struct sched *s, const char *log_rel, const char *fmt
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	strbuf_addch(&sb, '\n');
-	write_log(fd, sb.buf, sb.len);
+	if (fd >= 0)
+		zl_write_all(fd, sb.buf, sb.len);
 	if (fd >= 0)
 		close(fd);
 	strbuf_release(&sb);
@@ -528,7 +505,8 @@ static int start_task(struct sched *s, struct task *t, size_t device, struct str
 		for (i = 0; i < t->cp.args.nr; i++)
 			strbuf_addf(&head, " %s", t->cp.args.v[i]);
 		strbuf_addch(&head, '\n');
-		write_log(t->log_fd, head.buf, head.len);
+		if (t->log_fd >= 0)
+		zl_write_all(t->log_fd, head.buf, head.len);
 		strbuf_release(&head);
 	}
 	t->log_start = lseek(t->log_fd, 0, SEEK_END);
@@ -1210,7 +1188,7 @@ int zl_batch_execute(const struct zl_batch_config *c, const struct zl_batch_run_
 	s.o = o;
 	s.st.fd = -1;
 	s.t0 = zl_now_monotonic();
-	s.grace = kill_grace();
+	s.grace = zl_kill_grace();
 	s.total = c->ops.nr;
 	s.on_device = xcalloc(c->devices.nr, sizeof(*s.on_device));
 	if (gethostname(s.host, sizeof(s.host) - 1))

@@ -279,18 +279,6 @@ static int merge_doc(struct merged *m, const char *name, const char *path, const
 	return 0;
 }
 
-static int write_json(const char *path, const cJSON *doc, struct strbuf *err)
-{
-	char *text = cJSON_Print(doc);
-	int rc;
-
-	if (!text)
-		return zl_error(err, "out of memory printing '%s'", path);
-	rc = zl_write_file_atomic(path, text, strlen(text), err);
-	free(text);
-	return rc;
-}
-
 static int write_merge_summary(const char *merged_dir, const struct strvec *run_dirs,
 			       const struct zl_merge_stats *st, struct strbuf *err)
 {
@@ -310,7 +298,7 @@ static int write_merge_summary(const char *merged_dir, const struct strvec *run_
 				   cJSON_CreateStringArray(st->conflict_keys.v, (int)st->conflict_keys.nr)))
 		zl_error(err, "out of memory building '%s'", path);
 	else
-		rc = write_json(path, doc, err);
+		rc = zl_json_write_atomic(path, doc, err);
 	cJSON_Delete(doc);
 	free(path);
 	return rc;
@@ -360,7 +348,7 @@ int zl_batch_merge_records(const struct strvec *run_dirs, const char *merged_dir
 	}
 	for (i = 0; i < m.nr; i++) {
 		char *path = zl_path_join(out_dir, m.v[i].name);
-		int bad = write_json(path, m.v[i].doc, err);
+		int bad = zl_json_write_atomic(path, m.v[i].doc, err);
 
 		free(path);
 		if (bad)

@@ -361,3 +361,13 @@ void zl_signals_restore(void)
 	close(sig_pipe[1]);
 	sig_pipe[0] = sig_pipe[1] = -1;
 }
+
+double zl_kill_grace(void)
+{
+	const char *g = getenv("ZL_KILL_GRACE");
+	double d;
+
+	if (g && !zl_parse_double(g, &d) && d >= 0)
+		return d;
+	return 10.0;
+}

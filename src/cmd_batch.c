@@ -9,6 +9,7 @@
 #include "zlbench/batch.h"
 #include "zlbench/cmd.h"
 #include "zlbench/error.h"
+#include "zlbench/child.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/preflight.h"
 #include "zlbench/push.h"
@@ -164,30 +165,6 @@ static void build_run_args(const struct zl_settings *s, struct strvec *args)
 			break;
 		}
 	}
-}
-
-static double kill_grace(void)
-{
-	const char *g = getenv("ZL_KILL_GRACE");
-	double d;
-
-	if (g && !zl_parse_double(g, &d) && d >= 0)
-		return d;
-	return 10.0;
-}
-
-static char *self_exe(void)
-{
-	char buf[4096];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-
-	if (n <= 0)
-		return xstrdup("/proc/self/exe");
-	buf[n] = '\0';
-	/* a rebuilt binary: the running image is still reachable through /proc */
-	if (zl_ends_with(buf, " (deleted)"))
-		return xstrdup("/proc/self/exe");
-	return xstrdup(buf);
 }
 
 static char *default_batch_dir(const struct zl_settings *s)
@@ -585,7 +562,7 @@ int cmd_batch(int argc, const char **argv)
 	/* the array task's entry point, run by the generated sbatch script on a node */
 	if (argc > 1 && !strcmp(argv[1], "--slurm-task"))
 		return zl_slurm_task_main(argc - 1, argv + 1);
-	exe = self_exe();
+	exe = zl_self_exe();
 	memset(&o, 0, sizeof(o));
 	strvec_init(&o.ops);
 	strvec_init(&o.warmup_ops);
@@ -661,7 +638,7 @@ int cmd_batch(int argc, const char **argv)
 		goto out;
 	}
 	/* on --resume, an earlier batch's children may still be ending their runs */
-	lock_fd = zl_batch_lock(c.dir, o.resume ? kill_grace() + 30.0 : 0, &err);
+	lock_fd = zl_batch_lock(c.dir, o.resume ? zl_kill_grace() + 30.0 : 0, &err);
 	if (lock_fd < 0 || zl_batch_config_add_session(&c, argv, o.resume != NULL, &err)) {
 		zl_print_error("%s", err.buf);
 		goto out;

@@ -12,7 +12,7 @@
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
 
-static int write_all(int fd, const void *data, size_t len)
+int zl_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 
@@ -40,7 +40,7 @@ int zl_write_file_atomic(const char *path, const void *data, size_t len, struct 
 		free(tmp);
 		return -1;
 	}
-	if (fchmod(fd, 0644) || write_all(fd, data, len) || fsync(fd)) {
+	if (fchmod(fd, 0644) || zl_write_all(fd, data, len) || fsync(fd)) {
 		saved = errno;
 		close(fd);
 		unlink(tmp);
@@ -239,4 +239,18 @@ char *zl_find_executable_in(const char *name, const char *path)
 	}
 	free(copy);
 	return NULL;
+}
+
+char *zl_self_exe(void)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return xstrdup("/proc/self/exe");
+	buf[n] = '\0';
+	/* a rebuilt binary: the running image is still reachable through /proc */
+	if (zl_ends_with(buf, " (deleted)"))
+		return xstrdup("/proc/self/exe");
+	return xstrdup(buf);
 }

@@ -57,18 +57,15 @@ void zl_plan_release(struct zl_plan *plan)
 
 static char *exe_dir(void)
 {
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-	char *slash;
+	char *exe = zl_self_exe();
+	char *slash = strrchr(exe, '/');
 
-	if (n <= 0)
+	if (!slash || !strcmp(exe, "/proc/self/exe")) {
+		free(exe);
 		return NULL;
-	buf[n] = '\0';
-	slash = strrchr(buf, '/');
-	if (!slash)
-		return NULL;
+	}
 	*slash = '\0';
-	return xstrdup(buf);
+	return exe;
 }
 
 char *zl_plugins_dir(void)

@@ -122,31 +122,13 @@ struct supervised {
 	int timed_out;
 };
 
-static double grace_seconds(void)
-{
-	const char *g = getenv("ZL_KILL_GRACE");
-	double d;
-
-	if (g && !zl_parse_double(g, &d) && d >= 0)
-		return d;
-	return 10.0;
-}
-
 static void tee_out(struct supervised *sv, const char *buf, size_t n)
 {
-	size_t off = 0;
-
 	if (fwrite(buf, 1, n, stdout) != n)
 		clearerr(stdout);
 	fflush(stdout);
-	while (off < n && sv->log_fd >= 0) {
-		ssize_t w = write(sv->log_fd, buf + off, n - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
+	if (sv->log_fd >= 0)
+		zl_write_all(sv->log_fd, buf, n);
 }
 
 /*
@@ -159,7 +141,7 @@ static void supervise(struct supervised *sv, double timeout_s)
 	double start = zl_now_monotonic();
 	double kill_at = 0; /* when SIGKILL follows a SIGTERM */
 	int pipe_open = 1;
-	double grace = grace_seconds();
+	double grace = zl_kill_grace();
 
 	while (!sv->reaped || pipe_open) {
 		struct pollfd pfd[2];

@@ -128,29 +128,6 @@ static char *scheduler_json(const struct task_ctx *t, const struct zl_batch_conf
 	return text;
 }
 
-static void write_all(int fd, const char *buf, size_t n)
-{
-	while (fd >= 0 && n) {
-		ssize_t w = write(fd, buf, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		buf += w;
-		n -= (size_t)w;
-	}
-}
-
-static double kill_grace(void)
-{
-	double d;
-
-	if (!zl_parse_double(env_or("ZL_KILL_GRACE", "10"), &d) && d >= 0)
-		return d;
-	return 10.0;
-}
-
 /*
  * Copy the run's output into its log until it has exited; a signal to the task
  * (Slurm's SIGTERM at cancel or time limit reaches every process of the job,
@@ -177,7 +154,7 @@ static int supervise(struct child_process *cp, int log_fd, int *got_sig)
 			ssize_t got = read(cp->out_fd, buf, sizeof(buf));
 
 			if (got > 0)
-				write_all(log_fd, buf, (size_t)got);
+				zl_write_all(log_fd, buf, (size_t)got);
 			else if (got == 0 || (errno != EINTR && errno != EAGAIN))
 				pipe_open = 0;
 		}
@@ -192,7 +169,7 @@ static int supervise(struct child_process *cp, int log_fd, int *got_sig)
 				*got_sig = sig;
 			child_kill(cp, sig);
 			if (!kill_at)
-				kill_at = zl_now_monotonic() + kill_grace() + 5;
+				kill_at = zl_now_monotonic() + zl_kill_grace() + 5;
 		}
 		if (kill_at && !reaped && zl_now_monotonic() >= kill_at) {
 			child_kill(cp, SIGKILL);
@@ -207,22 +184,11 @@ static int supervise(struct child_process *cp, int log_fd, int *got_sig)
 	return child_exit_code(status);
 }
 
-static char *self_exe(void)
-{
-	char buf[4096];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-
-	if (n <= 0)
-		return xstrdup("/proc/self/exe");
-	buf[n] = '\0';
-	return xstrdup(buf);
-}
-
 /* The run itself: argv from batch.json, environment edits, output into logs/<name>.log. */
 static int run_op(struct task_ctx *t, const struct zl_batch_config *bc, int *got_sig, struct strbuf *err)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
-	char *exe = self_exe();
+	char *exe = zl_self_exe();
 	char *run_dir = xstrfmt("%s/runs/%s", bc->dir, t->name);
 	char *log_path = xstrfmt("%s/logs/%s.log", bc->dir, t->name);
 	char *sched = scheduler_json(t, bc);
@@ -257,7 +223,7 @@ static int run_op(struct task_ctx *t, const struct zl_batch_config *bc, int *got
 	for (i = 0; i < cp.args.nr; i++)
 		strbuf_addf(&head, " %s", cp.args.v[i]);
 	strbuf_addch(&head, '\n');
-	write_all(log_fd, head.buf, head.len);
+	zl_write_all(log_fd, head.buf, head.len);
 
 	if (child_start(&cp, err)) {
 		code = -1;

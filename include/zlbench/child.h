@@ -55,6 +55,9 @@ int zl_capture(const char *const *argv, const char *const *env, double timeout_s
 int zl_capture_in(const char *dir, const char *const *argv, const char *const *env, double timeout_s,
 		  struct strbuf *out, int *exit_code, struct strbuf *err);
 
+/* Seconds between SIGTERM and SIGKILL when a run is stopped: $ZL_KILL_GRACE, default 10. */
+double zl_kill_grace(void);
+
 /*
  * Signal plumbing for supervisors: SIGINT, SIGTERM, SIGHUP and SIGCHLD are
  * turned into bytes on a self-pipe so a poll() loop can see them.

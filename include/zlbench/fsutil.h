@@ -5,6 +5,10 @@
 #include <stddef.h>
 #include "strbuf.h"
 
+/* write() all of data, retrying on EINTR and short writes. 0, or -1 with errno set. */
+int zl_write_all(int fd, const void *data, size_t len);
+/* The running binary's path (for starting itself again). Caller frees. */
+char *zl_self_exe(void);
 /* Write data to path atomically: a temp file beside it, fsync, rename. */
 int zl_write_file_atomic(const char *path, const void *data, size_t len, struct strbuf *err);
 /* mkdir -p with mode 0777 (umask applies). */
