@@ -167,6 +167,29 @@ static void build_run_args(const struct zl_settings *s, struct strvec *args)
 	}
 }
 
+/*
+ * FlagGems' tuner cache is a SQLite file (FLAGGEMS_CACHE_DIR or ~/.flaggems, a
+ * network home on most clusters), and SQLite's locking is not reliable over a
+ * network filesystem. So Slurm tasks tune in an isolated, node-local cache
+ * unless the user chose the shared one by name; then they are told the risk.
+ */
+static void slurm_tuner_cache(const struct zl_settings *s, struct strvec *run_args)
+{
+	const struct zl_setting_value *v = &s->v[ZL_SET_ISOLATE];
+
+	if (v->source != ZL_SRC_FLAG && v->source != ZL_SRC_ENV) {
+		strvec_push(run_args, "--isolate-tuner-cache");
+		fprintf(stderr, "zlbench: note: with --launcher slurm each task tunes in an isolated tuner cache on its "
+				"node (removed afterwards), so that no tuner database is written from many nodes; "
+				"--shared-tuner-cache shares one\n");
+	} else if (!s->isolate) {
+		zl_print_warning("%s: every Slurm task writes FlagGems' tuner database (a SQLite file under "
+				 "FLAGGEMS_CACHE_DIR or ~/.flaggems); SQLite's locking is not reliable on a network "
+				 "filesystem: point FLAGGEMS_CACHE_DIR at storage the nodes do not share",
+				 v->from ? v->from : "a shared tuner cache");
+	}
+}
+
 static char *default_batch_dir(const struct zl_settings *s)
 {
 	char stamp[32];
@@ -324,6 +347,8 @@ static int new_batch(struct zl_settings *s, struct batch_opts *o, int argc, cons
 	c->shape_file = s->shape_file ? xstrdup(s->shape_file) : NULL;
 	c->timeout_s = s->timeout_s;
 	build_run_args(s, &c->run_args);
+	if (slurm)
+		slurm_tuner_cache(s, &c->run_args);
 	strvec_pushv(&c->passthrough, s->passthrough.v);
 	for (i = 0; i < (size_t)argc; i++)
 		strvec_push(&c->argv, argv[i]);

@@ -16,6 +16,8 @@ run_zl batch --launcher slurm --backend cuda --flaggems-dir "$FG" --python "$ZL_
 expect_rc 1
 [ "$(tail -n 1 "$TMP/out")" = "BATCH_DIR=$B" ] || fail "last line: $(tail -n 1 "$TMP/out")"
 contains "$TMP/err" "submitted Slurm job"
+contains "$TMP/err" "each task tunes in an isolated tuner cache on its node"
+grep -q -- '"--isolate-tuner-cache"' "$B/batch.json" || fail "batch.json's run_args lack --isolate-tuner-cache"
 contains "$TMP/err" "crash: crashed (exit 139)"
 contains "$TMP/out" "7 operators: 5 passed, 1 failed, 1 crashed"
 job=$(slurm_job_of "$B")
@@ -48,6 +50,8 @@ for op, r in by.items():
     assert sc["gpus"] == sc["device"] == ident["visibility"]["value"], (sc, ident["visibility"])
     assert r["device"] == host + ":" + sc["gpus"], r
     assert sc["slurm_state"] == ("COMPLETED" if r["status"] == "passed" else "FAILED"), sc
+    # no tuner database written from many nodes: each task tuned in its own node-local cache
+    assert ident["tuner_cache"]["mode"] == "isolated" and ident["tuner_cache"]["removed"], ident["tuner_cache"]
     task = json.load(open(os.path.join(B, "slurm/tasks/%s_%d.json" % (job, index[op]))))
     assert task["state"] == "finished" and task["gpus"] == sc["gpus"], task
     assert str(task["exit_code"]) == r["exit_code"], (task, r)

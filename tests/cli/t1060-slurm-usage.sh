@@ -46,6 +46,14 @@ for t in "launcher: slurm" "partition: gpu" "time per op: 30 min" "#SBATCH --par
 	contains "$TMP/out" "$t"
 done
 [ ! -e "$TMP/d" ] || fail "--dry-run created the batch directory"
+# the tuner cache: isolated on each node unless the shared one is asked for, with its risk
+contains "$TMP/err" "each task tunes in an isolated tuner cache on its node"
+run_zl "${ARGS[@]}" --launcher slurm --shared-tuner-cache --dry-run --out "$TMP/d"
+expect_rc 0
+contains "$TMP/err" "--shared-tuner-cache: every Slurm task writes FlagGems' tuner database"
+lacks "$TMP/err" "each task tunes in an isolated tuner cache"
+ZL_ISOLATE_TUNER_CACHE=0 run_zl "${ARGS[@]}" --launcher slurm --dry-run --out "$TMP/d"
+contains "$TMP/err" "ZL_ISOLATE_TUNER_CACHE: every Slurm task writes"
 
 # --collect on a batch of the local launcher: nothing to collect
 run_zl "${ARGS[@]}" --devices 0 --out "$TMP/local" --progress none
