@@ -151,7 +151,8 @@ static void log_note(const struct sched *s, const char *log_rel, const char *fmt
 
 /* ---- expected durations and child argv --------------------------------------- */
 
-void zl_batch_expected_durations(const char *backend, const struct strvec *ops, double *expect_s)
+void zl_batch_expected_durations(const char *backend, const char *level, const struct strvec *ops,
+				 double *expect_s)
 {
 	struct zl_op_durations d = ZL_OP_DURATIONS_INIT;
 	struct zl_history *h = NULL;
@@ -167,7 +168,7 @@ void zl_batch_expected_durations(const char *backend, const struct strvec *ops, 
 	path = zl_history_default_path();
 	if (!path || !zl_is_file(path))
 		goto out;
-	if (zl_history_open(path, &h, &err) || zl_history_op_durations(h, backend, &d, &err)) {
+	if (zl_history_open(path, &h, &err) || zl_history_op_durations(h, backend, level, &d, &err)) {
 		zl_print_warning("history not used for the start order: %s", err.buf);
 		goto out;
 	}
@@ -446,6 +447,8 @@ static int start_task(struct sched *s, struct task *t, size_t device, struct str
 		strvec_push(&extra, "--shape-mode=file");
 		/* a private tuner cache per shard: parallel shards never share SQLite for writing */
 		strvec_push(&extra, "--isolate-tuner-cache");
+		/* a shard times a slice of the shapes: as a run of the op it would mislead history's readers */
+		strvec_push(&t->cp.env, "ZL_NO_HISTORY=1");
 	} else {
 		t->run_rel = xstrfmt("runs/%s", op->name);
 		t->log_rel = xstrfmt("logs/%s.log", op->name);
@@ -874,7 +877,7 @@ static int plan(struct sched *s, struct strbuf *err)
 	n = pending.nr;
 	expect = xcalloc(n ? n : 1, sizeof(*expect));
 	order = xcalloc(n ? n : 1, sizeof(*order));
-	zl_batch_expected_durations(c->backend, &pending, expect);
+	zl_batch_expected_durations(c->backend, c->level, &pending, expect);
 	s->ops = xcalloc(n ? n : 1, sizeof(*s->ops));
 	s->nops = n;
 	{

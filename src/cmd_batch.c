@@ -367,7 +367,7 @@ static void print_plan(const struct zl_batch_config *c, const char *exe)
 	size_t i;
 	int *known = xcalloc(c->ops.nr, sizeof(*known));
 
-	zl_batch_expected_durations(c->backend, &c->ops, expect);
+	zl_batch_expected_durations(c->backend, c->level, &c->ops, expect);
 	for (i = 0; i < c->ops.nr; i++)
 		known[i] = expect[i] >= 0;
 	zl_batch_order(expect, c->ops.nr, order);

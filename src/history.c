@@ -701,7 +701,7 @@ int zl_history_find_run(struct zl_history *h, const char *run_id, char **run_dir
 	return zl_error(err, "no run '%s' in the history database '%s'", run_id, h->path);
 }
 
-int zl_history_op_durations(struct zl_history *h, const char *backend,
+int zl_history_op_durations(struct zl_history *h, const char *backend, const char *level,
 			    struct zl_op_durations *out, struct strbuf *err)
 {
 	sqlite3_stmt *st;
@@ -710,10 +710,10 @@ int zl_history_op_durations(struct zl_history *h, const char *backend,
 	if (prepare(h, "SELECT op, avg(duration_s), count(*) FROM runs"
 		    " WHERE op IS NOT NULL AND duration_s IS NOT NULL"
 		    " AND status NOT IN ('running', 'preflight_failed', 'interrupted')"
-		    " AND (?1 IS NULL OR backend = ?1)"
+		    " AND (?1 IS NULL OR backend = ?1) AND (?2 IS NULL OR level = ?2)"
 		    " GROUP BY op ORDER BY 2 DESC, op", &st, err))
 		return -1;
-	if (bind_text(st, 1, backend)) {
+	if (bind_text(st, 1, backend) || bind_text(st, 2, level)) {
 		sqlite3_finalize(st);
 		return db_error(err, h->db, h->path, "cannot bind a value");
 	}

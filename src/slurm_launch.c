@@ -895,7 +895,7 @@ static struct zl_slurm_submission *plan_submission(const struct zl_batch_config 
 	}
 	expect = xcalloc(pending.nr + 1, sizeof(*expect));
 	order = xcalloc(pending.nr + 1, sizeof(*order));
-	zl_batch_expected_durations(bc->backend, &pending, expect);
+	zl_batch_expected_durations(bc->backend, bc->level, &pending, expect);
 	zl_batch_order(expect, pending.nr, order);
 	for (i = 0; i < pending.nr; i++) {
 		struct zl_slurm_task *t;

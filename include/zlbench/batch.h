@@ -231,9 +231,11 @@ struct zl_batch_run_opts {
 
 /*
  * Expected duration of each op (history: mean duration_s of its finished runs on
- * this backend), -1 when unknown or when ZL_NO_HISTORY is set. expect_s has ops->nr elements.
+ * this backend at this level: a core run says little about a comprehensive one),
+ * -1 when unknown or when ZL_NO_HISTORY is set. expect_s has ops->nr elements.
  */
-void zl_batch_expected_durations(const char *backend, const struct strvec *ops, double *expect_s);
+void zl_batch_expected_durations(const char *backend, const char *level, const struct strvec *ops,
+				 double *expect_s);
 
 /*
  * The argv of one `zlbench run` child: self_exe run <run_args> --backend B --devices D

@@ -130,7 +130,7 @@ struct zl_op_durations {
 	size_t nr, alloc;
 };
 #define ZL_OP_DURATIONS_INIT { NULL, 0, 0 }
-int zl_history_op_durations(struct zl_history *h, const char *backend,
+int zl_history_op_durations(struct zl_history *h, const char *backend, const char *level,
 			    struct zl_op_durations *out, struct strbuf *err);
 /* Mean seconds of op, or -1 when the history has none. */
 double zl_op_durations_get(const struct zl_op_durations *d, const char *op);

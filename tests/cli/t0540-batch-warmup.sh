@@ -80,6 +80,17 @@ assert not os.path.exists(os.path.join(b, "runs", "fail")), "the timed run shoul
 assert rows["batch_p02"]["status"] == "passed" and rows["batch_p02"]["warmup_shards"] == "0", rows["batch_p02"]
 PY
 
+# the history holds the ops' timed runs, not their warm-up shards (a slice of the shapes each)
+"$ZLBENCH" history --limit 0 --json >"$TMP/history.json" || fail "zlbench history failed"
+"$ZL_TEST_PYTHON" - "$TMP/history.json" <<'PY' || fail "warm-up shards in the history"
+import json, sys
+runs = json.load(open(sys.argv[1]))
+runs = runs["runs"] if isinstance(runs, dict) else runs
+dirs = [r.get("run_dir") or "" for r in runs]
+assert dirs and not [d for d in dirs if "/warmup/" in d], dirs
+assert [d for d in dirs if d.endswith("/runs/mm")], dirs
+PY
+
 # usage
 batch --devices 0,1 --ops mm --warmup-devices 3 --out "$TMP/u"
 expect_rc 2

@@ -249,7 +249,7 @@ static void test_op_durations(void **state)
 	struct strbuf err = STRBUF_INIT;
 	struct zl_op_durations d = ZL_OP_DURATIONS_INIT;
 	struct zl_history *h;
-	char *dirs[5];
+	char *dirs[6];
 	size_t i;
 
 	dirs[0] = make_run(f, "r1-mm", "mm", NULL, "cuda", "2026-11-29T10:00:00Z", 200, "passed");
@@ -257,10 +257,23 @@ static void test_op_durations(void **state)
 	dirs[2] = make_run(f, "r3-mm", "mm", NULL, "cuda", "2026-11-29T12:00:00Z", 1, "preflight_failed");
 	dirs[3] = make_run(f, "r4-add", "add", NULL, "cuda", "2026-11-29T13:00:00Z", 20, "passed");
 	dirs[4] = make_run(f, "r5-softmax", "softmax", NULL, "musa", "2026-11-29T14:00:00Z", 500, "passed");
+	{
+		/* a comprehensive run of add: ten times the shapes, not a core run's duration */
+		cJSON *id = fx_identity("r6-add-comprehensive", "add");
+
+		dirs[5] = zl_path_join(f->tmp, "r6-add-comprehensive");
+		fx_set_str(id, "backend", "cuda");
+		fx_set_str(id, "level", "comprehensive");
+		fx_set_str(id, "started_at", "2026-11-29T15:00:00Z");
+		fx_set_num(id, "duration_s", 400);
+		fx_set_str(id, "status", "passed");
+		fx_write_run(dirs[5], id, NULL, 1.0, NULL, 0.01, 20);
+		cJSON_Delete(id);
+	}
 	assert_int_equal(zl_history_open(f->db, &h, &err), 0);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		assert_int_equal(zl_history_ingest_run(h, dirs[i], &err), 0);
-	assert_int_equal(zl_history_op_durations(h, "cuda", &d, &err), 0);
+	assert_int_equal(zl_history_op_durations(h, "cuda", "core", &d, &err), 0);
 	assert_int_equal(d.nr, 2);
 	assert_string_equal(d.v[0].op, "mm");
 	assert_true(d.v[0].mean_s == 150);
@@ -268,12 +281,17 @@ static void test_op_durations(void **state)
 	assert_true(zl_op_durations_get(&d, "add") == 20);
 	assert_true(zl_op_durations_get(&d, "softmax") == -1);
 	zl_op_durations_release(&d);
-	assert_int_equal(zl_history_op_durations(h, NULL, &d, &err), 0);
+	assert_int_equal(zl_history_op_durations(h, "cuda", "comprehensive", &d, &err), 0);
+	assert_int_equal(d.nr, 1);
+	assert_true(zl_op_durations_get(&d, "add") == 400);
+	zl_op_durations_release(&d);
+	assert_int_equal(zl_history_op_durations(h, NULL, NULL, &d, &err), 0);
 	assert_int_equal(d.nr, 3);
 	assert_string_equal(d.v[0].op, "softmax");
+	assert_true(zl_op_durations_get(&d, "add") == 210);
 	zl_op_durations_release(&d);
 	zl_history_close(h);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		free(dirs[i]);
 	strbuf_release(&err);
 }
