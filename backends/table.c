@@ -20,6 +20,11 @@ static const char *const rocm_extra_vis[] = { "ROCR_VISIBLE_DEVICES", "GPU_DEVIC
 
 /* nvidia-smi numbers GPUs in PCI bus order; CUDA defaults to fastest first */
 static const char *const cuda_pin_env[] = { "CUDA_DEVICE_ORDER=PCI_BUS_ID", NULL };
+/* Variables that change what the vendor's compiler or runtime does: an A/B variable when they differ. */
+static const char *const cuda_env[] = { "CUDA_", "NVIDIA_", "PTXAS_", "NVCC_", NULL };
+static const char *const musa_env[] = { "MUSA_", "MTGPU_", "MCC_", NULL };
+static const char *const rocm_env[] = { "HIP_", "ROCM_", "HSA_", "AMD_", "ROCR_", NULL };
+static const char *const ascend_env[] = { "ASCEND_", "NPU_", "HCCL_", "TORCH_NPU_", NULL };
 static const char *const cuda_slurm[] = { "CUDA_VISIBLE_DEVICES", NULL };
 static const char *const rocm_slurm[] = { "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", NULL };
 
@@ -49,6 +54,7 @@ const struct zl_capability_def zl_capability_table[] = {
 const struct zl_backend zl_backend_table[] = {
 	{
 		.name = "cuda",
+		.env_prefixes = cuda_env,
 		.aliases = cuda_aliases,
 		.vendor_name = "nvidia",
 		.vendor_module = "_nvidia",
@@ -65,6 +71,7 @@ const struct zl_backend zl_backend_table[] = {
 	},
 	{
 		.name = "musa",
+		.env_prefixes = musa_env,
 		.aliases = musa_aliases,
 		.vendor_name = "mthreads",
 		.vendor_module = "_mthreads",
@@ -80,6 +87,7 @@ const struct zl_backend zl_backend_table[] = {
 	},
 	{
 		.name = "rocm",
+		.env_prefixes = rocm_env,
 		.aliases = rocm_aliases,
 		.vendor_name = "amd",
 		.vendor_module = "_amd",
@@ -99,6 +107,7 @@ const struct zl_backend zl_backend_table[] = {
 	},
 	{
 		.name = "ascend",
+		.env_prefixes = ascend_env,
 		.aliases = ascend_aliases,
 		.vendor_name = "ascend",
 		.vendor_module = "_ascend",

@@ -13,7 +13,8 @@
 #include "zlbench/banned.h"
 
 static const char *const secret_words[] = { "TOKEN", "SECRET", "PASSWORD", "KEY", NULL };
-static const char *const env_prefixes[] = { "ZL_", "FLAGGEMS_", "GEMS_", "TRITON_", NULL };
+/* Every backend's runs record these; the backend adds its vendor's own (backends/table.c). */
+static const char *const env_prefixes[] = { "ZL_", "FLAGGEMS_", "GEMS_", "TRITON_", "MLIR_", "LLVM_", NULL };
 
 int zl_env_name_is_secret(const char *name)
 {
@@ -106,7 +107,15 @@ static cJSON *devices_json(struct jb *jb, const struct zl_settings *s, const str
 	return a;
 }
 
-static cJSON *env_json(struct jb *jb, const struct strvec *child_env)
+static int has_prefix_in(const char *s, const char *const *prefixes)
+{
+	for (; prefixes && *prefixes; prefixes++)
+		if (zl_starts_with(s, *prefixes))
+			return 1;
+	return 0;
+}
+
+static cJSON *env_json(struct jb *jb, const struct strvec *child_env, const struct zl_backend *b)
 {
 	cJSON *o = cJSON_CreateObject();
 	const char **envp = child_build_env(child_env);
@@ -114,16 +123,9 @@ static cJSON *env_json(struct jb *jb, const struct strvec *child_env)
 
 	for (e = envp; o && *e; e++) {
 		const char *eq = strchr(*e, '=');
-		const char *const *p;
 		char *name;
-		int keep = 0;
 
-		if (!eq)
-			continue;
-		for (p = env_prefixes; *p; p++)
-			if (zl_starts_with(*e, *p))
-				keep = 1;
-		if (!keep)
+		if (!eq || !(has_prefix_in(*e, env_prefixes) || has_prefix_in(*e, b->env_prefixes)))
 			continue;
 		name = xstrndup(*e, (size_t)(eq - *e));
 		add_str(jb, o, name, zl_env_name_is_secret(name) ? "<redacted>" : eq + 1);
@@ -288,7 +290,7 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 	add(&jb, root, "foreign_vendor", plugin_json(pf->out_dir, "foreign_vendor.json"));
 	add(&jb, root, "scheduler", env_object("ZL_SCHEDULER"));
 	add(&jb, root, "warmup", env_object("ZL_WARMUP"));
-	add(&jb, root, "env", env_json(&jb, child_env));
+	add(&jb, root, "env", env_json(&jb, child_env, s->backend));
 	add_str(&jb, root, "status", f->status);
 	add_num(&jb, root, "exit_code", f->exit_code, !running && f->exit_code >= 0);
 	add_num(&jb, root, "signal", f->signal, f->signal > 0);

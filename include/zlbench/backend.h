@@ -93,6 +93,7 @@ struct zl_backend {
 					     when set, numbered nodes count only with it present */
 	const char *dev_node_note;        /* caveat added to `how` when devices come from nodes (may be NULL) */
 	const char *const *pin_env;        /* NAME=value the child also gets so that indices mean what the query tool says (NULL-terminated, may be NULL) */
+	const char *const *env_prefixes;   /* the vendor's runtime and compiler switches, recorded in the run identity (NULL-terminated, may be NULL) */
 	unsigned caps;                    /* enum zl_capability bits */
 };
 
