@@ -544,38 +544,23 @@ int zl_batch_config_save(const struct zl_batch_config *c, struct strbuf *err)
 	return rc;
 }
 
-static char *dup_json_string(const cJSON *doc, const char *key)
-{
-	const char *s = zl_json_path_string(doc, key);
-
-	return s ? xstrdup(s) : NULL;
-}
-
 int zl_batch_config_load(struct zl_batch_config *c, const char *batch_dir, struct strbuf *err)
 {
 	char *path = zl_path_join(batch_dir, ZL_BATCH_CONFIG_FILE);
-	struct strbuf text = STRBUF_INIT;
-	cJSON *doc = NULL;
+	char *hint = xstrfmt("is '%s' a batch directory?", batch_dir);
+	cJSON *doc = zl_json_read_schema(path, ZL_BATCH_SCHEMA, hint, err);
 	const cJSON *n;
 	int rc = -1;
 
-	if (strbuf_read_file(&text, path) < 0) {
-		zl_error(err, "cannot read '%s': %s (is '%s' a batch directory?)", path, strerror(errno), batch_dir);
+	if (!doc)
 		goto out;
-	}
-	doc = cJSON_Parse(text.buf);
-	if (!cJSON_IsObject(doc) || !zl_json_path_string(doc, "schema") ||
-	    strcmp(zl_json_path_string(doc, "schema"), ZL_BATCH_SCHEMA)) {
-		zl_error(err, "'%s' is not a %s document", path, ZL_BATCH_SCHEMA);
-		goto out;
-	}
 	c->dir = zl_absolute_path(batch_dir);
-	c->created_at = dup_json_string(doc, "created_at");
-	c->backend = dup_json_string(doc, "backend");
-	c->launcher = dup_json_string(doc, "launcher"); /* absent before --launcher existed: local */
-	c->flaggems_dir = dup_json_string(doc, "flaggems_dir");
-	c->level = dup_json_string(doc, "level");
-	c->shape_file = dup_json_string(doc, "shape_file");
+	c->created_at = zl_json_path_dup(doc, "created_at");
+	c->backend = zl_json_path_dup(doc, "backend");
+	c->launcher = zl_json_path_dup(doc, "launcher"); /* absent before --launcher existed: local */
+	c->flaggems_dir = zl_json_path_dup(doc, "flaggems_dir");
+	c->level = zl_json_path_dup(doc, "level");
+	c->shape_file = zl_json_path_dup(doc, "shape_file");
 	c->shape_mode_file = zl_json_path_string(doc, "shape_mode") &&
 			     !strcmp(zl_json_path_string(doc, "shape_mode"), "file");
 	n = cJSON_GetObjectItemCaseSensitive(doc, "timeout_per_op_s");
@@ -596,7 +581,7 @@ int zl_batch_config_load(struct zl_batch_config *c, const char *batch_dir, struc
 	rc = 0;
 out:
 	cJSON_Delete(doc);
-	strbuf_release(&text);
+	free(hint);
 	free(path);
 	return rc;
 }

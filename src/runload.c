@@ -134,6 +134,32 @@ const char *zl_json_path_string(const cJSON *root, const char *path)
 	return cJSON_IsString(item) ? item->valuestring : NULL;
 }
 
+char *zl_json_path_dup(const cJSON *root, const char *path)
+{
+	const char *s = zl_json_path_string(root, path);
+
+	return s ? xstrdup(s) : NULL;
+}
+
+cJSON *zl_json_read_schema(const char *path, const char *schema, const char *hint, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	cJSON *doc = NULL;
+	const char *got;
+
+	if (strbuf_read_file(&text, path) < 0) {
+		zl_error(err, "cannot read '%s': %s%s%s%s", path, strerror(errno), hint ? " (" : "", hint ? hint : "",
+			 hint ? ")" : "");
+	} else if (!(doc = cJSON_ParseWithLength(text.buf, text.len)) || !cJSON_IsObject(doc) ||
+		   !(got = zl_json_path_string(doc, "schema")) || strcmp(got, schema)) {
+		zl_error(err, "'%s' is not a %s document", path, schema);
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
+	strbuf_release(&text);
+	return doc;
+}
+
 int zl_json_add_string(cJSON *obj, const char *key, const char *value)
 {
 	return (value ? cJSON_AddStringToObject(obj, key, value) : cJSON_AddNullToObject(obj, key))

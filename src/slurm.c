@@ -496,13 +496,6 @@ int zl_slurm_config_save(const struct zl_slurm_config *c, struct strbuf *err)
 	return rc;
 }
 
-static char *dup_string(const cJSON *doc, const char *key)
-{
-	const char *s = zl_json_path_string(doc, key);
-
-	return s ? xstrdup(s) : NULL;
-}
-
 static int load_submission(const cJSON *o, struct zl_slurm_submission *s)
 {
 	const cJSON *t;
@@ -511,9 +504,9 @@ static int load_submission(const cJSON *o, struct zl_slurm_submission *s)
 	strvec_init(&s->sbatch_argv);
 	if (!cJSON_IsObject(o))
 		return -1;
-	s->job_id = dup_string(o, "job_id");
-	s->submitted_at = dup_string(o, "submitted_at");
-	s->script = dup_string(o, "script");
+	s->job_id = zl_json_path_dup(o, "job_id");
+	s->submitted_at = zl_json_path_dup(o, "submitted_at");
+	s->script = zl_json_path_dup(o, "script");
 	if (zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(o, "sbatch_argv"), &s->sbatch_argv) ||
 	    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "tasks")))
 		return -1;
@@ -537,26 +530,16 @@ static int load_submission(const cJSON *o, struct zl_slurm_submission *s)
 int zl_slurm_config_load(struct zl_slurm_config *c, const char *batch_dir, struct strbuf *err)
 {
 	char *path = zl_path_join(batch_dir, ZL_SLURM_CONFIG_FILE);
-	struct strbuf text = STRBUF_INIT;
-	cJSON *doc = NULL;
+	cJSON *doc = zl_json_read_schema(path, ZL_SLURM_SCHEMA, "was the batch launched with --launcher slurm?", err);
 	const cJSON *n, *s;
 	int rc = -1;
 
-	if (strbuf_read_file(&text, path) < 0) {
-		zl_error(err, "cannot read '%s': %s (was the batch launched with --launcher slurm?)", path,
-			 strerror(errno));
+	if (!doc)
 		goto out;
-	}
-	doc = cJSON_Parse(text.buf);
-	if (!cJSON_IsObject(doc) || !zl_json_path_string(doc, "schema") ||
-	    strcmp(zl_json_path_string(doc, "schema"), ZL_SLURM_SCHEMA)) {
-		zl_error(err, "'%s' is not a %s document", path, ZL_SLURM_SCHEMA);
-		goto out;
-	}
 	c->dir = zl_absolute_path(batch_dir);
-	c->partition = dup_string(doc, "partition");
-	c->account = dup_string(doc, "account");
-	c->zlbench = dup_string(doc, "zlbench");
+	c->partition = zl_json_path_dup(doc, "partition");
+	c->account = zl_json_path_dup(doc, "account");
+	c->zlbench = zl_json_path_dup(doc, "zlbench");
 	n = cJSON_GetObjectItemCaseSensitive(doc, "time_per_op_min");
 	c->time_per_op_min = cJSON_IsNumber(n) ? (long)n->valuedouble : 0;
 	if (zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "sbatch_args"), &c->sbatch_args) ||
@@ -574,7 +557,6 @@ int zl_slurm_config_load(struct zl_slurm_config *c, const char *batch_dir, struc
 	rc = 0;
 out:
 	cJSON_Delete(doc);
-	strbuf_release(&text);
 	free(path);
 	return rc;
 }

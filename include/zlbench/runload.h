@@ -106,6 +106,14 @@ int zl_run_load(const char *dir, struct zl_run *run, struct strbuf *err);
 const char *zl_json_path_string(const cJSON *root, const char *path);
 /* The item at a dotted path, or NULL. */
 const cJSON *zl_json_path(const cJSON *root, const char *path);
+/* A copy of the string at a dotted path (caller frees), or NULL. */
+char *zl_json_path_dup(const cJSON *root, const char *path);
+/*
+ * Read and parse the JSON object at path whose "schema" is schema. NULL with err
+ * set when it cannot be read (hint, when given, is added in parentheses: what the
+ * path should have been) or is not such a document; the caller frees the result.
+ */
+cJSON *zl_json_read_schema(const char *path, const char *schema, const char *hint, struct strbuf *err);
 
 /*
  * cJSON builders for output documents: a NULL string or a non-finite number
