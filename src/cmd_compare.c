@@ -28,10 +28,11 @@ static const struct zl_option compare_options[] = {
 	  NULL, 0, NULL, 0 },
 	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Judgement:", 0, NULL, 0, NULL, 0 },
 	{ ZL_OPT_STRING, "fail-on-regression", 0, &opt_fail, "PCT",
-	  "exit 1 when the overall geomean, or a shape slower beyond noise, is more than PCT % slower",
-	  0, NULL, 0, NULL, 0 },
+	  "exit 1 when the geomean, or a gems shape beyond noise, is > PCT % slower (see 4.)", 0, NULL,
+	  0, NULL, 0 },
 	{ ZL_OPT_STRING, "threshold", 0, &opt_threshold, "PCT",
-	  "\"same\" band where timer statistics are missing (default 5)", 0, NULL, 0, NULL, 0 },
+	  "\"same\" band without timer IQRs; floor under the IQR band (default 5)", 0, NULL, 0,
+	  NULL, 0 },
 	{ ZL_OPT_FLAG, "allow-caliber-mismatch", 0, &opt_allow, NULL,
 	  "compare even when the caliber differs (every output says so)", 1, NULL, 0, NULL, 0 },
 	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Runs:", 0, NULL, 0, NULL, 0 },
@@ -47,20 +48,32 @@ void help_compare(FILE *out)
 		"usage: zlbench compare A B [--json|--csv|--markdown] [--fail-on-regression PCT]\n"
 		"                       [--threshold PCT] [--allow-caliber-mismatch] [--db PATH]\n\n"
 		"Compares run B against run A. A and B are run directories, or run ids (or a\n"
-		"unique prefix) looked up in the history database.\n\n"
+		"unique prefix) looked up in the history database. A run whose directory is\n"
+		"gone is rebuilt from what the database stored (identity and result rows), and\n"
+		"the output says \"loaded from history: directory gone\".\n\n"
 		"1. Caliber first. These must match: backend, vendor, device name, level, shape\n"
 		"   mode and shape sha256, test node, FlagGems mode, timer plan, tuner-cache mode.\n"
 		"   A mismatch is refused (exit 2, one line per field) unless\n"
 		"   --allow-caliber-mismatch. The autotune set-up is named: \"B replays A's\n"
 		"   records\" (zlbench run --replay-from A) is the proper A/B; record vs record is\n"
-		"   flagged, and flagged as cache inheritance when the later run found tuner\n"
-		"   winners already in a shared tuner cache. The usual A/B variables (FlagGems\n"
-		"   commit, Triton/torch version, TRITON_*/ZL_*/FLAGGEMS_* environment) are listed.\n"
+		"   flagged, and flagged as cache inheritance on a shared tuner cache when the\n"
+		"   earlier run stored tuner winners, the later one found winners stored and its\n"
+		"   kernels used a tuner (when both runs name their tuned kernels: a shared one).\n"
+		"   The usual A/B variables (FlagGems commit, Triton/torch version,\n"
+		"   TRITON_*/ZL_*/FLAGGEMS_* environment) are listed.\n"
 		"2. Per op, dtype, shape and side (torch, gems): A ms, B ms, B/A and a verdict.\n"
 		"   With timer statistics (plugins/timer.jsonl) on both sides: \"same\" when\n"
-		"   |B-A| <= (IQR_A+IQR_B)/2; without: \"same\" when |B/A-1| <= --threshold.\n"
+		"   |B-A| <= max((IQR_A+IQR_B)/2, threshold * A), the threshold being the\n"
+		"   run-to-run floor (an H200 A/A differed by up to 6.4%%); without: \"same\" when\n"
+		"   |B/A-1| <= --threshold.\n"
 		"3. Geomean of the gems-side B/A per op and overall, with a 95%% bootstrap\n"
-		"   confidence interval over shapes (2000 resamples, fixed seed: reproducible).\n\n"
+		"   confidence interval over shapes (2000 resamples, fixed seed: reproducible).\n"
+		"4. Gate (--fail-on-regression PCT): fails when the overall geomean is more than\n"
+		"   PCT %% slower, or a gems shape is more than PCT %% slower and B-A exceeds\n"
+		"   max((IQR_A+IQR_B)/2, min(threshold, PCT) * A) (without timer statistics:\n"
+		"   min(threshold, PCT) * A). A PCT below the threshold is honoured: such a shape\n"
+		"   fails even when its verdict is \"same\". The output names each failing shape\n"
+		"   and why (a gate column, the gate's lines).\n\n"
 		"Options:\n");
 	zl_options_usage(out, compare_tables);
 	fprintf(out,
@@ -90,7 +103,10 @@ static int parse_pct(const char *name, const char *s, double *out)
 	return bad ? -1 : 0;
 }
 
-/* A run directory as given, else a run id from the history database. */
+/*
+ * A run directory as given, else a run from the history database (by id, id prefix
+ * or recorded directory): its directory while it exists, else what the database stored.
+ */
 static int load_side(const char *arg, struct zl_history **h, struct zl_run *run)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -118,13 +134,18 @@ static int load_side(const char *arg, struct zl_history **h, struct zl_run *run)
 		if (ret)
 			goto fail;
 	}
-	if (zl_history_find_run(*h, arg, &dir, &err)) {
+	if (!zl_history_find_run(*h, arg, &dir, &err) && dir && zl_is_dir(dir)) {
+		if (zl_run_load(dir, run, &err))
+			goto fail;
+		ret = 0;
+		goto out;
+	}
+	strbuf_reset(&err);
+	if (zl_history_load_run(*h, arg, run, &err)) {
 		zl_print_error("'%s' is not a run directory, and %s", arg, err.buf);
 		ret = -1;
 		goto out;
 	}
-	if (zl_run_load(dir, run, &err))
-		goto fail;
 	ret = 0;
 	goto out;
 fail:

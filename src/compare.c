@@ -281,6 +281,106 @@ static int mode_is(const struct zl_run *r, const char *mode)
 	return !strcmp(mode_of(r), mode);
 }
 
+/* A count from the identity, -1 when null or absent. */
+static long identity_count(const struct zl_run *r, const char *path)
+{
+	const cJSON *item = zl_json_path(r->identity, path);
+
+	return cJSON_IsNumber(item) && item->valuedouble >= 0 ? (long)item->valuedouble : -1;
+}
+
+/*
+ * How many tuner picks the autotune plugin recorded; -1 when unknown (no count, or
+ * autotune off: then the plugin does not watch the tuners).
+ */
+static long tuner_picks(const struct zl_run *r)
+{
+	return mode_is(r, "off") ? -1 : identity_count(r, "autotune.recorded");
+}
+
+/*
+ * The tuned kernels a run names: autotune.kernels in its identity, else the autotune
+ * plugin's summary in its directory. 0 and sv filled, or -1 when neither names them.
+ */
+static int tuned_kernels(const struct zl_run *r, struct strvec *sv)
+{
+	const cJSON *list = zl_json_path(r->identity, "autotune.kernels");
+	struct strbuf text = STRBUF_INIT;
+	cJSON *summary = NULL;
+	char *path;
+	int ret;
+
+	if (list)
+		return mode_is(r, "off") || zl_json_to_strvec(list, sv) ? -1 : 0;
+	if (mode_is(r, "off") || !r->dir)
+		return -1;
+	path = zl_path_join(r->dir, "plugins/autotune_summary.json");
+	if (strbuf_read_file(&text, path) >= 0)
+		summary = cJSON_ParseWithLength(text.buf, text.len);
+	ret = zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(summary, "kernels"), sv);
+	if (ret)
+		strvec_clear(sv);
+	cJSON_Delete(summary);
+	strbuf_release(&text);
+	free(path);
+	return ret;
+}
+
+/* The part of a kernel id after its module ("flag_gems.ops.mm.mm_kernel" -> "mm_kernel"). */
+static const char *kernel_name(const char *id)
+{
+	const char *dot = strrchr(id, '.');
+
+	return dot && dot[1] ? dot + 1 : id;
+}
+
+/*
+ * Cache inheritance can matter only when the earlier run stored winners, the later
+ * one found winners stored, and the later one's kernels asked a tuner; when both
+ * runs name their tuned kernels, they must share one. Unknown facts count as
+ * "may have": the flag is a warning, and a missed trap costs more than a spare line.
+ */
+static void check_inheritance(const struct zl_run *a, const struct zl_run *b, struct zl_caliber *cal)
+{
+	/* the later run is the one that can have inherited the other's winners */
+	int b_later = !a->started_at || !b->started_at || strcmp(b->started_at, a->started_at) >= 0;
+	const struct zl_run *later = b_later ? b : a, *earlier = b_later ? a : b;
+	long before = identity_count(earlier, "tuner_cache.winners_before");
+	long after = identity_count(earlier, "tuner_cache.winners_after");
+	long earlier_picks = tuner_picks(earlier), later_picks = tuner_picks(later);
+	struct strvec ek = STRVEC_INIT, lk = STRVEC_INIT;
+	struct strbuf shared = STRBUF_INIT;
+	int earlier_stored, named;
+	size_t i;
+
+	earlier_stored = (before >= 0 && after > before) || earlier_picks > 0 ||
+			 ((before < 0 || after < 0) && earlier_picks < 0);
+	if (later->winners_before <= 0 || !earlier_stored || later_picks == 0)
+		return;
+	named = !tuned_kernels(earlier, &ek) && !tuned_kernels(later, &lk);
+	for (i = 0; named && i < lk.nr; i++)
+		if (strvec_find(&ek, lk.v[i]) >= 0)
+			strbuf_addf(&shared, "%s%s", shared.len ? ", " : "", kernel_name(lk.v[i]));
+	if (named && !shared.len)
+		goto out;
+	cal->cache_inheritance = 1;
+	if (shared.len)
+		strvec_pushf(&cal->flags, "cache inheritance: %s started with %ld tuner winners already "
+			     "in the shared tuner cache and tuned kernels that %s tuned too (%s), so they may "
+			     "reuse %s's winners instead of tuning; use --isolate-tuner-cache or replay "
+			     "records for a fair A/B", b_later ? "B" : "A", later->winners_before,
+			     b_later ? "A" : "B", shared.buf, b_later ? "A" : "B");
+	else
+		strvec_pushf(&cal->flags, "cache inheritance: %s started with %ld tuner winners already "
+			     "in the shared tuner cache, so its kernels may reuse %s's winners instead of "
+			     "tuning; use --isolate-tuner-cache or replay records for a fair A/B",
+			     b_later ? "B" : "A", later->winners_before, b_later ? "A" : "B");
+out:
+	strbuf_release(&shared);
+	strvec_clear(&ek);
+	strvec_clear(&lk);
+}
+
 static void check_autotune(const struct zl_run *a, const struct zl_run *b, struct zl_caliber *cal)
 {
 	if (mode_is(b, "replay") && names_run(b, a)) {
@@ -308,20 +408,8 @@ static void check_autotune(const struct zl_run *a, const struct zl_run *b, struc
 	}
 	/* without replay on either side, FlagGems' tuner reads whatever winners the cache holds */
 	if (!cal->autotune_proper && !mode_is(a, "replay") && !mode_is(b, "replay") &&
-	    same_text(a->tuner_cache_mode, "shared") && same_text(b->tuner_cache_mode, "shared")) {
-		/* the later run is the one that can have inherited the other's winners */
-		int b_later = !a->started_at || !b->started_at || strcmp(b->started_at, a->started_at) >= 0;
-		const struct zl_run *later = b_later ? b : a;
-
-		if (later->winners_before > 0) {
-			cal->cache_inheritance = 1;
-			strvec_pushf(&cal->flags, "cache inheritance: %s started with %ld tuner winners "
-				     "already in the shared tuner cache, so its kernels may reuse %s's "
-				     "winners instead of tuning; use --isolate-tuner-cache or replay "
-				     "records for a fair A/B", b_later ? "B" : "A", later->winners_before,
-				     b_later ? "A" : "B");
-		}
-	}
+	    same_text(a->tuner_cache_mode, "shared") && same_text(b->tuner_cache_mode, "shared"))
+		check_inheritance(a, b, cal);
 }
 
 /* Same plan, different timer in the end (graph capture fell back): not like for like. */
@@ -417,6 +505,31 @@ static int has_noise(double iqr, long samples)
 	return isfinite(iqr) && iqr >= 0 && (samples < 0 || samples >= 2);
 }
 
+double zl_compare_band(double a_ms, double a_iqr, long a_samples, double b_iqr, long b_samples,
+		       double floor_pct, enum zl_noise_basis *basis)
+{
+	double floor_ms = a_ms * floor_pct / 100, band;
+
+	if (!has_noise(a_iqr, a_samples) || !has_noise(b_iqr, b_samples)) {
+		*basis = ZL_BASIS_THRESHOLD;
+		return floor_ms;
+	}
+	/*
+	 * The IQR is the spread within one run; two runs also differ by clocks,
+	 * placement and tuning. On an H200 A/A pair of mm (docs/validation.md) the
+	 * IQR band alone called 10 of 28 rows faster/slower, run-to-run differences
+	 * reached 6.4 %; so the band never goes below the floor.
+	 */
+	*basis = ZL_BASIS_IQR;
+	band = (a_iqr + b_iqr) / 2;
+	return band < floor_ms ? floor_ms : band;
+}
+
+double zl_compare_gate_floor(const struct zl_compare_opts *opts)
+{
+	return opts->fail_pct < opts->threshold_pct ? opts->fail_pct : opts->threshold_pct;
+}
+
 enum zl_verdict zl_compare_verdict(double a_ms, double b_ms, double a_iqr, long a_samples,
 				   double b_iqr, long b_samples, double threshold_pct,
 				   double *band_ms, enum zl_noise_basis *basis)
@@ -428,23 +541,7 @@ enum zl_verdict zl_compare_verdict(double a_ms, double b_ms, double a_iqr, long 
 		*basis = ZL_BASIS_NONE;
 		return ZL_VERDICT_MISSING;
 	}
-	if (has_noise(a_iqr, a_samples) && has_noise(b_iqr, b_samples)) {
-		/*
-		 * The IQR is the spread within one run; two runs also differ by clocks,
-		 * placement and tuning. On an H200 A/A pair of mm (docs/validation.md) the
-		 * IQR band alone called 10 of 28 rows faster/slower, run-to-run differences
-		 * reached 6.4 %; so the band never goes below the threshold.
-		 */
-		double floor_ms = a_ms * threshold_pct / 100;
-
-		*basis = ZL_BASIS_IQR;
-		*band_ms = (a_iqr + b_iqr) / 2;
-		if (*band_ms < floor_ms)
-			*band_ms = floor_ms;
-	} else {
-		*basis = ZL_BASIS_THRESHOLD;
-		*band_ms = a_ms * threshold_pct / 100;
-	}
+	*band_ms = zl_compare_band(a_ms, a_iqr, a_samples, b_iqr, b_samples, threshold_pct, basis);
 	diff = b_ms - a_ms;
 	if (fabs(diff) <= *band_ms)
 		return ZL_VERDICT_SAME;
@@ -506,6 +603,8 @@ static void add_row(struct zl_compare *c, const struct zl_result *ra, const stru
 					  row->b_iqr, row->b_samples, c->opts.threshold_pct,
 					  &row->band_ms, &row->basis);
 	row->ratio = row->verdict == ZL_VERDICT_MISSING ? NAN : row->b_ms / row->a_ms;
+	row->gate_band_ms = NAN;
+	row->gate_failed = 0;
 	if (row->basis == ZL_BASIS_IQR)
 		c->rows_iqr++;
 	else if (row->basis == ZL_BASIS_THRESHOLD)
@@ -600,6 +699,52 @@ static void build_warnings(struct zl_compare *c)
 			     torch_moved, torch_rows);
 }
 
+/* Why a row's band is what it is, for a gate line. */
+static void band_reason(struct strbuf *sb, const struct zl_compare_row *r, double floor_pct)
+{
+	if (r->basis != ZL_BASIS_IQR)
+		strbuf_addf(sb, "the %g%% gate floor, no timer IQR", floor_pct);
+	else if ((r->a_iqr + r->b_iqr) / 2 > r->a_ms * floor_pct / 100)
+		strbuf_addstr(sb, "the timer IQRs");
+	else
+		strbuf_addf(sb, "the %g%% gate floor over tighter timer IQRs", floor_pct);
+}
+
+/*
+ * A row fails when B/A > 1 + pct and B - A is beyond band(min(threshold, pct)): the
+ * user's pct is honoured below the run-to-run floor that keeps verdicts quiet on A/A.
+ */
+static void gate_row(struct zl_compare *c, struct zl_compare_row *r, double limit, double floor_pct)
+{
+	struct strbuf label = STRBUF_INIT, why = STRBUF_INIT;
+	enum zl_noise_basis basis;
+
+	if (r->verdict == ZL_VERDICT_MISSING)
+		return;
+	r->gate_band_ms = zl_compare_band(r->a_ms, r->a_iqr, r->a_samples, r->b_iqr, r->b_samples,
+					  floor_pct, &basis);
+	if (r->ratio <= limit || r->b_ms - r->a_ms <= r->gate_band_ms)
+		return;
+	row_label(&label, r);
+	band_reason(&why, r, floor_pct);
+	if (r->verdict != ZL_VERDICT_SLOWER)
+		strbuf_addf(&why, "; verdict %s: within the %g%% run-to-run floor",
+			    zl_verdict_name(r->verdict), c->opts.threshold_pct);
+	if (r->side == ZL_SIDE_GEMS) {
+		r->gate_failed = 1;
+		c->gate_failed = 1;
+		c->gate_rows++;
+		strvec_pushf(&c->gate_reasons, "%s: B/A %.4f, %.1f%% slower beyond noise (limit %g%%): "
+			     "B-A %.6f ms > band %.6f ms from %s", label.buf, r->ratio, (r->ratio - 1) * 100,
+			     c->opts.fail_pct, r->b_ms - r->a_ms, r->gate_band_ms, why.buf);
+	} else {
+		strvec_pushf(&c->warnings, "baseline %s: B/A %.4f, slower beyond noise (not gated)",
+			     label.buf, r->ratio);
+	}
+	strbuf_release(&why);
+	strbuf_release(&label);
+}
+
 static void apply_gate(struct zl_compare *c)
 {
 	double limit = 1 + c->opts.fail_pct / 100;
@@ -612,23 +757,8 @@ static void apply_gate(struct zl_compare *c)
 		strvec_pushf(&c->gate_reasons, "overall geomean B/A %.4f is %.1f%% slower (limit %g%%)",
 			     c->overall.geomean, (c->overall.geomean - 1) * 100, c->opts.fail_pct);
 	}
-	for (i = 0; i < c->nr_rows; i++) {
-		const struct zl_compare_row *r = &c->rows[i];
-		struct strbuf label = STRBUF_INIT;
-
-		if (r->verdict != ZL_VERDICT_SLOWER || r->ratio <= limit)
-			continue;
-		row_label(&label, r);
-		if (r->side == ZL_SIDE_GEMS) {
-			c->gate_failed = 1;
-			strvec_pushf(&c->gate_reasons, "%s: B/A %.4f, %.1f%% slower beyond noise (limit %g%%)",
-				     label.buf, r->ratio, (r->ratio - 1) * 100, c->opts.fail_pct);
-		} else {
-			strvec_pushf(&c->warnings, "baseline %s: B/A %.4f, slower beyond noise (not gated)",
-				     label.buf, r->ratio);
-		}
-		strbuf_release(&label);
-	}
+	for (i = 0; i < c->nr_rows; i++)
+		gate_row(c, &c->rows[i], limit, zl_compare_gate_floor(&c->opts));
 }
 
 void zl_compare_runs(const struct zl_run *a, const struct zl_run *b,
@@ -680,6 +810,15 @@ static void noise_summary(const struct zl_compare *c, struct strbuf *sb)
 	}
 	if (!c->rows_iqr && !c->rows_threshold)
 		strbuf_addstr(sb, "no comparable rows");
+}
+
+static void gate_rule(const struct zl_compare *c, struct strbuf *sb)
+{
+	double floor_pct = zl_compare_gate_floor(&c->opts);
+
+	strbuf_addf(sb, "fails when the overall geomean is more than %g%% slower, or a gems shape is more "
+		    "than %g%% slower and B-A exceeds max((IQR_A+IQR_B)/2, %g%% of A) (%g%% of A without "
+		    "timer IQR)", c->opts.fail_pct, c->opts.fail_pct, floor_pct, floor_pct);
 }
 
 static void fmt_ms(struct strbuf *sb, double v)
@@ -735,13 +874,15 @@ static void print_diffs(FILE *out, const char *title, const struct zl_diffs *d)
 static void print_rows_table(const struct zl_compare *c, FILE *out, int use_color)
 {
 	static const char *const head[] = { "op", "dtype", "shape", "side", "A ms", "B ms", "B/A",
-					    "change", "verdict", "noise" };
+					    "change", "verdict", "noise", "gate" };
+	/* the gate column only when there is a gate */
+	size_t ncols = ZL_ARRAY_SIZE(head) - (c->opts.fail_pct < 0);
 	struct zl_table t;
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
 
-	zl_table_init(&t, ZL_ARRAY_SIZE(head), (1ul << 4) | (1ul << 5) | (1ul << 6) | (1ul << 7));
-	for (i = 0; i < ZL_ARRAY_SIZE(head); i++)
+	zl_table_init(&t, ncols, (1ul << 4) | (1ul << 5) | (1ul << 6) | (1ul << 7));
+	for (i = 0; i < ncols; i++)
 		zl_table_add(&t, head[i], ZL_COLOR_BOLD);
 	for (i = 0; i < c->nr_rows; i++) {
 		const struct zl_compare_row *r = &c->rows[i];
@@ -776,6 +917,8 @@ static void print_rows_table(const struct zl_compare *c, FILE *out, int use_colo
 		else
 			strbuf_addch(&sb, '-');
 		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
+		if (ncols == ZL_ARRAY_SIZE(head))
+			zl_table_add(&t, r->gate_failed ? "FAILED" : "", ZL_COLOR_RED);
 	}
 	zl_table_print(&t, out, use_color);
 	zl_table_release(&t);
@@ -810,6 +953,17 @@ static void print_geomeans(const struct zl_compare *c, FILE *out, int use_color)
 	strbuf_release(&sb);
 }
 
+static void print_run_line(FILE *out, const char *side, const struct zl_run *r, const char *warn,
+			   const char *reset)
+{
+	const char *note = zl_history_loaded_note(r);
+
+	fprintf(out, "%s: %s  %s  %s\n", side, r->run_id, r->status ? r->status : "?",
+		r->dir ? r->dir : NONE_TEXT);
+	if (note)
+		fprintf(out, "%s   %s%s\n", warn, note, reset);
+}
+
 void zl_compare_print_text(const struct zl_compare *c, FILE *out, int use_color)
 {
 	const char *warn = use_color ? zl_color_start(ZL_COLOR_YELLOW) : "";
@@ -825,8 +979,8 @@ void zl_compare_print_text(const struct zl_compare *c, FILE *out, int use_color)
 			warn, sb.buf, reset);
 		strbuf_reset(&sb);
 	}
-	fprintf(out, "A: %s  %s  %s\n", c->a->run_id, c->a->status ? c->a->status : "?", c->a->dir);
-	fprintf(out, "B: %s  %s  %s\n", c->b->run_id, c->b->status ? c->b->status : "?", c->b->dir);
+	print_run_line(out, "A", c->a, warn, reset);
+	print_run_line(out, "B", c->b, warn, reset);
 	if (!c->caliber.mismatches.nr)
 		fprintf(out, "caliber: ok (backend %s, device %s, level %s, shape mode %s, timer plan %s, "
 			"tuner cache %s)\n", c->a->backend ? c->a->backend : NONE_TEXT,
@@ -851,8 +1005,13 @@ void zl_compare_print_text(const struct zl_compare *c, FILE *out, int use_color)
 	if (c->opts.fail_pct >= 0) {
 		fprintf(out, "gate (--fail-on-regression %g%%): %s%s%s\n", c->opts.fail_pct,
 			c->gate_failed ? red : green, c->gate_failed ? "FAILED" : "passed", reset);
+		strbuf_reset(&sb);
+		gate_rule(c, &sb);
+		fprintf(out, "  rule: %s\n", sb.buf);
 		for (i = 0; i < c->gate_reasons.nr; i++)
 			fprintf(out, "  %s\n", c->gate_reasons.v[i]);
+		fprintf(out, "  %zu of %zu gems shapes failed the gate%s\n", c->gate_rows, c->overall.n,
+			c->gate_rows ? " (FAILED in the gate column)" : "");
 	}
 	if (has_mismatch(c))
 		fprintf(out, "%sWARNING: A and B differ in caliber; the figures above may not be "
@@ -905,7 +1064,8 @@ static int run_json(cJSON *root, const char *key, const struct zl_run *r)
 	       zl_json_add_string(o, "dir", r->dir) || zl_json_add_string(o, "status", r->status) ||
 	       zl_json_add_string(o, "started_at", r->started_at) ||
 	       zl_json_add_bool(o, "has_results", r->has_results) ||
-	       zl_json_add_bool(o, "has_timer", r->has_timer) ? -1 : 0;
+	       zl_json_add_bool(o, "has_timer", r->has_timer) ||
+	       zl_json_add_string(o, "history", zl_history_loaded_note(r)) ? -1 : 0;
 }
 
 static int caliber_json(cJSON *root, const struct zl_compare *c)
@@ -942,7 +1102,9 @@ static int row_json(cJSON *arr, const struct zl_compare_row *r)
 	       zl_json_add_number(o, "band_ms", r->band_ms) ||
 	       zl_json_add_number(o, "a_iqr_ms", r->a_iqr) || zl_json_add_number(o, "b_iqr_ms", r->b_iqr) ||
 	       zl_json_add_number(o, "a_samples", r->a_samples < 0 ? NAN : (double)r->a_samples) ||
-	       zl_json_add_number(o, "b_samples", r->b_samples < 0 ? NAN : (double)r->b_samples) ? -1 : 0;
+	       zl_json_add_number(o, "b_samples", r->b_samples < 0 ? NAN : (double)r->b_samples) ||
+	       zl_json_add_number(o, "gate_band_ms", r->gate_band_ms) ||
+	       zl_json_add_bool(o, "gate_failed", r->gate_failed) ? -1 : 0;
 }
 
 static int geomean_json(cJSON *o, const struct zl_geomean *g)
@@ -986,6 +1148,7 @@ int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON *rows, *noise, *gate;
+	struct strbuf rule = STRBUF_INIT;
 	char *text = NULL;
 	size_t i;
 
@@ -1018,8 +1181,15 @@ int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct
 	if (geomeans_json(root, c))
 		goto oom;
 	gate = cJSON_AddObjectToObject(root, "gate");
+	strbuf_reset(&rule);
+	if (c->opts.fail_pct >= 0)
+		gate_rule(c, &rule);
 	if (!gate || zl_json_add_number(gate, "fail_pct", c->opts.fail_pct >= 0 ? c->opts.fail_pct : NAN) ||
+	    zl_json_add_number(gate, "floor_pct",
+			       c->opts.fail_pct >= 0 ? zl_compare_gate_floor(&c->opts) : NAN) ||
+	    zl_json_add_string(gate, "rule", c->opts.fail_pct >= 0 ? rule.buf : NULL) ||
 	    zl_json_add_bool(gate, "failed", c->gate_failed) ||
+	    zl_json_add_number(gate, "failed_rows", (double)c->gate_rows) ||
 	    attach(gate, "reasons", zl_json_strvec(&c->gate_reasons)) ||
 	    attach(root, "warnings", zl_json_strvec(&c->warnings)))
 		goto oom;
@@ -1030,9 +1200,11 @@ int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct
 	strbuf_addch(sb, '\n');
 	cJSON_free(text);
 	cJSON_Delete(root);
+	strbuf_release(&rule);
 	return 0;
 oom:
 	cJSON_Delete(root);
+	strbuf_release(&rule);
 	return zl_error(err, "cannot build the json comparison: out of memory");
 }
 
@@ -1041,7 +1213,7 @@ void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
 {
 	static const char *const head[] = { "op", "dtype", "shape", "occurrence", "side", "a_ms",
 					    "b_ms", "ratio", "change_pct", "verdict", "basis",
-					    "band_ms", "caliber" };
+					    "band_ms", "caliber", "gate" };
 	struct strbuf cell = STRBUF_INIT, caliber = STRBUF_INIT;
 	size_t i;
 
@@ -1080,6 +1252,9 @@ void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
 			strbuf_addf(&cell, "%.10g", r->band_ms);
 		zl_csv_field(sb, cell.buf, 0);
 		zl_csv_field(sb, caliber.buf, 0);
+		/* empty without a gate, and on rows the gate does not judge (torch, missing) */
+		zl_csv_field(sb, c->opts.fail_pct < 0 || r->side != ZL_SIDE_GEMS || !isfinite(r->gate_band_ms) ?
+				 "" : r->gate_failed ? "failed" : "passed", 0);
 		zl_csv_end_row(sb);
 	}
 	strbuf_release(&cell);
@@ -1104,6 +1279,11 @@ void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
 	size_t i;
 
 	strbuf_addf(sb, "### zlbench compare: `%s` → `%s`\n\n", c->a->run_id, c->b->run_id);
+	for (i = 0; i < 2; i++) {
+		const char *note = zl_history_loaded_note(i ? c->b : c->a);
+		if (note)
+			strbuf_addf(sb, "> %s: %s\n\n", i ? "B" : "A", note);
+	}
 	if (c->caliber.mismatches.nr) {
 		strbuf_addstr(sb, "> **Warning: caliber mismatch allowed** (`--allow-caliber-mismatch`): ");
 		mismatch_summary(c, sb, "; ");
@@ -1176,6 +1356,8 @@ void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
 		strbuf_reset(&cell);
 		strbuf_addf(&cell, r->verdict == ZL_VERDICT_SLOWER ? "**%s**" : "%s",
 			    zl_verdict_name(r->verdict));
+		if (r->gate_failed)
+			strbuf_addstr(&cell, ", **gate failed**");
 		md_cell(sb, cell.buf);
 		strbuf_addch(sb, '\n');
 	}
@@ -1189,6 +1371,9 @@ void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
 			    c->gate_failed ? "**FAILED**" : "passed");
 		for (i = 0; i < c->gate_reasons.nr; i++)
 			strbuf_addf(sb, "- %s\n", c->gate_reasons.v[i]);
+		strbuf_reset(&cell);
+		gate_rule(c, &cell);
+		strbuf_addf(sb, "\nThe gate %s.\n", cell.buf);
 	}
 	strbuf_release(&cell);
 }

@@ -701,6 +701,218 @@ int zl_history_find_run(struct zl_history *h, const char *run_id, char **run_dir
 	return zl_error(err, "no run '%s' in the history database '%s'", run_id, h->path);
 }
 
+/* A double column, NAN when null. */
+static double column_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/*
+ * The row of a run by key: exact run id, unique run id prefix, then the run
+ * directory as stored (the newest run written there). 0 with *id, or -1 with err.
+ */
+static int resolve_run(struct zl_history *h, const char *key, sqlite3_int64 *id, struct strbuf *err)
+{
+	static const char *const sql[] = {
+		"SELECT id, run_id FROM runs WHERE run_id = ?1",
+		"SELECT id, run_id FROM runs WHERE substr(run_id, 1, length(?1)) = ?1"
+		" ORDER BY run_id LIMIT 3",
+		"SELECT id, run_id FROM runs WHERE run_dir = ?2 ORDER BY started_at DESC, id DESC LIMIT 1",
+	};
+	char *abs = zl_absolute_path(key);
+	size_t i;
+	int ret = 1;
+
+	for (i = 0; i < ZL_ARRAY_SIZE(sql) && ret > 0; i++) {
+		struct strvec ids = STRVEC_INIT;
+		sqlite3_stmt *st;
+		int rc;
+
+		if (prepare(h, sql[i], &st, err)) {
+			ret = -1;
+			break;
+		}
+		if (bind_text(st, 1, key) || (i == 2 && bind_text(st, 2, abs))) {
+			sqlite3_finalize(st);
+			ret = db_error(err, h->db, h->path, "cannot bind a value");
+			break;
+		}
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (!ids.nr)
+				*id = sqlite3_column_int64(st, 0);
+			strvec_push(&ids, (const char *)sqlite3_column_text(st, 1));
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			ret = db_error(err, h->db, h->path, "cannot look up a run");
+		else if (ids.nr > 1)
+			ret = zl_error(err, "run id '%s' is ambiguous in '%s': %s, %s%s", key, h->path,
+				       ids.v[0], ids.v[1], ids.nr > 2 ? ", ..." : "");
+		else if (ids.nr == 1)
+			ret = 0;
+		strvec_clear(&ids);
+	}
+	free(abs);
+	if (ret > 0)
+		return zl_error(err, "no run '%s' in the history database '%s'", key, h->path);
+	return ret;
+}
+
+/* The run's columns and identity into run: the columns were filled from these very fields. */
+static int load_run_row(struct zl_history *h, sqlite3_int64 id, struct zl_run *run, struct strbuf *err)
+{
+	struct strbuf sql = STRBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	const cJSON *winners;
+	const char *text;
+	int c, rc, ret = -1;
+
+	strbuf_addstr(&sql, "SELECT ");
+	for (c = 0; c < ZL_HCOL__COUNT; c++)
+		strbuf_addf(&sql, "%s, ", zl_history_columns[c].name);
+	strbuf_addstr(&sql, "identity FROM runs WHERE id = ?1");
+	if (prepare(h, sql.buf, &st, err))
+		goto out;
+	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK) {
+		db_error(err, h->db, h->path, "cannot bind a value");
+		goto out;
+	}
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		db_error(err, h->db, h->path, "cannot read a run");
+		goto out;
+	}
+	text = (const char *)sqlite3_column_text(st, ZL_HCOL__COUNT);
+	run->identity = text ? cJSON_Parse(text) : NULL;
+	if (!cJSON_IsObject(run->identity)) {
+		zl_error(err, "history database '%s': the stored identity of a run is not a json object",
+			 h->path);
+		goto out;
+	}
+	for (c = 0; c < ZL_HCOL__COUNT; c++) {
+		switch (column_src[c].src) {
+		case SRC_FIELD:
+			*(char **)((char *)run + column_src[c].offset) = column_dup(st, c);
+			break;
+		case SRC_DURATION:
+			run->duration_s = column_real(st, c);
+			break;
+		case SRC_EXIT_CODE:
+			run->exit_code = sqlite3_column_type(st, c) == SQLITE_NULL ? -1 :
+					 (long)sqlite3_column_int64(st, c);
+			break;
+		case SRC_DIR:
+			run->dir = column_dup(st, c);
+			break;
+		}
+	}
+	/* the fields without a column of their own, read where zl_run_load reads them */
+	text = zl_json_path_string(run->identity, "flaggems_mode");
+	run->flaggems_mode = text ? xstrdup(text) : NULL;
+	text = zl_json_path_string(run->identity, "autotune.replay_from");
+	run->replay_from = text ? xstrdup(text) : NULL;
+	winners = zl_json_path(run->identity, "tuner_cache.winners_before");
+	run->winners_before = cJSON_IsNumber(winners) ? (long)winners->valuedouble : -1;
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	strbuf_release(&sql);
+	return ret;
+}
+
+static int load_result_rows(struct zl_history *h, sqlite3_int64 id, struct zl_run *run,
+			    struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	size_t odd = 0;
+	int rc;
+
+	if (prepare(h, "SELECT op, dtype, shape, occurrence, side, latency_base_ms, latency_ms, speedup,"
+		    " timer, samples, median, min, max, iqr, error_msg FROM results WHERE run = ?1"
+		    " ORDER BY rowid", &st, err))
+		return -1;
+	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return db_error(err, h->db, h->path, "cannot bind a value");
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *side = (const char *)sqlite3_column_text(st, 4);
+		struct zl_result *r;
+		enum zl_side s;
+
+		if (zl_side_parse(side, &s)) {
+			odd++;
+			continue;
+		}
+		ALLOC_GROW(run->results, run->nr_results + 1, run->alloc_results);
+		r = &run->results[run->nr_results++];
+		memset(r, 0, sizeof(*r));
+		r->op = column_dup(st, 0);
+		r->dtype = column_dup(st, 1);
+		r->shape = column_dup(st, 2);
+		if (!r->dtype)
+			r->dtype = xstrdup("");
+		if (!r->shape)
+			r->shape = xstrdup("");
+		r->occurrence = sqlite3_column_int(st, 3);
+		r->side = s;
+		r->latency_base_ms = column_real(st, 5);
+		r->latency_ms = column_real(st, 6);
+		r->speedup = column_real(st, 7);
+		r->timer = column_dup(st, 8);
+		r->samples = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(st, 9);
+		r->median_ms = column_real(st, 10);
+		r->min_ms = column_real(st, 11);
+		r->max_ms = column_real(st, 12);
+		r->iqr_ms = column_real(st, 13);
+		r->error_msg = column_dup(st, 14);
+		/* rows carry the timer's figures only when plugins/timer.jsonl had them */
+		if (r->timer || r->samples >= 0 || !isnan(r->iqr_ms))
+			run->has_timer = 1;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(err, h->db, h->path, "cannot read results");
+	run->has_results = run->nr_results > 0;
+	if (odd)
+		strvec_pushf(&run->notes, "history: %zu stored rows have no side torch or gems and were skipped",
+			     odd);
+	return 0;
+}
+
+int zl_history_load_run(struct zl_history *h, const char *key, struct zl_run *run, struct strbuf *err)
+{
+	sqlite3_int64 id = 0;
+
+	if (resolve_run(h, key, &id, err) || load_run_row(h, id, run, err) ||
+	    load_result_rows(h, id, run, err)) {
+		zl_run_release(run);
+		return -1;
+	}
+	if (!run->run_id) {
+		zl_run_release(run);
+		return zl_error(err, "history database '%s': a stored run has no run id", h->path);
+	}
+	if (run->dir && zl_is_dir(run->dir))
+		strvec_pushf(&run->notes, ZL_HISTORY_LOADED_NOTE ": identity and %zu result rows from '%s'",
+			     run->nr_results, h->path);
+	else
+		strvec_pushf(&run->notes, ZL_HISTORY_LOADED_NOTE ": directory gone ('%s'); identity and %zu "
+			     "result rows from '%s'", run->dir ? run->dir : "none recorded", run->nr_results,
+			     h->path);
+	return 0;
+}
+
+const char *zl_history_loaded_note(const struct zl_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->notes.nr; i++)
+		if (zl_starts_with(run->notes.v[i], ZL_HISTORY_LOADED_NOTE ":"))
+			return run->notes.v[i];
+	return NULL;
+}
+
 int zl_history_op_durations(struct zl_history *h, const char *backend, const char *level,
 			    struct zl_op_durations *out, struct strbuf *err)
 {

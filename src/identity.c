@@ -255,7 +255,8 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 	add_num(&jb, root, "direct_repeat", (double)s->direct_repeat, 1);
 	if ((o = add(&jb, root, "autotune", cJSON_CreateObject()))) {
 		cJSON *summary = plugin_json(pf->out_dir, "autotune_summary.json");
-		static const char *const keys[] = { "recorded", "pinned", "missed", "no_tuner", NULL };
+		/* kernels: the tuned ones, so compare can tell whether two runs share a tuner's winners */
+		static const char *const keys[] = { "recorded", "pinned", "missed", "no_tuner", "kernels", NULL };
 		const char *const *k;
 
 		add_str(&jb, o, "mode", s->replay_from ? "replay" : "record");

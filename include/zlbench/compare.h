@@ -6,20 +6,27 @@
  *    FlagGems mode, timer plan, tuner-cache mode) are checked; differences are
  *    returned as mismatches and the command refuses them unless allowed. The
  *    autotune set-up is classified: "B replays A's records" is the proper A/B;
- *    other mixes are flagged, and two runs without replay (record or off) on a
- *    shared tuner cache, the later of which found winners already stored, are
- *    flagged as cache inheritance. A timer that fell back on one side only is flagged.
+ *    other mixes are flagged. Two runs without replay (record or off) on a shared
+ *    tuner cache are flagged as cache inheritance when it can matter: the earlier
+ *    run stored winners (winners_after > winners_before, or autotune recorded > 0),
+ *    the later one started with winners stored (winners_before > 0) and used a
+ *    tuner (autotune recorded > 0; a run whose kernels have no tuner cannot inherit).
+ *    When both runs name their tuned kernels (autotune.kernels in the identity, else
+ *    plugins/autotune_summary.json), they must share one. An unknown count (null,
+ *    or autotune off) counts as "may have". A timer that fell back on one side only
+ *    is flagged.
  *    The usual A/B variables (FlagGems commit, Triton/torch version, TRITON_* /
  *    ZL_* environment, ...) are listed, never refused.
  *
  * 2. Rows: per (op, dtype, shape, occurrence, side) A ms, B ms, ratio B/A and a
  *    verdict. Noise rule: when both sides have timer statistics (plugins/timer.jsonl:
  *    an interquartile range from at least 2 samples), the result is "same" when
- *        |B - A| <= max((IQR_A + IQR_B) / 2, threshold * A),
+ *        |B - A| <= band(threshold) = max((IQR_A + IQR_B) / 2, threshold * A),
  *    i.e. when the bands median +- IQR/2 of the two sides overlap, with the
  *    run-to-run floor under the band (the IQR is within one run; an H200 A/A
  *    differed by up to 6.4 %, see docs/validation.md). Otherwise the stated
- *    threshold applies: "same" when |B/A - 1| <= threshold (default 5 %).
+ *    threshold applies: band(threshold) = threshold * A, "same" when
+ *    |B/A - 1| <= threshold (default 5 %).
  *    A row whose latency is missing or not positive on either side is "missing".
  *
  * 3. Geomean of the gems-side ratios, per op and overall, with a 95 % bootstrap
@@ -31,8 +38,11 @@
  *    g[ceil(0.025 R) - 1] and g[ceil(0.975 R) - 1]. Ratios enter in row order.
  *
  * 4. Gate (fail_pct >= 0): failed when the overall geomean exceeds 1 + pct/100,
- *    or a gems-side row is "slower" (beyond noise) by more than pct. Torch-side
- *    slowdowns of that size are warnings (the machine or baseline drifted).
+ *    or a gems-side row has B/A > 1 + pct/100 and B - A > band(min(threshold, pct)).
+ *    The gate's floor follows pct when pct is below the threshold, so a 4 %
+ *    slowdown under a tight IQR fails --fail-on-regression 3 even though its
+ *    verdict, under the 5 % run-to-run floor, is "same". Torch-side slowdowns that
+ *    pass the same test are warnings (the machine or baseline drifted).
  *
  * Owner: the caller owns struct zl_compare and the two runs; the compare
  * borrows the runs (keep them alive while using it) and copies everything it
@@ -101,6 +111,8 @@ struct zl_compare_row {
 	enum zl_noise_basis basis;
 	double band_ms;              /* |B - A| up to this is "same"; NAN when missing */
 	enum zl_verdict verdict;
+	double gate_band_ms;         /* band(min(threshold, pct)); NAN without a gate or latency */
+	int gate_failed;             /* a gems row that fails the gate (torch rows: warned only) */
 };
 
 struct zl_geomean {
@@ -120,7 +132,8 @@ struct zl_compare {
 	struct zl_geomean overall;
 	size_t rows_iqr, rows_threshold; /* how many verdicts used each rule */
 	int gate_failed;
-	struct strvec gate_reasons;
+	size_t gate_rows;            /* gems rows that failed the gate */
+	struct strvec gate_reasons;  /* one line per failure: the overall geomean, then rows */
 	struct strvec warnings;      /* notes of both runs, missing shapes, baseline drift */
 };
 
@@ -134,6 +147,15 @@ void zl_compare_release(struct zl_compare *c);
 /* Compare a and b (caliber, rows, geomeans, gate); the caller decides on mismatches. */
 void zl_compare_runs(const struct zl_run *a, const struct zl_run *b,
 		     const struct zl_compare_opts *opts, struct zl_compare *out);
+
+/*
+ * band(floor_pct) of one row (see above); *basis says whether timer IQRs entered it.
+ * The latencies must be positive.
+ */
+double zl_compare_band(double a_ms, double a_iqr, long a_samples, double b_iqr, long b_samples,
+		       double floor_pct, enum zl_noise_basis *basis);
+/* The gate's floor: min(threshold, pct). */
+double zl_compare_gate_floor(const struct zl_compare_opts *opts);
 
 /* The verdict rule of one row (see above). *band_ms and *basis describe it. */
 enum zl_verdict zl_compare_verdict(double a_ms, double b_ms, double a_iqr, long a_samples,

@@ -117,6 +117,20 @@ int zl_history_find_run(struct zl_history *h, const char *run_id, char **run_dir
 			struct strbuf *err);
 
 /*
+ * Build run (freshly initialised) from what the database stored: the identity, its
+ * columns and every results row, for a run whose directory is gone. key: a run id,
+ * a unique prefix of one, or the run directory as recorded (the newest run there).
+ * run->dir is the recorded directory (NULL when none); a note in run->notes says
+ * the run came from the history. Plugin files other than timer.jsonl's figures
+ * (autotune summary, records) are not stored. 0, or -1 with err (run released).
+ */
+int zl_history_load_run(struct zl_history *h, const char *key, struct zl_run *run, struct strbuf *err);
+/* How that note starts (renderers look for it). */
+#define ZL_HISTORY_LOADED_NOTE "loaded from history"
+/* The note on a run built by zl_history_load_run(), or NULL. */
+const char *zl_history_loaded_note(const struct zl_run *run);
+
+/*
  * Mean duration_s per op over finished runs (status not running, preflight_failed
  * or interrupted), optionally of one backend (NULL: all), longest first.
  */

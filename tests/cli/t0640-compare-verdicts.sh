@@ -1,6 +1,7 @@
 #!/bin/bash
 # zlbench compare: noise-aware verdicts, the geomean and its bootstrap interval against a
-# computation done here from the results files, the --fail-on-regression gate, CSV and JSON.
+# computation done here from the results files, the --fail-on-regression gate (which honours
+# a PCT below the verdicts' run-to-run floor), CSV and JSON.
 . "$(dirname "$0")/lib.sh"
 MK="$ZL_SOURCE_DIR/tests/fixtures/runs/make_run.py"
 R="$ZL_SHARED_DIR/fixtures/flaggems-runs/mm_core_kernel_h200.results.json"
@@ -16,6 +17,9 @@ mk "$TMP/b-wide" --run-id 20261129-130000-cuda-mm-dddddd --results "$R" --timer-
 mk "$TMP/a-tight" --run-id 20261129-140000-cuda-mm-eeeeee --results "$R" --timer-iqr 0.002
 mk "$TMP/b-tight" --run-id 20261129-150000-cuda-mm-ffffff --results "$R" --timer-iqr 0.002 --scale gems=1.03
 mk "$TMP/b-plain" --run-id 20261129-160000-cuda-mm-gggggg --results "$R" --scale gems=1.03
+# float16 gems 4 % slower under the tight noise: the geomean (1.3 %) passes a 3 % gate
+mk "$TMP/b-tight4" --run-id 20261129-170000-cuda-mm-hhhhhh --results "$R" --timer-iqr 0.002 \
+	--scale gems:float16=1.04
 
 run_zl compare "$TMP/a" "$TMP/b" --json
 expect_rc 0
@@ -102,6 +106,13 @@ run_zl compare "$TMP/a-tight" "$TMP/b-tight" --json
 expect_rc 0
 [ "$(json_get "$TMP/out" 'sorted({(r["side"], r["basis"], r["verdict"]) for r in d["rows"]})')" = \
   "[('gems', 'iqr', 'same'), ('torch', 'iqr', 'same')]" ] || fail "tight noise under the floor: same"
+# the verdicts stay "same", but a gate below the floor honours its PCT: the floor under the
+# gate's band is min(threshold, PCT), so 3 % beyond a 0.2 % IQR fails --fail-on-regression 2
+# (exit 1, the gate contract), every gems shape named
+run_zl compare "$TMP/a-tight" "$TMP/b-tight" --json --fail-on-regression 2
+expect_rc 1
+[ "$(json_get "$TMP/out" '({r["verdict"] for r in d["rows"]}, d["gate"]["failed"], d["gate"]["failed_rows"], d["gate"]["floor_pct"], sum(r["gate_failed"] for r in d["rows"] if r["side"] == "gems"), len(d["gate"]["reasons"]))')" = \
+  "({'same'}, True, 15, 2, 15, 16)" ] || fail "tight noise: the gate at 2 % fails every gems shape"
 run_zl compare "$TMP/a-tight" "$TMP/b-tight" --json --threshold 1
 expect_rc 0
 [ "$(json_get "$TMP/out" 'sorted({(r["side"], r["basis"], r["verdict"]) for r in d["rows"]})')" = \
@@ -132,4 +143,47 @@ expect_rc 1
 contains "$TMP/out" "**Gate** (\`--fail-on-regression 5\`): **FAILED**"
 run_zl compare "$TMP/a" "$TMP/b" --fail-on-regression -1
 expect_rc 2
+
+# a real slowdown under the run-to-run floor: 4 % on float16 beyond a 0.2 % IQR is "same"
+# by verdict, and fails --fail-on-regression 3 shape by shape (the geomean passes)
+run_zl compare "$TMP/a-tight" "$TMP/b-tight4" --fail-on-regression 3 --json
+expect_rc 1
+"$ZL_TEST_PYTHON" - "$TMP/out" <<'PY' || fail "gate below the threshold"
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d["gate"]
+assert g["failed"] and g["fail_pct"] == 3 and g["floor_pct"] == 3 and g["failed_rows"] == 5, g
+assert "min" not in g["rule"] and "3% of A" in g["rule"], g["rule"]
+assert {r["verdict"] for r in d["rows"]} == {"same"}
+failed = [r for r in d["rows"] if r["gate_failed"]]
+assert [(r["side"], r["dtype"]) for r in failed] == [("gems", "torch.float16")] * 5, failed
+for r in d["rows"]:
+    assert abs(r["gate_band_ms"] - 0.03 * r["a_ms"]) < 1e-12, r
+assert len(g["reasons"]) == 5 and not any("overall" in x for x in g["reasons"]), g["reasons"]
+assert all("4.0% slower beyond noise (limit 3%)" in x for x in g["reasons"]), g["reasons"]
+PY
+run_zl compare "$TMP/a-tight" "$TMP/b-tight4" --fail-on-regression 3
+expect_rc 1
+contains "$TMP/out" "gate (--fail-on-regression 3%): FAILED"
+contains "$TMP/out" "[[384, 384], [384, 384]] (gems): B/A 1.0400, 4.0% slower beyond noise (limit 3%)"
+contains "$TMP/out" "from the 3% gate floor over tighter timer IQRs; verdict same: within the 5% run-to-run floor"
+contains "$TMP/out" "5 of 15 gems shapes failed the gate (FAILED in the gate column)"
+[ "$(grep -c ' same *iqr ±[0-9.]* *FAILED$' "$TMP/out")" -eq 5 ] || fail "gate column: 5 rows FAILED"
+run_zl compare "$TMP/a-tight" "$TMP/b-tight4" --fail-on-regression 3 --csv
+expect_rc 1
+"$ZL_TEST_PYTHON" -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert sorted({(r["side"], r["dtype"], r["gate"]) for r in rows}) == [
+    ("gems", "torch.bfloat16", "passed"), ("gems", "torch.float16", "failed"),
+    ("gems", "torch.float32", "passed"), ("torch", "torch.bfloat16", ""),
+    ("torch", "torch.float16", ""), ("torch", "torch.float32", "")], rows
+' "$TMP/out" || fail "csv: gate column"
+run_zl compare "$TMP/a-tight" "$TMP/b-tight4" --fail-on-regression 3 --markdown
+expect_rc 1
+contains "$TMP/out" "same, **gate failed**"
+# 4 % is within a 5 % gate
+run_zl compare "$TMP/a-tight" "$TMP/b-tight4" --fail-on-regression 5
+expect_rc 0
+contains "$TMP/out" "0 of 15 gems shapes failed the gate"
 pass

@@ -90,6 +90,12 @@ static void test_verdicts(void **state)
 	assert_int_equal(basis, ZL_BASIS_THRESHOLD);
 	assert_int_equal(zl_compare_verdict(1.0, 1.06, NAN, -1, NAN, -1, 5, &band, &basis), ZL_VERDICT_SLOWER);
 	assert_int_equal(zl_compare_verdict(1.0, 1.06, NAN, -1, NAN, -1, 10, &band, &basis), ZL_VERDICT_SAME);
+	/* the band alone, as the gate uses it with its own floor */
+	assert_true(fabs(zl_compare_band(1.0, 0.001, 50, 0.001, 50, 3, &basis) - 0.03) < 1e-15);
+	assert_int_equal(basis, ZL_BASIS_IQR);
+	assert_true(fabs(zl_compare_band(1.0, 0.1, 50, 0.06, 50, 3, &basis) - 0.08) < 1e-15);
+	assert_true(fabs(zl_compare_band(2.0, NAN, -1, 0.1, 50, 3, &basis) - 0.06) < 1e-15);
+	assert_int_equal(basis, ZL_BASIS_THRESHOLD);
 	/* missing or non-positive latencies */
 	assert_int_equal(zl_compare_verdict(NAN, 1.0, 0.1, 5, 0.1, 5, 5, &band, &basis), ZL_VERDICT_MISSING);
 	assert_int_equal(basis, ZL_BASIS_NONE);
@@ -327,6 +333,104 @@ static void test_cache_inheritance(void **state)
 	zl_caliber_release(&cal);
 }
 
+/* Write the autotune plugin's summary of a run, naming its tuned kernels. */
+static void write_summary(const char *dir, const char *kernels_json)
+{
+	char *plugins = zl_path_join(dir, "plugins"), *path = zl_path_join(plugins, "autotune_summary.json");
+	char *text = xstrfmt("{\"mode\": \"record\", \"kernels\": %s}", kernels_json);
+	struct strbuf err = STRBUF_INIT;
+
+	assert_int_equal(zl_mkdir_p(plugins, &err), 0);
+	fx_write_text(path, text);
+	strbuf_release(&err);
+	free(text);
+	free(path);
+	free(plugins);
+}
+
+static int inherits(struct pair *p)
+{
+	struct zl_caliber cal;
+	int flagged;
+
+	zl_caliber_init(&cal);
+	zl_caliber_check(&p->a, &p->b, &cal);
+	flagged = cal.cache_inheritance;
+	/* record vs record is flagged either way; inheritance adds its own line */
+	assert_int_equal(cal.flags.nr, flagged ? 2 : 1);
+	zl_caliber_release(&cal);
+	return flagged;
+}
+
+/*
+ * Winners in the cache matter only to a run that asks a tuner, and only when the
+ * earlier run stored some; kernel names, when both runs give them, must overlap.
+ */
+static void test_inheritance_needs_a_tuner(void **state)
+{
+	struct pair *p = *state;
+	struct zl_caliber cal;
+
+	/* two `add` runs (no tuner: recorded 0, no_tuner 1) after mm runs left 9 winners */
+	fx_set_num(p->aid, "autotune.recorded", 0);
+	fx_set_num(p->bid, "autotune.recorded", 0);
+	fx_set_num(p->aid, "autotune.no_tuner", 1);
+	fx_set_num(p->bid, "autotune.no_tuner", 1);
+	fx_set_num(p->aid, "tuner_cache.winners_before", 9);
+	fx_set_num(p->aid, "tuner_cache.winners_after", 9);
+	fx_set_num(p->bid, "tuner_cache.winners_before", 9);
+	fx_set_num(p->bid, "tuner_cache.winners_after", 9);
+	write_and_load(p, 1.0, NULL, -1);
+	assert_false(inherits(p));
+
+	/* B tuned, but A stored nothing it could inherit */
+	fx_set_num(p->bid, "autotune.recorded", 9);
+	write_and_load(p, 1.0, NULL, -1);
+	assert_false(inherits(p));
+
+	/* A stored winners (9 -> 18) and B used a tuner: the trap */
+	fx_set_num(p->aid, "tuner_cache.winners_after", 18);
+	fx_set_num(p->bid, "tuner_cache.winners_before", 18);
+	write_and_load(p, 1.0, NULL, -1);
+	assert_true(inherits(p));
+
+	/* ...and not when B's kernels have no tuner */
+	fx_set_num(p->bid, "autotune.recorded", 0);
+	write_and_load(p, 1.0, NULL, -1);
+	assert_false(inherits(p));
+
+	/* A's records alone say it stored winners (the counts unknown) */
+	fx_set_num(p->bid, "autotune.recorded", 4);
+	fx_set_num(p->aid, "autotune.recorded", 9);
+	fx_set(p->aid, "tuner_cache.winners_after", cJSON_CreateNull());
+	write_and_load(p, 1.0, NULL, -1);
+	assert_true(inherits(p));
+
+	/* kernel names from the plugin's summaries: disjoint kernels inherit nothing */
+	write_summary(p->adir, "[\"flag_gems.ops.mm.mm_kernel_general_host_tma\"]");
+	write_summary(p->bdir, "[\"flag_gems.ops.softmax.softmax_kernel\"]");
+	assert_false(inherits(p));
+	/* a shared kernel is named in the flag */
+	write_summary(p->bdir, "[\"flag_gems.ops.softmax.softmax_kernel\", "
+		      "\"flag_gems.ops.mm.mm_kernel_general_host_tma\"]");
+	zl_caliber_init(&cal);
+	zl_caliber_check(&p->a, &p->b, &cal);
+	assert_true(cal.cache_inheritance);
+	assert_non_null(strstr(cal.flags.v[1], "cache inheritance: B started with 18 tuner winners already in "
+			       "the shared tuner cache and tuned kernels that A tuned too "
+			       "(mm_kernel_general_host_tma)"));
+	zl_caliber_release(&cal);
+	/* the identity's own list wins over the files */
+	fx_set(p->bid, "autotune.kernels", cJSON_Parse("[\"flag_gems.ops.add.other\"]"));
+	write_and_load(p, 1.0, NULL, -1);
+	assert_false(inherits(p));
+	/* one side without names: the counts decide */
+	fx_set(p->bid, "autotune.kernels", cJSON_CreateNull());
+	cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(p->bid, "autotune"), "kernels");
+	write_and_load(p, 1.0, NULL, -1);
+	assert_true(inherits(p));
+}
+
 /* B's float16 gems side 20 % slower, the rest unchanged, no timer data: threshold rule. */
 static void test_compare_rows_geomean_gate(void **state)
 {
@@ -427,9 +531,82 @@ static void test_noise_aware(void **state)
 	assert_int_equal(c.rows_threshold, 30);
 	for (i = 0; i < c.nr_rows; i++)
 		assert_int_equal(c.rows[i].verdict, ZL_VERDICT_SAME);
-	/* geomean 1.03 > 1.02: the overall figure alone fails the gate */
+	/*
+	 * geomean 1.03 > 1.02 fails the gate, and so does every gems shape: without timer
+	 * data the gate's floor is min(threshold 5, pct 2) = 2 %, and 3 % is beyond it
+	 */
 	assert_true(c.gate_failed);
-	assert_int_equal(c.gate_reasons.nr, 1);
+	assert_int_equal(c.gate_reasons.nr, 16);
+	assert_int_equal(c.gate_rows, 15);
+	assert_non_null(strstr(c.gate_reasons.v[0], "overall geomean"));
+	assert_non_null(strstr(c.gate_reasons.v[1], "verdict same: within the 5% run-to-run floor"));
+	zl_compare_release(&c);
+}
+
+/*
+ * The gate honours a pct below the threshold: 4 % slower under a tight IQR is "same"
+ * (the 5 % run-to-run floor) yet fails --fail-on-regression 3; wide noise still passes.
+ */
+static void test_gate_below_threshold(void **state)
+{
+	struct pair *p = *state;
+	struct zl_compare_opts opts = ZL_COMPARE_OPTS_INIT;
+	struct zl_compare c;
+	size_t i, failed = 0;
+
+	/* float16 only: the overall geomean 1.04^(1/3) = 1.013 stays under every limit below */
+	write_and_load(p, 1.04, "torch.float16", 0.002);
+	opts.fail_pct = 3;
+	assert_true(zl_compare_gate_floor(&opts) == 3);
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	assert_int_equal(c.rows_iqr, 30);
+	for (i = 0; i < c.nr_rows; i++) {
+		const struct zl_compare_row *r = &c.rows[i];
+		int hit = r->side == ZL_SIDE_GEMS && !strcmp(r->dtype, "torch.float16");
+
+		assert_int_equal(r->verdict, ZL_VERDICT_SAME);
+		assert_int_equal(r->gate_failed, hit);
+		/* the gate's band is the 3 % floor over a 0.2 % IQR */
+		assert_true(fabs(r->gate_band_ms - 0.03 * r->a_ms) < 1e-12);
+		failed += r->gate_failed;
+	}
+	assert_int_equal(failed, 5);
+	assert_true(c.gate_failed);
+	assert_int_equal(c.gate_rows, 5);
+	assert_int_equal(c.gate_reasons.nr, 5);
+	assert_non_null(strstr(c.gate_reasons.v[0], "(gems): B/A 1.0400, 4.0% slower beyond noise (limit 3%)"));
+	assert_non_null(strstr(c.gate_reasons.v[0], "the 3% gate floor over tighter timer IQRs"));
+	zl_compare_release(&c);
+
+	/* 4 % is within a 5 % limit, and within 4.5 % */
+	opts.fail_pct = 5;
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	assert_false(c.gate_failed);
+	assert_int_equal(c.gate_reasons.nr, 0);
+	zl_compare_release(&c);
+	opts.fail_pct = 4.5;
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	assert_false(c.gate_failed);
+	zl_compare_release(&c);
+
+	/* a 5 % IQR on both sides covers 4 %: not beyond noise, whatever pct says */
+	write_and_load(p, 1.04, "torch.float16", 0.05);
+	opts.fail_pct = 3;
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	assert_false(c.gate_failed);
+	for (i = 0; i < c.nr_rows; i++)
+		assert_true(c.rows[i].gate_band_ms >= 0.05 * c.rows[i].a_ms - 1e-15);
+	zl_compare_release(&c);
+
+	/* no gate: no gate band */
+	opts.fail_pct = -1;
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	assert_true(isnan(c.rows[0].gate_band_ms));
 	zl_compare_release(&c);
 }
 
@@ -507,6 +684,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cache_inheritance, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compare_rows_geomean_gate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_noise_aware, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gate_below_threshold, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inheritance_needs_a_tuner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_rows_and_renderers, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
