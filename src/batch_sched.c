@@ -162,7 +162,7 @@ void zl_batch_expected_durations(const char *backend, const char *level, const s
 
 	for (i = 0; i < ops->nr; i++)
 		expect_s[i] = -1;
-	if (getenv("ZL_NO_HISTORY"))
+	if (zl_history_disabled())
 		return;
 	/* never create a database just to read it */
 	path = zl_history_default_path();

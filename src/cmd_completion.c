@@ -22,7 +22,7 @@
 #include "zlbench/banned.h"
 
 /* What the word after an option (or a command's operand) completes to. */
-enum value_kind { VALUES_FILES, VALUES_DIRS, VALUES_WORDS, VALUES_BACKENDS, VALUES_OPS, VALUES_COMMANDS };
+enum value_kind { VALUES_FILES, VALUES_DIRS, VALUES_WORDS, VALUES_BACKENDS, VALUES_OPS, VALUES_OP_LIST, VALUES_COMMANDS };
 
 static const struct {
 	const char *option;        /* without "--" */
@@ -31,6 +31,8 @@ static const struct {
 } option_values[] = {
 	{ "backend", VALUES_BACKENDS, NULL },
 	{ "op", VALUES_OPS, NULL },
+	{ "ops", VALUES_OP_LIST, NULL },          /* batch: "mm,bmm": the name after the last comma */
+	{ "warmup-ops", VALUES_OP_LIST, NULL },
 	{ "level", VALUES_WORDS, "core comprehensive" },
 	{ "shape-mode", VALUES_WORDS, "file upstream" },
 	{ "flaggems-dir", VALUES_DIRS, NULL },
@@ -49,6 +51,17 @@ static const struct {
 	/* any other command's operands complete file names */
 };
 
+/*
+ * Options a command's --help lists (its shared run settings) but that it refuses:
+ * a batch sets these per operator (cmd_batch.c's per_run[]).
+ */
+static const struct {
+	const char *command;
+	const char *options;       /* space-separated, with "--" */
+} refused[] = {
+	{ "batch", "--op --op-file --test-node" },
+};
+
 /* Global options: main.c parses these before the command. */
 static const char global_options[] = "--version --quiet --verbose --help";
 
@@ -59,9 +72,12 @@ void help_completion(FILE *out)
 		"Prints a completion script for bash or zsh on stdout. It completes the commands, each\n"
 		"command's options (as its --help lists them), backend names, the values of --level and\n"
 		"of --shape-mode, directories for --flaggems-dir, --out and --replay-from, and operator\n"
-		"names for --op: those of the FlagGems checkout that --flaggems-dir names on the line being\n"
-		"completed (else $FLAGGEMS_DIR, else the current directory).\n\n"
-		"Environment: FLAGGEMS_DIR (where --op looks for operators while completing).\n\n"
+		"names for --op and for each name of batch's --ops and --warmup-ops lists: those of the\n"
+		"FlagGems checkout that --flaggems-dir names on the line being completed (else\n"
+		"$FLAGGEMS_DIR, else the current directory).\n\n"
+		"Options:\n"
+		"  --help    this text; completion takes no other option\n\n"
+		"Environment: FLAGGEMS_DIR (where --op and batch's --ops look for operators while completing).\n\n"
 		"Exit codes: 0 printed, 2 usage error.\n\n"
 		"Examples:\n"
 		"  source <(zlbench completion bash)\n"
@@ -207,7 +223,7 @@ static int collect(struct strvec *per_command, struct strvec *with_arg)
 	const struct zl_command *c;
 
 	for (c = zl_commands(); c->name; c++) {
-		struct strvec opts = STRVEC_INIT;
+		struct strvec opts = STRVEC_INIT, no = STRVEC_INIT;
 		struct strbuf line = STRBUF_INIT;
 		size_t i;
 
@@ -215,11 +231,16 @@ static int collect(struct strvec *per_command, struct strvec *with_arg)
 			strvec_clear(&opts);
 			return -1;
 		}
+		for (i = 0; i < ZL_ARRAY_SIZE(refused); i++)
+			if (!strcmp(refused[i].command, c->name))
+				strvec_split(&no, refused[i].options, ' ');
 		for (i = 0; i < opts.nr; i++)
-			strbuf_addf(&line, "%s%s", i ? " " : "", opts.v[i]);
+			if (strvec_find(&no, opts.v[i]) < 0)
+				strbuf_addf(&line, "%s%s", line.len ? " " : "", opts.v[i]);
 		strvec_push(per_command, line.buf);
 		strbuf_release(&line);
 		strvec_clear(&opts);
+		strvec_clear(&no);
 	}
 	return 0;
 }
@@ -239,6 +260,11 @@ static void bash_values(FILE *out, enum value_kind kind, const char *words)
 		break;
 	case VALUES_OPS:
 		fprintf(out, "COMPREPLY=($(compgen -W \"$(_zlbench_ops)\" -- \"$cur\"))");
+		break;
+	case VALUES_OP_LIST:
+		/* the names before the last comma stay as typed */
+		fprintf(out, "local pre=\"\"; [[ $cur == *,* ]] && pre=\"${cur%%,*},\"; "
+			"COMPREPLY=($(compgen -P \"$pre\" -W \"$(_zlbench_ops)\" -- \"${cur##*,}\"))");
 		break;
 	case VALUES_DIRS:
 		fprintf(out, "COMPREPLY=($(compgen -d -- \"$cur\"))");
@@ -339,6 +365,9 @@ static void zsh_values(FILE *out, enum value_kind kind, const char *words)
 		break;
 	case VALUES_OPS:
 		fprintf(out, "compadd -- ${(f)\"$(_zlbench_ops)\"}");
+		break;
+	case VALUES_OP_LIST:
+		fprintf(out, "compset -P '*,'; compadd -- ${(f)\"$(_zlbench_ops)\"}");
 		break;
 	case VALUES_DIRS:
 		fprintf(out, "_files -/");

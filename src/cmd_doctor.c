@@ -51,11 +51,13 @@ void help_doctor(FILE *out)
 	zl_settings_usage(out);
 	fprintf(out,
 		"\nEnvironment: the run settings' variables above; ZL_PLUGINS_DIR (where zl_doctor.py is),\n"
-		"FLAGGEMS_CACHE_DIR (the shared tuner cache inspected), NO_COLOR (no colour), TMPDIR.\n\n"
+		"FLAGGEMS_CACHE_DIR (the shared tuner cache inspected), NO_COLOR (no colour), TMPDIR (where its\n"
+		"temporary directory goes).\n\n"
 		"Output: one line per step (ok, WARN, FAIL, - for not checked); a failure also prints\n"
 		"DOCTOR_FAILED step=<name> on stderr. Global --verbose adds the evidence of passing steps\n"
 		"and the commands started; --quiet prints only the steps that warn or fail.\n\n"
-		"Exit codes: 0 no step failed, 3 a step failed, 2 usage error.\n\n"
+		"Exit codes: 0 no step failed, 3 a step failed, 2 usage error, 128+N interrupted by signal N\n"
+		"(130: SIGINT; the running step's processes end and the temporary directory is removed).\n\n"
 		"Examples:\n"
 		"  zlbench doctor --backend musa --flaggems-dir ~/FlagGems --op router_gemm\n"
 		"  zlbench doctor --backend cuda --op mm --shape 1,512,14336,4096 --json\n");
@@ -193,7 +195,13 @@ int cmd_doctor(int argc, const char **argv)
 	d.strict = o.strict;
 	for (i = 0; i < o.shapes.nr; i++)
 		strvec_push(&d.want_shapes, o.shapes.v[i]);
-	if (zl_doctor_run(&d)) {
+	if (zl_doctor_run(&d) && d.interrupted) {
+		/* no report: the step that was running has no answer */
+		zl_print_error("interrupted by %s: the diagnosis stopped", strsignal(d.interrupted));
+		code = ZL_EXIT_SIGNAL_BASE + d.interrupted;
+		goto out;
+	}
+	if (d.failed >= 0) {
 		fprintf(stderr, "DOCTOR_FAILED step=%s\n", zl_doctor_steps[d.failed].name);
 		code = ZL_EXIT_PREFLIGHT;
 	}

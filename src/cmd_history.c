@@ -60,7 +60,7 @@ void help_history(FILE *out)
 		"\nEnvironment:\n"
 		"  ZL_HOME        data directory holding history.db (default $XDG_DATA_HOME/zlbench,\n"
 		"                 else ~/.local/share/zlbench)\n"
-		"  ZL_NO_HISTORY  set: `zlbench run` does not record its run (history itself ignores it)\n"
+		"  ZL_NO_HISTORY  set (not empty, not 0): `zlbench run` does not record its run (history itself ignores it)\n"
 
 		"\nExit status:\n"
 		"  0  listed, or every run directory ingested\n"

@@ -29,6 +29,9 @@ void help_plan(FILE *out)
 		"  --backend B       backend or alias [env ZL_BACKEND; default: auto-detect]\n"
 		"  --cudagraph, --no-cudagraph   graph timer on/off [env ZL_ENABLE_CUDAGRAPH]\n"
 		"  --json            print {backend, timer, plugins: [...], reasons: [...]}\n\n"
+		"Environment: ZL_BACKEND and ZL_ENABLE_CUDAGRAPH (as above); without a backend, auto-detection\n"
+		"looks for the vendors' query tools on PATH and their device nodes under ZL_DEV_ROOT (default /dev).\n\n"
+		"Exit codes: 0 printed, 2 usage error (an unknown backend, or none given and none detected).\n\n"
 		"Examples:\n  zlbench plan --backend musa\n  zlbench plan --backend cuda --no-cudagraph --json\n");
 }
 

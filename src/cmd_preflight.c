@@ -18,10 +18,15 @@ void help_preflight(FILE *out)
 		for (c = zl_checks; c->name; c++)
 			fprintf(out, "  %-15s %s\n", c->name, c->hint);
 	}
-	fprintf(out, "\nExit 0 when all pass, 3 when one fails (the first failure also prints\n"
-		"PREFLIGHT_FAILED check=<name> on stderr), 2 on a usage error.\n");
+	fprintf(out, "\nOptions:\n"
+		"  --json                          print {ok, checks: [{name, status, message, hint}]}\n");
 	zl_settings_usage(out);
-	fprintf(out, "\nExample:\n  zlbench preflight --backend cuda --flaggems-dir ~/FlagGems --op mm\n");
+	fprintf(out, "\nEnvironment: every run setting above has its variable; also ZL_DEV_ROOT (where device\n"
+		"nodes are looked for) and ZL_QUERY_TIMEOUT (seconds a vendor query tool may run).\n\n"
+		"Exit codes: 0 every check passed, 3 one failed (the first failure also prints\n"
+		"PREFLIGHT_FAILED check=<name> on stderr), 2 usage error.\n\n"
+		"Examples:\n  zlbench preflight --backend cuda --flaggems-dir ~/FlagGems --op mm\n"
+		"  zlbench preflight --backend musa --op mm --json\n");
 }
 
 int cmd_preflight(int argc, const char **argv)

@@ -8,7 +8,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "zlbench/child.h"
 #include "zlbench/doctor.h"
+#include "zlbench/doctor_seen.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/plan.h"
@@ -99,6 +101,10 @@ void zl_doctor_release(struct zl_doctor *d)
 			zl_print_warning("%s", err.buf);
 		strbuf_release(&err);
 	}
+	/* only now may a signal kill us: the temporary directory is gone */
+	if (d->signals_taken)
+		zl_signals_restore();
+	d->signals_taken = 0;
 	free(d->tmpdir);
 	free(d->plugins_dir);
 	cJSON_Delete(d->collected);
@@ -244,6 +250,31 @@ static const struct zl_backend *backend_of_vendor(const char *vendor)
 	return NULL;
 }
 
+/*
+ * Was flag_gems (its __init__.py at file) imported from outside <flaggems>/src? Then its
+ * package directory, with an evidence line saying why Python took it and *own_pkg the
+ * checkout's package directory (both the caller's to free); else NULL.
+ */
+static char *outside_checkout(const struct zl_doctor *d, const char *file, struct zl_doctor_result *r, char **own_pkg)
+{
+	char *src = zl_path_join(d->s->flaggems_dir, "src/");
+	const char *slash = strrchr(file, '/');
+	char *pkg;
+
+	if (zl_starts_with(file, src) || !slash) {
+		free(src);
+		return NULL;
+	}
+	free(src);
+	pkg = xstrndup(file, (size_t)(slash - file));
+	*own_pkg = zl_path_join(d->s->flaggems_dir, "src/flag_gems");
+	if (zl_is_dir(*own_pkg))
+		strvec_pushf(&r->evidence, "'%s' exists, but another FlagGems came first on the interpreter's path", *own_pkg);
+	else
+		strvec_pushf(&r->evidence, "'%s' does not exist, so Python imported the next FlagGems on its path", *own_pkg);
+	return pkg;
+}
+
 static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 {
 	const struct zl_backend *b = d->s->backend;
@@ -252,6 +283,7 @@ static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 	cJSON *doc = NULL;
 	const char *det, *file, *error;
 	const cJSON *venv;
+	char *foreign_pkg = NULL, *own_pkg = NULL;
 	int code = 0;
 
 	if (d->vendor_check) {
@@ -299,13 +331,8 @@ static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 	}
 	strvec_pushf(&r->evidence, "flag_gems %s imported from %s", jstr(doc, "version") ? jstr(doc, "version") : "?",
 		     file ? file : "?");
-	if (file) {
-		char *src = zl_path_join(d->s->flaggems_dir, "src/");
-
-		if (!zl_starts_with(file, src))
-			strvec_pushf(&r->evidence, "that is not the checkout's %sflag_gems: another installed FlagGems came first", src);
-		free(src);
-	}
+	if (file)
+		foreign_pkg = outside_checkout(d, file, r, &own_pkg);
 	if (!det || strcmp(det, b->vendor_name)) {
 		const struct zl_backend *other = det ? backend_of_vendor(det) : NULL;
 		const cJSON *v;
@@ -324,8 +351,21 @@ static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 			set_fix(r, "point --flaggems-dir (and --python) at the FlagGems build for '%s'", b->vendor_name);
 		goto out;
 	}
+	if (foreign_pkg) {
+		set_status(r, ZL_DOCTOR_WARN, "flag_gems was imported from '%s', outside the checkout's '%s': a run would "
+			   "measure that FlagGems, not the checkout's", foreign_pkg, own_pkg);
+		if (zl_is_dir(own_pkg))
+			set_fix(r, "take the FlagGems in '%s' off the interpreter's path (PYTHONPATH, a .pth file, or "
+				"pip uninstall flag_gems) so that '%s' is imported", foreign_pkg, own_pkg);
+		else
+			set_fix(r, "point --flaggems-dir at the checkout whose src/ holds '%s', or give this checkout its "
+				"src/flag_gems", foreign_pkg);
+		goto out;
+	}
 	set_status(r, ZL_DOCTOR_OK, "flag_gems reports vendor '%s', as backend '%s' expects", det, b->name);
 out:
+	free(foreign_pkg);
+	free(own_pkg);
 	cJSON_Delete(doc);
 	strvec_clear(&args);
 	strbuf_release(&out);
@@ -1064,14 +1104,9 @@ const struct zl_doctor_step zl_doctor_steps[ZL_DOCTOR_STEPS + 1] = {
 	  step_collect,
 	  "a misspelt operator resolves to nothing; a marker or -k that matches no test leaves pytest nothing to run (exit 5)" },
 	{ "skips", "no skip/skipif mark skips the collected tests",
-	  step_skips,
-	  "router_gemm skipped its only test with FlagGems' reason \"router_gemm benchmark requires <another vendor's> "
-	  "backend\": the import of that vendor's module inside its try had failed" },
+	  step_skips, zl_doctor_seen_skips },
 	{ "foreign_vendor", "the benchmark file imports no other vendor's FlagGems module",
-	  step_foreign,
-	  "router_gemm on another vendor's GPU imported a foreign GEMM module, ran its kernel and died in the JIT with "
-	  "\"dynamic_func() missing 4 required positional arguments\"; gating the import on flag_gems.vendor_name made "
-	  "it run: 10 shapes, 10 kernels" },
+	  step_foreign, zl_doctor_seen_foreign },
 	{ "tuner_cache", "the shared tuner cache holds no winners for the op's kernels",
 	  step_tuner,
 	  "the second side of an A/B inherited the first side's stored winners: 10 variants compiled instead of 234, "
@@ -1082,6 +1117,16 @@ const struct zl_doctor_step zl_doctor_steps[ZL_DOCTOR_STEPS + 1] = {
 	{ NULL, NULL, NULL, NULL },
 };
 
+/* The temporary directory's set-up failed: the paths step says so. */
+static int setup_failed(struct zl_doctor *d, struct strbuf *err)
+{
+	set_status(&d->results[STEP_PATHS], ZL_DOCTOR_FAILED, "%s", err->buf);
+	set_fix(&d->results[STEP_PATHS], "make TMPDIR (or /tmp) writable");
+	d->failed = STEP_PATHS;
+	strbuf_release(err);
+	return -1;
+}
+
 int zl_doctor_run(struct zl_doctor *d)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -1089,18 +1134,22 @@ int zl_doctor_run(struct zl_doctor *d)
 	size_t i;
 
 	d->plugins_dir = zl_plugins_dir();
-	if (zl_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "zlbench-doctor-", &d->tmpdir, &err)) {
-		set_status(&d->results[STEP_PATHS], ZL_DOCTOR_FAILED, "%s", err.buf);
-		set_fix(&d->results[STEP_PATHS], "make TMPDIR (or /tmp) writable");
-		d->failed = STEP_PATHS;
-		strbuf_release(&err);
-		return -1;
-	}
+	/* taken before the directory exists, so that no signal kills us while it does */
+	if (zl_signals_install(&err))
+		return setup_failed(d, &err);
+	d->signals_taken = 1;
+	if (zl_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "zlbench-doctor-", &d->tmpdir, &err))
+		return setup_failed(d, &err);
 	strbuf_release(&err);
 	for (i = 0; zl_doctor_steps[i].name; i++) {
 		struct zl_doctor_result *r = &d->results[i];
 
-		zl_doctor_steps[i].fn(d, r);
+		if (!zl_doctor_take_signals(d))
+			zl_doctor_steps[i].fn(d, r);
+		if (zl_doctor_take_signals(d)) {
+			set_status(r, ZL_DOCTOR_NOT_RUN, "not finished: interrupted by %s", strsignal(d->interrupted));
+			break;
+		}
 		if (d->strict && r->status == ZL_DOCTOR_WARN)
 			r->status = ZL_DOCTOR_FAILED;
 		if (r->status == ZL_DOCTOR_FAILED) {
@@ -1109,8 +1158,9 @@ int zl_doctor_run(struct zl_doctor *d)
 		}
 	}
 	for (i++; i < ZL_DOCTOR_STEPS; i++)
-		set_status(&d->results[i], ZL_DOCTOR_NOT_RUN, "not checked: an earlier step failed");
-	return d->failed < 0 ? 0 : -1;
+		set_status(&d->results[i], ZL_DOCTOR_NOT_RUN, "not checked: an earlier step %s",
+			   d->interrupted ? "was interrupted" : "failed");
+	return d->failed < 0 && !d->interrupted ? 0 : -1;
 }
 
 /* ---- JSON --------------------------------------------------------------------------------- */

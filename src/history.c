@@ -317,6 +317,13 @@ fail:
 	return -1;
 }
 
+int zl_history_disabled(void)
+{
+	const char *v = getenv("ZL_NO_HISTORY");
+
+	return v && *v && strcmp(v, "0");
+}
+
 char *zl_history_default_path(void)
 {
 	char *home = zl_home_dir();

@@ -84,7 +84,9 @@ static void help_help(FILE *out)
 		"Shows the list of commands, or one command's help (the same text as\n"
 		"'zlbench <command> --help'). The global options (quiet, verbose, version) are\n"
 		"listed by 'zlbench --help'.\n\n"
+		"Options:\n  --help    this text\n\n"
 		"Environment: NO_COLOR turns colour off (colour is used only on a terminal).\n\n"
+		"Exit codes: 0 printed, 2 an unknown command.\n\n"
 		"Examples:\n  zlbench help run\n  zlbench compare --help\n");
 }
 

@@ -660,7 +660,7 @@ static int follower_open(struct follower *f, const struct zl_batch_config *bc, c
 	f->st.fd = -1;
 	f->t0 = zl_now_monotonic();
 	f->total = bc->ops.nr;
-	f->history_off = getenv("ZL_NO_HISTORY") != NULL;
+	f->history_off = zl_history_disabled();
 	zl_batch_display_init(&f->disp, o->progress);
 	if (zl_batch_status_open(&f->st, bc->dir, &f->rows, err))
 		return -1;

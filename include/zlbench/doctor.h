@@ -18,6 +18,11 @@
  * directory, with plugins/zl_doctor.py; each is bounded by timeout_s. Their
  * files go to a private temporary directory that zl_doctor_release() removes.
  *
+ * zl_doctor_run() takes SIGINT, SIGTERM and SIGHUP (child.h's self-pipe) until
+ * zl_doctor_release(): a signal ends the running Python step's whole process
+ * group at once and stops the walk, so that release still removes the
+ * temporary directory; d->interrupted then names the signal.
+ *
  * Owner: the caller owns struct zl_doctor and the settings it borrows;
  * zl_doctor_release() frees everything else in it.
  */
@@ -65,6 +70,8 @@ struct zl_doctor {
 	int strict;                     /* a warning becomes a failure (and stops the walk) */
 	struct zl_doctor_result results[ZL_DOCTOR_STEPS];
 	int failed;                     /* index of the step that failed, or -1 */
+	int interrupted;                /* the signal that stopped the walk, or 0 */
+	int signals_taken;              /* zl_doctor_run installed the signal handlers */
 	struct strvec commands;         /* every command started, for --verbose and JSON */
 
 	/* Shared between the steps; filled as they go. */
@@ -80,7 +87,11 @@ struct zl_doctor {
 void zl_doctor_init(struct zl_doctor *d, struct zl_settings *s);
 void zl_doctor_release(struct zl_doctor *d);
 
-/* Walk the steps. 0 when none failed (warnings allowed unless strict), else -1 with d->failed set. */
+/*
+ * Walk the steps. 0 when none failed (warnings allowed unless strict); -1 with
+ * d->failed set when one failed, or with d->interrupted set (d->failed -1) when
+ * a signal stopped the walk.
+ */
 int zl_doctor_run(struct zl_doctor *d);
 
 /*
@@ -96,10 +107,13 @@ struct cJSON *zl_doctor_to_json(const struct zl_doctor *d);
  * Run `<python> <args...>` the way a run starts pytest: in the FlagGems directory,
  * with the run's environment, ZL_RUN_DIR=<tmpdir>, ZL_DOCTOR_MODE=<mode> (NULL:
  * unset), bounded by timeout_s. out gets stdout+stderr, *code the exit status
- * (124 on timeout). 0 when it ran, -1 when it could not start (err says why).
+ * (124 on timeout). 0 when it ran, -1 when it could not start or a signal ended
+ * it (err says why; d->interrupted is set then).
  */
 int zl_doctor_python(struct zl_doctor *d, const struct strvec *args, const char *mode,
 		     struct strbuf *out, int *code, struct strbuf *err);
+/* Drain child.h's signal pipe; the first SIGINT/SIGTERM/SIGHUP seen sets d->interrupted. Returns d->interrupted. */
+int zl_doctor_take_signals(struct zl_doctor *d);
 /* The pytest arguments after "-m pytest" that collect or probe the resolved nodes. */
 void zl_doctor_pytest_args(const struct zl_doctor *d, int collect_only, struct strvec *args);
 /* Parse the JSON file <tmpdir>/<rel>; NULL (err filled) when missing or not JSON. Caller frees. */

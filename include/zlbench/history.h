@@ -47,6 +47,8 @@ const char *zl_history_path(const struct zl_history *h);
 int zl_history_schema_version(struct zl_history *h);
 /* $ZL_HOME/history.db without creating anything. Caller frees; NULL when no home. */
 char *zl_history_default_path(void);
+/* ZL_NO_HISTORY set to anything but "" or "0": no run is stored, no duration read. */
+int zl_history_disabled(void);
 
 /* Load run_dir and store it (replacing an earlier ingest of its run_id). */
 int zl_history_ingest_run(struct zl_history *h, const char *run_dir, struct strbuf *err);

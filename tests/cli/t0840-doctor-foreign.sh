@@ -14,9 +14,20 @@ contains "$TMP/out" "flag_gems.runtime.backend._nvidia.hopper.ops.mm (vendor nvi
 contains "$TMP/out" "own implementation for 'mthreads': src/flag_gems/runtime/backend/_mthreads/ops/mm.py:5: def router_gemm("
 contains "$TMP/out" "gate that import on flag_gems.vendor_name == 'nvidia', and import flag_gems.runtime.backend._mthreads.ops.mm.router_gemm when vendor_name is 'mthreads'"
 contains "$TMP/out" "dynamic_func() missing 4 required positional arguments"
+# the instance as it was seen: the device and the module, not a paraphrase
+grep -F "seen:" "$TMP/out" | grep -qF "on an MTT S5000, router_gemm imported the NVIDIA Hopper module, ran its kernel and died in the JIT" ||
+	fail "seen: is not the real instance: $(grep -F "seen:" "$TMP/out")"
+grep -F "seen:" "$TMP/out" | grep -qF "10 shapes, 10 kernels" || fail "seen: lacks the outcome"
+# those words come from backends/ (doctor_seen.c): nothing in src/ or doctor's headers names a vendor
+if grep -rnEi 'nvidia|mthreads|ascend|hopper|mtt|cambricon' "$ZL_SOURCE_DIR/src" "$ZL_SOURCE_DIR"/include/zlbench/doctor*.h; then
+	fail "a vendor is named outside backends/"
+fi
 # the JSON carries the same
 GEMS_VENDOR=mthreads doctor --backend musa --flaggems-dir fg --op router_gemm --json
 [ "$(json_get "$TMP/out" 'd["failed_step"]')" = foreign_vendor ] || fail "JSON failed_step"
+json_get "$TMP/out" 'd["steps"][4]["seen"]' | grep -qF "on an MTT S5000" || fail "JSON seen: $(json_get "$TMP/out" 'd["steps"][4]["seen"]')"
+json_get "$TMP/out" 'd["steps"][3]["seen"]' | grep -qF "requires Cambricon or NVIDIA Hopper backend" ||
+	fail "JSON seen of skips: $(json_get "$TMP/out" 'd["steps"][3]["seen"]')"
 [ "$(json_get "$TMP/out" 'sum("_nvidia" in e for e in d["steps"][4]["evidence"])')" = 4 ] ||
 	fail "not the four _nvidia modules: $(json_get "$TMP/out" 'd["steps"][4]["evidence"]')"
 

@@ -24,6 +24,8 @@ if command -v zsh >/dev/null; then
 	zsh -n "$TMP/zl.zsh" || fail "zsh -n rejects the zsh script"
 	zsh -f -c "autoload -U compinit; compinit -u -d '$TMP/zcompdump'; source '$TMP/zl.zsh'; [[ \${_comps[zlbench]} == _zlbench ]]" ||
 		fail "sourcing the zsh script does not register _zlbench"
+	grep -qF -- "--ops) compset -P '*,'; compadd -- \${(f)\"\$(_zlbench_ops)\"}" "$TMP/zl.zsh" ||
+		fail "zsh: --ops does not complete operators"
 else
 	echo "note [$TEST_NAME]: zsh not installed: zsh script checked for #compdef only" >&2
 fi
@@ -59,6 +61,26 @@ offers mm
 offers add
 FLAGGEMS_DIR="$TMP/fg" complete_line run --op m
 offers mm
+# batch's --ops (and --warmup-ops) take operators like run's --op: the name after the last comma
+complete_line batch --flaggems-dir fg --ops r
+offers router_gemm
+complete_line batch --flaggems-dir fg --ops ""
+offers mm
+offers add
+lacks "$TMP/offered" "fg"
+complete_line batch --flaggems-dir fg --ops mm,r
+offers mm,router_gemm
+complete_line batch --flaggems-dir fg --ops = mm,add,
+offers mm,add,router_gemm
+FLAGGEMS_DIR="$TMP/fg" complete_line batch --ops mm --warmup-ops a
+offers add
+# batch refuses the one-run selectors its help lists among the run settings
+complete_line batch --op
+offers --ops
+offers --ops-file
+for o in --op --op-file --test-node; do
+	grep -qx -- "$o" "$TMP/offered" && fail "batch completion offers $o, which batch refuses"
+done
 complete_line help com
 offers compare
 offers completion
@@ -88,6 +110,11 @@ for c in $(sed -n '/^Commands:/,/^$/p' <("$ZLBENCH" help) | awk 'NF > 1 { print 
 		run_zl "$c" "$arg" --help
 		[ "$RC" -eq 0 ] && grep -q "usage:" "$TMP/out" ||
 			fail "'zlbench $c $arg --help' exits $RC: the script offers an option the command refuses: $(cat "$TMP/err")"
+		# --help answers before batch looks at its options: ask batch itself
+		if [ "$c" = batch ]; then
+			run_zl batch --backend cuda --ops mm --dry-run "$arg"
+			lacks "$TMP/err" "names one run"
+		fi
 	done
 done
 pass
