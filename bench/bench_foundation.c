@@ -1,13 +1,17 @@
 /*
  * Foundation figures, side by side in one run:
  *   preflight failure time on a missing FlagGems dir   (goal <= 5 ms median)
+ *     the same with a slow vendor query tool on PATH  (goal <= 5 ms: device enumeration
+ *     comes after the cheap checks, so the tool is never started)
  *   marker-scan resolution over a generated 722-file tree (goal <= 20 ms median)
  *   peak RSS of zlbench over those runs                (goal <= 8 MiB)
  * usage: bench_foundation ZLBENCH [RUNS]   (use a build without sanitizers)
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bench_util.h"
 #include "zlbench/fsutil.h"
@@ -71,11 +75,14 @@ int main(int argc, char **argv)
 {
 	const char *zl;
 	int runs = argc > 2 ? atoi(argv[2]) : 41, i;
-	double *miss, *scan, *floor_ms;
+	double *miss, *miss_tool, *scan, *floor_ms;
 	long maxrss = 0;
-	char *root = NULL;
+	char *root = NULL, *tool_dir, *tool, *tool_path;
 	struct strbuf err = STRBUF_INIT;
 	const char *env[] = { "ZL_DEV_ROOT=/nonexistent-dev", "PATH=/usr/bin:/bin", NULL };
+	const char *tool_env[] = { "ZL_DEV_ROOT=/nonexistent-dev", NULL, NULL };
+	/* a vendor tool that would cost 2 s (and say so) if preflight started it */
+	const char tool_text[] = "#!/bin/sh\necho ran >\"$0.ran\"\nsleep 2\n";
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: bench_foundation ZLBENCH [RUNS]\n");
@@ -85,10 +92,20 @@ int main(int argc, char **argv)
 	if (runs < 1)
 		runs = 1;
 	miss = xcalloc((size_t)runs, sizeof(*miss));
+	miss_tool = xcalloc((size_t)runs, sizeof(*miss_tool));
 	scan = xcalloc((size_t)runs, sizeof(*scan));
 	floor_ms = xcalloc((size_t)runs, sizeof(*floor_ms));
 	if (zl_mkdtemp_in("/tmp", "zl-bench-tree-", &root, &err) || make_tree(root)) {
 		fprintf(stderr, "bench: cannot build the tree: %s\n", err.buf);
+		return 1;
+	}
+	tool_dir = zl_path_join(root, "bin");
+	tool = zl_path_join(tool_dir, "nvidia-smi");
+	tool_path = xstrfmt("PATH=%s:/usr/bin:/bin", tool_dir);
+	tool_env[1] = tool_path;
+	if (zl_mkdir_p(tool_dir, &err) || zl_write_file_atomic(tool, tool_text, strlen(tool_text), &err) ||
+	    chmod(tool, 0755)) {
+		fprintf(stderr, "bench: cannot make the fake query tool: %s\n", err.len ? err.buf : strerror(errno));
 		return 1;
 	}
 	for (i = 0; i < runs; i++) {
@@ -97,17 +114,21 @@ int main(int argc, char **argv)
 		const char *a2[] = { zl, "run", "--backend", "cuda", "--flaggems-dir", root, "--op", "target_op",
 				     "--dry-run", "--python", "/bin/sh", NULL };
 		const char *a0[] = { "/bin/true", NULL };
-		struct bench_sample s0, s1, s2;
+		struct bench_sample s0, s1, s2, s3;
 
-		if (bench_run(a0, env, &s0) || bench_run(a1, env, &s1) || bench_run(a2, env, &s2))
+		if (bench_run(a0, env, &s0) || bench_run(a1, env, &s1) || bench_run(a2, env, &s2) ||
+		    bench_run(a1, tool_env, &s3))
 			return 1;
 		floor_ms[i] = s0.wall_ms;
-		if (s1.exit_code != 3 || s2.exit_code != 0) {
-			fprintf(stderr, "bench: unexpected exit codes %d (want 3) and %d (want 0)\n", s1.exit_code,
-				s2.exit_code);
+		if (s1.exit_code != 3 || s2.exit_code != 0 || s3.exit_code != 3) {
+			fprintf(stderr, "bench: unexpected exit codes %d (want 3), %d (want 0) and %d (want 3)\n",
+				s1.exit_code, s2.exit_code, s3.exit_code);
 			return 1;
 		}
 		miss[i] = s1.wall_ms;
+		miss_tool[i] = s3.wall_ms;
+		if (s3.maxrss_kib > maxrss)
+			maxrss = s3.maxrss_kib;
 		scan[i] = s2.wall_ms;
 		if (s1.maxrss_kib > maxrss)
 			maxrss = s1.maxrss_kib;
@@ -120,17 +141,31 @@ int main(int argc, char **argv)
 		/* this machine's fork+exec of a trivial program, measured the same way, for scale */
 		double fl = bench_median(floor_ms, (size_t)runs);
 		double m = bench_median(miss, (size_t)runs), sc = bench_median(scan, (size_t)runs);
+		double mt = bench_median(miss_tool, (size_t)runs);
 
 		printf("%-44s %15s %10.2f ms\n", "spawn floor: /bin/true (median)", "-", fl);
 		bench_row("preflight failure, missing FlagGems dir (median)", 5, m, "ms");
 		bench_row("  the same, above the spawn floor", 5, m - fl, "ms");
+		bench_row("  the same, slow vendor tool on PATH (median)", 5, mt, "ms");
+		bench_row("    and above the spawn floor", 5, mt - fl, "ms");
 		bench_row("marker-scan resolution, 722 files (median)", 20, sc, "ms");
 		bench_row("  the same, above the spawn floor", 20, sc - fl, "ms");
 	}
 	bench_row("peak RSS of zlbench", 8, (double)maxrss / 1024.0, "MiB");
+	{
+		/* proof that the tool was never started, not only that it was quick */
+		char *ran = xstrfmt("%s.ran", tool);
+		printf("%-44s %15s %15s\n", "  vendor tool started by the failing preflight", "no",
+		       zl_is_file(ran) ? "YES" : "no");
+		free(ran);
+	}
 	zl_remove_tree(root, &err);
 	free(root);
+	free(tool_dir);
+	free(tool);
+	free(tool_path);
 	free(miss);
+	free(miss_tool);
 	free(scan);
 	free(floor_ms);
 	strbuf_release(&err);

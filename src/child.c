@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "zlbench/child.h"
@@ -109,7 +110,7 @@ int child_start(struct child_process *cp, struct strbuf *err)
 	char *prog;
 	int errpipe[2], outpipe[2] = { -1, -1 };
 	int devnull = -1;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 	int report[2];
 	ssize_t n;
 
@@ -160,6 +161,9 @@ int child_start(struct child_process *cp, struct strbuf *err)
 			child_fail(errpipe[1], 1);
 		if (cp->pdeathsig && prctl(PR_SET_PDEATHSIG, cp->pdeathsig))
 			child_fail(errpipe[1], 2);
+		/* a parent that died before prctl() sends no signal: the child must not run on alone */
+		if (cp->pdeathsig && getppid() != parent)
+			_exit(ZL_EXIT_SIGNAL_BASE + cp->pdeathsig);
 		/* A parent started with SIGINT ignored must still give the child ordinary signals. */
 		for (sig = 1; sig < NSIG; sig++)
 			signal(sig, SIG_DFL);
@@ -243,12 +247,83 @@ int zl_capture(const char *const *argv, const char *const *env, double timeout_s
 	return zl_capture_in(NULL, argv, env, timeout_s, out, exit_code, err);
 }
 
+static int sig_pipe[2] = { -1, -1 };
+
+/*
+ * A helper (query tool, probe, git) leads its own process group, out of reach of the
+ * terminal's Ctrl-C, so zlbench dying of a signal while it waits would orphan it.
+ * Outside a supervisor, SIGINT/SIGTERM/SIGHUP with their default action are caught
+ * while the helper runs: its group is killed and reaped, then zlbench dies of the
+ * signal as it would have (128+N to its parent), after git's sigchain. Under a
+ * supervisor (zl_signals_install) the signal waits on the self-pipe for it to act,
+ * and the helper, bounded by its timeout, finishes first: zlbench does not die.
+ */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static volatile sig_atomic_t capture_stop;
+
+static void on_capture_stop(int sig)
+{
+	capture_stop = sig;
+}
+
+struct capture_guard {
+	int active;                                  /* outside a supervisor: stop signals caught */
+	int installed[ZL_ARRAY_SIZE(stop_signals)];  /* our handler replaced SIG_DFL */
+	struct sigaction old[ZL_ARRAY_SIZE(stop_signals)];
+	sigset_t old_mask;                           /* restored afterwards; also ppoll's mask */
+};
+
+static int guard_begin(struct capture_guard *g, struct strbuf *err)
+{
+	struct sigaction sa;
+	sigset_t block;
+	size_t i;
+
+	memset(g, 0, sizeof(*g));
+	capture_stop = 0;
+	if (sig_pipe[0] >= 0)
+		return 0;
+	/* blocked until ppoll(): a signal before the helper is waited for is not lost */
+	sigemptyset(&block);
+	for (i = 0; i < ZL_ARRAY_SIZE(stop_signals); i++)
+		sigaddset(&block, stop_signals[i]);
+	if (sigprocmask(SIG_BLOCK, &block, &g->old_mask))
+		return zl_error(err, "sigprocmask: %s", strerror(errno));
+	g->active = 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_capture_stop;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < ZL_ARRAY_SIZE(stop_signals); i++) {
+		/* an ignored signal stays ignored (a script's background job), a handler stays */
+		if (sigaction(stop_signals[i], NULL, &g->old[i]) || g->old[i].sa_handler != SIG_DFL)
+			continue;
+		g->installed[i] = !sigaction(stop_signals[i], &sa, NULL);
+	}
+	return 0;
+}
+
+/* Dispositions first, then the mask: a signal still pending meets its default action. */
+static void guard_end(struct capture_guard *g)
+{
+	size_t i;
+
+	if (!g->active)
+		return;
+	for (i = 0; i < ZL_ARRAY_SIZE(stop_signals); i++)
+		if (g->installed[i] && sigaction(stop_signals[i], &g->old[i], NULL))
+			zl_print_warning("cannot restore the action of signal %d: %s", stop_signals[i], strerror(errno));
+	if (sigprocmask(SIG_SETMASK, &g->old_mask, NULL))
+		zl_print_warning("cannot restore the signal mask: %s", strerror(errno));
+	g->active = 0;
+}
+
 int zl_capture_in(const char *dir, const char *const *argv, const char *const *env, double timeout_s,
 		  struct strbuf *out, int *exit_code, struct strbuf *err)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
+	struct capture_guard g;
 	double deadline = timeout_s > 0 ? zl_now_monotonic() + timeout_s : 0;
-	int timed_out = 0, status = 0;
+	int timed_out = 0, status = 0, stop = 0;
 
 	strvec_pushv(&cp.args, (const char **)argv);
 	if (env)
@@ -257,15 +332,21 @@ int zl_capture_in(const char *dir, const char *const *argv, const char *const *e
 	cp.capture_output = 1;
 	cp.no_stdin = 1;
 	cp.new_pgroup = 1;
+	if (guard_begin(&g, err)) {
+		child_release(&cp);
+		return -1;
+	}
 	if (child_start(&cp, err)) {
+		guard_end(&g);
 		child_release(&cp);
 		return -1;
 	}
 	for (;;) {
 		struct pollfd pfd = { cp.out_fd, POLLIN, 0 };
-		int wait_ms = -1, r;
+		struct timespec ts, *tsp = NULL;
 		char buf[4096];
 		ssize_t n;
+		int r;
 
 		if (deadline) {
 			double left = deadline - zl_now_monotonic();
@@ -273,11 +354,16 @@ int zl_capture_in(const char *dir, const char *const *argv, const char *const *e
 				timed_out = 1;
 				break;
 			}
-			wait_ms = (int)(left * 1000) + 1;
+			ts.tv_sec = (time_t)left;
+			ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+			tsp = &ts;
 		}
-		r = poll(&pfd, 1, wait_ms);
-		if (r < 0 && errno == EINTR)
+		r = ppoll(&pfd, 1, tsp, g.active ? &g.old_mask : NULL);
+		if (r < 0 && errno == EINTR) {
+			if ((stop = capture_stop))
+				break;
 			continue;
+		}
 		if (r < 0)
 			break;
 		if (r == 0)
@@ -289,20 +375,26 @@ int zl_capture_in(const char *dir, const char *const *argv, const char *const *e
 			break;
 		strbuf_add(out, buf, (size_t)n);
 	}
-	if (timed_out)
+	if (timed_out || stop)
 		child_kill(&cp, SIGKILL);
 	if (child_wait(&cp, &status, err)) {
+		guard_end(&g);
 		child_release(&cp);
 		return -1;
 	}
 	/* the group may hold stragglers that kept the pipe open: end them too */
 	kill(-cp.pid, SIGKILL);
-	*exit_code = timed_out ? ZL_EXIT_TIMEOUT : child_exit_code(status);
 	child_release(&cp);
+	guard_end(&g);
+	if (stop) {
+		/* nothing of ours is left: now the signal's default action */
+		raise(stop);
+		return zl_error(err, "'%s' stopped by %s", argv[0], strsignal(stop));
+	}
+	*exit_code = timed_out ? ZL_EXIT_TIMEOUT : child_exit_code(status);
 	return 0;
 }
 
-static int sig_pipe[2] = { -1, -1 };
 static const int supervised_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
 
 static void on_signal(int sig)

@@ -214,10 +214,11 @@ static int choose_devices(const struct zl_settings *s, struct strvec *out)
 	int code = 0;
 
 	zl_backend_enumerate(s->backend, &dl);
-	if (!dl.available && dl.how && zl_starts_with(dl.how, "failed")) {
-		strbuf_addf(&msg, "backend '%s': %s; hint: check the driver: the vendor's query tool must answer",
-			    s->backend->name, dl.how);
-		zl_preflight_report_failure("backend", msg.buf);
+	/* as `zlbench run`'s devices check: an installed tool that cannot answer is a broken driver */
+	if (dl.tool_failed) {
+		strbuf_addf(&msg, "backend '%s': %s (a broken driver stack?); hint: the vendor's query tool must answer",
+			    s->backend->name, dl.how ? dl.how : s->backend->query_tool);
+		zl_preflight_report_failure("devices", msg.buf);
 		code = ZL_EXIT_PREFLIGHT;
 		goto out;
 	}

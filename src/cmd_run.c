@@ -9,6 +9,7 @@
 #include "zlbench/preflight.h"
 #include "zlbench/run.h"
 #include "zlbench/settings.h"
+#include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
@@ -57,8 +58,18 @@ static void print_dry_run(struct zl_settings *s, struct zl_preflight *pf)
 	for (i = 0; i < pf->nodes.nodes.nr; i++)
 		printf("  %s\n", pf->nodes.nodes.v[i]);
 	printf("marker: %s\n", pf->nodes.marker ? pf->nodes.marker : "-");
-	printf("devices: %s (%s)\n", s->devices.nr ? s->devices.v[0] : "-",
-	       pf->devs.how ? pf->devs.how : "not verified");
+	printf("devices (%s):\n", pf->devs.how ? pf->devs.how : "not verified");
+	for (i = 0; i < s->devices.nr; i++) {
+		const struct zl_device *d = NULL;
+		long idx;
+
+		if (!zl_parse_long(s->devices.v[i], &idx))
+			d = zl_devlist_find(&pf->devs, (int)idx);
+		if (d)
+			printf("  %d  %s  %s\n", d->index, d->name ? d->name : "?", d->uuid ? d->uuid : "?");
+		else
+			printf("  %s\n", s->devices.v[i]);
+	}
 	printf("plugins (timer %s, from %s):\n", plan.timer, plugins_dir);
 	for (i = 0; i < plan.reasons.nr; i++)
 		printf("  %s\n", plan.reasons.v[i]);

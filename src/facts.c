@@ -1,3 +1,5 @@
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -7,6 +9,7 @@
 #include "zlbench/facts.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/resolve.h"
+#include "zlbench/runload.h"
 #include "zlbench/shapes.h"
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
@@ -24,6 +27,8 @@ void zl_run_facts_init(struct zl_run_facts *f)
 
 void zl_run_facts_release(struct zl_run_facts *f)
 {
+	size_t i;
+
 	zl_run_facts_cleanup(f);
 	free(f->run_id);
 	free(f->host);
@@ -34,6 +39,11 @@ void zl_run_facts_release(struct zl_run_facts *f)
 	free(f->isolated_root);
 	free(f->isolated_flaggems_cache);
 	free(f->isolated_triton_cache);
+	for (i = 0; i < f->nr_tuner_tables; i++) {
+		free(f->tuner_tables[i].db);
+		free(f->tuner_tables[i].name);
+	}
+	free(f->tuner_tables);
 	free(f->tuner_note);
 	free(f->compile_note);
 	free(f->reason);
@@ -166,8 +176,7 @@ int zl_run_facts_collect_before(struct zl_run_facts *f, const struct zl_settings
 		f->flaggems_cache = default_cache("FLAGGEMS_CACHE_DIR", ".flaggems");
 		f->triton_cache = default_cache("TRITON_CACHE_DIR", ".triton/cache");
 	}
-	zl_tuner_facts(f->flaggems_cache, s->backend->vendor_name, &f->winners_before, &f->configs_before,
-		       &f->tuner_note);
+	zl_tuner_facts(f, s->backend->vendor_name, 0);
 	if (!s->isolate)
 		f->compile_snap = zl_compile_facts_snapshot(f->triton_cache);
 	return 0;
@@ -176,14 +185,8 @@ int zl_run_facts_collect_before(struct zl_run_facts *f, const struct zl_settings
 void zl_run_facts_collect_after(struct zl_run_facts *f, const struct zl_settings *s,
 				const struct zl_preflight *pf)
 {
-	char *note = NULL;
-
 	(void)pf;
-	zl_tuner_facts(f->flaggems_cache, s->backend->vendor_name, &f->winners_after, &f->configs_after, &note);
-	if (note) {
-		free(f->tuner_note);
-		f->tuner_note = note;
-	}
+	zl_tuner_facts(f, s->backend->vendor_name, 1);
 	if (!s->isolate && !f->compile_snap) {
 		f->compile_variants = f->compile_convert_layout = -1;
 		free(f->compile_note);
@@ -194,12 +197,83 @@ void zl_run_facts_collect_after(struct zl_run_facts *f, const struct zl_settings
 			 &f->compile_convert_layout, &f->compile_note);
 }
 
-void zl_run_print_footer(const struct zl_run_facts *f, FILE *out)
+/* "N" for a JSON number, "?" for anything else. */
+static const char *count_text(const cJSON *o, const char *key, char buf[32])
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!cJSON_IsNumber(v))
+		return "?";
+	snprintf(buf, 32, "%ld", (long)v->valuedouble);
+	return buf;
+}
+
+/* The timer the plugins used, against the plan: a graph plan that fell back must show. */
+static void footer_timer(const cJSON *id, FILE *out)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(id, "timer");
+	const char *plan = zl_json_path_string(id, "timer.plan"), *used = zl_json_path_string(id, "timer.used");
+	const cJSON *graph = cJSON_GetObjectItemCaseSensitive(t, "graph");
+	char b1[32], b2[32], b3[32];
+
+	if (!used) {
+		fprintf(out, "timer:       planned %s; no timer report\n", plan ? plan : "?");
+		return;
+	}
+	fprintf(out, "timer:       used %s%s%s: graph %s, direct %s, fallbacks %s\n", used,
+		plan && strcmp(plan, used) ? ", planned " : "", plan && strcmp(plan, used) ? plan : "",
+		count_text(t, "graph", b1), count_text(t, "direct", b2), count_text(t, "fallbacks", b3));
+	if (plan && !strcmp(plan, "graph") && cJSON_IsNumber(graph) && graph->valuedouble == 0)
+		zl_print_warning("the graph timer was planned but every measurement fell back to direct (plugins/timer_summary.json says why)");
+}
+
+static void footer_autotune(const cJSON *id, FILE *out)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(id, "autotune");
+	const char *mode = zl_json_path_string(id, "autotune.mode");
+	char b1[32], b2[32], b3[32], b4[32];
+
+	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(a, "recorded"))) {
+		fprintf(out, "autotune:    %s; no autotune report\n", mode ? mode : "?");
+		return;
+	}
+	fprintf(out, "autotune:    %s: recorded %s, pinned %s, missed %s, no_tuner %s\n", mode ? mode : "?",
+		count_text(a, "recorded", b1), count_text(a, "pinned", b2), count_text(a, "missed", b3),
+		count_text(a, "no_tuner", b4));
+}
+
+static void footer_foreign(const cJSON *id, FILE *out)
+{
+	const cJSON *vendors = zl_json_path(id, "foreign_vendor.vendors");
+	const cJSON *modules = zl_json_path(id, "foreign_vendor.modules");
+	const cJSON *v;
+	int n = 0;
+
+	if (!cJSON_IsArray(vendors)) {
+		fprintf(out, "foreign:     not reported\n");
+		return;
+	}
+	if (!cJSON_GetArraySize(vendors)) {
+		fprintf(out, "foreign:     none\n");
+		return;
+	}
+	fprintf(out, "foreign:     ");
+	cJSON_ArrayForEach(v, vendors)
+		fprintf(out, "%s%s", n++ ? ", " : "", cJSON_IsString(v) ? v->valuestring : "?");
+	fprintf(out, " (%d modules: plugins/foreign_vendor.json)\n", cJSON_GetArraySize(modules));
+}
+
+void zl_run_print_footer(const struct zl_run_facts *f, const cJSON *identity, FILE *out)
 {
 	if (zl_verbosity < 0)
 		return;
 	fprintf(out, "status:      %s (exit %d) after %.1f s%s%s\n", f->status, f->exit_code,
 		f->finished_epoch - f->started_epoch, f->reason ? ": " : "", f->reason ? f->reason : "");
+	if (identity) {
+		footer_timer(identity, out);
+		footer_autotune(identity, out);
+		footer_foreign(identity, out);
+	}
 	if (f->compile_variants >= 0)
 		fprintf(out, "compile:     %ld variants, %ld convert_layout\n", f->compile_variants,
 			f->compile_convert_layout);

@@ -21,15 +21,47 @@ static void replace_note(char **note, const struct strvec *notes)
 	*note = strbuf_detach(&sb, NULL);
 }
 
-void zl_tuner_facts(const char *cache_dir, const char *vendor, long *winners, long *configs, char **note)
+static struct zl_tuner_table_count *find_table(struct zl_run_facts *f, const struct zl_tuner_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < f->nr_tuner_tables; i++)
+		if (!strcmp(f->tuner_tables[i].db, t->db) && !strcmp(f->tuner_tables[i].name, t->name))
+			return &f->tuner_tables[i];
+	return NULL;
+}
+
+void zl_tuner_facts(struct zl_run_facts *f, const char *vendor, int after)
 {
 	struct zl_tuner_stats st = ZL_TUNER_STATS_INIT;
+	size_t i;
 
 	/* a missing or locked DB is a note, never fatal */
-	zl_tuner_count_dir(cache_dir, vendor, ZL_TUNER_BUSY_MS, &st);
-	*winners = st.winners;
-	*configs = st.benchmarked;
-	replace_note(note, &st.notes);
+	zl_tuner_count_dir(f->flaggems_cache, vendor, ZL_TUNER_BUSY_MS, &st);
+	*(after ? &f->winners_after : &f->winners_before) = st.winners;
+	*(after ? &f->configs_after : &f->configs_before) = st.benchmarked;
+	/* the note describes this count: one from before the run would be stale afterwards */
+	free(f->tuner_note);
+	f->tuner_note = NULL;
+	replace_note(&f->tuner_note, &st.notes);
+	for (i = 0; i < f->nr_tuner_tables && after; i++)
+		f->tuner_tables[i].after = 0;
+	for (i = 0; i < st.nr; i++) {
+		const struct zl_tuner_table *t = &st.tables[i];
+		struct zl_tuner_table_count *c;
+
+		if (t->kind != ZL_TUNER_WINNERS)
+			continue;
+		if (!(c = find_table(f, t))) {
+			ALLOC_GROW(f->tuner_tables, f->nr_tuner_tables + 1, f->alloc_tuner_tables);
+			c = &f->tuner_tables[f->nr_tuner_tables++];
+			c->db = xstrdup(t->db);
+			c->name = xstrdup(t->name);
+			c->before = 0;
+			c->after = -1;
+		}
+		*(after ? &c->after : &c->before) = t->rows;
+	}
 	zl_tuner_stats_release(&st);
 }
 

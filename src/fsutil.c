@@ -91,6 +91,28 @@ int zl_mkdir_p(const char *path, struct strbuf *err)
 	return 0;
 }
 
+int zl_mkdir_new(const char *path, struct strbuf *err)
+{
+	char *parent = xstrdup(path), *slash;
+	int rc = 0;
+
+	for (slash = parent + strlen(parent); slash > parent && slash[-1] == '/'; slash--)
+		*(slash - 1) = '\0';
+	slash = strrchr(parent, '/');
+	if (slash && slash != parent) {
+		*slash = '\0';
+		rc = zl_mkdir_p(parent, err);
+	}
+	free(parent);
+	if (rc)
+		return -1;
+	if (!mkdir(path, 0777))
+		return 0;
+	if (errno == EEXIST)
+		return 1;
+	return zl_error(err, "cannot create directory '%s': %s", path, strerror(errno));
+}
+
 static int remove_at(int at, const char *name, struct strbuf *err, const char *top)
 {
 	struct stat st;

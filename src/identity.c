@@ -135,6 +135,29 @@ static cJSON *env_json(struct jb *jb, const struct strvec *child_env, const stru
 	return o;
 }
 
+/* Winners per tuner table, before and after the run (after: null while it runs). */
+static cJSON *tuner_tables_json(struct jb *jb, const struct zl_run_facts *f)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; a && i < f->nr_tuner_tables; i++) {
+		const struct zl_tuner_table_count *c = &f->tuner_tables[i];
+		cJSON *row = cJSON_CreateObject();
+
+		if (!row || !cJSON_AddItemToArray(a, row)) {
+			cJSON_Delete(row);
+			jb->failed = 1;
+			break;
+		}
+		add_str(jb, row, "db", c->db);
+		add_str(jb, row, "name", c->name);
+		add_num(jb, row, "winners_before", (double)c->before, c->before >= 0);
+		add_num(jb, row, "winners_after", (double)c->after, c->after >= 0);
+	}
+	return a;
+}
+
 /* The run id of the replay source, so compare can name the pair after the directories move. */
 static cJSON *replay_run_id(const char *dir)
 {
@@ -277,6 +300,7 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 		add_num(&jb, o, "configs_after", (double)f->configs_after, f->configs_after >= 0);
 		add_str(&jb, o, "note", f->tuner_note);
 		add_bool(&jb, o, "removed", s->isolate && !running);
+		add(&jb, o, "tables", tuner_tables_json(&jb, f));
 	}
 	if ((o = add(&jb, root, "triton_cache", cJSON_CreateObject()))) {
 		add_str(&jb, o, "mode", s->isolate ? "isolated" : "shared");

@@ -44,22 +44,14 @@ void zl_preflight_release(struct zl_preflight *pf)
 	strvec_clear(&pf->warnings);
 }
 
-/* backend: a present query tool that fails means the driver stack is broken */
+/*
+ * backend: a row of the table (an unknown name was refused by the settings, exit 2).
+ * Only a lookup: the vendor's query tool runs in `devices`, after every cheap check.
+ */
 static int check_backend(struct zl_preflight *pf, struct strbuf *msg)
 {
-	const struct zl_backend *b = pf->s->backend;
-
-	if (!b)
+	if (!pf->s->backend)
 		return zl_error(msg, "no backend chosen");
-	if (!pf->devs_done) {
-		zl_backend_enumerate(b, &pf->devs);
-		pf->devs_done = 1;
-	}
-	/* the vendor's tool is installed but cannot answer: the driver stack is broken */
-	if (pf->devs.tool_failed)
-		return zl_error(msg, "backend '%s': %s", b->name, pf->devs.how ? pf->devs.how : b->query_tool);
-	if (!pf->devs.available)
-		strvec_pushf(&pf->warnings, "devices %s", pf->devs.how ? pf->devs.how : "not verified");
 	return 0;
 }
 
@@ -233,6 +225,12 @@ static int check_devices(struct zl_preflight *pf, struct strbuf *msg)
 		zl_backend_enumerate(s->backend, &pf->devs);
 		pf->devs_done = 1;
 	}
+	/* the vendor's tool is installed but cannot answer: the driver stack is broken */
+	if (pf->devs.tool_failed)
+		return zl_error(msg, "backend '%s': %s (a broken driver stack?)", s->backend->name,
+				pf->devs.how ? pf->devs.how : s->backend->query_tool);
+	if (!pf->devs.available)
+		strvec_pushf(&pf->warnings, "devices %s", pf->devs.how ? pf->devs.how : "not verified");
 	if (s->devices_defaulted) {
 		/* "first device": the first one enumerated, else index 0 (not verified) */
 		strvec_pushf(&s->devices, "%d", pf->devs.available && pf->devs.nr ? pf->devs.v[0].index : 0);
@@ -289,13 +287,14 @@ static int check_out_dir(struct zl_preflight *pf, struct strbuf *msg)
 	}
 	free(pf->out_dir);
 	pf->out_dir = dir;
-	if (!zl_dir_absent_or_empty(dir))
+	/* a default name taken by another run gets a suffix when the run claims it */
+	if (s->v[ZL_SET_OUT].raw && !zl_dir_absent_or_empty(dir))
 		return zl_error(msg, "run directory '%s' exists and is not empty: a run directory is never reused", dir);
 	return 0;
 }
 
 const struct zl_check zl_checks[] = {
-	{ "backend", check_backend, "check the driver: the vendor's query tool must answer" },
+	{ "backend", check_backend, "choose a backend of `zlbench backends` (--backend or ZL_BACKEND)" },
 	{ "level", check_level, "use a FlagGems checkout whose benchmark/conftest.py registers --level" },
 	{ "flaggems_dir", check_flaggems_dir, "point --flaggems-dir or FLAGGEMS_DIR at a FlagGems checkout" },
 	{ "benchmark_dir", check_benchmark_dir, "the checkout needs benchmark/ with conftest.py (FlagGems' own)" },
@@ -305,7 +304,9 @@ const struct zl_check zl_checks[] = {
 	{ "replay_from", check_replay_from, "point --replay-from at an earlier run directory recorded with autotune records" },
 	{ "python", check_python, "install Python or pass --python / ZL_PYTHON (Debian's is /usr/bin/python3)" },
 	{ "pytest", check_pytest, "use an interpreter that has pytest (--python / ZL_PYTHON)" },
-	{ "devices", check_devices, "choose indices the backend enumerates (zlbench devices)" },
+	/* device enumeration runs the vendor's tool (up to ZL_QUERY_TIMEOUT): after every cheap check */
+	{ "devices", check_devices, "choose indices the backend enumerates (zlbench devices); a query tool "
+				    "that fails means a broken driver stack" },
 	{ "out_dir", check_out_dir, "choose a new --out directory (or remove the old one)" },
 	{ NULL, NULL, NULL },
 };

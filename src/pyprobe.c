@@ -14,12 +14,14 @@
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
 
+/* Importing, not only finding: a pytest whose __init__.py raises must fail preflight. */
 static const char probe_script[] =
 	"import sys, importlib.util as u\n"
 	"s = u.find_spec('pytest')\n"
 	"if s is None: sys.exit('ModuleNotFoundError: No module named pytest')\n"
-	"try:\n from _pytest._version import version\nexcept Exception:\n version = 'unknown'\n"
-	"print(sys.version.split()[0]); print(version); print(s.origin or '')\n";
+	"import pytest\n"
+	"try:\n from _pytest._version import version\nexcept Exception:\n version = getattr(pytest, '__version__', 'unknown')\n"
+	"print(sys.version.split()[0]); print(version); print(getattr(pytest, '__file__', None) or s.origin or '')\n";
 
 static const char *const path_vars[] = { "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", NULL };
 
@@ -75,6 +77,49 @@ static const char *jstring(const cJSON *o, const char *name)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/*
+ * 1 when a PYTHONPATH directory ahead of the cached pytest now holds another one:
+ * the key has PYTHONPATH's text, not what its directories hold, and the import
+ * would take the first.
+ */
+static int shadowed(const char *origin)
+{
+	static const char *const names[] = { "pytest/__init__.py", "pytest.py", NULL };
+	const char *pp = getenv("PYTHONPATH");
+	char *copy, *p, *real_origin;
+	int found = 0, reached = 0;
+
+	if (!pp || !*pp)
+		return 0;
+	real_origin = realpath(origin, NULL);
+	copy = xstrdup(pp);
+	for (p = copy; p && !found && !reached;) {
+		char *colon = strchr(p, ':');
+		const char *const *n;
+
+		if (colon)
+			*colon = '\0';
+		for (n = names; *n; n++) {
+			char *cand = zl_path_join(*p ? p : ".", *n);
+			char *real = realpath(cand, NULL);
+
+			free(cand);
+			if (!real)
+				continue;
+			if (real_origin && !strcmp(real, real_origin))
+				reached = 1;
+			else
+				found = 1;
+			free(real);
+			break;
+		}
+		p = colon ? colon + 1 : NULL;
+	}
+	free(copy);
+	free(real_origin);
+	return found;
+}
+
 static int cache_read(const char *path, const char *key, struct zl_pyprobe *out)
 {
 	struct strbuf text = STRBUF_INIT;
@@ -88,7 +133,7 @@ static int cache_read(const char *path, const char *key, struct zl_pyprobe *out)
 
 		if (k && !strcmp(k, key) && origin && cJSON_IsNumber(om) && jstring(doc, "python_version") &&
 		    jstring(doc, "pytest_version") && !stat(origin, &st) &&
-		    (double)mtime_ns(&st) == om->valuedouble) {
+		    (double)mtime_ns(&st) == om->valuedouble && !shadowed(origin)) {
 			out->python_version = xstrdup(jstring(doc, "python_version"));
 			out->pytest_version = xstrdup(jstring(doc, "pytest_version"));
 			out->pytest_origin = xstrdup(origin);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -215,6 +216,7 @@ static void print_header(const struct zl_settings *s, const struct zl_preflight 
 	size_t i;
 	FILE *o = stderr;
 	char *demo = zl_demo_label(s->flaggems_dir);
+	const char *op = pf->nodes.op ? pf->nodes.op : pf->nodes.marker ? pf->nodes.marker : "the op";
 
 	if (zl_verbosity < 0)
 		goto out;
@@ -237,10 +239,12 @@ static void print_header(const struct zl_settings *s, const struct zl_preflight 
 	}
 	fprintf(o, "flaggems:    %s%s%s%s\n", s->flaggems_dir, demo ? "  [" : "", demo ? demo : "", demo ? "]" : "");
 	fprintf(o, "level:       %s (%s)\n", s->level, zl_source_name(s->v[ZL_SET_LEVEL].source));
-	if (pf->shape_sha256[0])
+	if (pf->shape_sha256[0] && pf->shapes_for_op >= 0)
 		fprintf(o, "shapes:      %s: %s sha256 %.16s…, %ld shapes for %s\n", s->shape_mode_file ? "file" : "upstream",
-			pf->shape_source, pf->shape_sha256, pf->shapes_for_op,
-			pf->nodes.op ? pf->nodes.op : pf->nodes.marker ? pf->nodes.marker : "the op");
+			pf->shape_source, pf->shape_sha256, pf->shapes_for_op, op);
+	else if (pf->shape_sha256[0])
+		fprintf(o, "shapes:      %s: %s sha256 %.16s…, no shapes for %s in that file (FlagGems defaults)\n",
+			s->shape_mode_file ? "file" : "upstream", pf->shape_source, pf->shape_sha256, op);
 	else
 		fprintf(o, "shapes:      %s: %s (not found: FlagGems defaults)\n", s->shape_mode_file ? "file" : "upstream",
 			pf->shape_source ? pf->shape_source : "-");
@@ -369,6 +373,58 @@ static char *first_error_line(const char *run_dir)
 	return found;
 }
 
+/*
+ * Claim the run directory so that no two runs share one. The leaf is made with
+ * mkdir(): a default name another run took already gets "-2", "-3", ... An existing
+ * directory is taken only when --out named it and it is still empty. Either way,
+ * making plugins/ in it is the claim, which one run alone can win.
+ * 0: pf->out_dir is ours; 1: taken or not empty (the out_dir check); -1: error.
+ */
+static int claim_run_dir(const struct zl_settings *s, struct zl_preflight *pf, struct strbuf *err)
+{
+	int named = s->v[ZL_SET_OUT].raw != NULL;
+	char *dir = NULL, *plugins = NULL;
+	int n, made = 1, rc = 1;
+
+	for (n = 1; n <= 99 && made == 1; n++) {
+		free(dir);
+		dir = n == 1 ? xstrdup(pf->out_dir) : xstrfmt("%s-%d", pf->out_dir, n);
+		made = zl_mkdir_new(dir, err);
+		if (made < 0) {
+			rc = -1;
+			goto out;
+		}
+		if (named)
+			break;
+	}
+	if (made == 1 && !named) {
+		zl_error(err, "run directories '%s' to '%s' all exist", pf->out_dir, dir);
+		goto out;
+	}
+	if (made == 1 && !zl_dir_absent_or_empty(dir)) {
+		zl_error(err, "run directory '%s' exists and is not empty: a run directory is never reused", dir);
+		goto out;
+	}
+	plugins = zl_path_join(dir, "plugins");
+	if (mkdir(plugins, 0777)) {
+		if (errno == EEXIST) {
+			zl_error(err, "run directory '%s' was claimed by another run at the same time", dir);
+		} else {
+			zl_error(err, "cannot create directory '%s': %s", plugins, strerror(errno));
+			rc = -1;
+		}
+		goto out;
+	}
+	free(pf->out_dir);
+	pf->out_dir = dir;
+	dir = NULL;
+	rc = 0;
+out:
+	free(dir);
+	free(plugins);
+	return rc;
+}
+
 int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *push_url,
 		   const char *const *self_argv)
 {
@@ -389,12 +445,24 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 
 	/* a closed terminal or log reader must not kill the supervisor before the identity is final */
 	signal(SIGPIPE, SIG_IGN);
-	/* from here on every path leaves a truthful identity and removes temporary caches */
-	if (zl_signals_install(&err) || zl_mkdir_p(pf->out_dir, &err)) {
+	if (zl_signals_install(&err)) {
 		zl_print_error("%s", err.buf);
 		exit_code = ZL_EXIT_USAGE;
 		goto done_early;
 	}
+	switch (claim_run_dir(s, pf, &err)) {
+	case 0:
+		break;
+	case 1:
+		zl_preflight_report_failure("out_dir", err.buf);
+		exit_code = ZL_EXIT_PREFLIGHT;
+		goto done_early;
+	default:
+		zl_print_error("%s", err.buf);
+		exit_code = ZL_EXIT_USAGE;
+		goto done_early;
+	}
+	/* from here on every path leaves a truthful identity and removes temporary caches */
 	if (zl_run_facts_collect_before(&f, s, pf, &err)) {
 		zl_print_error("%s", err.buf);
 		exit_code = ZL_EXIT_USAGE;
@@ -477,15 +545,15 @@ finish:
 		} else {
 			if (zl_verbosity >= 0)
 				print_summary(&run, stdout);
-			if (!getenv("ZL_NO_HISTORY") &&
+			if (!zl_history_disabled() &&
 			    (zl_history_open(NULL, &db, &err) || zl_history_ingest_loaded(db, &run, &err)))
 				zl_print_warning("history not updated: %s", err.buf);
 			zl_history_close(db);
 		}
+		zl_run_print_footer(&f, run.identity, stderr);
 		zl_run_release(&run);
 		strbuf_reset(&err);
 	}
-	zl_run_print_footer(&f, stderr);
 	if (push_url) {
 		strbuf_reset(&err);
 		if (zl_push_simple(pf->out_dir, push_url, &err))

@@ -44,9 +44,11 @@ int child_exit_code(int status);
 void child_kill(struct child_process *cp, int sig);
 
 /*
- * Run argv to completion, capturing stdout+stderr, killing it after timeout_s
- * (<= 0: no limit). *exit_code gets child_exit_code() or 124 on timeout.
- * Returns 0 when it ran (whatever its exit), -1 when it could not start.
+ * Run argv to completion in its own process group, capturing stdout+stderr, killing
+ * it after timeout_s (<= 0: no limit). *exit_code gets child_exit_code() or 124 on
+ * timeout. Returns 0 when it ran (whatever its exit), -1 when it could not start.
+ * SIGINT/SIGTERM/SIGHUP meant to end zlbench (default action, no supervisor from
+ * zl_signals_install) end the helper's group first; then zlbench dies of the signal.
  */
 int zl_capture(const char *const *argv, const char *const *env, double timeout_s,
 	       struct strbuf *out, int *exit_code, struct strbuf *err);

@@ -9,10 +9,18 @@
 #define ZLBENCH_FACTS_H
 
 #include <stdio.h>
+#include <cjson/cJSON.h>
 #include "preflight.h"
 #include "settings.h"
 
 struct zl_compile_snapshot;
+
+/* One winner table of the tuner cache; a table missing at one count has 0 there. */
+struct zl_tuner_table_count {
+	char *db;                       /* database file name */
+	char *name;                     /* table name as stored */
+	long before, after;             /* after: -1 until counted */
+};
 
 struct zl_run_facts {
 	char *run_id;
@@ -29,7 +37,9 @@ struct zl_run_facts {
 	char *isolated_triton_cache;
 	long winners_before, winners_after;   /* -1 unknown */
 	long configs_before, configs_after;   /* benchmarked configs rows; -1 unknown */
-	char *tuner_note;               /* missing/locked DB etc. */
+	struct zl_tuner_table_count *tuner_tables; /* winner tables, in the counter's order (db, name) */
+	size_t nr_tuner_tables, alloc_tuner_tables;
+	char *tuner_note;               /* missing/locked DB etc., from the latest count */
 	struct zl_compile_snapshot *compile_snap; /* shared mode: hash dirs present at start */
 	long compile_variants, compile_convert_layout; /* -1 unknown */
 	char *compile_note;
@@ -48,8 +58,12 @@ void zl_run_facts_collect_after(struct zl_run_facts *f, const struct zl_settings
 				const struct zl_preflight *pf);
 /* Remove the isolated caches; safe to call twice. */
 void zl_run_facts_cleanup(struct zl_run_facts *f);
-/* The closing lines on stderr: status, duration, compile stats, winners. */
-void zl_run_print_footer(const struct zl_run_facts *f, FILE *out);
+/*
+ * The closing lines on stderr: status and duration; from the finished identity (NULL
+ * when it could not be read) the timer used, the autotune counts and foreign vendors;
+ * compile stats and winners.
+ */
+void zl_run_print_footer(const struct zl_run_facts *f, const cJSON *identity, FILE *out);
 
 /* The first line of <flaggems>/.zlbench-demo when the tree is the bundled demo; caller frees. */
 char *zl_demo_label(const char *flaggems_dir);
@@ -58,8 +72,12 @@ char *zl_demo_label(const char *flaggems_dir);
 int zl_shapes_archive_for_run(const struct zl_settings *s, const struct zl_preflight *pf,
 			      struct strbuf *err);
 
-/* Tuner-cache winners and benchmarked configs under cache_dir (-1 unknown); *note replaced when something is odd. */
-void zl_tuner_facts(const char *cache_dir, const char *vendor, long *winners, long *configs, char **note);
+/*
+ * Count the tuner cache f->flaggems_cache holds for vendor, before the run (after == 0) or
+ * after it: winners and benchmarked configs, winners per table, and tuner_note, which
+ * says what this count found odd (NULL: nothing).
+ */
+void zl_tuner_facts(struct zl_run_facts *f, const char *vendor, int after);
 /* Compile stats: a snapshot of the Triton cache at the start (shared mode), then the counts of what is new. */
 struct zl_compile_snapshot *zl_compile_facts_snapshot(const char *triton_cache);
 void zl_compile_facts(const char *triton_cache, const struct zl_compile_snapshot *snap,

@@ -13,6 +13,11 @@ char *zl_self_exe(void);
 int zl_write_file_atomic(const char *path, const void *data, size_t len, struct strbuf *err);
 /* mkdir -p with mode 0777 (umask applies). */
 int zl_mkdir_p(const char *path, struct strbuf *err);
+/*
+ * Create the leaf directory itself, exclusively (its parents as mkdir -p): 0 when this
+ * call created it, 1 when something already had that name (left untouched), -1 on error.
+ */
+int zl_mkdir_new(const char *path, struct strbuf *err);
 /* rm -rf; never follows symbolic links. Missing path is success. */
 int zl_remove_tree(const char *path, struct strbuf *err);
 /* Make a fresh private directory from a template ending in XXXXXX under dir. Caller frees *out. */

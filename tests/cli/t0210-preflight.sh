@@ -17,9 +17,11 @@ expect_check() {
 	contains "$TMP/err" "preflight '$name' failed"
 }
 
-# backend: the query tool is there but fails (a broken driver)
+# devices: the query tool is there but fails (a broken driver); found by the enumeration,
+# which runs after the cheap checks
 fake_tool nvidia-smi 'echo "NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver" >&2; exit 9'
-expect_check backend --backend cuda --flaggems-dir fg --op mm --python "$PY"
+expect_check devices --backend cuda --flaggems-dir fg --op mm --python "$PY"
+contains "$TMP/err" "a broken driver stack?"
 rm -f "$TMP/bin/nvidia-smi"
 
 # level: a checkout whose conftest registers no --level (old FlagGems)

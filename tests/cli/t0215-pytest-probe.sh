@@ -48,4 +48,26 @@ before=$(starts)
 PYTHONPATH=$TMP/pylib2 run_zl preflight --backend cuda --flaggems-dir fg --op mm --python "$TMP/py"
 expect_rc 0
 [ "$(starts)" -eq $((before + 1)) ] || fail "another PYTHONPATH reused the cache"
+
+# found is not importable: a pytest whose __init__.py raises fails preflight (exit 3, not 1 later)
+mkdir -p broken/pytest
+echo 'raise ImportError("pytest is broken here")' >broken/pytest/__init__.py
+PYTHONPATH=$TMP/broken run_zl run --backend cuda --flaggems-dir fg --op mm --python "$ZL_TEST_PYTHON" --out b1
+expect_rc 3
+grep -qx "PREFLIGHT_FAILED check=pytest" "$TMP/err" || fail "broken pytest: $(cat "$TMP/err")"
+contains "$TMP/err" "ImportError: pytest is broken here"
+[ ! -e b1 ] || fail "a failed preflight made the run directory"
+
+# the cache must see a pytest that appears ahead of the cached one on the same PYTHONPATH
+mkdir -p shadow
+PYTHONPATH=$TMP/shadow run_zl preflight --backend cuda --flaggems-dir fg --op mm --python "$ZL_TEST_PYTHON"
+expect_rc 0
+cp -r broken/pytest shadow/
+PYTHONPATH=$TMP/shadow run_zl preflight --backend cuda --flaggems-dir fg --op mm --python "$ZL_TEST_PYTHON"
+expect_rc 3
+grep -qx "PREFLIGHT_FAILED check=pytest" "$TMP/err" || fail "a shadowing pytest was hidden by the cache"
+# fixed in place (its __init__.py changed): probed again, and cached again
+echo "" >shadow/pytest/__init__.py
+PYTHONPATH=$TMP/shadow run_zl preflight --backend cuda --flaggems-dir fg --op mm --python "$ZL_TEST_PYTHON"
+expect_rc 0
 pass

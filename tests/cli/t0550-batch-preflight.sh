@@ -42,6 +42,14 @@ batch --ops batch_p01 --dry-run --out "$TMP/d"
 expect_rc 0
 contains "$TMP/out" "devices: 0 1"
 lacks "$TMP/err" "not verified"
+# a query tool that is there but cannot answer: a broken driver, as `zlbench run` says it
+fake_tool nvidia-smi 'echo "NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver" >&2; exit 9'
+batch --devices 0 --ops batch_p01 --out "$TMP/d"
+expect_rc 3
+contains "$TMP/err" "PREFLIGHT_FAILED check=devices"
+contains "$TMP/err" "a broken driver stack?"
+[ -e "$TMP/d" ] && fail "a broken driver created the batch directory"
+fake_tool nvidia-smi "exec /bin/cat '$ZL_SHARED_DIR/fixtures/devices/nvidia-smi-h200x2/query-gpu-noheader-nounits.csv'"
 
 # usage errors
 batch --devices 0 --out "$TMP/u"
