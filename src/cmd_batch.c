@@ -116,6 +116,7 @@ static const struct {
 	{ ZL_SET_SHAPE_MODE, FWD_RAW, 0 },
 	{ ZL_SET_REPLAY_FROM, FWD_PATH, 0 },
 	{ ZL_SET_ISOLATE, FWD_BOOL, 0 },
+	{ ZL_SET_AUTOTUNE_RECORDS, FWD_BOOL, 0 },
 	{ ZL_SET_PYTHON, FWD_PROGRAM, 0 },
 	{ ZL_SET_CUDAGRAPH, FWD_BOOL, 0 },
 	{ ZL_SET_DIRECT_REPEAT, FWD_RAW, 0 },
@@ -305,6 +306,11 @@ static int new_batch(struct zl_settings *s, struct batch_opts *o, int argc, cons
 	if (wraw && (zl_parse_long(wraw, &n) || n < 0 || n > 4096)) {
 		zl_print_error("invalid value '%s' for %s: a number of devices (0: no warm-up sharding)", wraw,
 			       o->warmup_devices ? "--warmup-devices" : "PARALLEL_WARMUP_GPUS");
+		goto out;
+	}
+	if (n && !s->autotune_records) {
+		zl_print_error("warm-up sharding records autotune winners to replay them; %s turns the records off",
+			       s->v[ZL_SET_AUTOTUNE_RECORDS].from);
 		goto out;
 	}
 	if (n && s->replay_from) {

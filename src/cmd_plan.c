@@ -80,7 +80,7 @@ int cmd_plan(int argc, const char **argv)
 	zl_settings_init(&s);
 	if (zl_settings_setup(&s, argc, argv, extra, help_plan, &code))
 		goto out;
-	zl_plan_make(s.backend, s.cudagraph, &plan);
+	zl_plan_make(&s, &plan);
 	if (json) {
 		code = print_json(s.backend->name, &plan);
 		goto out;

@@ -49,7 +49,7 @@ static void print_dry_run(struct zl_settings *s, struct zl_preflight *pf)
 	char *plugins_dir = zl_plugins_dir();
 	size_t i;
 
-	zl_plan_make(s->backend, s->cudagraph, &plan);
+	zl_plan_make(s, &plan);
 	zl_run_build_child(s, pf, &plan, plugins_dir, s->isolate ? "<fresh temporary dir>/flaggems" : NULL,
 			   s->isolate ? "<fresh temporary dir>/triton" : NULL, &argv, &env);
 	printf("settings:\n");

@@ -99,7 +99,7 @@ int zl_doctor_python(struct zl_doctor *d, const struct strvec *args, const char 
 	int rc;
 
 	/* the run's own environment: PYTHONPATH, pinned devices, ZL_EXPECTED_VENDOR, ... */
-	zl_plan_make(d->s->backend, d->s->cudagraph, &plan);
+	zl_plan_make(d->s, &plan);
 	zl_run_build_child(d->s, &d->pf, &plan, d->plugins_dir, NULL, NULL, &unused, &env);
 	/* later edits of a name win: the doctor's files go to its own directory */
 	strvec_pushf(&env, "ZL_RUN_DIR=%s", d->tmpdir);

@@ -234,7 +234,8 @@ static void footer_autotune(const cJSON *id, FILE *out)
 	char b1[32], b2[32], b3[32], b4[32];
 
 	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(a, "recorded"))) {
-		fprintf(out, "autotune:    %s; no autotune report\n", mode ? mode : "?");
+		fprintf(out, "autotune:    %s; no autotune report%s\n", mode ? mode : "?",
+			mode && !strcmp(mode, "off") ? " (records turned off)" : "");
 		return;
 	}
 	fprintf(out, "autotune:    %s: recorded %s, pinned %s, missed %s, no_tuner %s\n", mode ? mode : "?",

@@ -282,7 +282,7 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 		static const char *const keys[] = { "recorded", "pinned", "missed", "no_tuner", "kernels", NULL };
 		const char *const *k;
 
-		add_str(&jb, o, "mode", s->replay_from ? "replay" : "record");
+		add_str(&jb, o, "mode", s->replay_from ? "replay" : s->autotune_records ? "record" : "off");
 		add_str(&jb, o, "replay_from", s->replay_from);
 		add(&jb, o, "replay_run_id", s->replay_from ? replay_run_id(s->replay_from) : cJSON_CreateNull());
 		for (k = keys; *k; k++) {

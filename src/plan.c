@@ -8,13 +8,26 @@
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
 
+static int want_graph(const struct zl_settings *s, const char **why)
+{
+	*why = "graph timer turned off";
+	return s->cudagraph;
+}
+
+static int want_autotune(const struct zl_settings *s, const char **why)
+{
+	*why = "autotune records turned off (autotune mode off)";
+	return s->autotune_records;
+}
+
 const struct zl_plugin_def zl_plugin_table[] = {
-	{ "zl_vendor_guard", 0, 0, "stop before any benchmark when FlagGems detects another vendor" },
-	{ "zl_timer", 0, 0, "direct timer (do_bench, repeated, median) and per-measurement statistics" },
-	{ "zl_graph_timer", ZL_CAP_GRAPH_CAPTURE, 1, "graph-capture timer with L2 flush, falls back to direct per shape" },
-	{ "zl_foreign_vendor", 0, 0, "report other vendors' FlagGems modules loaded by the run" },
-	{ "zl_autotune", 0, 0, "record autotune winners, or replay an earlier run's" },
-	{ NULL, 0, 0, NULL },
+	{ "zl_vendor_guard", 0, 0, NULL, "stop before any benchmark when FlagGems detects another vendor" },
+	{ "zl_timer", 0, 0, NULL, "direct timer (do_bench, repeated, median) and per-measurement statistics" },
+	{ "zl_graph_timer", ZL_CAP_GRAPH_CAPTURE, 1, want_graph,
+	  "graph-capture timer with L2 flush, falls back to direct per shape" },
+	{ "zl_foreign_vendor", 0, 0, NULL, "report other vendors' FlagGems modules loaded by the run" },
+	{ "zl_autotune", 0, 0, want_autotune, "record autotune winners, or replay an earlier run's" },
+	{ NULL, 0, 0, NULL, NULL },
 };
 
 size_t zl_plugin_count(void)
@@ -26,19 +39,22 @@ size_t zl_plugin_count(void)
 	return n;
 }
 
-void zl_plan_make(const struct zl_backend *b, int cudagraph, struct zl_plan *plan)
+void zl_plan_make(const struct zl_settings *s, struct zl_plan *plan)
 {
+	const struct zl_backend *b = s->backend;
 	const struct zl_plugin_def *p;
 
 	plan->timer = "direct";
 	for (p = zl_plugin_table; p->module; p++) {
+		const char *why = NULL;
+
 		if (!zl_backend_has(b, p->requires)) {
 			strvec_pushf(&plan->reasons, "%s: dropped: backend %s lacks the capability", p->module,
 				     b ? b->name : "?");
 			continue;
 		}
-		if (p->graph_timer && !cudagraph) {
-			strvec_pushf(&plan->reasons, "%s: dropped: graph timer turned off", p->module);
+		if (p->wanted && !p->wanted(s, &why)) {
+			strvec_pushf(&plan->reasons, "%s: dropped: %s", p->module, why);
 			continue;
 		}
 		if (p->graph_timer)

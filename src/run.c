@@ -98,7 +98,10 @@ void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *
 	strvec_pushf(env, "ZL_VENDOR_MODULE=%s", s->backend->vendor_module);
 	strvec_pushf(env, "ZL_TIMER_PLAN=%s", plan->timer);
 	strvec_pushf(env, "ZL_DIRECT_REPEAT=%ld", s->direct_repeat);
-	strvec_pushf(env, "ZL_AUTOTUNE_MODE=%s", s->replay_from ? "replay" : "record");
+	if (s->autotune_records)
+		strvec_pushf(env, "ZL_AUTOTUNE_MODE=%s", s->replay_from ? "replay" : "record");
+	else
+		strvec_push(env, "ZL_AUTOTUNE_MODE"); /* not inherited: the plugin is not loaded */
 	if (s->replay_from)
 		strvec_pushf(env, "ZL_REPLAY_FROM=%s", s->replay_from);
 	else
@@ -265,7 +268,9 @@ static void print_header(const struct zl_settings *s, const struct zl_preflight 
 	else
 		fprintf(o, "tuner cache: shared: %s, %ld winners already stored%s%s\n", f->flaggems_cache,
 			f->winners_before, f->tuner_note ? "; " : "", f->tuner_note ? f->tuner_note : "");
-	fprintf(o, "replay:      %s\n", s->replay_from ? s->replay_from : "none (recording autotune winners)");
+	fprintf(o, "replay:      %s\n", s->replay_from ? s->replay_from
+				       : s->autotune_records ? "none (recording autotune winners)"
+				       : "none; autotune records off (FlagGems' tuners run unwatched)");
 	fprintf(o, "run dir:     %s\n", pf->out_dir);
 	if (!s->isolate && f->winners_before > 0)
 		fprintf(o, "zlbench: warning: the shared tuner cache already holds %ld winners: an A/B side may inherit them instead of tuning (use --isolate-tuner-cache)\n",
@@ -441,7 +446,7 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 	child_init(&sv.cp);
 	sv.log_fd = -1;
 	zl_run_facts_init(&f);
-	zl_plan_make(s->backend, s->cudagraph, &plan);
+	zl_plan_make(s, &plan);
 
 	/* a closed terminal or log reader must not kill the supervisor before the identity is final */
 	signal(SIGPIPE, SIG_IGN);

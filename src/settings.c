@@ -29,6 +29,10 @@ const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
 	  "file with a shape file, else upstream" },
 	{ ZL_SET_REPLAY_FROM, "replay_from", "replay-from", NULL, NULL, "REPLAY_FROM", "RUN_DIR",
 	  "replay the autotune records of an earlier run", NULL },
+	{ ZL_SET_AUTOTUNE_RECORDS, "autotune_records", "autotune-records", NULL, "no-autotune-records",
+	  "ZL_AUTOTUNE_RECORDS", NULL,
+	  "record the tuners' winners (autotune mode record); off: no autotune plugin, FlagGems tunes as it does alone",
+	  "1 (record)" },
 	{ ZL_SET_ISOLATE, "isolate_tuner_cache", "isolate-tuner-cache", NULL, "shared-tuner-cache",
 	  "ZL_ISOLATE_TUNER_CACHE", NULL,
 	  "fresh FlagGems tuner cache and Triton cache for this run (removed afterwards)", "0 (shared)" },
@@ -257,6 +261,15 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 
 	if (s->v[ZL_SET_REPLAY_FROM].raw)
 		s->replay_from = zl_absolute_path(s->v[ZL_SET_REPLAY_FROM].raw);
+
+	/* autotune records: off leaves FlagGems' tuners alone, so there is nothing to replay into */
+	if (!s->v[ZL_SET_AUTOTUNE_RECORDS].raw)
+		set_value(s, ZL_SET_AUTOTUNE_RECORDS, "1", ZL_SRC_DEFAULT, "default");
+	if (resolve_bool(s, ZL_SET_AUTOTUNE_RECORDS, &s->autotune_records, err))
+		return -1;
+	if (!s->autotune_records && s->replay_from)
+		return zl_error(err, "%s turns autotune records off, but %s asks to replay them",
+				s->v[ZL_SET_AUTOTUNE_RECORDS].from, s->v[ZL_SET_REPLAY_FROM].from);
 
 	/* tuner cache */
 	if (!s->v[ZL_SET_ISOLATE].raw)

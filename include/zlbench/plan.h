@@ -12,7 +12,9 @@
 struct zl_plugin_def {
 	const char *module;     /* importable module under plugins/ */
 	unsigned requires;      /* enum zl_capability bits the backend must have */
-	int graph_timer;        /* dropped by --no-cudagraph */
+	int graph_timer;        /* the timer plan is graph when this one loads */
+	/* NULL, or whether the settings want it; *why says why not (static text) */
+	int (*wanted)(const struct zl_settings *s, const char **why);
 	const char *purpose;
 };
 extern const struct zl_plugin_def zl_plugin_table[];
@@ -25,7 +27,8 @@ struct zl_plan {
 };
 #define ZL_PLAN_INIT { STRVEC_INIT, STRVEC_INIT, NULL }
 
-void zl_plan_make(const struct zl_backend *b, int cudagraph, struct zl_plan *plan);
+/* The plan for s's backend and settings (s->backend must be set). */
+void zl_plan_make(const struct zl_settings *s, struct zl_plan *plan);
 void zl_plan_release(struct zl_plan *plan);
 
 /* The plugins directory: $ZL_PLUGINS_DIR, else next to the binary, else the source tree. Caller frees. */

@@ -29,6 +29,7 @@ enum zl_setting_id {
 	ZL_SET_SHAPE_FILE,
 	ZL_SET_SHAPE_MODE,
 	ZL_SET_REPLAY_FROM,
+	ZL_SET_AUTOTUNE_RECORDS,
 	ZL_SET_ISOLATE,
 	ZL_SET_DEVICES,
 	ZL_SET_PYTHON,
@@ -69,6 +70,7 @@ struct zl_settings {
 	int shape_mode_file;     /* 1: file, 0: upstream */
 	char *shape_file;        /* absolute, or NULL */
 	char *replay_from;       /* absolute, or NULL */
+	int autotune_records;    /* the autotune plugin records (or replays); 0: autotune mode off */
 	int isolate;
 	int cudagraph;           /* graph timer wanted (and the backend can capture) */
 	long direct_repeat;
