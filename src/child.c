@@ -320,10 +320,19 @@ static void guard_end(struct capture_guard *g)
 int zl_capture_in(const char *dir, const char *const *argv, const char *const *env, double timeout_s,
 		  struct strbuf *out, int *exit_code, struct strbuf *err)
 {
+	return zl_capture_until(dir, argv, env, timeout_s, NULL, NULL, out, exit_code, err);
+}
+
+int zl_capture_until(const char *dir, const char *const *argv, const char *const *env, double timeout_s,
+		     int (*stop_when)(void *ctx), void *ctx, struct strbuf *out, int *exit_code,
+		     struct strbuf *err)
+{
 	struct child_process cp = CHILD_PROCESS_INIT;
 	struct capture_guard g;
 	double deadline = timeout_s > 0 ? zl_now_monotonic() + timeout_s : 0;
-	int timed_out = 0, status = 0, stop = 0;
+	/* the supervisor's signal pipe, watched only for a caller that can act on it */
+	int watch = stop_when && sig_pipe[0] >= 0;
+	int timed_out = 0, status = 0, stop = 0, asked = 0;
 
 	strvec_pushv(&cp.args, (const char **)argv);
 	if (env)
@@ -342,11 +351,14 @@ int zl_capture_in(const char *dir, const char *const *argv, const char *const *e
 		return -1;
 	}
 	for (;;) {
-		struct pollfd pfd = { cp.out_fd, POLLIN, 0 };
+		struct pollfd pfd[2] = { { cp.out_fd, POLLIN, 0 }, { sig_pipe[0], POLLIN, 0 } };
 		struct timespec ts, *tsp = NULL;
 		char buf[4096];
 		ssize_t n;
 		int r;
+
+		if (watch && (asked = stop_when(ctx)))
+			break;
 
 		if (deadline) {
 			double left = deadline - zl_now_monotonic();
@@ -358,7 +370,7 @@ int zl_capture_in(const char *dir, const char *const *argv, const char *const *e
 			ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
 			tsp = &ts;
 		}
-		r = ppoll(&pfd, 1, tsp, g.active ? &g.old_mask : NULL);
+		r = ppoll(pfd, watch ? 2 : 1, tsp, g.active ? &g.old_mask : NULL);
 		if (r < 0 && errno == EINTR) {
 			if ((stop = capture_stop))
 				break;
@@ -366,8 +378,8 @@ int zl_capture_in(const char *dir, const char *const *argv, const char *const *e
 		}
 		if (r < 0)
 			break;
-		if (r == 0)
-			continue;
+		if (r == 0 || !(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue; /* a timeout, or only the signal pipe: stop_when() reads it */
 		n = read(cp.out_fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -375,7 +387,7 @@ int zl_capture_in(const char *dir, const char *const *argv, const char *const *e
 			break;
 		strbuf_add(out, buf, (size_t)n);
 	}
-	if (timed_out || stop)
+	if (timed_out || stop || asked)
 		child_kill(&cp, SIGKILL);
 	if (child_wait(&cp, &status, err)) {
 		guard_end(&g);
@@ -391,6 +403,8 @@ int zl_capture_in(const char *dir, const char *const *argv, const char *const *e
 		raise(stop);
 		return zl_error(err, "'%s' stopped by %s", argv[0], strsignal(stop));
 	}
+	if (asked)
+		return zl_error(err, "'%s' stopped: interrupted", argv[0]);
 	*exit_code = timed_out ? ZL_EXIT_TIMEOUT : child_exit_code(status);
 	return 0;
 }

@@ -28,64 +28,22 @@ int zl_doctor_take_signals(struct zl_doctor *d)
 	return d->interrupted;
 }
 
+static int doctor_stop(void *ctx)
+{
+	return zl_doctor_take_signals(ctx);
+}
+
 /*
- * zl_capture_in() that also watches the signal pipe. pytest resolves the nodes and
- * finds pytest.ini and conftest.py from where it starts, so it starts in dir. A signal
- * ends the child's whole group at once: a diagnosis holds nothing worth a grace period,
- * and the child leads its own group, so a terminal's Ctrl-C never reaches it.
+ * pytest resolves the nodes and finds pytest.ini and conftest.py from where it
+ * starts, so it starts in dir. A signal ends the child's whole group at once: a
+ * diagnosis holds nothing worth a grace period, and the child leads its own group,
+ * so a terminal's Ctrl-C never reaches it.
  */
 static int capture_in(struct zl_doctor *d, const char *dir, const struct strvec *argv, const struct strvec *env,
 		      struct strbuf *out, int *code, struct strbuf *err)
 {
-	struct child_process cp = CHILD_PROCESS_INIT;
-	double deadline = zl_now_monotonic() + d->timeout_s;
-	int status = 0, timed_out = 0, pipe_open = 1;
-
-	strvec_pushv(&cp.args, argv->v);
-	strvec_pushv(&cp.env, env->v);
-	cp.dir = dir;
-	cp.capture_output = 1;
-	cp.no_stdin = 1;
-	cp.new_pgroup = 1;
-	if (child_start(&cp, err)) {
-		child_release(&cp);
-		return -1;
-	}
-	while (pipe_open && !zl_doctor_take_signals(d)) {
-		struct pollfd pfd[2] = { { cp.out_fd, POLLIN, 0 }, { zl_signals_fd(), POLLIN, 0 } };
-		double left = deadline - zl_now_monotonic();
-		char buf[4096];
-		ssize_t n;
-
-		if (left <= 0) {
-			timed_out = 1;
-			break;
-		}
-		if (poll(pfd, 2, (int)(left * 1000) + 1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
-			continue;
-		n = read(cp.out_fd, buf, sizeof(buf));
-		if (n > 0)
-			strbuf_add(out, buf, (size_t)n);
-		else if (n == 0 || errno != EINTR)
-			pipe_open = 0;
-	}
-	if (timed_out || d->interrupted)
-		child_kill(&cp, SIGKILL);
-	if (child_wait(&cp, &status, err)) {
-		child_release(&cp);
-		return -1;
-	}
-	/* the group may hold stragglers that kept the pipe open: end them too */
-	kill(-cp.pid, SIGKILL);
-	child_release(&cp);
-	*code = timed_out ? ZL_EXIT_TIMEOUT : child_exit_code(status);
-	if (d->interrupted)
-		return zl_error(err, "interrupted by %s", strsignal(d->interrupted));
+	if (zl_capture_until(dir, argv->v, env->v, d->timeout_s, doctor_stop, d, out, code, err))
+		return d->interrupted ? zl_error(err, "interrupted by %s", strsignal(d->interrupted)) : -1;
 	return 0;
 }
 

@@ -53,6 +53,16 @@ void child_kill(struct child_process *cp, int sig);
 int zl_capture(const char *const *argv, const char *const *env, double timeout_s,
 	       struct strbuf *out, int *exit_code, struct strbuf *err);
 
+/*
+ * zl_capture_in() for a caller under the supervisor (zl_signals_install) that must
+ * act on a signal while the helper runs: stop_when(ctx) is called whenever the
+ * signal pipe has news (and before each wait); when it returns nonzero, the
+ * helper's group is killed and reaped, and -1 is returned with err set.
+ * Without the supervisor, or with stop_when NULL, it is zl_capture_in().
+ */
+int zl_capture_until(const char *dir, const char *const *argv, const char *const *env, double timeout_s,
+		     int (*stop_when)(void *ctx), void *ctx, struct strbuf *out, int *exit_code,
+		     struct strbuf *err);
 /* zl_capture() in working directory dir (NULL: the current one). */
 int zl_capture_in(const char *dir, const char *const *argv, const char *const *env, double timeout_s,
 		  struct strbuf *out, int *exit_code, struct strbuf *err);

@@ -127,13 +127,25 @@ static pid_t read_pid(const char *path)
 	return 0;
 }
 
-enum capture_mode { PLAIN, SIGINT_IGNORED, SUPERVISED };
+enum capture_mode { PLAIN, SIGINT_IGNORED, SUPERVISED, SUPERVISED_UNTIL };
+
+/* stop_when of zl_capture_until(): the first signal other than SIGCHLD, kept in *ctx */
+static int take_stop(void *ctx)
+{
+	int *got = ctx, sig;
+
+	while ((sig = zl_signals_take()))
+		if (sig != SIGCHLD && !*got)
+			*got = sig;
+	return *got;
+}
 
 /*
  * Fork a "zlbench" that captures a helper writing its pid to <dir>/pid and sleeping
  * `sleep_s`, SIGINT it once the helper runs; returns its wait status and the helper's pid.
  * The forked process exits 0 when the capture returned 0 with the helper's "done",
- * 10 + the signal its supervisor pipe holds (SUPERVISED), 1 otherwise.
+ * 10 + the signal its supervisor pipe holds (SUPERVISED), 20 + the signal that stopped
+ * the capture (SUPERVISED_UNTIL, which must return -1), 1 otherwise.
  */
 static int interrupt_capture(enum capture_mode mode, const char *sleep_s, pid_t *helper)
 {
@@ -154,8 +166,14 @@ static int interrupt_capture(enum capture_mode mode, const char *sleep_s, pid_t 
 		int code = -1, rc;
 
 		signal(SIGINT, mode == SIGINT_IGNORED ? SIG_IGN : SIG_DFL);
-		if (mode == SUPERVISED && zl_signals_install(&err))
+		if ((mode == SUPERVISED || mode == SUPERVISED_UNTIL) && zl_signals_install(&err))
 			_exit(2);
+		if (mode == SUPERVISED_UNTIL) {
+			int got = 0;
+
+			rc = zl_capture_until(NULL, argv, NULL, 60, take_stop, &got, &out, &code, &err);
+			_exit(rc == -1 && got ? 20 + got : 1);
+		}
 		rc = zl_capture(argv, NULL, 60, &out, &code, &err);
 		if (mode == SUPERVISED) {
 			int sig;
@@ -216,6 +234,20 @@ static void test_capture_supervised_leaves_signal_to_supervisor(void **state)
 	assert_int_equal(WEXITSTATUS(status), 10 + SIGINT);
 }
 
+static void test_capture_until_stops_on_signal(void **state)
+{
+	pid_t helper = 0;
+	int status = interrupt_capture(SUPERVISED_UNTIL, "30", &helper);
+
+	(void)state;
+	/* the caller saw SIGINT and got the capture back at once, not after 30 s ... */
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 20 + SIGINT);
+	/* ... with the helper's group killed and reaped */
+	assert_int_equal(kill(helper, 0), -1);
+	assert_int_equal(errno, ESRCH);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_capture_sigint_ends_helper_group),
 		cmocka_unit_test(test_capture_sigint_ignored_stays_ignored),
 		cmocka_unit_test(test_capture_supervised_leaves_signal_to_supervisor),
+		cmocka_unit_test(test_capture_until_stops_on_signal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
