@@ -169,6 +169,8 @@ class _Timer:
         self.local = threading.local()
         self.patched = []          # (owner, attribute, original) to undo
         self.signatures = {}
+        self.no_all = set()        # id() of bench functions that refused return_mode="all"
+        self.all_ok = set()        # id() of bench functions that took it
         self.last_write = 0.0
         self.finished = False
 
@@ -300,30 +302,59 @@ class _Timer:
                                       "flush_ms": out["flush_ms"]}
 
     def _direct(self, rec, orig, sig, bound, fn, args, kwargs):
-        """FlagGems' own bench function, self.repeat times. With return_mode="all"
-        (triton's do_bench) every timed iteration is a sample; otherwise
-        (do_bench_npu) each call's result is one."""
+        """FlagGems' own bench function, self.repeat times. Where it takes
+        return_mode="all" (triton >= 3.2) every timed iteration is a sample;
+        otherwise (triton <= 3.1, do_bench_npu) each call's result is one."""
         rec["timer"] = "direct"
         rec["repeat"] = self.repeat
         pooled, per_repeat = [], []
-        all_mode = bound is not None and "return_mode" in sig.parameters
+        all_mode = bound is not None and self._takes_all(orig, sig)
         for _ in range(self.repeat):
+            times = None
             if all_mode:
-                b = sig.bind(*bound.args, **bound.kwargs)
-                b.arguments["return_mode"] = "all"
-                if "quantiles" in sig.parameters:
-                    b.arguments["quantiles"] = None
-                times = [float(t) for t in orig(*b.args, **b.kwargs)]
+                try:
+                    times = self._call_all(orig, sig, bound)
+                except (AssertionError, ValueError):
+                    if id(orig) in self.all_ok:
+                        raise
+                    # The call itself refused "all" (it checks before running fn);
+                    # an error of fn would come back from the plain call below.
+                    out = orig(fn, *args, **kwargs)
+                    self.no_all.add(id(orig))
+                    all_mode = False
+                    self._add_call_result(out, pooled, per_repeat)
+                    continue
+                self.all_ok.add(id(orig))
                 pooled.extend(times)
                 per_repeat.append(zc.median(times))
             else:
-                out = orig(fn, *args, **kwargs)
-                if isinstance(out, (list, tuple)):
-                    out = out[0]
-                pooled.append(float(out))
-                per_repeat.append(float(out))
+                self._add_call_result(orig(fn, *args, **kwargs), pooled, per_repeat)
         rec["sample_kind"] = "iteration" if all_mode else "repeat"
         return pooled, per_repeat, {"repeat_values_ms": per_repeat}
+
+    def _takes_all(self, orig, sig):
+        """Whether orig may be asked for return_mode="all": triton's do_bench
+        has it since 3.2, which also dropped fast_flush; 3.1 and older assert
+        the mode is min/max/mean/median. A bench function that refused it once
+        is not asked again."""
+        if id(orig) in self.no_all or sig is None:
+            return False
+        return "return_mode" in sig.parameters and "fast_flush" not in sig.parameters
+
+    @staticmethod
+    def _call_all(orig, sig, bound):
+        b = sig.bind(*bound.args, **bound.kwargs)
+        b.arguments["return_mode"] = "all"
+        if "quantiles" in sig.parameters:
+            b.arguments["quantiles"] = None
+        return [float(t) for t in orig(*b.args, **b.kwargs)]
+
+    @staticmethod
+    def _add_call_result(out, pooled, per_repeat):
+        if isinstance(out, (list, tuple)):
+            out = out[0]
+        pooled.append(float(out))
+        per_repeat.append(float(out))
 
     # --- files --------------------------------------------------------------
 

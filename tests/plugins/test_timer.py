@@ -112,6 +112,36 @@ def test_direct_plan_repeats_do_bench_and_returns_the_median(bench, tmp_path):
     assert (s["plan"], s["used"], s["direct"], s["direct_repeat"]) == ("direct", "direct", 2, 3)
 
 
+@pytest.mark.parametrize("variant", ["3.1", "no-all"])
+def test_direct_plan_on_a_do_bench_without_all_takes_one_sample_per_call(bench, tmp_path,
+                                                                         variant):
+    # Triton <= 3.1 asserts return_mode in min/max/mean/median: asking for "all" would fail
+    # every measurement. 3.1 is told by its signature (fast_flush); a do_bench that only
+    # refuses "all" at the call is asked once and then no more.
+    log = tmp_path / "bench.log"
+    r = bench.run(["benchmark/test_ops.py::test_add", "benchmark/test_ops.py::test_copy"],
+                  backend_env("rocm", ZL_DIRECT_REPEAT=3, FAKE_DO_BENCH=variant,
+                              FAKE_BENCH_SCALES="1,1,4", FAKE_LOG=str(log), **ONE_SHAPE))
+    assert r.rc == 0, r
+    recs = r.jsonl("plugins", "timer.jsonl")
+    assert len(recs) == 4 and all(x["error"] is None for x in recs)
+    assert {(x["timer"], x["sample_kind"], x["n_samples"]) for x in recs} == \
+        {("direct", "repeat", 3)}
+    t = by_side(recs[:2])["torch"]
+    assert t["repeat_values_ms"] == pytest.approx([TORCH_ADD_MS, TORCH_ADD_MS,
+                                                   4 * TORCH_ADD_MS], rel=1e-6)
+    assert t["value_ms"] == pytest.approx(TORCH_ADD_MS, rel=1e-6)
+    res = json.load(open(r.path("results.json")))
+    assert res["add"]["details"][0]["result"][0]["latency_base"] == \
+        pytest.approx(TORCH_ADD_MS, rel=1e-6)
+    lines = log.read_text().splitlines()
+    measuring = [ln for ln in lines if ln.startswith("do_bench {") and '"quantiles": null' in ln]
+    assert len(measuring) == 12         # 4 measurements x 3 repeats, FlagGems' own mode
+    assert all('"return_mode": "median"' in ln for ln in measuring)
+    refused = [ln for ln in lines if ln.startswith("do_bench refused")]
+    assert len(refused) == (0 if variant == "3.1" else 1)
+
+
 def test_graph_module_is_inert_with_direct_plan(bench):
     r = bench.run(["benchmark/test_ops.py::test_add"],
                   backend_env("cuda", ZL_TIMER_PLAN="direct", **ONE_SHAPE))

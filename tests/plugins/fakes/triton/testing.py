@@ -1,4 +1,8 @@
-"""do_bench as in triton 3.6 (flush before each call, events, return modes), on the fake clock."""
+"""do_bench as in triton 3.6 (flush before each call, events, return modes), on the fake clock.
+
+FAKE_DO_BENCH=3.1 gives triton <= 3.1's signature instead (fast_flush, device_type) and
+its assertion that refuses return_mode "all"; FAKE_DO_BENCH=no-all keeps 3.6's
+signature but refuses "all" too (a vendor fork between the two)."""
 import json
 import math
 import os
@@ -52,8 +56,7 @@ def _scale(quantiles):
     return scales[k % len(scales)]
 
 
-def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
-    assert return_mode in ["min", "max", "mean", "median", "all"]
+def _do_bench(fn, warmup, rep, grad_to_none, quantiles, return_mode):
     _log("do_bench " + json.dumps({"warmup": warmup, "rep": rep, "quantiles": quantiles,
                                    "return_mode": return_mode}))
     di = runtime.driver.active.get_device_interface()
@@ -87,3 +90,26 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     scale = _scale(quantiles)
     times = [s.elapsed_time(e) * scale for s, e in zip(start_event, end_event)]
     return _summarize_statistics(times, quantiles, return_mode)
+
+
+def _refuse_all(return_mode):
+    if return_mode not in ["min", "max", "mean", "median"]:
+        _log("do_bench refused " + json.dumps({"return_mode": return_mode}))
+    assert return_mode in ["min", "max", "mean", "median"]
+
+
+_VARIANT = os.environ.get("FAKE_DO_BENCH", "3.6")
+
+if _VARIANT == "3.1":
+    def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, fast_flush=True,
+                 return_mode="mean", device_type="cuda"):
+        _refuse_all(return_mode)
+        return _do_bench(fn, warmup, rep, grad_to_none, quantiles, return_mode)
+elif _VARIANT == "no-all":
+    def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
+        _refuse_all(return_mode)
+        return _do_bench(fn, warmup, rep, grad_to_none, quantiles, return_mode)
+else:
+    def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
+        assert return_mode in ["min", "max", "mean", "median", "all"]
+        return _do_bench(fn, warmup, rep, grad_to_none, quantiles, return_mode)
