@@ -25,6 +25,7 @@ duration of the call, so nothing is written to FlagGems' tuner database.
 Keys are compared as zl_common.stable_key() strings: stable across processes.
 """
 
+import gc
 import glob
 import json
 import os
@@ -392,29 +393,21 @@ class _Autotune:
         if heur is not None:
             kinds += (heur,)
         tuned, untuned = set(), {}
-        for mod in list(sys.modules.values()):
-            d = getattr(mod, "__dict__", None)
-            if not isinstance(d, dict):
+        for v in _kernel_objects(kinds):
+            chain = [v]
+            while not isinstance(chain[-1], jit_cls) and len(chain) < 16:
+                nxt = getattr(chain[-1], "fn", None)
+                if nxt is None:
+                    break
+                chain.append(nxt)
+            jit = chain[-1]
+            if not isinstance(jit, jit_cls):
                 continue
-            for v in list(d.values()):
-                # type(), not isinstance(): isinstance reads __class__, which some
-                # module attributes turn into a deprecation warning or an import.
-                if not issubclass(type(v), kinds):
-                    continue
-                chain = [v]
-                while not isinstance(chain[-1], jit_cls) and len(chain) < 16:
-                    nxt = getattr(chain[-1], "fn", None)
-                    if nxt is None:
-                        break
-                    chain.append(nxt)
-                jit = chain[-1]
-                if not isinstance(jit, jit_cls):
-                    continue
-                if tuner_cls is not None and any(isinstance(c, tuner_cls) for c in chain):
-                    tuned.add(id(jit))
-                elif _jit_used(jit) or (entry_cls is not None and isinstance(v, entry_cls)
-                                        and _libentry_used(v)):
-                    untuned[id(jit)] = jit
+            if tuner_cls is not None and any(isinstance(c, tuner_cls) for c in chain):
+                tuned.add(id(jit))
+            elif _jit_used(jit) or (entry_cls is not None and isinstance(v, entry_cls)
+                                    and _libentry_used(v)):
+                untuned[id(jit)] = jit
         ids = {kernel_id(j) for i, j in untuned.items() if i not in tuned}
         return sorted(i for i in ids if i is not None)
 
@@ -471,6 +464,29 @@ class _Autotune:
                 k = _Kernel(kid, kid.rsplit(".", 1)[-1], None, None, [])
                 self._write_kernel(k)
         self.write_summary()
+
+
+def _kernel_objects(kinds):
+    """Every live object whose type is one of kinds: module globals, and what the
+    garbage collector tracks. The second matters: FlagGems' pointwise_dynamic (and
+    ops such as index_put) load generated kernel modules with
+    spec_from_file_location and keep them out of sys.modules, so abs, add, exp, ...
+    are no module's global that sys.modules reaches."""
+    seen = set()
+    for mod in list(sys.modules.values()):
+        d = getattr(mod, "__dict__", None)
+        if not isinstance(d, dict):
+            continue
+        for v in list(d.values()):
+            # type(), not isinstance(): isinstance reads __class__, which some
+            # module attributes turn into a deprecation warning or an import.
+            if issubclass(type(v), kinds) and id(v) not in seen:
+                seen.add(id(v))
+                yield v
+    for v in gc.get_objects():
+        if issubclass(type(v), kinds) and id(v) not in seen:
+            seen.add(id(v))
+            yield v
 
 
 def _jit_used(jit):

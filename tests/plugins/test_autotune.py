@@ -98,6 +98,70 @@ def test_record_writes_one_file_per_kernel_with_the_winner(bench):
     assert s["kernels"] == [ADD, MUL] and s["no_tuner_kernels"] == [COPY]
 
 
+GENERATED_KERNELS = """
+import triton
+from flag_gems.utils.libentry import libentry
+
+
+@libentry()
+@triton.jit
+def gen_abs_kernel(x, n):
+    return n * 1e-6
+
+
+@triton.jit
+def gen_plain_kernel(x, n):
+    return n * 1e-6
+
+
+@triton.jit
+def gen_unused_kernel(x, n):
+    return n * 1e-6
+
+
+def launch(x):
+    gen_abs_kernel[(1,)](x, x.numel())
+    gen_plain_kernel[(1,)](x, x.numel())
+"""
+
+GENERATED_TEST = """
+import importlib.util, os, sys
+import torch
+
+import flag_gems  # noqa: F401
+
+
+def load(path):
+    # As FlagGems' pointwise_dynamic: the generated module never enters sys.modules.
+    spec = importlib.util.spec_from_file_location("_gen_module_abs_rank_1", path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m.launch
+
+
+OVERLOADS = {}
+
+
+def test_generated_kernels():
+    OVERLOADS["abs"] = load(os.path.join(os.path.dirname(__file__), "gen", "abs.py"))
+    OVERLOADS["abs"](torch.empty(100))
+    assert not any(n.startswith("_gen_module") for n in sys.modules)
+"""
+
+
+def test_kernels_of_modules_outside_sys_modules_are_found(runner):
+    runner.write("gen/abs.py", GENERATED_KERNELS)
+    runner.write("test_gen.py", GENERATED_TEST)
+    r = runner.run(["test_gen.py"], backend_env("musa"), bench_opts=False)
+    assert r.rc == 0, r
+    s = r.json("plugins", "autotune_summary.json")
+    # launched ones only: gen_unused_kernel never ran
+    assert s["no_tuner_kernels"] == ["_gen_module_abs_rank_1.gen_abs_kernel",
+                                     "_gen_module_abs_rank_1.gen_plain_kernel"]
+    doc = r.json("autotune_records", "_gen_module_abs_rank_1.gen_abs_kernel.json")
+    assert (doc["tuner"], doc["entries"]) == (None, [])
+
+
 def test_picks_from_flaggems_tuner_cache_are_marked(bench, tmp_path):
     db = tmp_path / "tuner.json"
     record_run(bench, FAKE_TUNER_DB=str(db))
