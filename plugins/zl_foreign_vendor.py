@@ -15,10 +15,18 @@ Vendor packages are recognised by whole package segment (see
 zl_common.vendor_segment): "_mthreads_ext" is vendor "mthreads_ext", not
 "mthreads". To tell which test brought a module in, sys.modules is compared
 after each conftest and test module is imported and after each test.
+
+Probes are kept apart: when FlagGems cannot tell the vendor quickly (rocm:
+no torch attribute names it, the device is not an NVIDIA one) its
+DeviceDetector calls runtime.backend.get_vendor_infos(), which imports every
+vendor's descriptor package as a top-level _<vendor> to read its
+vendor_info. Modules imported while get_vendor_infos() runs are listed as
+probed_modules / probed_vendors, not as foreign code; an observer on
+sys.meta_path (it finds nothing, it only looks at the stack) tells them.
 """
 
+import os
 import sys
-
 
 import zl_common as zc
 
@@ -29,6 +37,11 @@ MAX_PRINTED = 20
 # while pytest parses its arguments): nothing to attribute them to.
 _baseline = set(sys.modules)
 _state = {"first_seen": {}, "own": None, "finished": False}
+# Modules whose import started inside FlagGems' vendor detection.
+_probed = set()
+# FlagGems' vendor detection: this function of runtime/backend/__init__.py.
+PROBE_FUNCTION = "get_vendor_infos"
+PROBE_FILE = "flag_gems/runtime/backend/__init__.py"
 
 
 def own_segment(env_module, env_vendor, fg_vendor):
@@ -54,10 +67,57 @@ def foreign_modules(modules, own, first_seen):
     return out
 
 
-def build_report(own, modules):
-    vendors = sorted({m["vendor"] for m in modules})
-    return {"own": zc.vendor_of_segment(own), "own_module": own, "vendors": vendors,
-            "modules": modules}
+def build_report(own, modules, probed=()):
+    """modules: foreign modules; those whose name is in probed were only
+    imported by FlagGems' vendor detection and are listed apart."""
+    real = [m for m in modules if m["module"] not in probed]
+    probes = [m for m in modules if m["module"] in probed]
+    return {"own": zc.vendor_of_segment(own), "own_module": own,
+            "vendors": sorted({m["vendor"] for m in real}), "modules": real,
+            "probed_vendors": sorted({m["vendor"] for m in probes}), "probed_modules": probes}
+
+
+def in_probe(frame, limit=200):
+    """True when FlagGems' get_vendor_infos() is on the stack from frame up."""
+    depth = 0
+    while frame is not None and depth < limit:
+        code = frame.f_code
+        if code.co_name == PROBE_FUNCTION and \
+                code.co_filename.replace(os.sep, "/").endswith(PROBE_FILE):
+            return True
+        frame = frame.f_back
+        depth += 1
+    return False
+
+
+def may_be_vendor_module(name):
+    """Cheap test on an imported name: could it be a vendor package module
+    (top-level _<x>[...] or flag_gems.runtime.backend._<x>[...])?"""
+    if name.startswith(zc.BACKEND_PACKAGE + "._"):
+        return True
+    return name.startswith("_") and not name.startswith("__")
+
+
+class ProbeObserver:
+    """A sys.meta_path entry that finds nothing: it notes which imports start
+    inside FlagGems' vendor detection and lets the real finders do the rest."""
+
+    def find_spec(self, name, path=None, target=None):
+        try:
+            if may_be_vendor_module(name) and in_probe(sys._getframe(1)):
+                _probed.add(name)
+        except Exception:
+            pass
+        return None
+
+    def invalidate_caches(self):
+        pass
+
+
+_observer = ProbeObserver()
+# Installed at import: zlbench loads this plugin with -p, before any conftest
+# imports flag_gems (initial conftests are imported before pytest_configure).
+sys.meta_path.insert(0, _observer)
 
 
 def report_lines(report, limit=MAX_PRINTED):
@@ -104,7 +164,7 @@ def _finish():
         _relative_paths(_state["first_seen"], _state.get("root"))
         mods = [(name, zc.module_file(m)) for name, m in list(sys.modules.items())
                 if m is not None]
-        report = build_report(own, foreign_modules(mods, own, _state["first_seen"]))
+        report = build_report(own, foreign_modules(mods, own, _state["first_seen"]), _probed)
         if own is None:
             report["note"] = "own vendor unknown (no ZL_VENDOR_MODULE, ZL_EXPECTED_VENDOR or flag_gems)"
         lines = report_lines(report)
@@ -150,3 +210,7 @@ def pytest_sessionfinish(session, exitstatus):
 
 def pytest_unconfigure(config):
     _finish()
+    try:
+        sys.meta_path.remove(_observer)
+    except ValueError:
+        pass

@@ -76,16 +76,58 @@ def test_only_own_modules_report_nothing(runner):
     assert (f["own"], f["vendors"], f["modules"]) == ("mthreads", [], [])
 
 
-def test_flag_gems_importing_every_vendor_is_seen_by_file(runner):
-    # FlagGems' get_vendor_infos() imports every _<vendor> as a top-level module.
+def test_vendor_detection_probes_are_reported_apart(runner):
+    # On rocm FlagGems cannot tell the vendor quickly: get_vendor_infos() imports
+    # every vendor's descriptor package as a top-level _<vendor> (and what the
+    # descriptor imports, such as _ascend.utils). That is no foreign code running.
     runner.write("conftest.py", "import flag_gems\n")
     runner.write("test_a.py", "def test_a():\n    pass\n")
-    r = runner.run(["test_a.py"], backend_env("musa", FAKE_IMPORT_ALL_VENDORS=1),
+    r = runner.run(["test_a.py"], backend_env("rocm", FAKE_IMPORT_ALL_VENDORS=1),
                    plugins=PLUGINS, bench_opts=False)
     assert r.rc == 0, r
+    assert r.lines("FOREIGN_VENDOR_MODULE") == []
     f = r.json("plugins", "foreign_vendor.json")
-    assert f["vendors"] == ["amd", "ascend", "mthreads_ext", "nvidia"]
-    assert {m["first_test"] for m in f["modules"]} == {"conftest.py"}
+    assert (f["own"], f["vendors"], f["modules"]) == ("amd", [], [])
+    assert f["probed_vendors"] == ["ascend", "mthreads", "mthreads_ext", "nvidia"]
+    assert [m["module"] for m in f["probed_modules"]] == \
+        ["_ascend", "_ascend.utils", "_mthreads", "_mthreads_ext", "_nvidia"]
+    assert {m["first_test"] for m in f["probed_modules"]} == {"conftest.py"}
+
+
+def test_foreign_code_after_the_probes_is_still_foreign(runner):
+    # benchmark/test_router_gemm.py imports _nvidia.hopper.ops.mm on any vendor; the
+    # probed top-level _nvidia stays a probe, its arch and ops modules are foreign.
+    runner.write("conftest.py", "import flag_gems\n")
+    runner.write("test_a.py", "from flag_gems.runtime.backend._nvidia.hopper.ops.mm import "
+                              "router_gemm  # noqa: F401\n\n"
+                              "def test_a():\n    import _nvidia.hopper.ops.mm  # noqa: F401\n")
+    r = runner.run(["test_a.py"], backend_env("rocm", FAKE_IMPORT_ALL_VENDORS=1),
+                   plugins=PLUGINS, bench_opts=False)
+    assert r.rc == 0, r
+    assert r.lines("FOREIGN_VENDOR_MODULE vendors=") == ["FOREIGN_VENDOR_MODULE vendors=nvidia"]
+    f = r.json("plugins", "foreign_vendor.json")
+    assert f["vendors"] == ["nvidia"]
+    assert [(m["module"], m["first_test"]) for m in f["modules"]] == [
+        ("_nvidia.hopper", "test_a.py::test_a"), ("_nvidia.hopper.ops", "test_a.py::test_a"),
+        ("_nvidia.hopper.ops.mm", "test_a.py::test_a"),
+        ("flag_gems.runtime.backend._nvidia", "test_a.py"),
+        ("flag_gems.runtime.backend._nvidia.hopper", "test_a.py"),
+        ("flag_gems.runtime.backend._nvidia.hopper.ops", "test_a.py"),
+        ("flag_gems.runtime.backend._nvidia.hopper.ops.mm", "test_a.py")]
+    assert "_nvidia" in [m["module"] for m in f["probed_modules"]]
+    assert "nvidia" in f["probed_vendors"]
+
+
+def test_a_bare_vendor_package_imported_by_a_test_is_foreign(runner):
+    # Only FlagGems' vendor detection makes a probe; the same package imported
+    # by the benchmark's own code is reported.
+    # flag_gems has put its backend directory on sys.path, as FlagGems does.
+    runner.write("test_a.py", "import flag_gems  # noqa: F401\n\n"
+                              "def test_a():\n    import _nvidia  # noqa: F401\n")
+    r = runner.run(["test_a.py"], backend_env("musa"), plugins=PLUGINS, bench_opts=False)
+    assert r.rc == 0, r
+    f = r.json("plugins", "foreign_vendor.json")
+    assert (f["vendors"], f["probed_vendors"], f["probed_modules"]) == (["nvidia"], [], [])
 
 
 def test_report_is_written_even_when_the_vendor_guard_stops_the_run(bench):

@@ -1,0 +1,1 @@
+"""Arch package, as FlagGems' _nvidia/hopper."""
