@@ -111,10 +111,47 @@ def load_records(run_dir):
         if doc.get("version") != RECORD_VERSION:
             raise zc.ConfigError("autotune record '%s' has version %r, expected %d"
                                  % (path, doc.get("version"), RECORD_VERSION))
+        check_record(path, doc)
         entries = table.setdefault(doc["kernel"], {})
-        for e in doc.get("entries", []):
+        for e in doc["entries"]:
             entries[e["key"]] = e
     return table
+
+
+def _json_type(value):
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+            list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def check_record(path, doc):
+    """The fields replay reads, with the types it needs: a record edited by
+    hand or cut short must be a usage error naming the file and the field, not
+    a KeyError that pytest reports as INTERNALERROR (exit 3, the vendor-mismatch code)."""
+    def bad(field, want, value):
+        raise zc.ConfigError("autotune record '%s': %s must be %s, not %s"
+                             % (path, field, want, _json_type(value)))
+
+    def need(obj, field, name, kinds, want):
+        value = obj.get(name)
+        if not isinstance(value, kinds) or isinstance(value, bool) and bool not in kinds:
+            bad(field, want, value)
+        return value
+
+    need(doc, "kernel", "kernel", (str,), "a string")
+    entries = need(doc, "entries", "entries", (list,), "an array")
+    for i, e in enumerate(entries):
+        where = "entries[%d]" % i
+        if not isinstance(e, dict):
+            bad(where, "an object", e)
+        need(e, where + ".key", "key", (str,), "a string")
+        cfg = need(e, where + ".config", "config", (dict,), "an object")
+        need(cfg, where + ".config.all_kwargs", "all_kwargs", (dict,), "an object")
+        need(cfg, where + ".config.kwargs", "kwargs", (dict,), "an object")
+        for opt in ("num_warps", "num_stages", "num_ctas", "maxnreg"):
+            if cfg.get(opt) is not None:
+                need(cfg, "%s.config.%s" % (where, opt), opt, (int,), "an integer or null")
 
 
 def find_config(configs, recorded, config_cls):

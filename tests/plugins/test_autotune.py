@@ -53,6 +53,13 @@ def test_find_config_prefers_the_tuners_own_object():
     assert not inside and cfg.kwargs == {"BLOCK": 512} and cfg.num_warps == 4
 
 
+def test_load_records_reads_a_well_formed_record(tmp_path):
+    d = tmp_path / "autotune_records"
+    d.mkdir()
+    (d / "m.k.json").write_text(json.dumps(record_doc()))
+    assert list(za.load_records(str(tmp_path))["m.k"]) == ["[1]"]
+
+
 def test_load_records_rejects_foreign_files(tmp_path):
     with pytest.raises(zc.ConfigError, match="has no autotune_records directory"):
         za.load_records(str(tmp_path))
@@ -64,6 +71,51 @@ def test_load_records_rejects_foreign_files(tmp_path):
     (d / "x.json").write_text("{")
     with pytest.raises(zc.ConfigError, match="cannot read autotune record"):
         za.load_records(str(tmp_path))
+
+
+def record_doc(**fields):
+    doc = {"format": "zlbench-autotune-record", "version": 1, "kernel": "m.k",
+           "entries": [{"key": "[1]", "config": {"kwargs": {}, "all_kwargs": {}, "num_warps": 4}}]}
+    doc.update(fields)
+    return doc
+
+
+GOOD_CONFIG = {"kwargs": {}, "all_kwargs": {}}
+
+
+@pytest.mark.parametrize("doc, field", [
+    (record_doc(kernel=None), "kernel"),
+    (record_doc(kernel=["m.k"]), "kernel"),
+    (record_doc(entries={"[1]": {}}), "entries"),
+    (record_doc(entries=["[1]"]), r"entries\[0\]"),
+    (record_doc(entries=[{"config": GOOD_CONFIG}]), r"entries\[0\]\.key"),
+    (record_doc(entries=[{"key": 1, "config": GOOD_CONFIG}]), r"entries\[0\]\.key"),
+    (record_doc(entries=[{"key": "[1]"}]), r"entries\[0\]\.config"),
+    (record_doc(entries=[{"key": "[1]", "config": {"kwargs": {}}}]),
+     r"entries\[0\]\.config\.all_kwargs"),
+    (record_doc(entries=[{"key": "[1]", "config": {"all_kwargs": {}, "kwargs": [1]}}]),
+     r"entries\[0\]\.config\.kwargs"),
+    (record_doc(entries=[{"key": "[1]", "config": dict(GOOD_CONFIG, num_warps="4")}]),
+     r"entries\[0\]\.config\.num_warps"),
+    (record_doc(entries=[{"key": "[1]", "config": GOOD_CONFIG}, {"key": "[2]"}]),
+     r"entries\[1\]\.config"),
+])
+def test_load_records_names_the_file_and_field_of_a_malformed_record(tmp_path, doc, field):
+    d = tmp_path / "autotune_records"
+    d.mkdir()
+    (d / "m.k.json").write_text(json.dumps(doc))
+    with pytest.raises(zc.ConfigError, match=r"autotune record '.*m\.k\.json': %s " % field):
+        za.load_records(str(tmp_path))
+
+
+def test_a_malformed_record_is_a_usage_error_not_an_internal_error(bench, tmp_path):
+    src = tmp_path / "src"
+    (src / "autotune_records").mkdir(parents=True)
+    (src / "autotune_records" / "m.k.json").write_text(json.dumps(record_doc(entries=[{}])))
+    r = bench.run(NODES, backend_env("musa", ZL_AUTOTUNE_MODE="replay", ZL_REPLAY_FROM=src))
+    assert r.rc == 4, r
+    assert "INTERNALERROR" not in r.out + r.err
+    assert "entries[0].key" in r.err
 
 
 # --- record -------------------------------------------------------------------
