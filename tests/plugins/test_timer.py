@@ -41,7 +41,7 @@ def test_side_of_a_measurement():
 
 def test_caller_result_honours_do_bench_modes():
     samples = [1.0, 2.0, 3.0, 10.0]
-    assert zl_timer.caller_result(samples, [2.0, 6.0, 4.0], "median", None) == 4.0
+    assert zl_timer.caller_result(samples, [2.0, 2.0, 8.0], "median", None) == 2.0
     assert zl_timer.caller_result(samples, None, "median", None) == 2.5
     assert zl_timer.caller_result(samples, None, "min", None) == 1.0
     assert zl_timer.caller_result(samples, None, "mean", None) == 4.0
@@ -88,22 +88,23 @@ def test_graph_plan_subtracts_the_flush(bench):
 
 def test_direct_plan_repeats_do_bench_and_returns_the_median(bench, tmp_path):
     log = tmp_path / "bench.log"
-    # The three do_bench calls of the baseline are scaled x1, x3, x2.
+    # The three do_bench calls of the baseline are scaled x1, x1, x4: their median
+    # (x1) is not their mean (x2), so a mean would show.
     r = bench.run(["benchmark/test_ops.py::test_add"],
-                  backend_env("musa", ZL_DIRECT_REPEAT=3, FAKE_BENCH_SCALES="1,3,2",
+                  backend_env("musa", ZL_DIRECT_REPEAT=3, FAKE_BENCH_SCALES="1,1,4",
                               FAKE_LOG=str(log), **ONE_SHAPE))
     assert r.rc == 0, r
     t = by_side(r.jsonl("plugins", "timer.jsonl"))["torch"]
     assert t["timer"] == "direct" and t["repeat"] == 3 and t["fallback_reason"] is None
-    assert t["repeat_values_ms"] == pytest.approx([TORCH_ADD_MS, 3 * TORCH_ADD_MS,
-                                                   2 * TORCH_ADD_MS], rel=1e-6)
-    assert t["value_ms"] == pytest.approx(2 * TORCH_ADD_MS, rel=1e-6)
+    assert t["repeat_values_ms"] == pytest.approx([TORCH_ADD_MS, TORCH_ADD_MS,
+                                                   4 * TORCH_ADD_MS], rel=1e-6)
+    assert t["value_ms"] == pytest.approx(TORCH_ADD_MS, rel=1e-6)
     assert t["min_ms"] == pytest.approx(TORCH_ADD_MS, rel=1e-6)
-    assert t["max_ms"] == pytest.approx(3 * TORCH_ADD_MS, rel=1e-6)
+    assert t["max_ms"] == pytest.approx(4 * TORCH_ADD_MS, rel=1e-6)
     assert t["iqr_ms"] > 0 and t["sample_kind"] == "iteration"
     res = json.load(open(r.path("results.json")))
     assert res["add"]["details"][0]["result"][0]["latency_base"] == \
-        pytest.approx(2 * TORCH_ADD_MS, rel=1e-6)
+        pytest.approx(TORCH_ADD_MS, rel=1e-6)
     measuring = [ln for ln in log.read_text().splitlines()
                  if ln.startswith("do_bench") and '"quantiles": null' in ln]
     assert len(measuring) == 6          # 2 measurements x 3 repeats
