@@ -570,6 +570,7 @@ def pytest_configure(config):
     _state = _Autotune(mode, replay_from if mode == "replay" else None, table)
     if mode != "off":
         _state.install()
+    zc.unwind_on_sigterm()
 
 
 def pytest_collection_finish(session):
@@ -601,3 +602,4 @@ def pytest_unconfigure(config):
     _state.finish()
     _state.uninstall()
     _state = None
+    zc.restore_sigterm()

@@ -10,8 +10,10 @@ import json
 import math
 import os
 import re
+import signal
 import sys
 import tempfile
+import threading
 
 PLUGIN_ERROR_TAG = "ZL_PLUGIN_ERROR"
 
@@ -81,9 +83,11 @@ def plugin_file(name):
 # files
 
 
-def write_text_atomic(path, text):
+def write_text_atomic(path, text, durable=True):
     """Write text to path through a temporary file in the same directory and
-    os.replace(), so a reader sees the old file or the new one, never a torn one."""
+    os.replace(), so a reader sees the old file or the new one, never a torn one.
+    durable=False skips the fsync: for files rewritten often during a run, whose
+    last version is written durably at session end."""
     directory = os.path.dirname(path) or "."
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".",
@@ -92,7 +96,8 @@ def write_text_atomic(path, text):
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -107,8 +112,48 @@ def dumps(obj, indent=2):
     return json.dumps(obj, indent=indent, sort_keys=False, allow_nan=False) + "\n"
 
 
-def write_json_atomic(path, obj):
-    write_text_atomic(path, dumps(jsonable(obj)))
+def write_json_atomic(path, obj, durable=True):
+    write_text_atomic(path, dumps(jsonable(obj)), durable)
+
+
+# ---------------------------------------------------------------------------
+# SIGTERM
+
+def _sigterm_unwind(signum, frame):
+    # Once: a second SIGTERM ends the process at once, as it would without us.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise KeyboardInterrupt("SIGTERM")
+
+
+def unwind_on_sigterm():
+    """Make SIGTERM raise KeyboardInterrupt, so that pytest unwinds and runs
+    pytest_sessionfinish (the plugins write their summaries there) instead of
+    Python dying at once. zlbench sends SIGTERM on a timeout and SIGKILL after
+    its grace (ZL_KILL_GRACE, 10 s); it reads a timeout from its own flag, so
+    pytest's exit status 2 (interrupted) changes nothing there. Only from the
+    main thread, and only when nobody handles SIGTERM yet: a handler that the
+    code under test or another plugin installed is left alone. Returns whether
+    it installed the handler."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    try:
+        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+            return False
+        signal.signal(signal.SIGTERM, _sigterm_unwind)
+    except (AttributeError, OSError, ValueError):
+        return False
+    return True
+
+
+def restore_sigterm():
+    """Undo unwind_on_sigterm() (if its handler is still in place)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    try:
+        if signal.getsignal(signal.SIGTERM) is _sigterm_unwind:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    except (AttributeError, OSError, ValueError):
+        pass
 
 
 def report_error(plugin, what, exc):

@@ -192,6 +192,7 @@ def pytest_configure(config):
     _state["root"] = str(config.rootpath)
     # Imported while pytest started (plugins, initial conftests not yet noted).
     _note_new("startup")
+    zc.unwind_on_sigterm()
 
 
 def pytest_collectreport(report):
@@ -214,3 +215,4 @@ def pytest_unconfigure(config):
         sys.meta_path.remove(_observer)
     except ValueError:
         pass
+    zc.restore_sigterm()

@@ -19,6 +19,7 @@ Files: <run>/plugins/timer.jsonl (one object per measurement) and
 import functools
 import importlib
 import inspect
+import os
 import statistics
 import sys
 import threading
@@ -35,9 +36,6 @@ BENCH_FUNCTIONS = (
     ("triton.testing", "do_bench", "triton.testing.do_bench"),
     ("triton.backends.ascend.testing", "do_bench_npu", "triton.backends.ascend.testing.do_bench_npu"),
 )
-# At most one rewrite of timer.jsonl per this many seconds (the file is rewritten
-# whole and atomically; measurements take about a second each).
-WRITE_INTERVAL_S = 1.0
 GRAPH_PLUGIN = "zl_graph_timer"
 
 _state = None
@@ -171,7 +169,8 @@ class _Timer:
         self.signatures = {}
         self.no_all = set()        # id() of bench functions that refused return_mode="all"
         self.all_ok = set()        # id() of bench functions that took it
-        self.last_write = 0.0
+        self.journal = None        # timer.jsonl open for appending, one line per record
+        self.write_failed = False
         self.finished = False
 
     # --- installation -------------------------------------------------------
@@ -284,7 +283,7 @@ class _Timer:
         finally:
             rec["wall_s"] = round(time.monotonic() - start, 6)
             self.records.append(rec)
-            self.write(force=False)
+            self.append(rec)
 
     def _graph(self, rec, fn, call):
         if self.graph_measure is None:
@@ -361,11 +360,33 @@ class _Timer:
     def summary(self):
         return summarize_records(self.plan, self.repeat, self.records)
 
-    def write(self, force):
-        now = time.monotonic()
-        if not force and now - self.last_write < WRITE_INTERVAL_S:
+    def append(self, rec):
+        """Add one record to timer.jsonl as it is made (appended and flushed, so a
+        process killed later loses nothing; rewriting the whole file per record
+        would cost O(n^2)), and rewrite the small summary."""
+        path = zc.plugin_file("timer.jsonl")
+        if path is None:
             return
-        self.last_write = now
+        try:
+            if self.journal is None:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                self.journal = open(path, "w", encoding="utf-8")
+            self.journal.write(zc.dumps(zc.jsonable(rec), indent=None))
+            self.journal.flush()
+            zc.write_json_atomic(zc.plugin_file("timer_summary.json"), self.summary(),
+                                 durable=False)
+        except Exception as e:
+            self._write_error(e)
+
+    def write(self):
+        """timer.jsonl rewritten whole and atomically (a line torn by an interrupt
+        is gone), and the summary; at session end."""
+        if self.journal is not None:
+            try:
+                self.journal.close()
+            except Exception:
+                pass
+            self.journal = None
         path = zc.plugin_file("timer.jsonl")
         if path is None:
             return
@@ -374,6 +395,11 @@ class _Timer:
             zc.write_text_atomic(path, lines)
             zc.write_json_atomic(zc.plugin_file("timer_summary.json"), self.summary())
         except Exception as e:
+            self._write_error(e)
+
+    def _write_error(self, e):
+        if not self.write_failed:
+            self.write_failed = True
             zc.report_error("zl_timer", "cannot write timer records", e)
 
 
@@ -453,6 +479,7 @@ def pytest_configure(config):
                     graph.measure if graph is not None else None, missing,
                     graph.CaptureFailed if graph is not None else _NeverRaised)
     _state.install()
+    zc.unwind_on_sigterm()
 
 
 class _NeverRaised(Exception):
@@ -478,7 +505,7 @@ def pytest_runtest_logfinish(nodeid, location):
 
 def pytest_sessionfinish(session, exitstatus):
     if _state is not None:
-        _state.write(force=True)
+        _state.write()
         _state.finished = True
 
 
@@ -487,6 +514,7 @@ def pytest_unconfigure(config):
     if _state is None:
         return
     if not _state.finished:
-        _state.write(force=True)
+        _state.write()
     _state.uninstall()
     _state = None
+    zc.restore_sigterm()

@@ -91,7 +91,7 @@ class Runner:
         os.makedirs(self.run_dir)
         return self.run_dir
 
-    def run(self, args, env=None, plugins=ALL_PLUGINS, run_dir=True, bench_opts=True):
+    def _command(self, args, env, plugins, run_dir, bench_opts):
         env = dict(env or {})
         rd = None
         if run_dir:
@@ -105,9 +105,25 @@ class Runner:
             cmd += ["--level", "core", "--mode", "kernel", "--record", "json",
                     "--output", os.path.join(rd or str(self.tmp), "results.json")]
         cmd += ["-s"]
-        proc = subprocess.run(cmd, cwd=str(self.tree), env=clean_env(env),
+        return cmd, clean_env(env), rd
+
+    def run(self, args, env=None, plugins=ALL_PLUGINS, run_dir=True, bench_opts=True):
+        cmd, env, rd = self._command(args, env, plugins, run_dir, bench_opts)
+        proc = subprocess.run(cmd, cwd=str(self.tree), env=env,
                               capture_output=True, text=True, timeout=120)
         return Result(proc, rd)
+
+    def start(self, args, env=None, plugins=ALL_PLUGINS, bench_opts=False):
+        """(Popen, run dir) of a pytest left running, output to files in the run dir."""
+        cmd, env, rd = self._command(args, env, plugins, True, bench_opts)
+        out = open(os.path.join(rd, "stdout"), "w")
+        err = open(os.path.join(rd, "stderr"), "w")
+        try:
+            proc = subprocess.Popen(cmd, cwd=str(self.tree), env=env, stdout=out, stderr=err)
+        finally:
+            out.close()
+            err.close()
+        return proc, rd
 
 
 def backend_env(backend, **extra):
