@@ -176,6 +176,19 @@ def find_config(configs, recorded, config_cls):
         return config_cls(dict(recorded["kwargs"]), **options), False
 
 
+def triton_source(tuner, bench_time, timings):
+    """Where a triton Autotuner's new pick came from, from what run() changed:
+    benchmarking sets bench_time (and configs_timings); a disk-cache hit
+    (cache_results) sets configs_timings only; a prune down to one config
+    stores it and sets neither."""
+    d = tuner.__dict__
+    if d.get("bench_time") is not bench_time:
+        return "tuned"
+    if d.get("configs_timings") is not timings:
+        return "triton_disk_cache"
+    return "single_config"
+
+
 def miss_line(kernel, key):
     return "REPLAY_MISS kernel=%s key=%s" % (kernel, key)
 
@@ -318,13 +331,14 @@ class _Autotune:
             cache = tuner.__dict__.get("cache")
             before = len(cache) if isinstance(cache, dict) else None
             bench_time = tuner.__dict__.get("bench_time")
+            timings = tuner.__dict__.get("configs_timings")
             stack.append(id(tuner))
             try:
                 return orig(tuner, *args, **kwargs)
             finally:
                 stack.pop()
                 if before is not None and len(cache) != before and state.mode == "record":
-                    state._note_triton(tuner, cache, bench_time)
+                    state._note_triton(tuner, cache, triton_source(tuner, bench_time, timings))
         run._zl_autotune_hook = True
         run.__wrapped__ = orig
         return run
@@ -382,14 +396,13 @@ class _Autotune:
         k.entries[sk] = make_entry(key, cfg, source, tuning_time, self.node, in_space)
         self._write_kernel(k)
 
-    def _note_triton(self, tuner, cache, bench_time):
-        fresh = tuner.__dict__.get("bench_time") is not bench_time
+    def _note_triton(self, tuner, cache, source):
         k = self._kernel(tuner, "triton")
         for key, cfg in list(cache.items()):
             if zc.stable_key(key) in k.entries:
                 continue
-            self._record(tuner, "triton", key, cfg, "tuned" if fresh else "triton_disk_cache",
-                         tuner.__dict__.get("bench_time") if fresh else None)
+            self._record(tuner, "triton", key, cfg, source,
+                         tuner.__dict__.get("bench_time") if source == "tuned" else None)
 
     def _resolver(self, tuner, kind):
         """key -> pinned Config for this tuner, or ReplayMiss."""

@@ -214,6 +214,38 @@ def test_kernels_of_modules_outside_sys_modules_are_found(runner):
     assert (doc["tuner"], doc["entries"]) == (None, [])
 
 
+PRUNED_TEST = """
+import torch, triton
+import triton.language as tl
+
+
+def first_only(configs, nargs, **kwargs):
+    return configs[:1]
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": b}) for b in (64, 128)], key=["n"],
+                 prune_configs_by={"early_config_prune": first_only})
+@triton.jit
+def pruned_kernel(x, n, BLOCK: tl.constexpr):
+    return n * 1e-6
+
+
+def test_pruned():
+    x = torch.empty(100)
+    pruned_kernel[(1,)](x, 100)
+"""
+
+
+def test_a_tuner_pruned_to_one_config_is_not_a_disk_cache_hit(runner):
+    runner.write("test_pruned.py", PRUNED_TEST)
+    r = runner.run(["test_pruned.py"], backend_env("musa"), bench_opts=False)
+    assert r.rc == 0, r
+    doc = r.json("autotune_records", "test_pruned.pruned_kernel.json")
+    [e] = doc["entries"]
+    assert (e["source"], e["tuning_time_s"], e["config"]["kwargs"]) == \
+        ("single_config", None, {"BLOCK": 64})
+
+
 def test_picks_from_flaggems_tuner_cache_are_marked(bench, tmp_path):
     db = tmp_path / "tuner.json"
     record_run(bench, FAKE_TUNER_DB=str(db))

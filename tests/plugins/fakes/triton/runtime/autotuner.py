@@ -25,7 +25,7 @@ class Autotuner(KernelInterface):
         while not inspect.isfunction(self.base_fn):
             self.base_fn = self.base_fn.fn
         self._do_bench = do_bench
-        self.early_config_prune = None
+        self.early_config_prune = (prune_configs_by or {}).get("early_config_prune")
 
     @cached_property
     def do_bench(self):
@@ -44,6 +44,8 @@ class Autotuner(KernelInterface):
         return self.do_bench(kernel_call, quantiles=(0.5, 0.2, 0.8))
 
     def prune_configs(self, kwargs):
+        if self.early_config_prune:
+            return self.early_config_prune(self.configs, self.nargs, **kwargs)
         return self.configs
 
     def run(self, *args, **kwargs):
@@ -58,13 +60,17 @@ class Autotuner(KernelInterface):
             key = tuple(key)
             if key not in self.cache:
                 pruned_configs = self.prune_configs(kwargs)
-                bench_start = time.time()
-                timings = {config: self._bench(*args, config=config, **kwargs)
-                           for config in pruned_configs}
-                bench_end = time.time()
-                self.bench_time = bench_end - bench_start
-                self.cache[key] = builtins.min(timings, key=timings.get)
-                self.configs_timings = timings
+                if len(pruned_configs) == 1:
+                    # As upstream: one config left, nothing to benchmark.
+                    self.cache[key] = pruned_configs[0]
+                else:
+                    bench_start = time.time()
+                    timings = {config: self._bench(*args, config=config, **kwargs)
+                               for config in pruned_configs}
+                    bench_end = time.time()
+                    self.bench_time = bench_end - bench_start
+                    self.cache[key] = builtins.min(timings, key=timings.get)
+                    self.configs_timings = timings
             config = self.cache[key]
         else:
             config = self.configs[0]
@@ -112,7 +118,8 @@ def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_va
              do_bench=None, cache_results=False):
     def decorator(fn):
         return Autotuner(fn, fn.arg_names, configs, key, reset_to_zero, restore_value,
-                         pre_hook=pre_hook, post_hook=post_hook, do_bench=do_bench)
+                         pre_hook=pre_hook, post_hook=post_hook, prune_configs_by=prune_configs_by,
+                         do_bench=do_bench)
     return decorator
 
 
