@@ -49,15 +49,22 @@ _state = None
 # pure logic
 
 
-def kernel_id(fn):
-    """<module>.<qualname> of the Python function under a tuner / JITFunction /
-    LibEntry chain: unique per kernel, stable across runs."""
+def base_function(fn):
+    """The Python function under a tuner / JITFunction / LibEntry chain, or None."""
     seen = 0
     while fn is not None and not _is_function(fn) and seen < 16:
         nxt = fn.__dict__.get("base_fn") if hasattr(fn, "__dict__") else None
         fn = nxt if nxt is not None else getattr(fn, "fn", None)
         seen += 1
-    if fn is None or not _is_function(fn):
+    return fn if fn is not None and _is_function(fn) else None
+
+
+def kernel_id(fn):
+    """<module>.<qualname> of the Python function under a tuner / JITFunction /
+    LibEntry chain: unique per module-level kernel, stable across runs. Closures
+    (a qualname with <locals>) can share one; _Autotune.kernel_of() tells them apart."""
+    fn = base_function(fn)
+    if fn is None:
         return None
     return "%s.%s" % (getattr(fn, "__module__", "?"), getattr(fn, "__qualname__", fn.__name__))
 
@@ -281,6 +288,7 @@ class _Autotune:
         self.node = None
         self.local = threading.local()
         self.patched = []
+        self.closures = {}         # closure kernel id -> its function objects, first seen first
         self.finished = False
 
     # --- installation -------------------------------------------------------
@@ -378,8 +386,30 @@ class _Autotune:
 
     # --- recording ----------------------------------------------------------
 
+    def kernel_of(self, obj):
+        """kernel_id() of obj's function; for a closure made more than once (a
+        kernel factory: same qualname, other function object, maybe other
+        configs) the second and later get "#2", "#3", ... in the order this run
+        first meets them, so two tuners never share a record. Module-level
+        kernels and a closure's first function keep the plain id (stable across
+        FlagGems versions, unlike a line number)."""
+        fn = base_function(obj)
+        if fn is None:
+            return "unknown.%s" % type(obj).__name__
+        kid = kernel_id(fn)
+        if "<locals>" not in kid:
+            return kid
+        seen = self.closures.setdefault(kid, [])
+        for i, f in enumerate(seen):
+            if f is fn:
+                break
+        else:
+            seen.append(fn)    # kept alive: an id() could be reused
+            i = len(seen) - 1
+        return kid if i == 0 else "%s#%d" % (kid, i + 1)
+
     def _kernel(self, tuner, kind):
-        kid = kernel_id(tuner) or "unknown.%s" % type(tuner).__name__
+        kid = self.kernel_of(tuner)
         k = self.kernels.get(kid)
         if k is None:
             name = kid.rsplit(".", 1)[-1]
@@ -409,7 +439,7 @@ class _Autotune:
         state = self
 
         def resolve(key):
-            kid = kernel_id(tuner) or "unknown.%s" % type(tuner).__name__
+            kid = state.kernel_of(tuner)
             sk = zc.stable_key(key)
             entry = state.table.get(kid, {}).get(sk)
             if entry is None:
@@ -458,8 +488,8 @@ class _Autotune:
             elif _jit_used(jit) or (entry_cls is not None and isinstance(v, entry_cls)
                                     and _libentry_used(v)):
                 untuned[id(jit)] = jit
-        ids = {kernel_id(j) for i, j in untuned.items() if i not in tuned}
-        return sorted(i for i in ids if i is not None)
+        ids = {self.kernel_of(j) for i, j in untuned.items() if i not in tuned}
+        return sorted(i for i in ids if not i.startswith("unknown."))
 
     # --- files --------------------------------------------------------------
 

@@ -246,6 +246,50 @@ def test_a_tuner_pruned_to_one_config_is_not_a_disk_cache_hit(runner):
         ("single_config", None, {"BLOCK": 64})
 
 
+CLOSURE_TEST = """
+import torch, triton
+import triton.language as tl
+
+
+def make(blocks):
+    @triton.autotune(configs=[triton.Config({"BLOCK": b}) for b in blocks], key=["n"])
+    @triton.jit
+    def scaled_kernel(x, n, BLOCK: tl.constexpr):
+        return n * 1e-6 * (1.0 if BLOCK in (128, 1024) else 2.0)
+    return scaled_kernel
+
+
+SMALL = make((64, 128))
+LARGE = make((512, 1024))
+
+
+def test_closures():
+    x = torch.empty(100)
+    SMALL[(1,)](x, 100)
+    LARGE[(1,)](x, 100)
+"""
+CLOSURE = "test_closure.make.<locals>.scaled_kernel"
+
+
+def test_two_tuners_of_one_closure_keep_their_own_records(runner):
+    runner.write("test_closure.py", CLOSURE_TEST)
+    first = runner.run(["test_closure.py"], backend_env("musa"), bench_opts=False)
+    assert first.rc == 0, first
+    picks = {}
+    for kid in (CLOSURE, CLOSURE + "#2"):
+        [e] = first.json("autotune_records", za.record_file_name(kid))["entries"]
+        picks[kid] = e["config"]["kwargs"]["BLOCK"]
+    assert picks == {CLOSURE: 128, CLOSURE + "#2": 1024}
+    r = runner.run(["test_closure.py"], backend_env("musa", ZL_AUTOTUNE_MODE="replay",
+                                                    ZL_REPLAY_FROM=first.run_dir),
+                   bench_opts=False)
+    assert r.rc == 0, r
+    for kid, block in picks.items():
+        [e] = r.json("autotune_records", za.record_file_name(kid))["entries"]
+        assert (e["source"], e["config"]["kwargs"]["BLOCK"], e["in_config_space"]) == \
+            ("replay", block, True)
+
+
 def test_picks_from_flaggems_tuner_cache_are_marked(bench, tmp_path):
     db = tmp_path / "tuner.json"
     record_run(bench, FAKE_TUNER_DB=str(db))
