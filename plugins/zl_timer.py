@@ -309,7 +309,6 @@ class _Timer:
         pooled, per_repeat = [], []
         all_mode = bound is not None and self._takes_all(orig, sig)
         for _ in range(self.repeat):
-            times = None
             if all_mode:
                 try:
                     times = self._call_all(orig, sig, bound)
