@@ -17,7 +17,7 @@
 #include "zlbench/banned.h"
 
 static const char *opt_fail, *opt_threshold, *opt_db;
-static int opt_json, opt_csv, opt_markdown, opt_allow;
+static int opt_json, opt_csv, opt_markdown, opt_allow, opt_allow_missing;
 
 static const struct zl_option compare_options[] = {
 	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Output (default: a table for the terminal):", 0, NULL, 0,
@@ -33,6 +33,8 @@ static const struct zl_option compare_options[] = {
 	{ ZL_OPT_STRING, "threshold", 0, &opt_threshold, "PCT",
 	  "\"same\" band without timer IQRs; floor under the IQR band (default 5)", 0, NULL, 0,
 	  NULL, 0 },
+	{ ZL_OPT_FLAG, "allow-missing-shapes", 0, &opt_allow_missing, NULL,
+	  "gate: warn about gems shapes of A that B lacks instead of failing", 1, NULL, 0, NULL, 0 },
 	{ ZL_OPT_FLAG, "allow-caliber-mismatch", 0, &opt_allow, NULL,
 	  "compare even when the caliber differs (every output says so)", 1, NULL, 0, NULL, 0 },
 	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Runs:", 0, NULL, 0, NULL, 0 },
@@ -46,7 +48,8 @@ void help_compare(FILE *out)
 {
 	fprintf(out,
 		"usage: zlbench compare A B [--json|--csv|--markdown] [--fail-on-regression PCT]\n"
-		"                       [--threshold PCT] [--allow-caliber-mismatch] [--db PATH]\n\n"
+		"                       [--threshold PCT] [--allow-missing-shapes]\n"
+		"                       [--allow-caliber-mismatch] [--db PATH]\n\n"
 		"Compares run B against run A. A and B are run directories, or run ids (or a\n"
 		"unique prefix) looked up in the history database. A run whose directory is\n"
 		"gone is rebuilt from what the database stored (identity and result rows), and\n"
@@ -72,8 +75,11 @@ void help_compare(FILE *out)
 		"   PCT %% slower, or a gems shape is more than PCT %% slower and B-A exceeds\n"
 		"   max((IQR_A+IQR_B)/2, min(threshold, PCT) * A) (without timer statistics:\n"
 		"   min(threshold, PCT) * A). A PCT below the threshold is honoured: such a shape\n"
-		"   fails even when its verdict is \"same\". The output names each failing shape\n"
-		"   and why (a gate column, the gate's lines).\n\n"
+		"   fails even when its verdict is \"same\". It also fails when A's or B's status\n"
+		"   is not \"passed\", when no gems shape has a latency on both sides, and when a\n"
+		"   gems shape of A has no latency in B (failed, crashed, dropped; with\n"
+		"   --allow-missing-shapes only a warning). The output names each failing shape\n"
+		"   and why (a gate column, the gate's lines; CSV: gate_result).\n\n"
 		"Options:\n");
 	zl_options_usage(out, compare_tables);
 	fprintf(out,
@@ -218,6 +224,7 @@ int cmd_compare(int argc, const char **argv)
 	    (opt_threshold && parse_pct("--threshold", opt_threshold, &opts.threshold_pct)))
 		goto out;
 	opts.allow_mismatch = opt_allow;
+	opts.allow_missing = opt_allow_missing;
 	if (load_side(args.v[0], &h, &a) || load_side(args.v[1], &h, &b))
 		goto out;
 	zl_compare_runs(&a, &b, &opts, &cmp);
