@@ -72,6 +72,58 @@ static long count_rows(const char *db_path, const char *sql)
 	return n;
 }
 
+static void copy_file(const char *from, const char *to)
+{
+	struct strbuf text = STRBUF_INIT;
+	FILE *out;
+
+	assert_true(strbuf_read_file(&text, from) >= 0);
+	out = fopen(to, "wb");
+	assert_non_null(out);
+	assert_int_equal(fwrite(text.buf, 1, text.len, out), text.len);
+	assert_int_equal(fclose(out), 0);
+	strbuf_release(&text);
+}
+
+/* history.db alone holds every committed run: a copy of that one file is a backup. */
+static void test_db_file_alone_holds_runs(void **state)
+{
+	struct fx *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct zl_history *h, *other;
+	char *a = make_run(f, "20261129-100000-cuda-mm-aaaaaa", "mm", FX_MM, "cuda",
+			   "2026-11-29T10:00:00Z", 236.8, "passed");
+	char *b = make_run(f, "20261130-100000-cuda-mm-bbbbbb", "mm", FX_MM, "cuda",
+			   "2026-11-30T10:00:00Z", 100, "passed");
+	char *copy = zl_path_join(f->tmp, "copy.db"), *copy_wal = xstrfmt("%s-wal", copy);
+	char *copy_shm = xstrfmt("%s-shm", copy);
+
+	/* another connection stays open (a batch's other children): no last close to fold */
+	assert_int_equal(zl_history_open(f->db, &other, &err), 0);
+	assert_int_equal(zl_history_open(f->db, &h, &err), 0);
+	assert_int_equal(zl_history_ingest_run(h, a, &err), 0);
+	assert_int_equal(zl_history_ingest_run(h, b, &err), 0);
+	copy_file(f->db, copy);
+	assert_int_equal(count_rows(copy, "SELECT count(*) FROM runs"), 2);
+	assert_int_equal(count_rows(copy, "SELECT count(*) FROM results"), 60);
+	zl_history_close(h);
+	zl_history_close(other);
+	assert_int_equal(unlink(copy), 0);
+	(void)unlink(copy_wal);
+	(void)unlink(copy_shm);
+	/* all closed, and opened and closed again without a write: still all there */
+	assert_int_equal(zl_history_open(f->db, &h, &err), 0);
+	zl_history_close(h);
+	copy_file(f->db, copy);
+	assert_int_equal(count_rows(copy, "SELECT count(*) FROM runs"), 2);
+	free(copy_shm);
+	free(copy_wal);
+	free(copy);
+	free(a);
+	free(b);
+	strbuf_release(&err);
+}
+
 static void test_open_schema(void **state)
 {
 	struct fx *f = *state;
@@ -450,6 +502,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_migration_v1_to_v2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_not_a_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_ingest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_db_file_alone_holds_runs, setup, teardown),
 		cmocka_unit_test(test_csv_and_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
