@@ -335,6 +335,31 @@ static const char *kernel_name(const char *id)
 }
 
 /*
+ * The tuner winners a run found stored when it started; -1 when unknown: null
+ * (not counted), or an old identity's 0 whose tuner_cache.note says a database
+ * could not be read (locked, unreadable): a 0 that means "not counted".
+ */
+static long winners_found(const struct zl_run *r)
+{
+	const char *note = zl_json_path_string(r->identity, "tuner_cache.note");
+
+	if (r->winners_before < 0)
+		return -1;
+	if (!r->winners_before && note && (strstr(note, "not counted") || strstr(note, "cannot read")))
+		return -1;
+	return r->winners_before;
+}
+
+/* "12 tuner winners already", or "an unknown number of tuner winners (not counted)". */
+static void found_text(struct strbuf *sb, long found)
+{
+	if (found >= 0)
+		strbuf_addf(sb, "%ld tuner winners already", found);
+	else
+		strbuf_addstr(sb, "an unknown number of tuner winners (not counted)");
+}
+
+/*
  * Cache inheritance can matter only when the earlier run stored winners, the later
  * one found winners stored, and the later one's kernels asked a tuner; when both
  * runs name their tuned kernels, they must share one. Unknown facts count as
@@ -349,14 +374,16 @@ static void check_inheritance(const struct zl_run *a, const struct zl_run *b, st
 	long after = identity_count(earlier, "tuner_cache.winners_after");
 	long earlier_picks = tuner_picks(earlier), later_picks = tuner_picks(later);
 	struct strvec ek = STRVEC_INIT, lk = STRVEC_INIT;
-	struct strbuf shared = STRBUF_INIT;
+	long found = winners_found(later);
+	struct strbuf shared = STRBUF_INIT, found_sb = STRBUF_INIT;
 	int earlier_stored, named;
 	size_t i;
 
 	earlier_stored = (before >= 0 && after > before) || earlier_picks > 0 ||
 			 ((before < 0 || after < 0) && earlier_picks < 0);
-	if (later->winners_before <= 0 || !earlier_stored || later_picks == 0)
+	if (!found || !earlier_stored || later_picks == 0)
 		return;
+	found_text(&found_sb, found);
 	named = !tuned_kernels(earlier, &ek) && !tuned_kernels(later, &lk);
 	for (i = 0; named && i < lk.nr; i++)
 		if (strvec_find(&ek, lk.v[i]) >= 0)
@@ -365,17 +392,18 @@ static void check_inheritance(const struct zl_run *a, const struct zl_run *b, st
 		goto out;
 	cal->cache_inheritance = 1;
 	if (shared.len)
-		strvec_pushf(&cal->flags, "cache inheritance: %s started with %ld tuner winners already "
+		strvec_pushf(&cal->flags, "cache inheritance: %s started with %s "
 			     "in the shared tuner cache and tuned kernels that %s tuned too (%s), so they may "
 			     "reuse %s's winners instead of tuning; use --isolate-tuner-cache or replay "
-			     "records for a fair A/B", b_later ? "B" : "A", later->winners_before,
+			     "records for a fair A/B", b_later ? "B" : "A", found_sb.buf,
 			     b_later ? "A" : "B", shared.buf, b_later ? "A" : "B");
 	else
-		strvec_pushf(&cal->flags, "cache inheritance: %s started with %ld tuner winners already "
+		strvec_pushf(&cal->flags, "cache inheritance: %s started with %s "
 			     "in the shared tuner cache, so its kernels may reuse %s's winners instead of "
 			     "tuning; use --isolate-tuner-cache or replay records for a fair A/B",
-			     b_later ? "B" : "A", later->winners_before, b_later ? "A" : "B");
+			     b_later ? "B" : "A", found_sb.buf, b_later ? "A" : "B");
 out:
+	strbuf_release(&found_sb);
 	strbuf_release(&shared);
 	strvec_clear(&ek);
 	strvec_clear(&lk);

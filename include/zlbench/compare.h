@@ -13,7 +13,8 @@
  *    tuner (autotune recorded > 0; a run whose kernels have no tuner cannot inherit).
  *    When both runs name their tuned kernels (autotune.kernels in the identity, else
  *    plugins/autotune_summary.json), they must share one. An unknown count (null,
- *    or autotune off) counts as "may have". A timer that fell back on one side only
+ *    autotune off, or a winners_before of 0 whose tuner_cache.note says a database
+ *    was not counted) counts as "may have". A timer that fell back on one side only
  *    is flagged.
  *    The usual A/B variables (FlagGems commit, Triton/torch version, TRITON_* /
  *    ZL_* environment, ...) are listed, never refused.

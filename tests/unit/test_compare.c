@@ -322,6 +322,37 @@ static void test_cache_inheritance(void **state)
 	assert_non_null(strstr(cal.flags.v[1], "A started with 12"));
 	zl_caliber_release(&cal);
 
+	/* B's count unknown (null): may have inherited, and the flag says unknown */
+	fx_set_str(p->aid, "started_at", "2026-11-29T10:00:00Z");
+	fx_set_num(p->aid, "tuner_cache.winners_before", 0);
+	fx_set(p->bid, "tuner_cache.winners_before", cJSON_CreateNull());
+	write_and_load(p, 1.0, NULL, -1);
+	zl_caliber_init(&cal);
+	zl_caliber_check(&p->a, &p->b, &cal);
+	assert_true(cal.cache_inheritance);
+	assert_non_null(strstr(cal.flags.v[1], "B started with an unknown number of tuner winners (not counted)"));
+	zl_caliber_release(&cal);
+	/* an old identity's 0 from a database that could not be read is unknown too */
+	fx_set_num(p->bid, "tuner_cache.winners_before", 0);
+	fx_set_str(p->bid, "tuner_cache.note",
+		   "tuner db '/home/u/.flaggems/config_cache/TunedConfig_nvidia_triton_3_6.db' not counted: database is locked");
+	write_and_load(p, 1.0, NULL, -1);
+	zl_caliber_init(&cal);
+	zl_caliber_check(&p->a, &p->b, &cal);
+	assert_true(cal.cache_inheritance);
+	assert_non_null(strstr(cal.flags.v[1], "an unknown number of tuner winners"));
+	zl_caliber_release(&cal);
+	/* ... but a cache with nothing in it is a real 0 */
+	fx_set_str(p->bid, "tuner_cache.note", "no tuner cache at '/home/u/.flaggems' (nothing tuned there yet)");
+	write_and_load(p, 1.0, NULL, -1);
+	zl_caliber_init(&cal);
+	zl_caliber_check(&p->a, &p->b, &cal);
+	assert_false(cal.cache_inheritance);
+	zl_caliber_release(&cal);
+	fx_set_str(p->bid, "tuner_cache.note", NULL);
+	fx_set_str(p->aid, "started_at", "2026-11-29T12:00:00Z");
+	fx_set_num(p->aid, "tuner_cache.winners_before", 12);
+
 	/* no records on either side: the tuner cache is just as inheritable */
 	fx_set_str(p->aid, "autotune.mode", "off");
 	fx_set_str(p->bid, "autotune.mode", "off");
