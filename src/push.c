@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -142,55 +143,98 @@ char *zl_push_display_url(const char *url)
 	return copy;
 }
 
+/*
+ * Split an http(s) URL by hand: libcurl may be missing or too old, and a URL must
+ * be checked (and a payload spooled under it) all the same. *https says which
+ * scheme; host gets the host (an IPv6 address with its brackets). 0, or -1 with
+ * why (not naming the URL) filled.
+ */
+static int split_url(const char *url, int *https, struct strbuf *host, struct strbuf *why)
+{
+	const char *p, *auth, *end, *at, *h, *port;
+
+	for (p = url; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			return zl_error(why, "it contains a space or a control character");
+	p = strstr(url, "://");
+	if (!p)
+		return zl_error(why, "no scheme: expected http:// or https://");
+	if ((size_t)(p - url) == 4 && !strncasecmp(url, "http", 4))
+		*https = 0;
+	else if ((size_t)(p - url) == 5 && !strncasecmp(url, "https", 5))
+		*https = 1;
+	else
+		return zl_error(why, "only http:// and https:// are supported");
+	auth = p + 3;
+	end = auth + strcspn(auth, "/?#");
+	/* the password may hold '@': the host follows the last one */
+	for (at = NULL, h = auth; h < end; h++)
+		if (*h == '@')
+			at = h;
+	h = at ? at + 1 : auth;
+	if (*h == '[') {
+		const char *close = memchr(h, ']', (size_t)(end - h));
+
+		if (!close || close - h < 3)
+			return zl_error(why, "an IPv6 host without its closing ']'");
+		if (strspn(h + 1, "0123456789abcdefABCDEF:.") != (size_t)(close - h - 1))
+			return zl_error(why, "a bracketed host that is not an IPv6 address");
+		port = close + 1;
+		if (port < end && *port != ':')
+			return zl_error(why, "text after the IPv6 host's ']'");
+	} else {
+		port = memchr(h, ':', (size_t)(end - h));
+		if (!port)
+			port = end;
+	}
+	strbuf_reset(host);
+	strbuf_add(host, h, (size_t)(port - h));
+	if (!host->len)
+		return zl_error(why, "no host");
+	if (*h != '[' && strcspn(host->buf, "<>\"{}|\\^`[]") != host->len)
+		return zl_error(why, "the host '%s' holds a character that no host name has", host->buf);
+	if (port < end) {
+		size_t digits = strspn(port + 1, "0123456789");
+		if (port + 1 + digits != end || digits > 5 || (digits && atol(port + 1) > 65535) ||
+		    (digits && !atol(port + 1)))
+			return zl_error(why, "the port is not a number from 1 to 65535");
+	}
+	return 0;
+}
+
 int zl_push_check_url(const char *url, struct strbuf *err)
 {
-	CURLUcode why;
-	CURLU *u;
-	char *scheme = NULL;
-	int rc = 0;
+	struct strbuf host = STRBUF_INIT, why = STRBUF_INIT;
+	int https, rc = 0;
 
 	if (!url || !*url)
 		return zl_error(err, "no collector URL: give --url URL or set ZL_PUSH_URL");
-	u = parse_url(url, &why);
-	if (!u) {
+	if (split_url(url, &https, &host, &why)) {
 		char *shown = redact_by_hand(url);
-		zl_error(err, "invalid push URL '%s': %s", shown, curl_url_strerror(why));
-		free(shown);
-		return -1;
-	}
-	if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    (strcmp(scheme, "http") && strcmp(scheme, "https"))) {
-		char *shown = zl_push_display_url(url);
-		rc = zl_error(err, "invalid push URL '%s': only http:// and https:// are supported", shown);
+		rc = zl_error(err, "invalid push URL '%s': %s", shown, why.buf);
 		free(shown);
 	}
-	curl_free(scheme);
-	curl_url_cleanup(u);
+	strbuf_release(&host);
+	strbuf_release(&why);
 	return rc;
 }
 
 /* 1 when the URL is plain http to a host other than this machine. */
 static int cleartext_remote(const char *url)
 {
-	static const char *const loopback[] = { "localhost", "[::1]", "::1" };
-	CURLUcode why;
-	CURLU *u = parse_url(url, &why);
-	char *scheme = NULL, *host = NULL;
-	int remote = 0;
+	static const char *const loopback[] = { "localhost", "[::1]" };
+	struct strbuf host = STRBUF_INIT, why = STRBUF_INIT;
+	int https, remote = 0;
 	size_t i;
 
-	if (!u)
-		return 0;
-	if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK && !strcmp(scheme, "http") &&
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK) {
-		remote = !zl_starts_with(host, "127.");
+	if (!split_url(url, &https, &host, &why) && !https) {
+		remote = !zl_starts_with(host.buf, "127.");
 		for (i = 0; i < ZL_ARRAY_SIZE(loopback); i++)
-			if (zl_strcaseeq(host, loopback[i]))
+			if (zl_strcaseeq(host.buf, loopback[i]))
 				remote = 0;
 	}
-	curl_free(scheme);
-	curl_free(host);
-	curl_url_cleanup(u);
+	strbuf_release(&host);
+	strbuf_release(&why);
 	return remote;
 }
 
@@ -478,6 +522,7 @@ struct pusher {
 	struct strbuf response;
 	char errbuf[CURL_ERROR_SIZE];
 	int warned_cleartext;
+	char *unusable;      /* why libcurl cannot send (push spools everything), or NULL */
 };
 
 static size_t on_body(char *ptr, size_t size, size_t nmemb, void *userdata)
@@ -513,8 +558,44 @@ static void pusher_release(struct pusher *p)
 		curl_easy_cleanup(p->h);
 	curl_slist_free_all(p->headers);
 	strbuf_release(&p->response);
+	free(p->unusable);
 	p->h = NULL;
 	p->headers = NULL;
+	p->unusable = NULL;
+}
+
+/* The oldest libcurl that push works with: CURLOPT_PROTOCOLS came in 7.19.4. */
+#define CURL_MIN_VERSION_NUM 0x071304
+#define CURL_MIN_VERSION "7.19.4"
+
+static int curl_new_enough(struct strbuf *err)
+{
+	const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+
+	if (!v)
+		return zl_error(err, "libcurl could not be loaded");
+	if (v->version_num < CURL_MIN_VERSION_NUM)
+		return zl_error(err, "libcurl %s is too old (push needs %s or newer)",
+				v->version ? v->version : "?", CURL_MIN_VERSION);
+	return 0;
+}
+
+/*
+ * Only http and https, never a redirect elsewhere: CURLOPT_PROTOCOLS_STR from
+ * libcurl 7.85, the bitmask CURLOPT_PROTOCOLS (deprecated since) before it.
+ */
+static int only_http(CURL *h, struct strbuf *err)
+{
+	CURLcode c = curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+
+	if (c == CURLE_UNKNOWN_OPTION || c == CURLE_NOT_BUILT_IN) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+		c = curl_easy_setopt(h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#pragma GCC diagnostic pop
+		return setopt_ok(c, "CURLOPT_PROTOCOLS", err);
+	}
+	return setopt_ok(c, "CURLOPT_PROTOCOLS_STR", err);
 }
 
 static int pusher_init(struct pusher *p, const struct zl_push_opts *o, struct strbuf *err)
@@ -531,7 +612,7 @@ static int pusher_init(struct pusher *p, const struct zl_push_opts *o, struct st
 	memset(p, 0, sizeof(*p));
 	p->o = o;
 	strbuf_init(&p->response, 0);
-	if (global_init(err))
+	if (global_init(err) || curl_new_enough(err))
 		return -1;
 	p->h = curl_easy_init();
 	if (!p->h)
@@ -555,7 +636,7 @@ static int pusher_init(struct pusher *p, const struct zl_push_opts *o, struct st
 	    SETOPT(p->h, CURLOPT_WRITEFUNCTION, on_body, err) ||
 	    SETOPT(p->h, CURLOPT_WRITEDATA, &p->response, err) ||
 	    SETOPT(p->h, CURLOPT_ERRORBUFFER, p->errbuf, err) ||
-	    SETOPT(p->h, CURLOPT_PROTOCOLS_STR, "http,https", err) ||
+	    only_http(p->h, err) ||
 	    SETOPT(p->h, CURLOPT_FOLLOWLOCATION, 0L, err) ||
 	    SETOPT(p->h, CURLOPT_CONNECTTIMEOUT_MS, o->connect_timeout_ms, err) ||
 	    SETOPT(p->h, CURLOPT_TIMEOUT_MS, o->max_time_ms, err) ||
@@ -1015,7 +1096,13 @@ static void push_one(struct pusher *p, const char *name, const char *source, con
 	char *spooled = NULL;
 
 	it->url = zl_push_display_url(o->url);
-	res = send_with_retries(p, o->url, it->url, doc, &info, &err);
+	if (p->unusable) {
+		/* nothing can be sent without libcurl: keep the payload for a later flush */
+		res = SEND_FAILED;
+		strbuf_addf(&info.why, "libcurl is unusable: %s", p->unusable);
+	} else {
+		res = send_with_retries(p, o->url, it->url, doc, &info, &err);
+	}
 	it->http_status = info.status;
 	it->attempts = info.attempts;
 	if (res == SEND_OK) {
@@ -1031,6 +1118,11 @@ static void push_one(struct pusher *p, const char *name, const char *source, con
 			      xstrfmt("could not push %s to %s: %s; and could not spool it: %s "
 				      "(the run directory '%s' still holds it)",
 				      name, it->url, info.why.buf, err.buf, source));
+	} else if (!info.attempts) {
+		report_finish(r, it, o, ZL_PUSH_SPOOLED,
+			      xstrfmt("could not push %s to %s: %s; spooled to '%s' (resend with "
+				      "'zlbench push --flush-spool' where libcurl works)",
+				      name, it->url, info.why.buf, spooled));
 	} else {
 		report_finish(r, it, o, ZL_PUSH_SPOOLED,
 			      xstrfmt("could not push %s to %s after %d attempt%s: %s; spooled to '%s' "
@@ -1078,8 +1170,11 @@ int zl_push_dir(const char *dir, const struct zl_push_opts *o, struct zl_push_re
 			goto out;
 		}
 	}
-	if (!o->dry_run && pusher_init(&p, o, err))
-		goto out;
+	if (!o->dry_run && pusher_init(&p, o, err)) {
+		/* a machine without a usable libcurl still loses nothing: spool, say why */
+		p.unusable = strbuf_detach(err, NULL);
+		p.o = o;
+	}
 	for (i = 0; i < runs.nr; i++) {
 		struct strbuf why = STRBUF_INIT;
 		char *doc, *name;
@@ -1200,8 +1295,16 @@ int zl_push_flush(const struct zl_push_opts *o, struct zl_push_report *r, struct
 	}
 	if (spool_files(dir, &files, err))
 		goto out;
-	if (files.nr && pusher_init(&p, o, err))
+	if (files.nr && pusher_init(&p, o, err)) {
+		struct strbuf why = STRBUF_INIT;
+
+		strbuf_addbuf(&why, err);
+		strbuf_reset(err);
+		zl_error(err, "cannot resend the spool: %s; its %zu payload%s stay in '%s'", why.buf,
+			 files.nr, files.nr == 1 ? "" : "s", dir);
+		strbuf_release(&why);
 		goto out;
+	}
 	for (i = 0; i < files.nr; i++)
 		flush_one(&p, files.v[i], r);
 	rc = 0;
