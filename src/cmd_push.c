@@ -201,9 +201,13 @@ static int do_push(const struct zl_push_opts *o, const struct strvec *dirs)
 			usage = 1;
 		}
 	}
-	if (!o->dry_run && r.nr > 1 && zl_verbosity >= 0)
-		printf("pushed %zu runs: %zu delivered, %zu spooled, %zu rejected, %zu failed\n",
+	if (!o->dry_run && (r.nr > 1 || r.skipped) && zl_verbosity >= 0) {
+		printf("pushed %zu runs: %zu delivered, %zu spooled, %zu rejected, %zu failed",
 		       r.nr, r.delivered, r.spooled, r.rejected, r.failed);
+		if (r.skipped)
+			printf("; %zu warm-up shard%s skipped", r.skipped, r.skipped == 1 ? "" : "s");
+		putchar('\n');
+	}
 	waiting = o->dry_run ? 0 : zl_push_spool_count(o);
 	if (waiting > (long)r.spooled && zl_verbosity >= 0)
 		fprintf(stderr, "zlbench: %ld earlier payload(s) wait in the spool; "

@@ -497,7 +497,32 @@ static int list_subdirs(const char *dir, struct strvec *out, struct strbuf *err)
 	return 0;
 }
 
-static int find_runs(const char *dir, int depth, struct strvec *runs, struct strbuf *err)
+/*
+ * A batch's warm-up shard (warmup.role "shard"): a record run over a slice of the
+ * shapes, whose figures the op's timed run supersedes. An unreadable identity is
+ * not one: pushing it reports the damage.
+ */
+static int is_warmup_shard(const char *dir)
+{
+	char *path = zl_path_join(dir, "run_identity.json");
+	struct strbuf text = STRBUF_INIT;
+	cJSON *id = NULL, *warmup, *role;
+	int shard = 0;
+
+	if (strbuf_read_file(&text, path) >= 0)
+		id = cJSON_ParseWithLength(text.buf, text.len);
+	warmup = cJSON_GetObjectItemCaseSensitive(id, "warmup");
+	role = cJSON_GetObjectItemCaseSensitive(warmup, "role");
+	shard = cJSON_IsString(role) && !strcmp(role->valuestring, "shard");
+	cJSON_Delete(id);
+	strbuf_release(&text);
+	free(path);
+	return shard;
+}
+
+/* Run directories below dir, in name order; warm-up shards are counted in *skipped. */
+static int find_runs(const char *dir, int depth, struct strvec *runs, size_t *skipped,
+		     struct strbuf *err)
 {
 	struct strvec subs = STRVEC_INIT;
 	size_t i;
@@ -506,10 +531,14 @@ static int find_runs(const char *dir, int depth, struct strvec *runs, struct str
 	if (list_subdirs(dir, &subs, err))
 		return -1;
 	for (i = 0; i < subs.nr && !rc; i++) {
-		if (has_identity(subs.v[i]))
-			strvec_push(runs, subs.v[i]);
-		else if (depth < BATCH_SEARCH_DEPTH)
-			rc = find_runs(subs.v[i], depth + 1, runs, err);
+		if (has_identity(subs.v[i])) {
+			if (is_warmup_shard(subs.v[i]))
+				(*skipped)++;
+			else
+				strvec_push(runs, subs.v[i]);
+		} else if (depth < BATCH_SEARCH_DEPTH) {
+			rc = find_runs(subs.v[i], depth + 1, runs, skipped, err);
+		}
 	}
 	strvec_clear(&subs);
 	return rc;
@@ -1151,7 +1180,7 @@ int zl_push_dir(const char *dir, const struct zl_push_opts *o, struct zl_push_re
 	struct strvec runs = STRVEC_INIT;
 	struct pusher p;
 	int lone, rc = -1;
-	size_t i;
+	size_t i, skipped = 0;
 
 	memset(&p, 0, sizeof(p));
 	if (!o->dry_run && zl_push_check_url(o->url, err))
@@ -1162,13 +1191,18 @@ int zl_push_dir(const char *dir, const struct zl_push_opts *o, struct zl_push_re
 	if (lone) {
 		strvec_push(&runs, dir);
 	} else {
-		if (find_runs(dir, 1, &runs, err))
+		if (find_runs(dir, 1, &runs, &skipped, err))
 			goto out;
-		if (!runs.nr) {
+		if (!runs.nr && !skipped) {
 			zl_error(err, "'%s' is neither a run directory nor a batch directory "
 				 "(no run_identity.json in it or below it)", dir);
 			goto out;
 		}
+		r->skipped += skipped;
+		if (skipped && zl_verbosity >= 0)
+			fprintf(stderr, "zlbench: %s: skipped %zu warm-up shard run%s (warmup.role "
+				"\"shard\": each op's timed run holds its figures)\n", dir, skipped,
+				skipped == 1 ? "" : "s");
 	}
 	if (!o->dry_run && pusher_init(&p, o, err)) {
 		/* a machine without a usable libcurl still loses nothing: spool, say why */
