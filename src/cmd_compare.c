@@ -39,7 +39,8 @@ static const struct zl_option compare_options[] = {
 	  "compare even when the caliber differs (every output says so)", 1, NULL, 0, NULL, 0 },
 	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Runs:", 0, NULL, 0, NULL, 0 },
 	{ ZL_OPT_STRING, "db", 0, &opt_db, "PATH",
-	  "history database for run ids (default $ZL_HOME/history.db)", 0, NULL, 0, NULL, 0 },
+	  "history database for run ids (default $ZL_HISTORY_DB, else $ZL_HOME/history.db)", 0, NULL,
+	  0, NULL, 0 },
 	ZL_OPT_END_ROW
 };
 static const struct zl_option *const compare_tables[] = { compare_options, NULL };
@@ -84,8 +85,9 @@ void help_compare(FILE *out)
 	zl_options_usage(out, compare_tables);
 	fprintf(out,
 		"\nEnvironment:\n"
-		"  ZL_HOME   data directory holding history.db\n"
-		"  NO_COLOR  no colour (colour is used only on a terminal anyway)\n"
+		"  ZL_HISTORY_DB  history database for run ids when --db is not given\n"
+		"  ZL_HOME        data directory holding history.db\n"
+		"  NO_COLOR       no colour (colour is used only on a terminal anyway)\n"
 		"\nExit status:\n"
 		"  0  compared (and the gate, if any, passed)\n"
 		"  1  --fail-on-regression: the gate failed (also: the output could not be written)\n"

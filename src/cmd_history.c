@@ -35,7 +35,8 @@ static const struct zl_option history_options[] = {
 	{ ZL_OPT_FLAG, "json", 0, &opt_json, NULL, "print a JSON array", 1, NULL, 0, NULL, 0 },
 	{ ZL_OPT_FLAG, "csv", 0, &opt_csv, NULL, "print CSV (RFC 4180) with a header row", 1, NULL, 0,
 	  NULL, 0 },
-	{ ZL_OPT_STRING, "db", 0, &opt_db, "PATH", "history database (default $ZL_HOME/history.db)",
+	{ ZL_OPT_STRING, "db", 0, &opt_db, "PATH",
+	  "history database (default $ZL_HISTORY_DB, else $ZL_HOME/history.db)",
 	  0, NULL, 0, NULL, 0 },
 	{ ZL_OPT_FLAG, "ingest", 0, &opt_ingest, NULL,
 	  "add the run directories given as arguments (replacing earlier copies)", 1, NULL, 0, NULL, 0 },
@@ -58,6 +59,8 @@ void help_history(FILE *out)
 	zl_options_usage(out, history_tables);
 	fprintf(out,
 		"\nEnvironment:\n"
+		"  ZL_HISTORY_DB  history database of every command (run, batch, history, compare);\n"
+		"                 --db overrides it (default $ZL_HOME/history.db)\n"
 		"  ZL_HOME        data directory holding history.db (default $XDG_DATA_HOME/zlbench,\n"
 		"                 else ~/.local/share/zlbench)\n"
 		"  ZL_NO_HISTORY  set (not empty, not 0): `zlbench run` does not record its run (history itself ignores it)\n"

@@ -326,14 +326,7 @@ int zl_history_disabled(void)
 
 char *zl_history_default_path(void)
 {
-	char *home = zl_home_dir();
-	char *path;
-
-	if (!home)
-		return NULL;
-	path = zl_path_join(home, "history.db");
-	free(home);
-	return path;
+	return zl_history_db_path();
 }
 
 int zl_history_open_version(const char *path, int version, struct zl_history **out,
@@ -348,6 +341,8 @@ int zl_history_open_version(const char *path, int version, struct zl_history **o
 		return zl_error(err, "history schema version %d does not exist (1 to %d)", version,
 				ZL_HISTORY_SCHEMA_VERSION);
 	}
+	if (!path)
+		path = zl_history_db_env();
 	if (path) {
 		h->path = xstrdup(path);
 	} else {

@@ -167,6 +167,29 @@ static void test_default_path_uses_zl_home(void **state)
 	assert_string_equal(zl_history_path(h), expect);
 	assert_true(zl_is_file(expect));
 	zl_history_close(h);
+	free(path);
+	/* ZL_HISTORY_DB wins over ZL_HOME for every caller that gives no path */
+	free(expect);
+	expect = zl_path_join(f->tmp, "elsewhere.db");
+	assert_int_equal(setenv("ZL_HISTORY_DB", expect, 1), 0);
+	path = zl_history_default_path();
+	assert_string_equal(path, expect);
+	assert_int_equal(zl_history_open(NULL, &h, &err), 0);
+	assert_string_equal(zl_history_path(h), expect);
+	assert_true(zl_is_file(expect));
+	zl_history_close(h);
+	free(path);
+	/* ... and an explicit path (--db) wins over ZL_HISTORY_DB */
+	path = zl_path_join(f->tmp, "explicit.db");
+	assert_int_equal(zl_history_open(path, &h, &err), 0);
+	assert_string_equal(zl_history_path(h), path);
+	zl_history_close(h);
+	free(path);
+	/* empty counts as unset */
+	assert_int_equal(setenv("ZL_HISTORY_DB", "", 1), 0);
+	path = zl_history_default_path();
+	assert_non_null(strstr(path, "home/zl/history.db"));
+	unsetenv("ZL_HISTORY_DB");
 	unsetenv("ZL_HOME");
 	free(path);
 	free(expect);
