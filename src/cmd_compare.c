@@ -1,4 +1,5 @@
 /* zlbench compare: check two runs' caliber, then compare them shape by shape. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,16 +99,28 @@ void help_compare(FILE *out)
 		"  zlbench compare runs/A runs/B --fail-on-regression 3\n");
 }
 
-/* "5" or "5%": a percentage >= 0. */
+/* Plain decimal digits with at most one point: no hex, exponent, sign, inf or nan. */
+static int decimal_text(const char *s)
+{
+	size_t digits = strspn(s, "0123456789");
+
+	if (s[digits] == '.')
+		return (digits || isdigit((unsigned char)s[digits + 1])) &&
+		       !s[digits + 1 + strspn(s + digits + 1, "0123456789")];
+	return digits && !s[digits];
+}
+
+/* "5", "2.5" or "5%": a decimal percentage >= 0. */
 static int parse_pct(const char *name, const char *s, double *out)
 {
 	size_t len = strlen(s);
 	char *num = xstrndup(s, len && s[len - 1] == '%' ? len - 1 : len);
-	int bad = zl_parse_double(num, out) || *out < 0;
+	int bad = !decimal_text(num) || zl_parse_double(num, out) || *out < 0;
 
 	free(num);
 	if (bad)
-		zl_print_error("invalid %s '%s': expected a percentage >= 0", name, s);
+		zl_print_error("invalid %s '%s': expected a decimal percentage >= 0 (e.g. 3, 2.5 or 5%%)",
+			       name, s);
 	return bad ? -1 : 0;
 }
 

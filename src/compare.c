@@ -1332,16 +1332,19 @@ static void gate_summary(const struct zl_compare *c, struct strbuf *sb)
 }
 
 /*
- * CSV: one line per row; the caliber and gate_result columns carry the run-level
- * facts (an allowed mismatch, the gate's reasons) into every row. With no row at
- * all, one line with empty row fields still carries them.
+ * CSV: one line per row; the caliber, gate_result, autotune and flags columns carry
+ * the run-level facts (an allowed mismatch, the gate's reasons, the autotune set-up,
+ * cache inheritance and other flags) into every row. With no row at all, one line
+ * with empty row fields still carries them.
  */
 void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
 {
 	static const char *const head[] = { "op", "dtype", "shape", "occurrence", "side", "a_ms",
 					    "b_ms", "ratio", "change_pct", "verdict", "basis",
-					    "band_ms", "caliber", "gate", "gate_result" };
+					    "band_ms", "caliber", "gate", "gate_result", "autotune",
+					    "flags" };
 	struct strbuf cell = STRBUF_INIT, caliber = STRBUF_INIT, gate = STRBUF_INIT;
+	struct strbuf flags = STRBUF_INIT;
 	size_t i;
 
 	if (c->caliber.mismatches.nr) {
@@ -1351,15 +1354,19 @@ void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
 		strbuf_addstr(&caliber, "ok");
 	}
 	gate_summary(c, &gate);
+	for (i = 0; i < c->caliber.flags.nr; i++)
+		strbuf_addf(&flags, "%s%s", i ? "; " : "", c->caliber.flags.v[i]);
 	for (i = 0; i < ZL_ARRAY_SIZE(head); i++)
 		zl_csv_field(sb, head[i], i == 0);
 	zl_csv_end_row(sb);
 	if (!c->nr_rows) {
-		for (i = 0; i < ZL_ARRAY_SIZE(head) - 3; i++)
+		for (i = 0; i < ZL_ARRAY_SIZE(head) - 5; i++)
 			zl_csv_field(sb, "", i == 0);
 		zl_csv_field(sb, caliber.buf, 0);
 		zl_csv_field(sb, "", 0);
 		zl_csv_field(sb, gate.buf, 0);
+		zl_csv_field(sb, c->caliber.autotune, 0);
+		zl_csv_field(sb, flags.buf, 0);
 		zl_csv_end_row(sb);
 	}
 	for (i = 0; i < c->nr_rows; i++) {
@@ -1392,11 +1399,38 @@ void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
 		zl_csv_field(sb, c->opts.fail_pct < 0 || r->side != ZL_SIDE_GEMS ? "" :
 				 r->gate_failed ? "failed" : isfinite(r->gate_band_ms) ? "passed" : "", 0);
 		zl_csv_field(sb, gate.buf, 0);
+		zl_csv_field(sb, c->caliber.autotune, 0);
+		zl_csv_field(sb, flags.buf, 0);
 		zl_csv_end_row(sb);
 	}
 	strbuf_release(&cell);
 	strbuf_release(&caliber);
 	strbuf_release(&gate);
+	strbuf_release(&flags);
+}
+
+/*
+ * s as a Markdown code span: a fence of one backtick more than the longest run
+ * inside, padded with a blank when s starts or ends with a backtick (CommonMark).
+ */
+static void md_code(struct strbuf *sb, const char *s)
+{
+	size_t longest = 0, run = 0, i, len = strlen(s);
+	int pad;
+
+	for (i = 0; i < len; i++) {
+		run = s[i] == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	pad = len && (s[0] == '`' || s[len - 1] == '`');
+	for (i = 0; i <= longest; i++)
+		strbuf_addch(sb, '`');
+	strbuf_addstr(sb, pad ? " " : "");
+	strbuf_addstr(sb, s);
+	strbuf_addstr(sb, pad ? " " : "");
+	for (i = 0; i <= longest; i++)
+		strbuf_addch(sb, '`');
 }
 
 /* Markdown for a PR comment. */
@@ -1416,7 +1450,11 @@ void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
 	struct strbuf cell = STRBUF_INIT;
 	size_t i;
 
-	strbuf_addf(sb, "### zlbench compare: `%s` → `%s`\n\n", c->a->run_id, c->b->run_id);
+	strbuf_addstr(sb, "### zlbench compare: ");
+	md_code(sb, c->a->run_id ? c->a->run_id : NONE_TEXT);
+	strbuf_addstr(sb, " → ");
+	md_code(sb, c->b->run_id ? c->b->run_id : NONE_TEXT);
+	strbuf_addstr(sb, "\n\n");
 	for (i = 0; i < 2; i++) {
 		const char *note = zl_history_loaded_note(i ? c->b : c->a);
 		if (note)
@@ -1440,9 +1478,13 @@ void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
 		strbuf_addch(sb, '\n');
 	if (c->caliber.variables.nr) {
 		strbuf_addstr(sb, "**A/B variables:**\n\n");
-		for (i = 0; i < c->caliber.variables.nr; i++)
-			strbuf_addf(sb, "- %s: `%s` → `%s`\n", c->caliber.variables.v[i].field,
-				    c->caliber.variables.v[i].a, c->caliber.variables.v[i].b);
+		for (i = 0; i < c->caliber.variables.nr; i++) {
+			strbuf_addf(sb, "- %s: ", c->caliber.variables.v[i].field);
+			md_code(sb, c->caliber.variables.v[i].a);
+			strbuf_addstr(sb, " → ");
+			md_code(sb, c->caliber.variables.v[i].b);
+			strbuf_addch(sb, '\n');
+		}
 		strbuf_addch(sb, '\n');
 	}
 	strbuf_addf(sb, "**Geomean of B/A, gems side** (95%% bootstrap CI over shapes, %d resamples)\n\n",
