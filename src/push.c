@@ -947,6 +947,24 @@ static void add_safe_name(struct strbuf *sb, const char *name)
 }
 
 /*
+ * Make a rename into dir survive a crash: the file's data is synced by the
+ * atomic write, the directory entry only by syncing the directory.
+ */
+static void sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0) {
+		zl_print_warning("cannot open spool '%s' to sync it: %s", dir, strerror(errno));
+		return;
+	}
+	if (fsync(fd))
+		zl_print_warning("cannot sync spool '%s': %s", dir, strerror(errno));
+	if (close(fd))
+		zl_print_warning("cannot close spool '%s': %s", dir, strerror(errno));
+}
+
+/*
  * Spool (url, doc) as two lines: {"schema":...,"url":...} and the document as sent,
  * so that resending it sends the same bytes. *path_out gets the file (caller frees).
  */
@@ -979,6 +997,7 @@ static int spool_write(const struct zl_push_opts *o, const char *url, const char
 	strbuf_addf(&file, "-%ld-%08x" ZL_SPOOL_SUFFIX, (long)getpid(), random_u32());
 	if (zl_write_file_atomic(file.buf, text.buf, text.len, err))
 		goto out;
+	sync_dir(dir);
 	*path_out = strbuf_detach(&file, NULL);
 	rc = 0;
 out:
@@ -1239,7 +1258,14 @@ out:
 	return rc;
 }
 
-static void flush_one(struct pusher *p, const char *path, struct zl_push_report *r)
+/*
+ * Resend one spool file. A URL that did not answer at all (no HTTP reply after
+ * every retry) goes into down; later files for a URL in down are not tried, so a
+ * flush against a collector that is down costs one retry schedule, not one per
+ * file. Returns 1 when the file was left untried for that reason.
+ */
+static int flush_one(struct pusher *p, const char *path, struct strvec *down,
+		     struct zl_push_report *r)
 {
 	const struct zl_push_opts *o = p->o;
 	struct send_info info = { 0, 0, STRBUF_INIT };
@@ -1248,13 +1274,14 @@ static void flush_one(struct pusher *p, const char *path, struct zl_push_report 
 	struct zl_push_item *it;
 	enum send_result res;
 	const char *url;
+	int untried = 0;
 
 	if (spool_read(path, &s, &err)) {
 		it = report_add(r, path, path);
 		report_finish(r, it, o, ZL_PUSH_FAILED,
 			      xstrfmt("%s; left in the spool", err.buf));
 		strbuf_release(&err);
-		return;
+		return 0;
 	}
 	url = o->url ? o->url : s.url;
 	it = report_add(r, s.name, path);
@@ -1264,7 +1291,18 @@ static void flush_one(struct pusher *p, const char *path, struct zl_push_report 
 			      xstrfmt("spool file '%s': %s; give --url to send it elsewhere", path, err.buf));
 		goto out;
 	}
+	if (strvec_find(down, url) >= 0) {
+		/* counted as still spooled; the caller says so once for all of them */
+		it->outcome = ZL_PUSH_SPOOLED;
+		it->detail = xstrfmt("not tried: %s did not answer earlier in this flush; it stays in "
+				     "the spool at '%s'", it->url, path);
+		r->spooled++;
+		untried = 1;
+		goto out;
+	}
 	res = send_with_retries(p, url, it->url, s.body, &info, &err);
+	if (res == SEND_FAILED && !info.status)
+		strvec_push(down, url);
 	it->http_status = info.status;
 	it->attempts = info.attempts;
 	if (res == SEND_OK) {
@@ -1293,15 +1331,16 @@ out:
 	spooled_release(&s);
 	strbuf_release(&info.why);
 	strbuf_release(&err);
+	return untried;
 }
 
 int zl_push_flush(const struct zl_push_opts *o, struct zl_push_report *r, struct strbuf *err)
 {
-	struct strvec files = STRVEC_INIT;
+	struct strvec files = STRVEC_INIT, down = STRVEC_INIT;
 	struct pusher p;
 	char *dir = spool_path(o), *lock_path = NULL;
 	int lock = -1, rc = -1;
-	size_t i;
+	size_t i, untried = 0;
 
 	memset(&p, 0, sizeof(p));
 	if (!dir)
@@ -1340,13 +1379,19 @@ int zl_push_flush(const struct zl_push_opts *o, struct zl_push_report *r, struct
 		goto out;
 	}
 	for (i = 0; i < files.nr; i++)
-		flush_one(&p, files.v[i], r);
+		untried += flush_one(&p, files.v[i], &down, r);
+	if (untried)
+		zl_print_error("%zu more spooled payload%s not tried: %s collector did not answer earlier "
+			       "in this flush; %s in the spool for the next --flush-spool", untried,
+			       untried == 1 ? "" : "s", untried == 1 ? "its" : "their",
+			       untried == 1 ? "it stays" : "they stay");
 	rc = 0;
 out:
 	pusher_release(&p);
 	if (lock >= 0)
 		close(lock);
 	strvec_clear(&files);
+	strvec_clear(&down);
 	free(lock_path);
 	free(dir);
 	return rc;
