@@ -1,4 +1,5 @@
 /* zlbench compare: check two runs' caliber, then compare them shape by shape. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@
 #include "zlbench/banned.h"
 
 static const char *opt_fail, *opt_threshold, *opt_db;
-static int opt_json, opt_csv, opt_markdown, opt_allow;
+static int opt_json, opt_csv, opt_markdown, opt_allow, opt_allow_missing;
 
 static const struct zl_option compare_options[] = {
 	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Output (default: a table for the terminal):", 0, NULL, 0,
@@ -33,11 +34,14 @@ static const struct zl_option compare_options[] = {
 	{ ZL_OPT_STRING, "threshold", 0, &opt_threshold, "PCT",
 	  "\"same\" band without timer IQRs; floor under the IQR band (default 5)", 0, NULL, 0,
 	  NULL, 0 },
+	{ ZL_OPT_FLAG, "allow-missing-shapes", 0, &opt_allow_missing, NULL,
+	  "gate: warn about gems shapes of A that B lacks instead of failing", 1, NULL, 0, NULL, 0 },
 	{ ZL_OPT_FLAG, "allow-caliber-mismatch", 0, &opt_allow, NULL,
 	  "compare even when the caliber differs (every output says so)", 1, NULL, 0, NULL, 0 },
 	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Runs:", 0, NULL, 0, NULL, 0 },
 	{ ZL_OPT_STRING, "db", 0, &opt_db, "PATH",
-	  "history database for run ids (default $ZL_HOME/history.db)", 0, NULL, 0, NULL, 0 },
+	  "history database for run ids (default $ZL_HISTORY_DB, else $ZL_HOME/history.db)", 0, NULL,
+	  0, NULL, 0 },
 	ZL_OPT_END_ROW
 };
 static const struct zl_option *const compare_tables[] = { compare_options, NULL };
@@ -46,7 +50,8 @@ void help_compare(FILE *out)
 {
 	fprintf(out,
 		"usage: zlbench compare A B [--json|--csv|--markdown] [--fail-on-regression PCT]\n"
-		"                       [--threshold PCT] [--allow-caliber-mismatch] [--db PATH]\n\n"
+		"                       [--threshold PCT] [--allow-missing-shapes]\n"
+		"                       [--allow-caliber-mismatch] [--db PATH]\n\n"
 		"Compares run B against run A. A and B are run directories, or run ids (or a\n"
 		"unique prefix) looked up in the history database. A run whose directory is\n"
 		"gone is rebuilt from what the database stored (identity and result rows), and\n"
@@ -72,14 +77,18 @@ void help_compare(FILE *out)
 		"   PCT %% slower, or a gems shape is more than PCT %% slower and B-A exceeds\n"
 		"   max((IQR_A+IQR_B)/2, min(threshold, PCT) * A) (without timer statistics:\n"
 		"   min(threshold, PCT) * A). A PCT below the threshold is honoured: such a shape\n"
-		"   fails even when its verdict is \"same\". The output names each failing shape\n"
-		"   and why (a gate column, the gate's lines).\n\n"
+		"   fails even when its verdict is \"same\". It also fails when A's or B's status\n"
+		"   is not \"passed\", when no gems shape has a latency on both sides, and when a\n"
+		"   gems shape of A has no latency in B (failed, crashed, dropped; with\n"
+		"   --allow-missing-shapes only a warning). The output names each failing shape\n"
+		"   and why (a gate column, the gate's lines; CSV: gate_result).\n\n"
 		"Options:\n");
 	zl_options_usage(out, compare_tables);
 	fprintf(out,
 		"\nEnvironment:\n"
-		"  ZL_HOME   data directory holding history.db\n"
-		"  NO_COLOR  no colour (colour is used only on a terminal anyway)\n"
+		"  ZL_HISTORY_DB  history database for run ids when --db is not given\n"
+		"  ZL_HOME        data directory holding history.db\n"
+		"  NO_COLOR       no colour (colour is used only on a terminal anyway)\n"
 		"\nExit status:\n"
 		"  0  compared (and the gate, if any, passed)\n"
 		"  1  --fail-on-regression: the gate failed (also: the output could not be written)\n"
@@ -90,16 +99,28 @@ void help_compare(FILE *out)
 		"  zlbench compare runs/A runs/B --fail-on-regression 3\n");
 }
 
-/* "5" or "5%": a percentage >= 0. */
+/* Plain decimal digits with at most one point: no hex, exponent, sign, inf or nan. */
+static int decimal_text(const char *s)
+{
+	size_t digits = strspn(s, "0123456789");
+
+	if (s[digits] == '.')
+		return (digits || isdigit((unsigned char)s[digits + 1])) &&
+		       !s[digits + 1 + strspn(s + digits + 1, "0123456789")];
+	return digits && !s[digits];
+}
+
+/* "5", "2.5" or "5%": a decimal percentage >= 0. */
 static int parse_pct(const char *name, const char *s, double *out)
 {
 	size_t len = strlen(s);
 	char *num = xstrndup(s, len && s[len - 1] == '%' ? len - 1 : len);
-	int bad = zl_parse_double(num, out) || *out < 0;
+	int bad = !decimal_text(num) || zl_parse_double(num, out) || *out < 0;
 
 	free(num);
 	if (bad)
-		zl_print_error("invalid %s '%s': expected a percentage >= 0", name, s);
+		zl_print_error("invalid %s '%s': expected a decimal percentage >= 0 (e.g. 3, 2.5 or 5%%)",
+			       name, s);
 	return bad ? -1 : 0;
 }
 
@@ -218,6 +239,7 @@ int cmd_compare(int argc, const char **argv)
 	    (opt_threshold && parse_pct("--threshold", opt_threshold, &opts.threshold_pct)))
 		goto out;
 	opts.allow_mismatch = opt_allow;
+	opts.allow_missing = opt_allow_missing;
 	if (load_side(args.v[0], &h, &a) || load_side(args.v[1], &h, &b))
 		goto out;
 	zl_compare_runs(&a, &b, &opts, &cmp);

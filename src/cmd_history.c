@@ -28,14 +28,15 @@ static const struct zl_option history_options[] = {
 	{ ZL_OPT_STRING, "backend", 'b', &opt_backend, "B", "only runs on this backend (name or alias)",
 	  0, NULL, 0, NULL, 0 },
 	{ ZL_OPT_STRING, "since", 0, &opt_since, "DATE",
-	  "only runs started at or after DATE (YYYY-MM-DD[THH:MM[:SS]], or an age: 12h, 7d, 2w)",
+	  "only runs started at or after DATE (YYYY-MM-DD[THH:MM[:SS]] UTC, or an age: 12h, 7d, 2w)",
 	  0, NULL, 0, NULL, 0 },
 	{ ZL_OPT_STRING, "limit", 'n', &opt_limit, "N", "at most N runs, newest first (default 20; 0: all)",
 	  0, NULL, 0, NULL, 0 },
 	{ ZL_OPT_FLAG, "json", 0, &opt_json, NULL, "print a JSON array", 1, NULL, 0, NULL, 0 },
 	{ ZL_OPT_FLAG, "csv", 0, &opt_csv, NULL, "print CSV (RFC 4180) with a header row", 1, NULL, 0,
 	  NULL, 0 },
-	{ ZL_OPT_STRING, "db", 0, &opt_db, "PATH", "history database (default $ZL_HOME/history.db)",
+	{ ZL_OPT_STRING, "db", 0, &opt_db, "PATH",
+	  "history database (default $ZL_HISTORY_DB, else $ZL_HOME/history.db)",
 	  0, NULL, 0, NULL, 0 },
 	{ ZL_OPT_FLAG, "ingest", 0, &opt_ingest, NULL,
 	  "add the run directories given as arguments (replacing earlier copies)", 1, NULL, 0, NULL, 0 },
@@ -58,36 +59,62 @@ void help_history(FILE *out)
 	zl_options_usage(out, history_tables);
 	fprintf(out,
 		"\nEnvironment:\n"
+		"  ZL_HISTORY_DB  history database of every command (run, batch, history, compare);\n"
+		"                 --db overrides it (default $ZL_HOME/history.db)\n"
 		"  ZL_HOME        data directory holding history.db (default $XDG_DATA_HOME/zlbench,\n"
 		"                 else ~/.local/share/zlbench)\n"
 		"  ZL_NO_HISTORY  set (not empty, not 0): `zlbench run` does not record its run (history itself ignores it)\n"
 
 		"\nExit status:\n"
 		"  0  listed, or every run directory ingested\n"
-		"  1  the list could not be built or written\n"
-		"  2  usage error, unreadable database, or a directory that is not a run\n"
+		"  1  the query or an ingest's write failed, or the list could not be built or written\n"
+		"  2  usage error (an impossible --since date too), a database that cannot be\n"
+		"     opened, or a directory that is not a run\n"
 		"\nExamples:\n"
 		"  zlbench history --op mm --since 7d\n"
 		"  zlbench history --backend musa --limit 0 --csv > runs.csv\n"
 		"  zlbench history --ingest runs/20261129-101500-cuda-mm-1a2b3c\n");
 }
 
-static int valid_date(const char *s)
+static int leap_year(int y)
 {
-	/* YYYY-MM-DD, optionally followed by THH:MM, :SS and Z: enough for a text comparison */
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/*
+ * YYYY-MM-DD[(T| )HH:MM[:SS]][Z] as the stored form YYYY-MM-DDTHH:MM:SSZ (what
+ * identities hold, so that a text comparison is a time comparison), or NULL
+ * when it is no such date or names a day or time that does not exist.
+ */
+static char *normalise_date(const char *s)
+{
 	static const char pattern[] = "dddd-dd-ddTdd:dd:dd";
+	static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y, mo, d, h = 0, mi = 0, sec = 0;
 	size_t len = strlen(s), i;
 
 	if (len && s[len - 1] == 'Z')
 		len--;
 	if (len != 10 && len != 16 && len != 19)
-		return 0;
+		return NULL;
 	for (i = 0; i < len; i++) {
 		if (pattern[i] == 'd' ? !isdigit((unsigned char)s[i]) :
 		    s[i] != pattern[i] && !(i == 10 && s[i] == ' '))
-			return 0;
+			return NULL;
 	}
-	return 1;
+	y = atoi(s);
+	mo = atoi(s + 5);
+	d = atoi(s + 8);
+	if (len > 10) {
+		h = atoi(s + 11);
+		mi = atoi(s + 14);
+	}
+	if (len > 16)
+		sec = atoi(s + 17);
+	if (mo < 1 || mo > 12 || d < 1 || d > days[mo - 1] + (mo == 2 && leap_year(y)) ||
+	    h > 23 || mi > 59 || sec > 59)
+		return NULL;
+	return xstrfmt("%.4d-%.2d-%.2dT%.2d:%.2d:%.2dZ", y, mo, d, h, mi, sec);
 }
 
 static const struct {
@@ -99,17 +126,14 @@ static const struct {
 	{ 'w', 7 * 86400 },
 };
 
-/* --since: a date stays as given (T for a blank); an age becomes the UTC time that long ago. */
+/* --since: a date in the stored form; an age becomes the UTC time that long ago. */
 static char *since_value(const char *s, struct strbuf *err)
 {
 	size_t len = strlen(s), i;
+	char *date = normalise_date(s);
 
-	if (valid_date(s)) {
-		char *v = xstrdup(s);
-		if (len > 10)
-			v[10] = 'T';
-		return v;
-	}
+	if (date)
+		return date;
 	for (i = 0; len > 1 && i < ZL_ARRAY_SIZE(age_units); i++) {
 		if (s[len - 1] == age_units[i].unit) {
 			char *num = xstrndup(s, len - 1);
@@ -124,7 +148,8 @@ static char *since_value(const char *s, struct strbuf *err)
 			return xstrdup(buf);
 		}
 	}
-	zl_error(err, "invalid --since '%s': use YYYY-MM-DD[THH:MM[:SS]] or an age like 12h, 7d, 2w", s);
+	zl_error(err, "invalid --since '%s': use an existing UTC date and time, "
+		 "YYYY-MM-DD[THH:MM[:SS]], or an age like 12h, 7d, 2w", s);
 	return NULL;
 }
 
@@ -239,13 +264,16 @@ static void print_text_list(const struct zl_history_list *l, const char *db_path
 static int ingest(struct zl_history *h, const struct strvec *dirs)
 {
 	struct strbuf err = STRBUF_INIT;
-	size_t i, failed = 0;
+	size_t i, failed = 0, not_runs = 0;
 
 	for (i = 0; i < dirs->nr; i++) {
 		struct zl_run run;
 
 		zl_run_init(&run);
-		if (zl_run_load(dirs->v[i], &run, &err) || zl_history_ingest_loaded(h, &run, &err)) {
+		if (zl_run_load(dirs->v[i], &run, &err)) {
+			zl_print_error("%s", err.buf);
+			not_runs++;
+		} else if (zl_history_ingest_loaded(h, &run, &err)) {
 			zl_print_error("%s", err.buf);
 			failed++;
 		} else if (zl_verbosity >= 0) {
@@ -255,7 +283,8 @@ static int ingest(struct zl_history *h, const struct strvec *dirs)
 		zl_run_release(&run);
 	}
 	strbuf_release(&err);
-	return failed ? ZL_EXIT_USAGE : ZL_EXIT_OK;
+	/* a directory that is not a run is the caller's mistake; a failed write is not */
+	return not_runs ? ZL_EXIT_USAGE : failed ? ZL_EXIT_FAILED : ZL_EXIT_OK;
 }
 
 int cmd_history(int argc, const char **argv)
@@ -321,6 +350,7 @@ int cmd_history(int argc, const char **argv)
 	}
 	if (zl_history_query(h, &f, &list, &err)) {
 		zl_print_error("%s", err.buf);
+		ret = ZL_EXIT_FAILED;
 		goto out;
 	}
 	ret = ZL_EXIT_OK;

@@ -71,6 +71,9 @@ void help_push(FILE *out)
 		"  ZL_PUSH_TOKEN        bearer token for the Authorization header (never printed or stored)\n"
 		"  ZL_PUSH_BACKOFF_MS   first retry wait in ms, doubled each retry (default 500; tests use 1)\n"
 		"  ZL_HOME              data directory; the spool is $ZL_HOME/spool\n"
+		"  ZL_CURL_LIB          for tests: load this file as libcurl (a missing one: no libcurl)\n"
+		"\nlibcurl 7.19.4 or newer is loaded when sending; without a usable one every\n"
+		"document is spooled.\n"
 		"\nExit status:\n"
 		"  0  every document delivered (or printed by --dry-run; or the spool was empty)\n"
 		"  1  something was spooled, rejected by the server, or could not be read or spooled\n"
@@ -198,9 +201,13 @@ static int do_push(const struct zl_push_opts *o, const struct strvec *dirs)
 			usage = 1;
 		}
 	}
-	if (!o->dry_run && r.nr > 1 && zl_verbosity >= 0)
-		printf("pushed %zu runs: %zu delivered, %zu spooled, %zu rejected, %zu failed\n",
+	if (!o->dry_run && (r.nr > 1 || r.skipped) && zl_verbosity >= 0) {
+		printf("pushed %zu runs: %zu delivered, %zu spooled, %zu rejected, %zu failed",
 		       r.nr, r.delivered, r.spooled, r.rejected, r.failed);
+		if (r.skipped)
+			printf("; %zu warm-up shard%s skipped", r.skipped, r.skipped == 1 ? "" : "s");
+		putchar('\n');
+	}
 	waiting = o->dry_run ? 0 : zl_push_spool_count(o);
 	if (waiting > (long)r.spooled && zl_verbosity >= 0)
 		fprintf(stderr, "zlbench: %ld earlier payload(s) wait in the spool; "

@@ -335,6 +335,31 @@ static const char *kernel_name(const char *id)
 }
 
 /*
+ * The tuner winners a run found stored when it started; -1 when unknown: null
+ * (not counted), or an old identity's 0 whose tuner_cache.note says a database
+ * could not be read (locked, unreadable): a 0 that means "not counted".
+ */
+static long winners_found(const struct zl_run *r)
+{
+	const char *note = zl_json_path_string(r->identity, "tuner_cache.note");
+
+	if (r->winners_before < 0)
+		return -1;
+	if (!r->winners_before && note && (strstr(note, "not counted") || strstr(note, "cannot read")))
+		return -1;
+	return r->winners_before;
+}
+
+/* "12 tuner winners already", or "an unknown number of tuner winners (not counted)". */
+static void found_text(struct strbuf *sb, long found)
+{
+	if (found >= 0)
+		strbuf_addf(sb, "%ld tuner winners already", found);
+	else
+		strbuf_addstr(sb, "an unknown number of tuner winners (not counted)");
+}
+
+/*
  * Cache inheritance can matter only when the earlier run stored winners, the later
  * one found winners stored, and the later one's kernels asked a tuner; when both
  * runs name their tuned kernels, they must share one. Unknown facts count as
@@ -349,14 +374,16 @@ static void check_inheritance(const struct zl_run *a, const struct zl_run *b, st
 	long after = identity_count(earlier, "tuner_cache.winners_after");
 	long earlier_picks = tuner_picks(earlier), later_picks = tuner_picks(later);
 	struct strvec ek = STRVEC_INIT, lk = STRVEC_INIT;
-	struct strbuf shared = STRBUF_INIT;
+	long found = winners_found(later);
+	struct strbuf shared = STRBUF_INIT, found_sb = STRBUF_INIT;
 	int earlier_stored, named;
 	size_t i;
 
 	earlier_stored = (before >= 0 && after > before) || earlier_picks > 0 ||
 			 ((before < 0 || after < 0) && earlier_picks < 0);
-	if (later->winners_before <= 0 || !earlier_stored || later_picks == 0)
+	if (!found || !earlier_stored || later_picks == 0)
 		return;
+	found_text(&found_sb, found);
 	named = !tuned_kernels(earlier, &ek) && !tuned_kernels(later, &lk);
 	for (i = 0; named && i < lk.nr; i++)
 		if (strvec_find(&ek, lk.v[i]) >= 0)
@@ -365,17 +392,18 @@ static void check_inheritance(const struct zl_run *a, const struct zl_run *b, st
 		goto out;
 	cal->cache_inheritance = 1;
 	if (shared.len)
-		strvec_pushf(&cal->flags, "cache inheritance: %s started with %ld tuner winners already "
+		strvec_pushf(&cal->flags, "cache inheritance: %s started with %s "
 			     "in the shared tuner cache and tuned kernels that %s tuned too (%s), so they may "
 			     "reuse %s's winners instead of tuning; use --isolate-tuner-cache or replay "
-			     "records for a fair A/B", b_later ? "B" : "A", later->winners_before,
+			     "records for a fair A/B", b_later ? "B" : "A", found_sb.buf,
 			     b_later ? "A" : "B", shared.buf, b_later ? "A" : "B");
 	else
-		strvec_pushf(&cal->flags, "cache inheritance: %s started with %ld tuner winners already "
+		strvec_pushf(&cal->flags, "cache inheritance: %s started with %s "
 			     "in the shared tuner cache, so its kernels may reuse %s's winners instead of "
 			     "tuning; use --isolate-tuner-cache or replay records for a fair A/B",
-			     b_later ? "B" : "A", later->winners_before, b_later ? "A" : "B");
+			     b_later ? "B" : "A", found_sb.buf, b_later ? "A" : "B");
 out:
+	strbuf_release(&found_sb);
 	strbuf_release(&shared);
 	strvec_clear(&ek);
 	strvec_clear(&lk);
@@ -605,6 +633,9 @@ static void add_row(struct zl_compare *c, const struct zl_result *ra, const stru
 	row->ratio = row->verdict == ZL_VERDICT_MISSING ? NAN : row->b_ms / row->a_ms;
 	row->gate_band_ms = NAN;
 	row->gate_failed = 0;
+	row->lost_in_b = row->side == ZL_SIDE_GEMS && isfinite(row->a_ms) && row->a_ms > 0 &&
+			 !(isfinite(row->b_ms) && row->b_ms > 0);
+	c->gems_rows += row->side == ZL_SIDE_GEMS;
 	if (row->basis == ZL_BASIS_IQR)
 		c->rows_iqr++;
 	else if (row->basis == ZL_BASIS_THRESHOLD)
@@ -664,10 +695,37 @@ static void row_label(struct strbuf *sb, const struct zl_compare_row *r)
 	strbuf_addf(sb, " (%s)", zl_side_name(r->side));
 }
 
+static int passed(const struct zl_run *r)
+{
+	return same_text(r->status, "passed");
+}
+
+/* "'crashed' (reason: ...)": a run's status and, when it has one, its reason. */
+static void status_text(struct strbuf *sb, const struct zl_run *r)
+{
+	const char *reason = zl_json_path_string(r->identity, "reason");
+
+	strbuf_addf(sb, "'%s'", r->status ? r->status : "(none)");
+	if (reason && *reason)
+		strbuf_addf(sb, " (%s)", reason);
+}
+
 static void build_warnings(struct zl_compare *c)
 {
 	size_t i, only_a = 0, only_b = 0, no_latency = 0, torch_moved = 0, torch_rows = 0;
+	struct strbuf sb = STRBUF_INIT;
 
+	for (i = 0; i < 2; i++) {
+		const struct zl_run *r = i ? c->b : c->a;
+
+		if (passed(r))
+			continue;
+		strbuf_reset(&sb);
+		status_text(&sb, r);
+		strvec_pushf(&c->warnings, "%s's status is %s, not passed: its figures may be incomplete",
+			     i ? "B" : "A", sb.buf);
+	}
+	strbuf_release(&sb);
 	for (i = 0; i < c->a->notes.nr; i++)
 		strvec_pushf(&c->warnings, "A: %s", c->a->notes.v[i]);
 	for (i = 0; i < c->b->notes.nr; i++)
@@ -719,8 +777,14 @@ static void gate_row(struct zl_compare *c, struct zl_compare_row *r, double limi
 	struct strbuf label = STRBUF_INIT, why = STRBUF_INIT;
 	enum zl_noise_basis basis;
 
-	if (r->verdict == ZL_VERDICT_MISSING)
+	if (r->verdict == ZL_VERDICT_MISSING) {
+		/* a shape B lost is no pass: it may be the very one that regressed */
+		if (r->lost_in_b && !c->opts.allow_missing) {
+			r->gate_failed = 1;
+			c->gate_rows++;
+		}
 		return;
+	}
 	r->gate_band_ms = zl_compare_band(r->a_ms, r->a_iqr, r->a_samples, r->b_iqr, r->b_samples,
 					  floor_pct, &basis);
 	if (r->ratio <= limit || r->b_ms - r->a_ms <= r->gate_band_ms)
@@ -745,6 +809,50 @@ static void gate_row(struct zl_compare *c, struct zl_compare_row *r, double limi
 	strbuf_release(&label);
 }
 
+/*
+ * The gate passes only on evidence: both runs passed, some gems shape has a
+ * latency on both sides, and B kept every gems shape of A (unless allowed).
+ */
+static void gate_evidence(struct zl_compare *c)
+{
+	struct strbuf sb = STRBUF_INIT, first = STRBUF_INIT;
+	size_t i, lost = 0;
+
+	if (!passed(c->a)) {
+		status_text(&sb, c->a);
+		strvec_pushf(&c->gate_reasons, "A's status is %s, not passed: a baseline that did not "
+			     "pass is no baseline", sb.buf);
+		strbuf_reset(&sb);
+	}
+	if (!passed(c->b)) {
+		status_text(&sb, c->b);
+		strvec_pushf(&c->gate_reasons, "B's status is %s, not passed: a run that did not pass "
+			     "cannot pass the gate", sb.buf);
+	}
+	if (!c->overall.n)
+		strvec_pushf(&c->gate_reasons, "no gems shape has a latency in both A and B: nothing "
+			     "was compared");
+	for (i = 0; i < c->nr_rows; i++) {
+		if (!c->rows[i].lost_in_b)
+			continue;
+		if (!lost++)
+			row_label(&first, &c->rows[i]);
+	}
+	if (lost && !c->opts.allow_missing)
+		strvec_pushf(&c->gate_reasons, "%zu gems shape%s of A %s no latency in B (first: %s): "
+			     "B failed, crashed or dropped them; --allow-missing-shapes gates only the "
+			     "shapes both runs have", lost, lost == 1 ? "" : "s", lost == 1 ? "has" : "have",
+			     first.buf);
+	else if (lost)
+		strvec_pushf(&c->warnings, "%zu gems shape%s of A %s no latency in B (first: %s): not "
+			     "gated (--allow-missing-shapes)", lost, lost == 1 ? "" : "s",
+			     lost == 1 ? "has" : "have", first.buf);
+	if (c->gate_reasons.nr)
+		c->gate_failed = 1;
+	strbuf_release(&sb);
+	strbuf_release(&first);
+}
+
 static void apply_gate(struct zl_compare *c)
 {
 	double limit = 1 + c->opts.fail_pct / 100;
@@ -752,6 +860,7 @@ static void apply_gate(struct zl_compare *c)
 
 	if (c->opts.fail_pct < 0)
 		return;
+	gate_evidence(c);
 	if (c->overall.n && c->overall.geomean > limit) {
 		c->gate_failed = 1;
 		strvec_pushf(&c->gate_reasons, "overall geomean B/A %.4f is %.1f%% slower (limit %g%%)",
@@ -819,6 +928,8 @@ static void gate_rule(const struct zl_compare *c, struct strbuf *sb)
 	strbuf_addf(sb, "fails when the overall geomean is more than %g%% slower, or a gems shape is more "
 		    "than %g%% slower and B-A exceeds max((IQR_A+IQR_B)/2, %g%% of A) (%g%% of A without "
 		    "timer IQR)", c->opts.fail_pct, c->opts.fail_pct, floor_pct, floor_pct);
+	strbuf_addf(sb, "; also when A or B did not pass, no gems shape is on both sides%s",
+		    c->opts.allow_missing ? "" : ", or B lacks a gems shape of A");
 }
 
 static void fmt_ms(struct strbuf *sb, double v)
@@ -1010,7 +1121,7 @@ void zl_compare_print_text(const struct zl_compare *c, FILE *out, int use_color)
 		fprintf(out, "  rule: %s\n", sb.buf);
 		for (i = 0; i < c->gate_reasons.nr; i++)
 			fprintf(out, "  %s\n", c->gate_reasons.v[i]);
-		fprintf(out, "  %zu of %zu gems shapes failed the gate%s\n", c->gate_rows, c->overall.n,
+		fprintf(out, "  %zu of %zu gems shapes failed the gate%s\n", c->gate_rows, c->gems_rows,
 			c->gate_rows ? " (FAILED in the gate column)" : "");
 	}
 	if (has_mismatch(c))
@@ -1208,13 +1319,32 @@ oom:
 	return zl_error(err, "cannot build the json comparison: out of memory");
 }
 
-/* CSV: one line per row; the caliber column carries an allowed mismatch into every row. */
+/* The gate's verdict with its reasons on one line: empty without a gate. */
+static void gate_summary(const struct zl_compare *c, struct strbuf *sb)
+{
+	size_t i;
+
+	if (c->opts.fail_pct < 0)
+		return;
+	strbuf_addstr(sb, c->gate_failed ? "failed" : "passed");
+	for (i = 0; i < c->gate_reasons.nr; i++)
+		strbuf_addf(sb, "%s%s", i ? "; " : ": ", c->gate_reasons.v[i]);
+}
+
+/*
+ * CSV: one line per row; the caliber, gate_result, autotune and flags columns carry
+ * the run-level facts (an allowed mismatch, the gate's reasons, the autotune set-up,
+ * cache inheritance and other flags) into every row. With no row at all, one line
+ * with empty row fields still carries them.
+ */
 void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
 {
 	static const char *const head[] = { "op", "dtype", "shape", "occurrence", "side", "a_ms",
 					    "b_ms", "ratio", "change_pct", "verdict", "basis",
-					    "band_ms", "caliber", "gate" };
-	struct strbuf cell = STRBUF_INIT, caliber = STRBUF_INIT;
+					    "band_ms", "caliber", "gate", "gate_result", "autotune",
+					    "flags" };
+	struct strbuf cell = STRBUF_INIT, caliber = STRBUF_INIT, gate = STRBUF_INIT;
+	struct strbuf flags = STRBUF_INIT;
 	size_t i;
 
 	if (c->caliber.mismatches.nr) {
@@ -1223,9 +1353,22 @@ void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
 	} else {
 		strbuf_addstr(&caliber, "ok");
 	}
+	gate_summary(c, &gate);
+	for (i = 0; i < c->caliber.flags.nr; i++)
+		strbuf_addf(&flags, "%s%s", i ? "; " : "", c->caliber.flags.v[i]);
 	for (i = 0; i < ZL_ARRAY_SIZE(head); i++)
 		zl_csv_field(sb, head[i], i == 0);
 	zl_csv_end_row(sb);
+	if (!c->nr_rows) {
+		for (i = 0; i < ZL_ARRAY_SIZE(head) - 5; i++)
+			zl_csv_field(sb, "", i == 0);
+		zl_csv_field(sb, caliber.buf, 0);
+		zl_csv_field(sb, "", 0);
+		zl_csv_field(sb, gate.buf, 0);
+		zl_csv_field(sb, c->caliber.autotune, 0);
+		zl_csv_field(sb, flags.buf, 0);
+		zl_csv_end_row(sb);
+	}
 	for (i = 0; i < c->nr_rows; i++) {
 		const struct zl_compare_row *r = &c->rows[i];
 		const double nums[] = { r->a_ms, r->b_ms, r->ratio,
@@ -1252,13 +1395,42 @@ void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
 			strbuf_addf(&cell, "%.10g", r->band_ms);
 		zl_csv_field(sb, cell.buf, 0);
 		zl_csv_field(sb, caliber.buf, 0);
-		/* empty without a gate, and on rows the gate does not judge (torch, missing) */
-		zl_csv_field(sb, c->opts.fail_pct < 0 || r->side != ZL_SIDE_GEMS || !isfinite(r->gate_band_ms) ?
-				 "" : r->gate_failed ? "failed" : "passed", 0);
+		/* empty without a gate, and on rows the gate does not judge (torch, new in B) */
+		zl_csv_field(sb, c->opts.fail_pct < 0 || r->side != ZL_SIDE_GEMS ? "" :
+				 r->gate_failed ? "failed" : isfinite(r->gate_band_ms) ? "passed" : "", 0);
+		zl_csv_field(sb, gate.buf, 0);
+		zl_csv_field(sb, c->caliber.autotune, 0);
+		zl_csv_field(sb, flags.buf, 0);
 		zl_csv_end_row(sb);
 	}
 	strbuf_release(&cell);
 	strbuf_release(&caliber);
+	strbuf_release(&gate);
+	strbuf_release(&flags);
+}
+
+/*
+ * s as a Markdown code span: a fence of one backtick more than the longest run
+ * inside, padded with a blank when s starts or ends with a backtick (CommonMark).
+ */
+static void md_code(struct strbuf *sb, const char *s)
+{
+	size_t longest = 0, run = 0, i, len = strlen(s);
+	int pad;
+
+	for (i = 0; i < len; i++) {
+		run = s[i] == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	pad = len && (s[0] == '`' || s[len - 1] == '`');
+	for (i = 0; i <= longest; i++)
+		strbuf_addch(sb, '`');
+	strbuf_addstr(sb, pad ? " " : "");
+	strbuf_addstr(sb, s);
+	strbuf_addstr(sb, pad ? " " : "");
+	for (i = 0; i <= longest; i++)
+		strbuf_addch(sb, '`');
 }
 
 /* Markdown for a PR comment. */
@@ -1278,7 +1450,11 @@ void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
 	struct strbuf cell = STRBUF_INIT;
 	size_t i;
 
-	strbuf_addf(sb, "### zlbench compare: `%s` → `%s`\n\n", c->a->run_id, c->b->run_id);
+	strbuf_addstr(sb, "### zlbench compare: ");
+	md_code(sb, c->a->run_id ? c->a->run_id : NONE_TEXT);
+	strbuf_addstr(sb, " → ");
+	md_code(sb, c->b->run_id ? c->b->run_id : NONE_TEXT);
+	strbuf_addstr(sb, "\n\n");
 	for (i = 0; i < 2; i++) {
 		const char *note = zl_history_loaded_note(i ? c->b : c->a);
 		if (note)
@@ -1302,9 +1478,13 @@ void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
 		strbuf_addch(sb, '\n');
 	if (c->caliber.variables.nr) {
 		strbuf_addstr(sb, "**A/B variables:**\n\n");
-		for (i = 0; i < c->caliber.variables.nr; i++)
-			strbuf_addf(sb, "- %s: `%s` → `%s`\n", c->caliber.variables.v[i].field,
-				    c->caliber.variables.v[i].a, c->caliber.variables.v[i].b);
+		for (i = 0; i < c->caliber.variables.nr; i++) {
+			strbuf_addf(sb, "- %s: ", c->caliber.variables.v[i].field);
+			md_code(sb, c->caliber.variables.v[i].a);
+			strbuf_addstr(sb, " → ");
+			md_code(sb, c->caliber.variables.v[i].b);
+			strbuf_addch(sb, '\n');
+		}
 		strbuf_addch(sb, '\n');
 	}
 	strbuf_addf(sb, "**Geomean of B/A, gems side** (95%% bootstrap CI over shapes, %d resamples)\n\n",

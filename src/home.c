@@ -57,3 +57,23 @@ int zl_home_subdir_ensure(const char *name, char **out, struct strbuf *err)
 	*out = dir;
 	return 0;
 }
+
+const char *zl_history_db_env(void)
+{
+	return nonempty_env("ZL_HISTORY_DB");
+}
+
+char *zl_history_db_path(void)
+{
+	const char *v = zl_history_db_env();
+	char *home, *path;
+
+	if (v)
+		return xstrdup(v);
+	home = zl_home_dir();
+	if (!home)
+		return NULL;
+	path = zl_path_join(home, "history.db");
+	free(home);
+	return path;
+}

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -142,55 +143,98 @@ char *zl_push_display_url(const char *url)
 	return copy;
 }
 
+/*
+ * Split an http(s) URL by hand: libcurl may be missing or too old, and a URL must
+ * be checked (and a payload spooled under it) all the same. *https says which
+ * scheme; host gets the host (an IPv6 address with its brackets). 0, or -1 with
+ * why (not naming the URL) filled.
+ */
+static int split_url(const char *url, int *https, struct strbuf *host, struct strbuf *why)
+{
+	const char *p, *auth, *end, *at, *h, *port;
+
+	for (p = url; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			return zl_error(why, "it contains a space or a control character");
+	p = strstr(url, "://");
+	if (!p)
+		return zl_error(why, "no scheme: expected http:// or https://");
+	if ((size_t)(p - url) == 4 && !strncasecmp(url, "http", 4))
+		*https = 0;
+	else if ((size_t)(p - url) == 5 && !strncasecmp(url, "https", 5))
+		*https = 1;
+	else
+		return zl_error(why, "only http:// and https:// are supported");
+	auth = p + 3;
+	end = auth + strcspn(auth, "/?#");
+	/* the password may hold '@': the host follows the last one */
+	for (at = NULL, h = auth; h < end; h++)
+		if (*h == '@')
+			at = h;
+	h = at ? at + 1 : auth;
+	if (*h == '[') {
+		const char *close = memchr(h, ']', (size_t)(end - h));
+
+		if (!close || close - h < 3)
+			return zl_error(why, "an IPv6 host without its closing ']'");
+		if (strspn(h + 1, "0123456789abcdefABCDEF:.") != (size_t)(close - h - 1))
+			return zl_error(why, "a bracketed host that is not an IPv6 address");
+		port = close + 1;
+		if (port < end && *port != ':')
+			return zl_error(why, "text after the IPv6 host's ']'");
+	} else {
+		port = memchr(h, ':', (size_t)(end - h));
+		if (!port)
+			port = end;
+	}
+	strbuf_reset(host);
+	strbuf_add(host, h, (size_t)(port - h));
+	if (!host->len)
+		return zl_error(why, "no host");
+	if (*h != '[' && strcspn(host->buf, "<>\"{}|\\^`[]") != host->len)
+		return zl_error(why, "the host '%s' holds a character that no host name has", host->buf);
+	if (port < end) {
+		size_t digits = strspn(port + 1, "0123456789");
+		if (port + 1 + digits != end || digits > 5 || (digits && atol(port + 1) > 65535) ||
+		    (digits && !atol(port + 1)))
+			return zl_error(why, "the port is not a number from 1 to 65535");
+	}
+	return 0;
+}
+
 int zl_push_check_url(const char *url, struct strbuf *err)
 {
-	CURLUcode why;
-	CURLU *u;
-	char *scheme = NULL;
-	int rc = 0;
+	struct strbuf host = STRBUF_INIT, why = STRBUF_INIT;
+	int https, rc = 0;
 
 	if (!url || !*url)
 		return zl_error(err, "no collector URL: give --url URL or set ZL_PUSH_URL");
-	u = parse_url(url, &why);
-	if (!u) {
+	if (split_url(url, &https, &host, &why)) {
 		char *shown = redact_by_hand(url);
-		zl_error(err, "invalid push URL '%s': %s", shown, curl_url_strerror(why));
-		free(shown);
-		return -1;
-	}
-	if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    (strcmp(scheme, "http") && strcmp(scheme, "https"))) {
-		char *shown = zl_push_display_url(url);
-		rc = zl_error(err, "invalid push URL '%s': only http:// and https:// are supported", shown);
+		rc = zl_error(err, "invalid push URL '%s': %s", shown, why.buf);
 		free(shown);
 	}
-	curl_free(scheme);
-	curl_url_cleanup(u);
+	strbuf_release(&host);
+	strbuf_release(&why);
 	return rc;
 }
 
 /* 1 when the URL is plain http to a host other than this machine. */
 static int cleartext_remote(const char *url)
 {
-	static const char *const loopback[] = { "localhost", "[::1]", "::1" };
-	CURLUcode why;
-	CURLU *u = parse_url(url, &why);
-	char *scheme = NULL, *host = NULL;
-	int remote = 0;
+	static const char *const loopback[] = { "localhost", "[::1]" };
+	struct strbuf host = STRBUF_INIT, why = STRBUF_INIT;
+	int https, remote = 0;
 	size_t i;
 
-	if (!u)
-		return 0;
-	if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK && !strcmp(scheme, "http") &&
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK) {
-		remote = !zl_starts_with(host, "127.");
+	if (!split_url(url, &https, &host, &why) && !https) {
+		remote = !zl_starts_with(host.buf, "127.");
 		for (i = 0; i < ZL_ARRAY_SIZE(loopback); i++)
-			if (zl_strcaseeq(host, loopback[i]))
+			if (zl_strcaseeq(host.buf, loopback[i]))
 				remote = 0;
 	}
-	curl_free(scheme);
-	curl_free(host);
-	curl_url_cleanup(u);
+	strbuf_release(&host);
+	strbuf_release(&why);
 	return remote;
 }
 
@@ -453,7 +497,32 @@ static int list_subdirs(const char *dir, struct strvec *out, struct strbuf *err)
 	return 0;
 }
 
-static int find_runs(const char *dir, int depth, struct strvec *runs, struct strbuf *err)
+/*
+ * A batch's warm-up shard (warmup.role "shard"): a record run over a slice of the
+ * shapes, whose figures the op's timed run supersedes. An unreadable identity is
+ * not one: pushing it reports the damage.
+ */
+static int is_warmup_shard(const char *dir)
+{
+	char *path = zl_path_join(dir, "run_identity.json");
+	struct strbuf text = STRBUF_INIT;
+	cJSON *id = NULL, *warmup, *role;
+	int shard = 0;
+
+	if (strbuf_read_file(&text, path) >= 0)
+		id = cJSON_ParseWithLength(text.buf, text.len);
+	warmup = cJSON_GetObjectItemCaseSensitive(id, "warmup");
+	role = cJSON_GetObjectItemCaseSensitive(warmup, "role");
+	shard = cJSON_IsString(role) && !strcmp(role->valuestring, "shard");
+	cJSON_Delete(id);
+	strbuf_release(&text);
+	free(path);
+	return shard;
+}
+
+/* Run directories below dir, in name order; warm-up shards are counted in *skipped. */
+static int find_runs(const char *dir, int depth, struct strvec *runs, size_t *skipped,
+		     struct strbuf *err)
 {
 	struct strvec subs = STRVEC_INIT;
 	size_t i;
@@ -462,10 +531,14 @@ static int find_runs(const char *dir, int depth, struct strvec *runs, struct str
 	if (list_subdirs(dir, &subs, err))
 		return -1;
 	for (i = 0; i < subs.nr && !rc; i++) {
-		if (has_identity(subs.v[i]))
-			strvec_push(runs, subs.v[i]);
-		else if (depth < BATCH_SEARCH_DEPTH)
-			rc = find_runs(subs.v[i], depth + 1, runs, err);
+		if (has_identity(subs.v[i])) {
+			if (is_warmup_shard(subs.v[i]))
+				(*skipped)++;
+			else
+				strvec_push(runs, subs.v[i]);
+		} else if (depth < BATCH_SEARCH_DEPTH) {
+			rc = find_runs(subs.v[i], depth + 1, runs, skipped, err);
+		}
 	}
 	strvec_clear(&subs);
 	return rc;
@@ -478,6 +551,7 @@ struct pusher {
 	struct strbuf response;
 	char errbuf[CURL_ERROR_SIZE];
 	int warned_cleartext;
+	char *unusable;      /* why libcurl cannot send (push spools everything), or NULL */
 };
 
 static size_t on_body(char *ptr, size_t size, size_t nmemb, void *userdata)
@@ -513,8 +587,44 @@ static void pusher_release(struct pusher *p)
 		curl_easy_cleanup(p->h);
 	curl_slist_free_all(p->headers);
 	strbuf_release(&p->response);
+	free(p->unusable);
 	p->h = NULL;
 	p->headers = NULL;
+	p->unusable = NULL;
+}
+
+/* The oldest libcurl that push works with: CURLOPT_PROTOCOLS came in 7.19.4. */
+#define CURL_MIN_VERSION_NUM 0x071304
+#define CURL_MIN_VERSION "7.19.4"
+
+static int curl_new_enough(struct strbuf *err)
+{
+	const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+
+	if (!v)
+		return zl_error(err, "libcurl could not be loaded");
+	if (v->version_num < CURL_MIN_VERSION_NUM)
+		return zl_error(err, "libcurl %s is too old (push needs %s or newer)",
+				v->version ? v->version : "?", CURL_MIN_VERSION);
+	return 0;
+}
+
+/*
+ * Only http and https, never a redirect elsewhere: CURLOPT_PROTOCOLS_STR from
+ * libcurl 7.85, the bitmask CURLOPT_PROTOCOLS (deprecated since) before it.
+ */
+static int only_http(CURL *h, struct strbuf *err)
+{
+	CURLcode c = curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+
+	if (c == CURLE_UNKNOWN_OPTION || c == CURLE_NOT_BUILT_IN) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+		c = curl_easy_setopt(h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#pragma GCC diagnostic pop
+		return setopt_ok(c, "CURLOPT_PROTOCOLS", err);
+	}
+	return setopt_ok(c, "CURLOPT_PROTOCOLS_STR", err);
 }
 
 static int pusher_init(struct pusher *p, const struct zl_push_opts *o, struct strbuf *err)
@@ -531,7 +641,7 @@ static int pusher_init(struct pusher *p, const struct zl_push_opts *o, struct st
 	memset(p, 0, sizeof(*p));
 	p->o = o;
 	strbuf_init(&p->response, 0);
-	if (global_init(err))
+	if (global_init(err) || curl_new_enough(err))
 		return -1;
 	p->h = curl_easy_init();
 	if (!p->h)
@@ -555,7 +665,7 @@ static int pusher_init(struct pusher *p, const struct zl_push_opts *o, struct st
 	    SETOPT(p->h, CURLOPT_WRITEFUNCTION, on_body, err) ||
 	    SETOPT(p->h, CURLOPT_WRITEDATA, &p->response, err) ||
 	    SETOPT(p->h, CURLOPT_ERRORBUFFER, p->errbuf, err) ||
-	    SETOPT(p->h, CURLOPT_PROTOCOLS_STR, "http,https", err) ||
+	    only_http(p->h, err) ||
 	    SETOPT(p->h, CURLOPT_FOLLOWLOCATION, 0L, err) ||
 	    SETOPT(p->h, CURLOPT_CONNECTTIMEOUT_MS, o->connect_timeout_ms, err) ||
 	    SETOPT(p->h, CURLOPT_TIMEOUT_MS, o->max_time_ms, err) ||
@@ -837,6 +947,24 @@ static void add_safe_name(struct strbuf *sb, const char *name)
 }
 
 /*
+ * Make a rename into dir survive a crash: the file's data is synced by the
+ * atomic write, the directory entry only by syncing the directory.
+ */
+static void sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0) {
+		zl_print_warning("cannot open spool '%s' to sync it: %s", dir, strerror(errno));
+		return;
+	}
+	if (fsync(fd))
+		zl_print_warning("cannot sync spool '%s': %s", dir, strerror(errno));
+	if (close(fd))
+		zl_print_warning("cannot close spool '%s': %s", dir, strerror(errno));
+}
+
+/*
  * Spool (url, doc) as two lines: {"schema":...,"url":...} and the document as sent,
  * so that resending it sends the same bytes. *path_out gets the file (caller frees).
  */
@@ -869,6 +997,7 @@ static int spool_write(const struct zl_push_opts *o, const char *url, const char
 	strbuf_addf(&file, "-%ld-%08x" ZL_SPOOL_SUFFIX, (long)getpid(), random_u32());
 	if (zl_write_file_atomic(file.buf, text.buf, text.len, err))
 		goto out;
+	sync_dir(dir);
 	*path_out = strbuf_detach(&file, NULL);
 	rc = 0;
 out:
@@ -1015,7 +1144,13 @@ static void push_one(struct pusher *p, const char *name, const char *source, con
 	char *spooled = NULL;
 
 	it->url = zl_push_display_url(o->url);
-	res = send_with_retries(p, o->url, it->url, doc, &info, &err);
+	if (p->unusable) {
+		/* nothing can be sent without libcurl: keep the payload for a later flush */
+		res = SEND_FAILED;
+		strbuf_addf(&info.why, "libcurl is unusable: %s", p->unusable);
+	} else {
+		res = send_with_retries(p, o->url, it->url, doc, &info, &err);
+	}
 	it->http_status = info.status;
 	it->attempts = info.attempts;
 	if (res == SEND_OK) {
@@ -1031,6 +1166,11 @@ static void push_one(struct pusher *p, const char *name, const char *source, con
 			      xstrfmt("could not push %s to %s: %s; and could not spool it: %s "
 				      "(the run directory '%s' still holds it)",
 				      name, it->url, info.why.buf, err.buf, source));
+	} else if (!info.attempts) {
+		report_finish(r, it, o, ZL_PUSH_SPOOLED,
+			      xstrfmt("could not push %s to %s: %s; spooled to '%s' (resend with "
+				      "'zlbench push --flush-spool' where libcurl works)",
+				      name, it->url, info.why.buf, spooled));
 	} else {
 		report_finish(r, it, o, ZL_PUSH_SPOOLED,
 			      xstrfmt("could not push %s to %s after %d attempt%s: %s; spooled to '%s' "
@@ -1059,7 +1199,7 @@ int zl_push_dir(const char *dir, const struct zl_push_opts *o, struct zl_push_re
 	struct strvec runs = STRVEC_INIT;
 	struct pusher p;
 	int lone, rc = -1;
-	size_t i;
+	size_t i, skipped = 0;
 
 	memset(&p, 0, sizeof(p));
 	if (!o->dry_run && zl_push_check_url(o->url, err))
@@ -1070,16 +1210,24 @@ int zl_push_dir(const char *dir, const struct zl_push_opts *o, struct zl_push_re
 	if (lone) {
 		strvec_push(&runs, dir);
 	} else {
-		if (find_runs(dir, 1, &runs, err))
+		if (find_runs(dir, 1, &runs, &skipped, err))
 			goto out;
-		if (!runs.nr) {
+		if (!runs.nr && !skipped) {
 			zl_error(err, "'%s' is neither a run directory nor a batch directory "
 				 "(no run_identity.json in it or below it)", dir);
 			goto out;
 		}
+		r->skipped += skipped;
+		if (skipped && zl_verbosity >= 0)
+			fprintf(stderr, "zlbench: %s: skipped %zu warm-up shard run%s (warmup.role "
+				"\"shard\": each op's timed run holds its figures)\n", dir, skipped,
+				skipped == 1 ? "" : "s");
 	}
-	if (!o->dry_run && pusher_init(&p, o, err))
-		goto out;
+	if (!o->dry_run && pusher_init(&p, o, err)) {
+		/* a machine without a usable libcurl still loses nothing: spool, say why */
+		p.unusable = strbuf_detach(err, NULL);
+		p.o = o;
+	}
 	for (i = 0; i < runs.nr; i++) {
 		struct strbuf why = STRBUF_INIT;
 		char *doc, *name;
@@ -1110,7 +1258,14 @@ out:
 	return rc;
 }
 
-static void flush_one(struct pusher *p, const char *path, struct zl_push_report *r)
+/*
+ * Resend one spool file. A URL that did not answer at all (no HTTP reply after
+ * every retry) goes into down; later files for a URL in down are not tried, so a
+ * flush against a collector that is down costs one retry schedule, not one per
+ * file. Returns 1 when the file was left untried for that reason.
+ */
+static int flush_one(struct pusher *p, const char *path, struct strvec *down,
+		     struct zl_push_report *r)
 {
 	const struct zl_push_opts *o = p->o;
 	struct send_info info = { 0, 0, STRBUF_INIT };
@@ -1119,13 +1274,14 @@ static void flush_one(struct pusher *p, const char *path, struct zl_push_report 
 	struct zl_push_item *it;
 	enum send_result res;
 	const char *url;
+	int untried = 0;
 
 	if (spool_read(path, &s, &err)) {
 		it = report_add(r, path, path);
 		report_finish(r, it, o, ZL_PUSH_FAILED,
 			      xstrfmt("%s; left in the spool", err.buf));
 		strbuf_release(&err);
-		return;
+		return 0;
 	}
 	url = o->url ? o->url : s.url;
 	it = report_add(r, s.name, path);
@@ -1135,7 +1291,18 @@ static void flush_one(struct pusher *p, const char *path, struct zl_push_report 
 			      xstrfmt("spool file '%s': %s; give --url to send it elsewhere", path, err.buf));
 		goto out;
 	}
+	if (strvec_find(down, url) >= 0) {
+		/* counted as still spooled; the caller says so once for all of them */
+		it->outcome = ZL_PUSH_SPOOLED;
+		it->detail = xstrfmt("not tried: %s did not answer earlier in this flush; it stays in "
+				     "the spool at '%s'", it->url, path);
+		r->spooled++;
+		untried = 1;
+		goto out;
+	}
 	res = send_with_retries(p, url, it->url, s.body, &info, &err);
+	if (res == SEND_FAILED && !info.status)
+		strvec_push(down, url);
 	it->http_status = info.status;
 	it->attempts = info.attempts;
 	if (res == SEND_OK) {
@@ -1164,15 +1331,16 @@ out:
 	spooled_release(&s);
 	strbuf_release(&info.why);
 	strbuf_release(&err);
+	return untried;
 }
 
 int zl_push_flush(const struct zl_push_opts *o, struct zl_push_report *r, struct strbuf *err)
 {
-	struct strvec files = STRVEC_INIT;
+	struct strvec files = STRVEC_INIT, down = STRVEC_INIT;
 	struct pusher p;
 	char *dir = spool_path(o), *lock_path = NULL;
 	int lock = -1, rc = -1;
-	size_t i;
+	size_t i, untried = 0;
 
 	memset(&p, 0, sizeof(p));
 	if (!dir)
@@ -1200,16 +1368,30 @@ int zl_push_flush(const struct zl_push_opts *o, struct zl_push_report *r, struct
 	}
 	if (spool_files(dir, &files, err))
 		goto out;
-	if (files.nr && pusher_init(&p, o, err))
+	if (files.nr && pusher_init(&p, o, err)) {
+		struct strbuf why = STRBUF_INIT;
+
+		strbuf_addbuf(&why, err);
+		strbuf_reset(err);
+		zl_error(err, "cannot resend the spool: %s; its %zu payload%s stay in '%s'", why.buf,
+			 files.nr, files.nr == 1 ? "" : "s", dir);
+		strbuf_release(&why);
 		goto out;
+	}
 	for (i = 0; i < files.nr; i++)
-		flush_one(&p, files.v[i], r);
+		untried += flush_one(&p, files.v[i], &down, r);
+	if (untried)
+		zl_print_error("%zu more spooled payload%s not tried: %s collector did not answer earlier "
+			       "in this flush; %s in the spool for the next --flush-spool", untried,
+			       untried == 1 ? "" : "s", untried == 1 ? "its" : "their",
+			       untried == 1 ? "it stays" : "they stay");
 	rc = 0;
 out:
 	pusher_release(&p);
 	if (lock >= 0)
 		close(lock);
 	strvec_clear(&files);
+	strvec_clear(&down);
 	free(lock_path);
 	free(dir);
 	return rc;

@@ -13,7 +13,8 @@
  *    tuner (autotune recorded > 0; a run whose kernels have no tuner cannot inherit).
  *    When both runs name their tuned kernels (autotune.kernels in the identity, else
  *    plugins/autotune_summary.json), they must share one. An unknown count (null,
- *    or autotune off) counts as "may have". A timer that fell back on one side only
+ *    autotune off, or a winners_before of 0 whose tuner_cache.note says a database
+ *    was not counted) counts as "may have". A timer that fell back on one side only
  *    is flagged.
  *    The usual A/B variables (FlagGems commit, Triton/torch version, TRITON_* /
  *    ZL_* environment, ...) are listed, never refused.
@@ -39,6 +40,10 @@
  *
  * 4. Gate (fail_pct >= 0): failed when the overall geomean exceeds 1 + pct/100,
  *    or a gems-side row has B/A > 1 + pct/100 and B - A > band(min(threshold, pct)).
+ *    It also fails, whatever the figures, when A's or B's status is not "passed"
+ *    (a run that failed or crashed is neither a baseline nor a pass), when no gems
+ *    row has a latency on both sides, and when a gems row of A has no latency in B
+ *    (a shape B lost: failed, crashed or dropped) unless allow_missing.
  *    The gate's floor follows pct when pct is below the threshold, so a 4 %
  *    slowdown under a tight IQR fails --fail-on-regression 3 even though its
  *    verdict, under the 5 % run-to-run floor, is "same". Torch-side slowdowns that
@@ -75,9 +80,10 @@ struct zl_compare_opts {
 	int allow_mismatch;     /* caliber mismatches reported, not refused */
 	int resamples;
 	uint64_t seed;
+	int allow_missing;      /* gate: shapes of A without a latency in B are warned, not failed */
 };
 #define ZL_COMPARE_OPTS_INIT \
-	{ ZL_DEFAULT_THRESHOLD_PCT, -1.0, 0, ZL_BOOTSTRAP_RESAMPLES, ZL_BOOTSTRAP_SEED }
+	{ ZL_DEFAULT_THRESHOLD_PCT, -1.0, 0, ZL_BOOTSTRAP_RESAMPLES, ZL_BOOTSTRAP_SEED, 0 }
 
 /* One field that differs; a and b are "(none)" when absent. */
 struct zl_diff {
@@ -113,6 +119,7 @@ struct zl_compare_row {
 	enum zl_verdict verdict;
 	double gate_band_ms;         /* band(min(threshold, pct)); NAN without a gate or latency */
 	int gate_failed;             /* a gems row that fails the gate (torch rows: warned only) */
+	int lost_in_b;               /* a gems row with a latency in A and none in B */
 };
 
 struct zl_geomean {
@@ -132,8 +139,9 @@ struct zl_compare {
 	struct zl_geomean overall;
 	size_t rows_iqr, rows_threshold; /* how many verdicts used each rule */
 	int gate_failed;
-	size_t gate_rows;            /* gems rows that failed the gate */
-	struct strvec gate_reasons;  /* one line per failure: the overall geomean, then rows */
+	size_t gate_rows;            /* gems rows that failed the gate (lost shapes included) */
+	size_t gems_rows;            /* gems rows in A or B */
+	struct strvec gate_reasons;  /* one line per failure: runs and lost shapes, the geomean, rows */
 	struct strvec warnings;      /* notes of both runs, missing shapes, baseline drift */
 };
 

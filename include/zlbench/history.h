@@ -33,8 +33,8 @@
 struct zl_history;
 
 /*
- * Open (creating and migrating as needed) the database at path, or at
- * $ZL_HOME/history.db when path is NULL (ZL_HOME is created). 0 or -1.
+ * Open (creating and migrating as needed) the database at path, or when path is
+ * NULL at $ZL_HISTORY_DB, else $ZL_HOME/history.db (ZL_HOME is created). 0 or -1.
  */
 int zl_history_open(const char *path, struct zl_history **out, struct strbuf *err);
 /* Like zl_history_open, migrating only up to `version` (tests build old databases). */
@@ -45,7 +45,7 @@ void zl_history_close(struct zl_history *h);
 /* The database's path (owned by the handle) and schema version. */
 const char *zl_history_path(const struct zl_history *h);
 int zl_history_schema_version(struct zl_history *h);
-/* $ZL_HOME/history.db without creating anything. Caller frees; NULL when no home. */
+/* $ZL_HISTORY_DB, else $ZL_HOME/history.db, creating nothing. Caller frees; NULL when no home. */
 char *zl_history_default_path(void);
 /* ZL_NO_HISTORY set to anything but "" or "0": no run is stored, no duration read. */
 int zl_history_disabled(void);

@@ -21,4 +21,13 @@ int zl_home_ensure(char **out, struct strbuf *err);
 /* Same for a subdirectory of ZL_HOME (e.g. "spool"). Caller frees *out. */
 int zl_home_subdir_ensure(const char *name, char **out, struct strbuf *err);
 
+/*
+ * The history database every command opens unless its --db says otherwise:
+ * $ZL_HISTORY_DB when set and not empty, else $ZL_HOME/history.db.
+ */
+/* $ZL_HISTORY_DB, or NULL when unset or empty (borrowed from the environment). */
+const char *zl_history_db_env(void);
+/* The resolved path, not created. Caller frees; NULL only when no home can be found. */
+char *zl_history_db_path(void);
+
 #endif

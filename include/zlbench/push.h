@@ -5,7 +5,9 @@
  * One JSON document per run directory:
  *     {"schema":"zlbench.push/1","identity":{run_identity.json},"results":{results.json}|null}
  * A batch directory (no run_identity.json of its own) is searched for run
- * directories, each posted as its own document, in name order.
+ * directories, each posted as its own document, in name order; its warm-up
+ * shards (warmup.role "shard") are skipped and counted. A shard directory
+ * given by itself is pushed.
  *
  * A 2xx delivers; a 3xx or 4xx (but 408 and 429) is final and "rejected" with the
  * server's message; 5xx, 408, 429 and transport errors are retried with
@@ -91,8 +93,9 @@ struct zl_push_report {
 	struct zl_push_item *items;
 	size_t nr, alloc;
 	size_t delivered, spooled, rejected, failed, printed;
+	size_t skipped;      /* batch warm-up shards (warmup.role "shard"), not pushed */
 };
-#define ZL_PUSH_REPORT_INIT { NULL, 0, 0, 0, 0, 0, 0, 0 }
+#define ZL_PUSH_REPORT_INIT { NULL, 0, 0, 0, 0, 0, 0, 0, 0 }
 void zl_push_report_init(struct zl_push_report *r);
 void zl_push_report_release(struct zl_push_report *r);
 /* 1 when every document was delivered (or printed) and nothing failed. */

@@ -322,6 +322,37 @@ static void test_cache_inheritance(void **state)
 	assert_non_null(strstr(cal.flags.v[1], "A started with 12"));
 	zl_caliber_release(&cal);
 
+	/* B's count unknown (null): may have inherited, and the flag says unknown */
+	fx_set_str(p->aid, "started_at", "2026-11-29T10:00:00Z");
+	fx_set_num(p->aid, "tuner_cache.winners_before", 0);
+	fx_set(p->bid, "tuner_cache.winners_before", cJSON_CreateNull());
+	write_and_load(p, 1.0, NULL, -1);
+	zl_caliber_init(&cal);
+	zl_caliber_check(&p->a, &p->b, &cal);
+	assert_true(cal.cache_inheritance);
+	assert_non_null(strstr(cal.flags.v[1], "B started with an unknown number of tuner winners (not counted)"));
+	zl_caliber_release(&cal);
+	/* an old identity's 0 from a database that could not be read is unknown too */
+	fx_set_num(p->bid, "tuner_cache.winners_before", 0);
+	fx_set_str(p->bid, "tuner_cache.note",
+		   "tuner db '/home/u/.flaggems/config_cache/TunedConfig_nvidia_triton_3_6.db' not counted: database is locked");
+	write_and_load(p, 1.0, NULL, -1);
+	zl_caliber_init(&cal);
+	zl_caliber_check(&p->a, &p->b, &cal);
+	assert_true(cal.cache_inheritance);
+	assert_non_null(strstr(cal.flags.v[1], "an unknown number of tuner winners"));
+	zl_caliber_release(&cal);
+	/* ... but a cache with nothing in it is a real 0 */
+	fx_set_str(p->bid, "tuner_cache.note", "no tuner cache at '/home/u/.flaggems' (nothing tuned there yet)");
+	write_and_load(p, 1.0, NULL, -1);
+	zl_caliber_init(&cal);
+	zl_caliber_check(&p->a, &p->b, &cal);
+	assert_false(cal.cache_inheritance);
+	zl_caliber_release(&cal);
+	fx_set_str(p->bid, "tuner_cache.note", NULL);
+	fx_set_str(p->aid, "started_at", "2026-11-29T12:00:00Z");
+	fx_set_num(p->aid, "tuner_cache.winners_before", 12);
+
 	/* no records on either side: the tuner cache is just as inheritable */
 	fx_set_str(p->aid, "autotune.mode", "off");
 	fx_set_str(p->bid, "autotune.mode", "off");
@@ -671,6 +702,88 @@ static void test_missing_rows_and_renderers(void **state)
 	strbuf_release(&err);
 }
 
+static int has_reason(const struct zl_compare *c, const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < c->gate_reasons.nr; i++)
+		if (strstr(c->gate_reasons.v[i], text))
+			return 1;
+	return 0;
+}
+
+/* The gate passes only on evidence: passed runs, comparable shapes, no shape lost in B. */
+static void test_gate_needs_evidence(void **state)
+{
+	struct pair *p = *state;
+	struct zl_compare_opts opts = ZL_COMPARE_OPTS_INIT;
+	struct zl_compare c;
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	cJSON *results;
+	char *path;
+
+	opts.fail_pct = 5;
+	/* B crashed with identical figures: the figures alone would pass */
+	fx_set_str(p->bid, "status", "crashed");
+	fx_set_str(p->bid, "reason", "killed by signal 11");
+	write_and_load(p, 1.0, NULL, -1);
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	assert_true(c.gate_failed);
+	assert_true(has_reason(&c, "B's status is 'crashed' (killed by signal 11), not passed"));
+	zl_compare_render_csv(&c, &sb);
+	assert_non_null(strstr(sb.buf, "failed: B's status is 'crashed'"));
+	zl_compare_release(&c);
+	/* a baseline that did not pass is no baseline */
+	fx_set_str(p->bid, "status", "passed");
+	fx_set_str(p->aid, "status", "failed");
+	write_and_load(p, 1.0, NULL, -1);
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	assert_true(c.gate_failed);
+	assert_true(has_reason(&c, "A's status is 'failed'"));
+	zl_compare_release(&c);
+
+	/* B lost the float16 shapes: failed, unless --allow-missing-shapes */
+	fx_set_str(p->aid, "status", "passed");
+	write_and_load(p, 1.0, NULL, -1);
+	zl_run_release(&p->b);
+	path = zl_path_join(p->bdir, "results.json");
+	results = fx_read_json(path);
+	cJSON_DeleteItemFromArray(cJSON_GetObjectItem(cJSON_GetObjectItem(results, "mm"), "details"), 0);
+	fx_write_json(path, results);
+	cJSON_Delete(results);
+	free(path);
+	assert_int_equal(zl_run_load(p->bdir, &p->b, &err), 0);
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	assert_true(c.gate_failed);
+	assert_int_equal(c.gate_rows, 5);
+	assert_int_equal(c.overall.n, 10);
+	assert_true(has_reason(&c, "5 gems shapes of A have no latency in B"));
+	zl_compare_release(&c);
+	opts.allow_missing = 1;
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	assert_false(c.gate_failed);
+	assert_int_equal(c.gate_rows, 0);
+	zl_compare_release(&c);
+
+	/* nothing comparable at all fails even with --allow-missing-shapes */
+	zl_run_release(&p->b);
+	path = zl_path_join(p->bdir, "results.json");
+	assert_int_equal(unlink(path), 0);
+	free(path);
+	assert_int_equal(zl_run_load(p->bdir, &p->b, &err), 0);
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	assert_true(c.gate_failed);
+	assert_true(has_reason(&c, "no gems shape has a latency in both A and B"));
+	zl_compare_release(&c);
+	strbuf_release(&sb);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -687,6 +800,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_gate_below_threshold, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inheritance_needs_a_tuner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_rows_and_renderers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gate_needs_evidence, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,6 +72,58 @@ static long count_rows(const char *db_path, const char *sql)
 	return n;
 }
 
+static void copy_file(const char *from, const char *to)
+{
+	struct strbuf text = STRBUF_INIT;
+	FILE *out;
+
+	assert_true(strbuf_read_file(&text, from) >= 0);
+	out = fopen(to, "wb");
+	assert_non_null(out);
+	assert_int_equal(fwrite(text.buf, 1, text.len, out), text.len);
+	assert_int_equal(fclose(out), 0);
+	strbuf_release(&text);
+}
+
+/* history.db alone holds every committed run: a copy of that one file is a backup. */
+static void test_db_file_alone_holds_runs(void **state)
+{
+	struct fx *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct zl_history *h, *other;
+	char *a = make_run(f, "20261129-100000-cuda-mm-aaaaaa", "mm", FX_MM, "cuda",
+			   "2026-11-29T10:00:00Z", 236.8, "passed");
+	char *b = make_run(f, "20261130-100000-cuda-mm-bbbbbb", "mm", FX_MM, "cuda",
+			   "2026-11-30T10:00:00Z", 100, "passed");
+	char *copy = zl_path_join(f->tmp, "copy.db"), *copy_wal = xstrfmt("%s-wal", copy);
+	char *copy_shm = xstrfmt("%s-shm", copy);
+
+	/* another connection stays open (a batch's other children): no last close to fold */
+	assert_int_equal(zl_history_open(f->db, &other, &err), 0);
+	assert_int_equal(zl_history_open(f->db, &h, &err), 0);
+	assert_int_equal(zl_history_ingest_run(h, a, &err), 0);
+	assert_int_equal(zl_history_ingest_run(h, b, &err), 0);
+	copy_file(f->db, copy);
+	assert_int_equal(count_rows(copy, "SELECT count(*) FROM runs"), 2);
+	assert_int_equal(count_rows(copy, "SELECT count(*) FROM results"), 60);
+	zl_history_close(h);
+	zl_history_close(other);
+	assert_int_equal(unlink(copy), 0);
+	(void)unlink(copy_wal);
+	(void)unlink(copy_shm);
+	/* all closed, and opened and closed again without a write: still all there */
+	assert_int_equal(zl_history_open(f->db, &h, &err), 0);
+	zl_history_close(h);
+	copy_file(f->db, copy);
+	assert_int_equal(count_rows(copy, "SELECT count(*) FROM runs"), 2);
+	free(copy_shm);
+	free(copy_wal);
+	free(copy);
+	free(a);
+	free(b);
+	strbuf_release(&err);
+}
+
 static void test_open_schema(void **state)
 {
 	struct fx *f = *state;
@@ -115,6 +167,29 @@ static void test_default_path_uses_zl_home(void **state)
 	assert_string_equal(zl_history_path(h), expect);
 	assert_true(zl_is_file(expect));
 	zl_history_close(h);
+	free(path);
+	/* ZL_HISTORY_DB wins over ZL_HOME for every caller that gives no path */
+	free(expect);
+	expect = zl_path_join(f->tmp, "elsewhere.db");
+	assert_int_equal(setenv("ZL_HISTORY_DB", expect, 1), 0);
+	path = zl_history_default_path();
+	assert_string_equal(path, expect);
+	assert_int_equal(zl_history_open(NULL, &h, &err), 0);
+	assert_string_equal(zl_history_path(h), expect);
+	assert_true(zl_is_file(expect));
+	zl_history_close(h);
+	free(path);
+	/* ... and an explicit path (--db) wins over ZL_HISTORY_DB */
+	path = zl_path_join(f->tmp, "explicit.db");
+	assert_int_equal(zl_history_open(path, &h, &err), 0);
+	assert_string_equal(zl_history_path(h), path);
+	zl_history_close(h);
+	free(path);
+	/* empty counts as unset */
+	assert_int_equal(setenv("ZL_HISTORY_DB", "", 1), 0);
+	path = zl_history_default_path();
+	assert_non_null(strstr(path, "home/zl/history.db"));
+	unsetenv("ZL_HISTORY_DB");
 	unsetenv("ZL_HOME");
 	free(path);
 	free(expect);
@@ -450,6 +525,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_migration_v1_to_v2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ingest_not_a_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_ingest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_db_file_alone_holds_runs, setup, teardown),
 		cmocka_unit_test(test_csv_and_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

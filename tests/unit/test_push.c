@@ -162,6 +162,22 @@ static void test_urls(void **state)
 	assert_int_equal(zl_push_check_url("", &err), -1);
 	assert_non_null(strstr(err.buf, "ZL_PUSH_URL"));
 	assert_int_equal(zl_push_check_url(NULL, &err), -1);
+	/* checked by hand, so that a machine without libcurl checks (and spools) alike */
+	assert_int_equal(zl_push_check_url("HTTPS://Perf.Example/api", &err), 0);
+	assert_int_equal(zl_push_check_url("http://[::1]:8080/x", &err), 0);
+	assert_int_equal(zl_push_check_url("http://bob:p@ss@perf.example:8443", &err), 0);
+	assert_int_equal(zl_push_check_url("http://perf.example?x=1", &err), 0);
+	assert_int_equal(zl_push_check_url("http:///api", &err), -1);
+	assert_non_null(strstr(err.buf, "no host"));
+	assert_int_equal(zl_push_check_url("http://bob:hunter2@/api", &err), -1);
+	assert_null(strstr(err.buf, "hunter2"));
+	assert_int_equal(zl_push_check_url("http://perf.example:0/x", &err), -1);
+	assert_non_null(strstr(err.buf, "port"));
+	assert_int_equal(zl_push_check_url("http://perf.example:65536/x", &err), -1);
+	assert_int_equal(zl_push_check_url("http://perf example/x", &err), -1);
+	assert_int_equal(zl_push_check_url("http://[::1/x", &err), -1);
+	assert_int_equal(zl_push_check_url("http://[::1]x/", &err), -1);
+	assert_int_equal(zl_push_check_url("perf.example/api", &err), -1);
 	strbuf_release(&err);
 }
 
