@@ -67,6 +67,8 @@ int zl_doctor_python(struct zl_doctor *d, const struct strvec *args, const char 
 		strvec_push(&env, "ZL_DOCTOR_MODE");
 	/* no __pycache__ left in the user's checkout by a diagnosis */
 	strvec_push(&env, "PYTHONDONTWRITEBYTECODE=1");
+	/* a crash (SIGSEGV in an extension) prints where Python was: the evidence */
+	strvec_push(&env, "PYTHONFAULTHANDLER=1");
 
 	strvec_push(&argv, d->pf.python_path ? d->pf.python_path : d->s->python);
 	for (i = 0; i < args->nr; i++)

@@ -12,11 +12,14 @@
  * skip reasons, shape counts) and the fix. zl_doctor_steps[i].seen is the real
  * failure the step exists for.
  *
- * Steps that start Python (vendor, collect, shapes) run the interpreter a run
- * would use, with the environment a run would get (zl_run_build_child: plugins
- * dir and <flaggems>/src first on PYTHONPATH, devices pinned), in the FlagGems
- * directory, with plugins/zl_doctor.py; each is bounded by timeout_s. Their
- * files go to a private temporary directory that zl_doctor_release() removes.
+ * Steps that start Python (vendor, collect) run the interpreter a run would
+ * use, with the environment a run would get (zl_run_build_child: plugins dir
+ * and <flaggems>/src first on PYTHONPATH, devices pinned), in the FlagGems
+ * directory, with plugins/zl_doctor.py; each is bounded by timeout_s. collect
+ * also runs the tests with FlagGems' Benchmark.run replaced (the probe): what
+ * failed or skipped before a benchmark started, and the shapes each benchmark
+ * would run, for the skips and shapes steps. Their files go to a private
+ * temporary directory that zl_doctor_release() removes.
  *
  * zl_doctor_run() takes SIGINT, SIGTERM and SIGHUP (child.h's self-pipe) until
  * zl_doctor_release(): a signal ends the running Python step's whole process
@@ -82,6 +85,10 @@ struct zl_doctor {
 	char *plugins_dir;
 	struct cJSON *collected;        /* plugins/doctor.json of the collection */
 	struct cJSON *foreign;          /* plugins/foreign_vendor.json of the collection */
+	struct cJSON *probe;            /* plugins/doctor_probe.json of the probe, or NULL */
+	int probe_ran;                  /* the probe was started; probe_code and probe_out hold its end */
+	int probe_code;
+	struct strbuf probe_out;
 };
 
 void zl_doctor_init(struct zl_doctor *d, struct zl_settings *s);
@@ -145,5 +152,6 @@ char *zl_doctor_module_of(const char *relpath);
  * ops/ and fused/, and the backend's own vendor package). 1 when kernel is one.
  */
 int zl_doctor_kernel_of_op(const char *kernel, const char *op, const struct strvec *defs);
+
 
 #endif
