@@ -353,6 +353,7 @@ static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 	}
 
 
+
 	det = jstr(doc, "vendor_name");
 	file = jstr(doc, "file");
 	error = jstr(doc, "error");
@@ -449,8 +450,12 @@ static void item_markers(const cJSON *items, struct strvec *out)
 	}
 }
 
+/* Near names shown for a misspelt op or test. */
+#define MAX_NEAR 5
+
 static void resolution_failed(struct zl_doctor *d, struct zl_doctor_result *r)
 {
+	struct strvec ops = STRVEC_INIT, near = STRVEC_INIT;
 	size_t i;
 
 	set_status(r, ZL_DOCTOR_FAILED, "%s", d->op_msg.buf);
@@ -458,22 +463,86 @@ static void resolution_failed(struct zl_doctor *d, struct zl_doctor_result *r)
 	if (d->pf.nodes.scanned)
 		strvec_pushf(&r->evidence, "%zu benchmark files scanned for @pytest.mark.%s", d->pf.nodes.scanned,
 			     d->pf.nodes.op ? d->pf.nodes.op : "?");
-	for (i = 0; i < d->pf.nodes.suggestions.nr; i++)
-		strvec_pushf(&r->evidence, "near name: %s", d->pf.nodes.suggestions.v[i]);
-	if (d->pf.nodes.suggestions.nr)
-		set_fix(r, "did you mean --op %s?", d->pf.nodes.suggestions.v[0]);
+	/* beyond the typos: "router" and "gemm" are parts of router_gemm */
+	if (d->pf.nodes.op) {
+		zl_list_ops(d->s->flaggems_dir, &ops);
+		zl_doctor_near_names(d->pf.nodes.op, &ops, MAX_NEAR, &near);
+	}
+	for (i = 0; i < near.nr; i++)
+		strvec_pushf(&r->evidence, "near name: %s", near.v[i]);
+	if (near.nr)
+		set_fix(r, "did you mean --op %s?", near.v[0]);
 	else
 		set_fix(r, "%s", d->op_check->hint);
+	strvec_clear(&ops);
+	strvec_clear(&near);
+}
+
+/* Was the node a file::name that pytest did not find (exit 4, "ERROR: not found")? Its test name, else NULL. */
+static const char *missing_test(const struct zl_doctor *d, const cJSON *doc, int code, const char *out)
+{
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(doc, "exitstatus");
+	const char *node = d->pf.nodes.nodes.nr == 1 ? d->pf.nodes.nodes.v[0] : NULL;
+	const char *name = node ? strrchr(node, ':') : NULL;
+
+	if (!name || !strstr(node, "::"))
+		return NULL;
+	if (!(cJSON_IsNumber(st) && st->valueint == ZL_EXIT_PYTEST_USAGE) && code != ZL_EXIT_PYTEST_USAGE &&
+	    !strstr(out, "ERROR: not found"))
+		return NULL;
+	return name + 1;
+}
+
+/* The node names a test the file does not hold: list what it holds and the near names. */
+static void explain_not_found(struct zl_doctor *d, struct zl_doctor_result *r, const char *name)
+{
+	const char *node = d->pf.nodes.nodes.v[0];
+	char *file = node_file(node), *path = zl_path_join(d->s->flaggems_dir, file);
+	char *bare = xstrndup(name, strcspn(name, "["));
+	struct strvec tests = STRVEC_INIT, near = STRVEC_INIT;
+	struct strbuf list = STRBUF_INIT;
+	size_t i;
+
+	zl_doctor_tests_in_file(path, &tests);
+	zl_doctor_near_names(bare, &tests, MAX_NEAR, &near);
+	set_status(r, ZL_DOCTOR_FAILED, "pytest found no '%s' in %s (\"ERROR: not found\", exit 4)", name, file);
+	for (i = 0; i < tests.nr && i < MAX_LISTED; i++)
+		strbuf_addf(&list, "%s%s", i ? ", " : "", tests.v[i]);
+	if (tests.nr > MAX_LISTED)
+		strbuf_addf(&list, " ... and %zu more", tests.nr - MAX_LISTED);
+	strvec_pushf(&r->evidence, "test functions in %s: %s", file, tests.nr ? list.buf : "none");
+	for (i = 0; i < near.nr; i++)
+		strvec_pushf(&r->evidence, "near name: %s", near.v[i]);
+	if (near.nr)
+		set_fix(r, "did you mean --test-node %.*s%s?", (int)(name - node), node, near.v[0]);
+	else if (tests.nr)
+		set_fix(r, "name one of the file's tests: --test-node %s::%s (or --op-file %s)", file, tests.v[0], file);
+	else
+		set_fix(r, "name the benchmark file that holds the operator's test (--op-file or --test-node)");
+	strbuf_release(&list);
+	strvec_clear(&tests);
+	strvec_clear(&near);
+	free(bare);
+	free(path);
+	free(file);
 }
 
 /* Zero tests left: say which filter removed them. */
-static void explain_empty(struct zl_doctor *d, struct zl_doctor_result *r, const cJSON *doc)
+static void explain_empty(struct zl_doctor *d, struct zl_doctor_result *r, const cJSON *doc, int code, const char *out)
 {
 	const cJSON *items = jarr(doc, "items");
 	const char *marker = d->pf.nodes.marker, *keyword = jstr(doc, "keyword");
+	const char *markexpr = jstr(doc, "markexpr"), *missing;
 	size_t total = (size_t)cJSON_GetArraySize(items), i;
 	struct strvec markers = STRVEC_INIT, near = STRVEC_INIT;
 
+	/* pytest keeps the last -m: one after -- replaces the op's */
+	if (markexpr && marker && !strcmp(markexpr, marker))
+		markexpr = NULL;
+	if (!total && (missing = missing_test(d, doc, code, out))) {
+		explain_not_found(d, r, missing);
+		return;
+	}
 	if (!total) {
 		set_status(r, ZL_DOCTOR_FAILED, "pytest collected no tests from %s", d->pf.nodes.nodes.v[0]);
 		strvec_push(&r->evidence, "the file holds no test function pytest collects (test_* functions, Test* classes)");
@@ -492,12 +561,30 @@ static void explain_empty(struct zl_doctor *d, struct zl_doctor_result *r, const
 			strvec_pushf(&r->evidence, "markers on those tests: %s", list.buf);
 			strbuf_release(&list);
 		}
-		zl_suggest(marker, &markers, 1, &near);
+		zl_doctor_near_names(marker, &markers, 1, &near);
 		if (near.nr || markers.nr)
 			set_fix(r, "use --op %s (a marker those tests carry), or --test-node for one test",
 				near.nr ? near.v[0] : markers.v[0]);
 		else
 			set_fix(r, "mark the test with @pytest.mark.%s, or run one test with --test-node", marker);
+	} else if (markexpr) {
+		set_status(r, ZL_DOCTOR_FAILED, "-m '%s' (given after --) removed all %zu test(s)%s%s%s", markexpr, total,
+			   marker ? ": pytest keeps only the last -m, so it replaced -m " : "", marker ? marker : "",
+			   marker ? " that zlbench adds for the op" : "");
+		item_markers(items, &markers);
+		if (markers.nr) {
+			struct strbuf list = STRBUF_INIT;
+
+			for (i = 0; i < markers.nr; i++)
+				strbuf_addf(&list, "%s%s", i ? ", " : "", markers.v[i]);
+			strvec_pushf(&r->evidence, "markers on those tests: %s", list.buf);
+			strbuf_release(&list);
+		}
+		if (marker)
+			set_fix(r, "drop -m '%s' after --: --op %s already selects with -m %s (use -k after -- to narrow "
+				"further)", markexpr, marker, marker);
+		else
+			set_fix(r, "change or drop -m '%s' after --", markexpr);
 	} else if (keyword) {
 		set_status(r, ZL_DOCTOR_FAILED, "-k '%s' removed the %zu test(s)%s%s", keyword,
 			   marker ? count_marked(items, marker) : total, marker ? " marked " : "", marker ? marker : "");
@@ -696,7 +783,7 @@ static void step_collect(struct zl_doctor *d, struct zl_doctor_result *r)
 		goto out;
 	}
 	if (!n) {
-		explain_empty(d, r, d->collected);
+		explain_empty(d, r, d->collected, code, out.buf);
 		goto out;
 	}
 	set_status(r, ZL_DOCTOR_OK, "%zu test(s) collected from %s%s%s", n, d->pf.nodes.nodes.v[0],

@@ -153,5 +153,14 @@ char *zl_doctor_module_of(const char *relpath);
  */
 int zl_doctor_kernel_of_op(const char *kernel, const char *op, const struct strvec *defs);
 
+/*
+ * Names close to name among names, best first, at most max: names that start with it,
+ * then names that hold it (both only for a name of 3 characters or more; shorter names
+ * first), then by edit distance (resolve.h's zl_suggest). "router" -> router_gemm;
+ * "gemm" -> router_gemm, mm; "mmm" -> mm. name itself is never suggested.
+ */
+void zl_doctor_near_names(const char *name, const struct strvec *names, size_t max, struct strvec *out);
+/* The test functions ("def test*") of one file, each once, in file order. */
+void zl_doctor_tests_in_file(const char *path, struct strvec *names);
 
 #endif

@@ -41,6 +41,34 @@ expect_failed_at collect
 contains "$TMP/out" "pytest refused to collect (exit 4)"
 contains "$TMP/out" "--no-such-pytest-option-zl"
 
+# a misspelt op: near names also by part of the name, ranked, few
+doctor --backend cuda --flaggems-dir fg --op router
+expect_failed_at collect
+contains "$TMP/out" "near name: router_gemm"
+contains "$TMP/out" "did you mean --op router_gemm?"
+doctor --backend cuda --flaggems-dir fg --op gemm --json
+[ "$(json_get "$TMP/out" '[e for e in d["steps"][2]["evidence"] if e.startswith("near name")][:2]')" = \
+  "['near name: router_gemm', 'near name: mm']" ] || fail "near names of gemm: $(json_get "$TMP/out" 'd["steps"][2]["evidence"]')"
+[ "$(json_get "$TMP/out" 'sum(e.startswith("near name") for e in d["steps"][2]["evidence"])')" -le 5 ] || fail "too many near names"
+
+# a misspelt test node: pytest's "ERROR: not found" (exit 4), not "no test function"
+doctor --backend cuda --flaggems-dir fg --test-node benchmark/test_mm.py::test_nope
+expect_failed_at collect
+contains "$TMP/out" "pytest found no 'test_nope' in benchmark/test_mm.py (\"ERROR: not found\", exit 4)"
+contains "$TMP/out" "test functions in benchmark/test_mm.py: test_mm"
+lacks "$TMP/out" "holds no test function"
+doctor --backend cuda --flaggems-dir fg --test-node benchmark/test_mm.py::test_mn
+expect_failed_at collect
+contains "$TMP/out" "near name: test_mm"
+contains "$TMP/out" "did you mean --test-node benchmark/test_mm.py::test_mm?"
+
+# the user's -m after -- replaces the op's: that -m is named, not "--deselect or a conftest hook"
+doctor --backend cuda --flaggems-dir fg --op mm -- -m slow
+expect_failed_at collect
+contains "$TMP/out" "-m 'slow' (given after --) removed all 1 test(s): pytest keeps only the last -m, so it replaced -m mm"
+contains "$TMP/out" "drop -m 'slow' after --"
+lacks "$TMP/out" "deselect"
+
 # a test that raises before its benchmark starts: collect-only passes, a run fails; doctor fails
 # at collect with the exception and where it was raised
 fg_tree raising
