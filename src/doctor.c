@@ -354,6 +354,7 @@ static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 
 
 
+
 	det = jstr(doc, "vendor_name");
 	file = jstr(doc, "file");
 	error = jstr(doc, "error");

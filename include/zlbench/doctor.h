@@ -75,7 +75,7 @@ struct zl_doctor {
 	int failed;                     /* index of the step that failed, or -1 */
 	int interrupted;                /* the signal that stopped the walk, or 0 */
 	int signals_taken;              /* zl_doctor_run installed the signal handlers */
-	struct strvec commands;         /* every command started, for --verbose and JSON */
+	struct strvec commands;         /* every command started, as a line a shell can rerun */
 
 	/* Shared between the steps; filled as they go. */
 	struct zl_preflight pf;
@@ -127,6 +127,16 @@ void zl_doctor_pytest_args(const struct zl_doctor *d, int collect_only, struct s
 struct cJSON *zl_doctor_read_json(const struct zl_doctor *d, const char *rel, struct strbuf *err);
 /* The last n lines of text (pytest's output), joined with " | ", appended to out. */
 void zl_doctor_tail(const char *text, size_t n, struct strbuf *out);
+/*
+ * A line a POSIX shell runs as the doctor ran a step, in a subshell: cd to dir, export
+ * a fresh ZL_RUN_DIR (mktemp -d) and name it on stderr, unset the removed names, run
+ * argv with the set ones ("NAME=value ... argv"), every word quoted. env holds the
+ * step's edits (NAME=value sets, bare NAME removes; the last edit of a name wins); its
+ * ZL_RUN_DIR gives way to the fresh one, and an argument under run_dir (the doctor's
+ * own directory, removed afterwards) names "$ZL_RUN_DIR" instead.
+ */
+void zl_doctor_command_line(const char *dir, const struct strvec *env, const struct strvec *argv,
+			    const char *run_dir, struct strbuf *out);
 
 /*
  * A shape as FlagGems' shapes compare after zl_doctor.py's shape_key(): blanks

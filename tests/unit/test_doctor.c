@@ -150,6 +150,36 @@ static void test_near_names(void **state)
 	expect_near("zzzzzz", "");
 }
 
+static char *command_of(const char *const *env, const char *const *argv)
+{
+	struct strvec e = STRVEC_INIT, a = STRVEC_INIT;
+	struct strbuf sb = STRBUF_INIT;
+
+	strvec_pushv(&e, (const char **)env);
+	strvec_pushv(&a, (const char **)argv);
+	zl_doctor_command_line("/fg dir", &e, &a, "/tmp/zlbench-doctor-x", &sb);
+	strvec_clear(&e);
+	strvec_clear(&a);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void test_command_line(void **state)
+{
+	static const char *const env[] = { "PYTHONPATH=/p:/fg dir/src", "OTHER_VISIBLE", "ZL_RUN_DIR=/tmp/zlbench-doctor-x",
+					   "ZL_DOCTOR_MODE", "ZL_DOCTOR_MODE=probe", "DEV=0", "DEV=1", "Q=it's", NULL };
+	static const char *const argv[] = { "/usr/bin/python3", "-m", "zl_doctor", "vendor",
+					    "/tmp/zlbench-doctor-x/vendor.json", "-k", "a b", NULL };
+	char *got;
+
+	(void)state;
+	got = command_of(env, argv);
+	/* the last edit of a name wins; the doctor's directory becomes a fresh one; every word quoted */
+	assert_string_equal(got, "(cd '/fg dir' && export ZL_RUN_DIR=\"$(mktemp -d)\" && echo \"files in $ZL_RUN_DIR\" >&2"
+			    " && unset OTHER_VISIBLE && PYTHONPATH='/p:/fg dir/src' ZL_DOCTOR_MODE=probe DEV=1"
+			    " Q='it'\\''s' /usr/bin/python3 -m zl_doctor vendor \"$ZL_RUN_DIR\"/vendor.json -k 'a b')");
+	free(got);
+}
+
 static void test_tests_in_file(void **state)
 {
 	const char *src = getenv("ZL_SOURCE_DIR");
@@ -173,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_find_defs),
 		cmocka_unit_test(test_tail),
 		cmocka_unit_test(test_near_names),
+		cmocka_unit_test(test_command_line),
 		cmocka_unit_test(test_tests_in_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
