@@ -311,6 +311,32 @@ static char *outside_checkout(const struct zl_doctor *d, const char *file, struc
 	return pkg;
 }
 
+/* `python -m zl_doctor vendor` wrote nothing: a crash in the import, or no plugin to run. */
+static void no_vendor_answer(struct zl_doctor *d, struct zl_doctor_result *r, int code, const char *out)
+{
+	char *plugin = zl_path_join(d->plugins_dir, "zl_doctor.py");
+	int sig = death_signal(code);
+
+	if (sig) {
+		set_status(r, ZL_DOCTOR_FAILED, "'%s' was killed by signal %d (%s) while importing flag_gems", d->pf.python_path,
+			   sig, strsignal(sig));
+		crash_evidence(r, out);
+		set_fix(r, "the crash is in flag_gems' import or a library it loads (the frames above, from "
+			"PYTHONFAULTHANDLER=1): fix or rebuild that, or use an interpreter (--python) whose stack matches");
+	} else if (!zl_is_file(plugin)) {
+		set_status(r, ZL_DOCTOR_FAILED, "'%s -m zl_doctor' exited %d and wrote no answer: there is no '%s'",
+			   d->pf.python_path, code, plugin);
+		crash_evidence(r, out);
+		set_fix(r, "point ZL_PLUGINS_DIR at zlbench's plugins directory (the one that holds zl_doctor.py)");
+	} else {
+		set_status(r, ZL_DOCTOR_FAILED, "'%s -m zl_doctor vendor' exited %d while importing flag_gems and wrote no answer",
+			   d->pf.python_path, code);
+		crash_evidence(r, out);
+		set_fix(r, "rerun the command `zlbench --verbose doctor` prints and read its output");
+	}
+	free(plugin);
+}
+
 static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 {
 	const struct zl_backend *b = d->s->backend;
@@ -344,17 +370,9 @@ static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 	}
 	doc = zl_doctor_read_json(d, "vendor.json", &err);
 	if (!doc) {
-		set_status(r, ZL_DOCTOR_FAILED, "'%s -m zl_doctor' exited %d and wrote no answer", d->pf.python_path, code);
-		strbuf_reset(&err);
-		zl_doctor_tail(out.buf, 3, &err);
-		strvec_pushf(&r->evidence, "output: %s", err.buf);
-		set_fix(r, "check that %s holds zl_doctor.py (ZL_PLUGINS_DIR)", d->plugins_dir);
+		no_vendor_answer(d, r, code, out.buf);
 		goto out;
 	}
-
-
-
-
 	det = jstr(doc, "vendor_name");
 	file = jstr(doc, "file");
 	error = jstr(doc, "error");
