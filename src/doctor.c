@@ -1441,16 +1441,23 @@ int zl_doctor_run(struct zl_doctor *d)
 	size_t i;
 
 	d->plugins_dir = zl_plugins_dir();
-	/* taken before the directory exists, so that no signal kills us while it does */
-	if (zl_signals_install(&err))
-		return setup_failed(d, &err);
-	d->signals_taken = 1;
-	if (zl_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "zlbench-doctor-", &d->tmpdir, &err))
-		return setup_failed(d, &err);
-	strbuf_release(&err);
 	for (i = 0; zl_doctor_steps[i].name; i++) {
 		struct zl_doctor_result *r = &d->results[i];
 
+		/*
+		 * Step 1 runs under the default signal actions, as run's preflight does: a Ctrl-C
+		 * ends its helper (a hanging query tool) and zlbench at once, and nothing is left
+		 * to clean up. The handlers come before the directory, so that no signal kills us
+		 * while it exists.
+		 */
+		if (i == STEP_PATHS + 1) {
+			if (zl_signals_install(&err))
+				return setup_failed(d, &err);
+			d->signals_taken = 1;
+			if (zl_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "zlbench-doctor-", &d->tmpdir, &err))
+				return setup_failed(d, &err);
+			strbuf_release(&err);
+		}
 		if (!zl_doctor_take_signals(d))
 			zl_doctor_steps[i].fn(d, r);
 		if (zl_doctor_take_signals(d)) {
@@ -1467,6 +1474,7 @@ int zl_doctor_run(struct zl_doctor *d)
 	for (i++; i < ZL_DOCTOR_STEPS; i++)
 		set_status(&d->results[i], ZL_DOCTOR_NOT_RUN, "not checked: an earlier step %s",
 			   d->interrupted ? "was interrupted" : "failed");
+	strbuf_release(&err);
 	return d->failed < 0 && !d->interrupted ? 0 : -1;
 }
 

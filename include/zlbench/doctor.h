@@ -21,10 +21,13 @@
  * would run, for the skips and shapes steps. Their files go to a private
  * temporary directory that zl_doctor_release() removes.
  *
- * zl_doctor_run() takes SIGINT, SIGTERM and SIGHUP (child.h's self-pipe) until
- * zl_doctor_release(): a signal ends the running Python step's whole process
- * group at once and stops the walk, so that release still removes the
- * temporary directory; d->interrupted then names the signal.
+ * Step 1 (paths) runs with the default signal actions: its helpers (the
+ * vendor's query tool) end with zlbench at once on Ctrl-C (child.h), and
+ * nothing needs cleaning up yet. From then on zl_doctor_run() takes SIGINT,
+ * SIGTERM and SIGHUP (child.h's self-pipe) until zl_doctor_release(): a signal
+ * ends the running Python step's whole process group at once and stops the
+ * walk, so that release still removes the temporary directory; d->interrupted
+ * then names the signal.
  *
  * Owner: the caller owns struct zl_doctor and the settings it borrows;
  * zl_doctor_release() frees everything else in it.
