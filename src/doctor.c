@@ -985,7 +985,7 @@ static void step_skips(struct zl_doctor *d, struct zl_doctor_result *r)
 				"(see the reason), or run the benchmark where it has that", d->s->backend->name);
 		else if (own_module)
 			set_fix(r, "the skip condition holds on backend %s: when flag_gems.vendor_name == '%s', have the "
-				"benchmark import %s.%s instead (or run it where the condition is false)",
+				"benchmark use `from %s import %s` instead (or run it where the condition is false)",
 				d->s->backend->name, d->s->backend->vendor_name, own_module, op);
 		else
 			set_fix(r, "the skip condition holds on backend %s: run the benchmark where its requirement holds, "
@@ -1082,7 +1082,7 @@ static void step_foreign(struct zl_doctor *d, struct zl_doctor_result *r)
 	if (op)
 		own_implementation(d, op, r, &own_module);
 	if (own_module)
-		set_fix(r, "gate that import on flag_gems.vendor_name == '%s', and import %s.%s when vendor_name is '%s'",
+		set_fix(r, "gate that import on flag_gems.vendor_name == '%s', and use `from %s import %s` when vendor_name is '%s'",
 			deepest_vendor ? deepest_vendor : "?", own_module, op, d->s->backend->vendor_name);
 	else
 		set_fix(r, "gate that import on flag_gems.vendor_name == '%s', and skip the benchmark elsewhere "
