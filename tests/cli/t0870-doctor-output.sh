@@ -62,6 +62,19 @@ contains "$TMP/cmd3.out" "1 skipped"
 doctor --backend cuda --flaggems-dir fg --op mm --json
 [ "$(json_get "$TMP/out" 'd["commands"][1]')" = "$(sed -n 2p "$TMP/commands")" ] || fail "JSON commands differ"
 
+# help: the JSON shape it shows is the one printed; run-only settings are not offered as doctor's
+run_zl doctor --help
+expect_rc 0
+sed -n '/^  --json/,/^$/p' "$TMP/out" | tr -d '\n' | sed 's/^[^{]*//; s/}[^}]*$/}/' | tr -c 'a-z_' '\n' |
+	grep -v '^$' | sort >"$TMP/help_keys"
+doctor --backend cuda --flaggems-dir fg --op mm --json
+json_get "$TMP/out" '"\n".join(sorted(list(d) + list(d["steps"][0])))' >"$TMP/json_keys"
+diff "$TMP/help_keys" "$TMP/json_keys" >&2 || fail "the JSON keys in doctor --help are not the ones printed"
+run_zl doctor --help
+grep -E '^  --(direct-repeat|cudagraph|timeout|out|replay-from|autotune-records) ' "$TMP/out" &&
+	fail "doctor --help lists run-only settings as its own"
+contains "$TMP/out" "Accepted and ignored"
+contains "$TMP/out" "--direct-repeat"
 
 # colour: only on a terminal, never with NO_COLOR
 doctor --backend cuda --flaggems-dir fg --op mmm
