@@ -6,15 +6,19 @@ ZL_DOCTOR_MODE=collect (pytest --collect-only -p zl_doctor):
     <ZL_RUN_DIR>/plugins/doctor.json holds every item collected *before* the -m/-k
     filters (node id, file, marker names), the node ids left after them, the
     skip/skipif verdict of each of those (evaluated as pytest would before the
-    test runs), and the collection errors. zlbench tells from it which filter
-    removed everything and why the tests would skip.
+    test runs), the collection errors and the modules that skipped themselves
+    while imported (pytest.skip(allow_module_level=True), pytest.importorskip).
+    zlbench tells from it which filter removed everything and why the tests
+    would skip.
 
 ZL_DOCTOR_MODE=probe (pytest -p zl_doctor, tests run):
     FlagGems' Benchmark.run is replaced before any test runs: each benchmark a
     test builds reports its shapes at every level (init_user_config() under each
     BenchLevel, as FlagGems would choose them) and the test skips. Nothing is
-    measured. <ZL_RUN_DIR>/plugins/doctor_probe.json lists the benchmarks. When no
-    Benchmark class can be found, test bodies are not run at all.
+    measured. <ZL_RUN_DIR>/plugins/doctor_probe.json lists the benchmarks, the
+    tests that failed before reaching one (exception, file:line) and the tests that
+    called pytest.skip() while they ran. When no Benchmark class can be found,
+    test bodies are not run at all.
 
 python -m zl_doctor vendor OUT:
     imports flag_gems the way a run would and writes its vendor_name, file and
@@ -38,9 +42,13 @@ MAX_SHAPES = 500
 # Variables through which FlagGems lets a user force its vendor (as zl_vendor_guard).
 FLAGGEMS_VENDOR_VARS = ("GEMS_VENDOR", "FLAGGEMS_VENDOR", "GEMS_BACKEND", "FLAGGEMS_BACKEND")
 PROBE_SKIP = "zl_doctor: shapes probed, nothing measured"
+NO_BENCHMARK_SKIP = "zl_doctor: no FlagGems Benchmark class found; the test body is not run"
+# Frames of a failure's traceback kept (the last ones: where it was raised).
+MAX_TRACE = 5
 
-_state = {"items": [], "selected": [], "deselected": [], "errors": [], "benchmarks": [],
-          "test_errors": [], "patched": 0, "current": None, "written": False}
+_state = {"items": [], "selected": [], "deselected": [], "errors": [], "module_skips": [],
+          "benchmarks": [], "test_errors": [], "runtime_skips": [], "patched": 0, "current": None,
+          "rootdir": None, "written": False}
 
 
 def mode():
@@ -84,6 +92,85 @@ def first_lines(text, limit=3):
     if len(lines) > limit:
         lines = lines[-limit:]
     return [zc.one_line(ln) for ln in lines]
+
+
+def where(path, lineno, rootdir=None):
+    """"path:lineno", path relative to rootdir when it lies inside it; None without a path."""
+    if not path:
+        return None
+    path = str(path)
+    if rootdir and os.path.isabs(path):
+        rel = os.path.relpath(path, str(rootdir))
+        if not rel.startswith(".."):
+            path = rel
+    return "%s:%s" % (path, lineno) if lineno is not None else path
+
+
+def skip_reason(message):
+    """pytest's "Skipped: why" (a skip's longrepr message) -> "why"."""
+    text = str(message or "").strip()
+    if text.startswith("Skipped:"):
+        text = text[len("Skipped:"):].strip()
+    return text or "(no reason given)"
+
+
+def skip_of(longrepr, rootdir=None):
+    """{"reason", "at"} of a skipped report: pytest keeps (path, lineno, "Skipped: why")."""
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        path, lineno, message = longrepr
+        return {"reason": skip_reason(message), "at": where(path, lineno, rootdir)}
+    return {"reason": skip_reason(getattr(longrepr, "message", longrepr)), "at": None}
+
+
+def _last_error_line(text):
+    """The exception line pytest marks "E   ..." in a failure's text, else its last line."""
+    lines = [ln.strip() for ln in str(text or "").splitlines() if ln.strip()]
+    for ln in reversed(lines):
+        if ln.startswith("E "):
+            return ln[1:].strip()
+    return lines[-1] if lines else None
+
+
+def failure_of(longrepr, text="", rootdir=None):
+    """{"error": "Type: message", "at": "file:line", "trace": [file:line, ...]} of a failed
+    report, from what pytest kept (the crash entry, the traceback's entries)."""
+    out = {"error": None, "at": None, "trace": []}
+    crash = getattr(longrepr, "reprcrash", None)
+    if crash is not None:
+        out["error"] = zc.one_line(getattr(crash, "message", "") or "") or None
+        out["at"] = where(getattr(crash, "path", None), getattr(crash, "lineno", None), rootdir)
+    tb = getattr(longrepr, "reprtraceback", None)
+    for entry in getattr(tb, "reprentries", None) or []:
+        loc = getattr(entry, "reprfileloc", None)
+        if loc is not None and getattr(loc, "path", None):
+            out["trace"].append(where(loc.path, getattr(loc, "lineno", None), rootdir))
+    out["trace"] = out["trace"][-MAX_TRACE:]
+    # a fixture that does not exist: pytest's own repr, no exception behind it
+    if out["error"] is None and getattr(longrepr, "errorstring", None):
+        out["error"] = "fixture error: " + zc.one_line(longrepr.errorstring)
+        lineno = getattr(longrepr, "firstlineno", None)
+        out["at"] = where(getattr(longrepr, "filename", None),
+                          lineno + 1 if isinstance(lineno, int) else None, rootdir)
+    if out["error"] is None:
+        out["error"] = _last_error_line(text) or "(no message)"
+    if out["at"] is None and out["trace"]:
+        out["at"] = out["trace"][-1]
+    return out
+
+
+def classify(outcome, reason=None, marked=False, wasxfail=None):
+    """What the probe keeps of one phase of a test: "error", "skip" (a pytest.skip() or an
+    xfail while it ran) or None (passed, the probe's own skips, a skip/skipif mark that
+    the collection already reported)."""
+    if outcome == "failed":
+        return "error"
+    if outcome != "skipped":
+        return None
+    if wasxfail is not None:
+        return "skip"
+    if marked or (reason or "").startswith("zl_doctor:"):
+        return None
+    return "skip"
 
 
 # ---------------------------------------------------------------------------
@@ -134,10 +221,22 @@ def pytest_deselected(items):
     _state["deselected"].extend(it.nodeid for it in items)
 
 
+def pytest_sessionstart(session):
+    _state["rootdir"] = str(getattr(session.config, "rootpath", "") or "") or None
+
+
 def pytest_collectreport(report):
     if report.failed:
         _state["errors"].append({"nodeid": report.nodeid,
                                  "message": first_lines(report.longreprtext, 6)})
+    elif report.skipped:
+        # a module that skipped itself while imported: no item is left to carry the reason
+        try:
+            rec = {"nodeid": report.nodeid}
+            rec.update(skip_of(report.longrepr, _state["rootdir"]))
+            _state["module_skips"].append(rec)
+        except Exception as e:
+            zc.report_error("zl_doctor", "cannot read a skipped collection", e)
 
 
 def pytest_collection_finish(session):
@@ -240,13 +339,38 @@ def _probe_run(self, *args, **kwargs):
 def pytest_runtest_setup(item):
     _state["current"] = item.nodeid
     if mode() == "probe" and not _state["patched"]:
-        pytest.skip("zl_doctor: no FlagGems Benchmark class found; the test body is not run")
+        pytest.skip(NO_BENCHMARK_SKIP)
 
 
-def pytest_runtest_logreport(report):
-    if report.failed:
-        _state["test_errors"].append({"nodeid": report.nodeid, "when": report.when,
-                                      "message": first_lines(report.longreprtext, 3)})
+def _note_report(item, report):
+    reason = None
+    if report.skipped:
+        reason = skip_of(report.longrepr, _state["rootdir"])["reason"]
+    # a skip/skipif mark skips at setup; the collection reported it with its reason
+    marked = report.skipped and report.when == "setup" and _skip_verdict(item) is not None
+    kind = classify(report.outcome, reason, marked, getattr(report, "wasxfail", None))
+    if kind == "error":
+        rec = {"nodeid": report.nodeid, "when": report.when,
+               "message": first_lines(report.longreprtext, 3)}
+        rec.update(failure_of(report.longrepr, report.longreprtext, _state["rootdir"]))
+        _state["test_errors"].append(rec)
+    elif kind == "skip":
+        rec = {"nodeid": report.nodeid, "when": report.when}
+        rec.update(skip_of(report.longrepr, _state["rootdir"]))
+        if getattr(report, "wasxfail", None) is not None:
+            rec["reason"] = "xfail: %s" % (report.wasxfail or "(no reason given)")
+        _state["runtime_skips"].append(rec)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if mode() != "probe":
+        return
+    try:
+        _note_report(item, outcome.get_result())
+    except Exception as e:
+        zc.report_error("zl_doctor", "cannot read a test report", e)
 
 
 # ---------------------------------------------------------------------------
@@ -261,14 +385,16 @@ def _write(session, exitstatus):
     if mode() == "probe":
         name = "doctor_probe.json"
         doc = {"mode": "probe", "patched": _state["patched"], "benchmarks": _state["benchmarks"],
-               "errors": _state["errors"], "test_errors": _state["test_errors"]}
+               "errors": _state["errors"], "module_skips": _state["module_skips"],
+               "test_errors": _state["test_errors"], "runtime_skips": _state["runtime_skips"]}
     else:
         name = "doctor.json"
         doc = {"mode": "collect", "rootdir": str(config.rootpath),
                "markexpr": config.option.markexpr or None,
                "keyword": config.option.keyword or None,
                "items": _state["items"], "selected": _state["selected"],
-               "deselected": _state["deselected"], "errors": _state["errors"]}
+               "deselected": _state["deselected"], "errors": _state["errors"],
+               "module_skips": _state["module_skips"]}
     doc["exitstatus"] = int(exitstatus)
     path = zc.plugin_file(name)
     if path is None:

@@ -23,6 +23,63 @@ struct doctor_opts {
 	struct strvec shapes;
 };
 
+/* Run settings doctor accepts (so that a run's options can be pasted) but has no use for. */
+static const enum zl_setting_id ignored_settings[] = {
+	ZL_SET_REPLAY_FROM, ZL_SET_AUTOTUNE_RECORDS, ZL_SET_OUT, ZL_SET_CUDAGRAPH, ZL_SET_DIRECT_REPEAT, ZL_SET_TIMEOUT,
+};
+
+static int ignored_option(const char *long_name)
+{
+	size_t i;
+
+	for (i = 0; long_name && i < ZL_ARRAY_SIZE(ignored_settings); i++) {
+		const struct zl_setting_def *def = &zl_setting_defs[ignored_settings[i]];
+
+		if ((def->flag && !strcmp(long_name, def->flag)) || (def->flag_off && !strcmp(long_name, def->flag_off)) ||
+		    (def->flag_alias && !strcmp(long_name, def->flag_alias)))
+			return 1;
+	}
+	return 0;
+}
+
+/* The run settings' usage without the ones doctor ignores, then those by name. */
+static void settings_usage(FILE *out)
+{
+	struct zl_settings s;
+	const struct zl_option *all, *o;
+	const struct zl_option *tables[2] = { NULL, NULL };
+	struct zl_option *kept;
+	size_t n = 0, i;
+
+	zl_settings_init(&s);
+	all = zl_settings_options(&s);
+	for (o = all; o->type != ZL_OPT_END; o++)
+		n++;
+	kept = xcalloc(n + 1, sizeof(*kept));
+	n = 0;
+	for (o = all; o->type != ZL_OPT_END; o++)
+		if (!ignored_option(o->long_name))
+			kept[n++] = *o;
+	kept[n] = *o;
+	tables[0] = kept;
+	zl_options_usage(out, tables);
+	fprintf(out, "  Accepted and ignored, so that a run's options can be given as they are:\n   ");
+	for (i = 0; i < ZL_ARRAY_SIZE(ignored_settings); i++) {
+		const struct zl_setting_def *def = &zl_setting_defs[ignored_settings[i]];
+
+		if (!def->flag)
+			continue;
+		fprintf(out, "%s --%s", i ? "," : "", def->flag);
+		if (def->flag_off)
+			fprintf(out, ", --%s", def->flag_off);
+		else if (def->argh)
+			fprintf(out, " %s", def->argh);
+	}
+	fputc('\n', out);
+	free(kept);
+	zl_settings_release(&s);
+}
+
 void help_doctor(FILE *out)
 {
 	const struct zl_doctor_step *st;
@@ -33,7 +90,8 @@ void help_doctor(FILE *out)
 		"                      [--shape SHAPE]... [--strict] [--step-timeout SECONDS] [--json] [-- <pytest args>]\n\n"
 		"Walks the checklist for an operator that will not run (or not as expected) and stops at\n"
 		"the first step that fails, saying what is wrong, the evidence behind it and the fix.\n"
-		"It starts pytest only to collect the tests and to count shapes; nothing is measured.\n\n"
+		"It starts pytest to collect the tests and to run them with FlagGems' Benchmark.run replaced\n"
+		"(errors and skips before a benchmark starts, and the shapes it would run); nothing is measured.\n\n"
 		"Steps, in order:\n");
 	for (st = zl_doctor_steps; st->name; st++)
 		fprintf(out, "  %d %-15s %s\n", i++, st->name, st->title);
@@ -45,17 +103,19 @@ void help_doctor(FILE *out)
 		"                                  the shapes step fails when the level does not run it\n"
 		"  --strict                        a warning fails like an error\n"
 		"  --step-timeout SECONDS          bound of each step that starts Python (default %.0f) [env ZL_DOCTOR_TIMEOUT]\n"
-		"  --json                          print {op, backend, ok, failed_step, steps: [{name, status, summary,\n"
-		"                                  evidence, fix, seen}], commands}\n",
+		"  --json                          print {op, backend, flaggems_dir, level, ok, failed_step, warnings,\n"
+		"                                  steps: [{number, name, title, status, summary, evidence, fix, seen}],\n"
+		"                                  commands}\n",
 		DOCTOR_TIMEOUT_DEFAULT);
-	zl_settings_usage(out);
+	settings_usage(out);
 	fprintf(out,
 		"\nEnvironment: the run settings' variables above; ZL_PLUGINS_DIR (where zl_doctor.py is),\n"
 		"FLAGGEMS_CACHE_DIR (the shared tuner cache inspected), NO_COLOR (no colour), TMPDIR (where its\n"
 		"temporary directory goes).\n\n"
 		"Output: one line per step (ok, WARN, FAIL, - for not checked); a failure also prints\n"
 		"DOCTOR_FAILED step=<name> on stderr. Global --verbose adds the evidence of passing steps\n"
-		"and the commands started; --quiet prints only the steps that warn or fail.\n\n"
+		"and the commands started, each a line to paste into a shell (with the run's environment and\n"
+		"a fresh ZL_RUN_DIR); --quiet prints only the steps that warn or fail.\n\n"
 		"Exit codes: 0 no step failed, 3 a step failed, 2 usage error, 128+N interrupted by signal N\n"
 		"(130: SIGINT; the running step's processes end and the temporary directory is removed).\n\n"
 		"Examples:\n"

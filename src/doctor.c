@@ -86,6 +86,7 @@ void zl_doctor_init(struct zl_doctor *d, struct zl_settings *s)
 	strbuf_init(&d->path_msg, 0);
 	strbuf_init(&d->vendor_msg, 0);
 	strbuf_init(&d->op_msg, 0);
+	strbuf_init(&d->probe_out, 0);
 }
 
 void zl_doctor_release(struct zl_doctor *d)
@@ -109,6 +110,8 @@ void zl_doctor_release(struct zl_doctor *d)
 	free(d->plugins_dir);
 	cJSON_Delete(d->collected);
 	cJSON_Delete(d->foreign);
+	cJSON_Delete(d->probe);
+	strbuf_release(&d->probe_out);
 	zl_preflight_release(&d->pf);
 	strbuf_release(&d->path_msg);
 	strbuf_release(&d->vendor_msg);
@@ -116,7 +119,7 @@ void zl_doctor_release(struct zl_doctor *d)
 	strvec_clear(&d->want_shapes);
 	strvec_clear(&d->commands);
 	d->tmpdir = d->plugins_dir = NULL;
-	d->collected = d->foreign = NULL;
+	d->collected = d->foreign = d->probe = NULL;
 }
 
 /* ---- small readers ------------------------------------------------------- */
@@ -160,6 +163,39 @@ static void add_more(struct zl_doctor_result *r, size_t shown, size_t total)
 {
 	if (total > shown)
 		strvec_pushf(&r->evidence, "... and %zu more", total - shown);
+}
+
+/* Lines of a crashed child's output kept as evidence. */
+#define CRASH_LINES 8
+
+/* Did a child die of a signal? Its number, else 0 (child.h reports signal N as 128+N). */
+static int death_signal(int code)
+{
+	return code > ZL_EXIT_SIGNAL_BASE && code < ZL_EXIT_SIGNAL_BASE + 65 ? code - ZL_EXIT_SIGNAL_BASE : 0;
+}
+
+/*
+ * Where a crashed Python was: faulthandler's report (PYTHONFAULTHANDLER=1) from its
+ * "Fatal Python error" line on, else the last lines of the output; one evidence line each.
+ */
+static void crash_evidence(struct zl_doctor_result *r, const char *out)
+{
+	struct strvec lines = STRVEC_INIT;
+	const char *fatal = strstr(out, "Fatal Python error");
+	size_t i, start, kept = 0;
+
+	strvec_split(&lines, fatal ? fatal : out, '\n');
+	start = !fatal && lines.nr > CRASH_LINES ? lines.nr - CRASH_LINES : 0;
+	for (i = start; i < lines.nr && kept < CRASH_LINES; i++) {
+		/* importlib's own frames say nothing about the crash */
+		if (!*lines.v[i] || strstr(lines.v[i], "File \"<frozen "))
+			continue;
+		strvec_pushf(&r->evidence, "output: %s", lines.v[i]);
+		kept++;
+	}
+	if (!kept)
+		strvec_push(&r->evidence, "output: (nothing)");
+	strvec_clear(&lines);
 }
 
 /* ---- step 1: paths ------------------------------------------------------- */
@@ -275,6 +311,32 @@ static char *outside_checkout(const struct zl_doctor *d, const char *file, struc
 	return pkg;
 }
 
+/* `python -m zl_doctor vendor` wrote nothing: a crash in the import, or no plugin to run. */
+static void no_vendor_answer(struct zl_doctor *d, struct zl_doctor_result *r, int code, const char *out)
+{
+	char *plugin = zl_path_join(d->plugins_dir, "zl_doctor.py");
+	int sig = death_signal(code);
+
+	if (sig) {
+		set_status(r, ZL_DOCTOR_FAILED, "'%s' was killed by signal %d (%s) while importing flag_gems", d->pf.python_path,
+			   sig, strsignal(sig));
+		crash_evidence(r, out);
+		set_fix(r, "the crash is in flag_gems' import or a library it loads (the frames above, from "
+			"PYTHONFAULTHANDLER=1): fix or rebuild that, or use an interpreter (--python) whose stack matches");
+	} else if (!zl_is_file(plugin)) {
+		set_status(r, ZL_DOCTOR_FAILED, "'%s -m zl_doctor' exited %d and wrote no answer: there is no '%s'",
+			   d->pf.python_path, code, plugin);
+		crash_evidence(r, out);
+		set_fix(r, "point ZL_PLUGINS_DIR at zlbench's plugins directory (the one that holds zl_doctor.py)");
+	} else {
+		set_status(r, ZL_DOCTOR_FAILED, "'%s -m zl_doctor vendor' exited %d while importing flag_gems and wrote no answer",
+			   d->pf.python_path, code);
+		crash_evidence(r, out);
+		set_fix(r, "rerun the command `zlbench --verbose doctor` prints and read its output");
+	}
+	free(plugin);
+}
+
 static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 {
 	const struct zl_backend *b = d->s->backend;
@@ -308,11 +370,7 @@ static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 	}
 	doc = zl_doctor_read_json(d, "vendor.json", &err);
 	if (!doc) {
-		set_status(r, ZL_DOCTOR_FAILED, "'%s -m zl_doctor' exited %d and wrote no answer", d->pf.python_path, code);
-		strbuf_reset(&err);
-		zl_doctor_tail(out.buf, 3, &err);
-		strvec_pushf(&r->evidence, "output: %s", err.buf);
-		set_fix(r, "check that %s holds zl_doctor.py (ZL_PLUGINS_DIR)", d->plugins_dir);
+		no_vendor_answer(d, r, code, out.buf);
 		goto out;
 	}
 	det = jstr(doc, "vendor_name");
@@ -411,8 +469,12 @@ static void item_markers(const cJSON *items, struct strvec *out)
 	}
 }
 
+/* Near names shown for a misspelt op or test. */
+#define MAX_NEAR 5
+
 static void resolution_failed(struct zl_doctor *d, struct zl_doctor_result *r)
 {
+	struct strvec ops = STRVEC_INIT, near = STRVEC_INIT;
 	size_t i;
 
 	set_status(r, ZL_DOCTOR_FAILED, "%s", d->op_msg.buf);
@@ -420,22 +482,86 @@ static void resolution_failed(struct zl_doctor *d, struct zl_doctor_result *r)
 	if (d->pf.nodes.scanned)
 		strvec_pushf(&r->evidence, "%zu benchmark files scanned for @pytest.mark.%s", d->pf.nodes.scanned,
 			     d->pf.nodes.op ? d->pf.nodes.op : "?");
-	for (i = 0; i < d->pf.nodes.suggestions.nr; i++)
-		strvec_pushf(&r->evidence, "near name: %s", d->pf.nodes.suggestions.v[i]);
-	if (d->pf.nodes.suggestions.nr)
-		set_fix(r, "did you mean --op %s?", d->pf.nodes.suggestions.v[0]);
+	/* beyond the typos: "router" and "gemm" are parts of router_gemm */
+	if (d->pf.nodes.op) {
+		zl_list_ops(d->s->flaggems_dir, &ops);
+		zl_doctor_near_names(d->pf.nodes.op, &ops, MAX_NEAR, &near);
+	}
+	for (i = 0; i < near.nr; i++)
+		strvec_pushf(&r->evidence, "near name: %s", near.v[i]);
+	if (near.nr)
+		set_fix(r, "did you mean --op %s?", near.v[0]);
 	else
 		set_fix(r, "%s", d->op_check->hint);
+	strvec_clear(&ops);
+	strvec_clear(&near);
+}
+
+/* Was the node a file::name that pytest did not find (exit 4, "ERROR: not found")? Its test name, else NULL. */
+static const char *missing_test(const struct zl_doctor *d, const cJSON *doc, int code, const char *out)
+{
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(doc, "exitstatus");
+	const char *node = d->pf.nodes.nodes.nr == 1 ? d->pf.nodes.nodes.v[0] : NULL;
+	const char *name = node ? strrchr(node, ':') : NULL;
+
+	if (!name || !strstr(node, "::"))
+		return NULL;
+	if (!(cJSON_IsNumber(st) && st->valueint == ZL_EXIT_PYTEST_USAGE) && code != ZL_EXIT_PYTEST_USAGE &&
+	    !strstr(out, "ERROR: not found"))
+		return NULL;
+	return name + 1;
+}
+
+/* The node names a test the file does not hold: list what it holds and the near names. */
+static void explain_not_found(struct zl_doctor *d, struct zl_doctor_result *r, const char *name)
+{
+	const char *node = d->pf.nodes.nodes.v[0];
+	char *file = node_file(node), *path = zl_path_join(d->s->flaggems_dir, file);
+	char *bare = xstrndup(name, strcspn(name, "["));
+	struct strvec tests = STRVEC_INIT, near = STRVEC_INIT;
+	struct strbuf list = STRBUF_INIT;
+	size_t i;
+
+	zl_doctor_tests_in_file(path, &tests);
+	zl_doctor_near_names(bare, &tests, MAX_NEAR, &near);
+	set_status(r, ZL_DOCTOR_FAILED, "pytest found no '%s' in %s (\"ERROR: not found\", exit 4)", name, file);
+	for (i = 0; i < tests.nr && i < MAX_LISTED; i++)
+		strbuf_addf(&list, "%s%s", i ? ", " : "", tests.v[i]);
+	if (tests.nr > MAX_LISTED)
+		strbuf_addf(&list, " ... and %zu more", tests.nr - MAX_LISTED);
+	strvec_pushf(&r->evidence, "test functions in %s: %s", file, tests.nr ? list.buf : "none");
+	for (i = 0; i < near.nr; i++)
+		strvec_pushf(&r->evidence, "near name: %s", near.v[i]);
+	if (near.nr)
+		set_fix(r, "did you mean --test-node %.*s%s?", (int)(name - node), node, near.v[0]);
+	else if (tests.nr)
+		set_fix(r, "name one of the file's tests: --test-node %s::%s (or --op-file %s)", file, tests.v[0], file);
+	else
+		set_fix(r, "name the benchmark file that holds the operator's test (--op-file or --test-node)");
+	strbuf_release(&list);
+	strvec_clear(&tests);
+	strvec_clear(&near);
+	free(bare);
+	free(path);
+	free(file);
 }
 
 /* Zero tests left: say which filter removed them. */
-static void explain_empty(struct zl_doctor *d, struct zl_doctor_result *r, const cJSON *doc)
+static void explain_empty(struct zl_doctor *d, struct zl_doctor_result *r, const cJSON *doc, int code, const char *out)
 {
 	const cJSON *items = jarr(doc, "items");
 	const char *marker = d->pf.nodes.marker, *keyword = jstr(doc, "keyword");
+	const char *markexpr = jstr(doc, "markexpr"), *missing;
 	size_t total = (size_t)cJSON_GetArraySize(items), i;
 	struct strvec markers = STRVEC_INIT, near = STRVEC_INIT;
 
+	/* pytest keeps the last -m: one after -- replaces the op's */
+	if (markexpr && marker && !strcmp(markexpr, marker))
+		markexpr = NULL;
+	if (!total && (missing = missing_test(d, doc, code, out))) {
+		explain_not_found(d, r, missing);
+		return;
+	}
 	if (!total) {
 		set_status(r, ZL_DOCTOR_FAILED, "pytest collected no tests from %s", d->pf.nodes.nodes.v[0]);
 		strvec_push(&r->evidence, "the file holds no test function pytest collects (test_* functions, Test* classes)");
@@ -454,12 +580,30 @@ static void explain_empty(struct zl_doctor *d, struct zl_doctor_result *r, const
 			strvec_pushf(&r->evidence, "markers on those tests: %s", list.buf);
 			strbuf_release(&list);
 		}
-		zl_suggest(marker, &markers, 1, &near);
+		zl_doctor_near_names(marker, &markers, 1, &near);
 		if (near.nr || markers.nr)
 			set_fix(r, "use --op %s (a marker those tests carry), or --test-node for one test",
 				near.nr ? near.v[0] : markers.v[0]);
 		else
 			set_fix(r, "mark the test with @pytest.mark.%s, or run one test with --test-node", marker);
+	} else if (markexpr) {
+		set_status(r, ZL_DOCTOR_FAILED, "-m '%s' (given after --) removed all %zu test(s)%s%s%s", markexpr, total,
+			   marker ? ": pytest keeps only the last -m, so it replaced -m " : "", marker ? marker : "",
+			   marker ? " that zlbench adds for the op" : "");
+		item_markers(items, &markers);
+		if (markers.nr) {
+			struct strbuf list = STRBUF_INIT;
+
+			for (i = 0; i < markers.nr; i++)
+				strbuf_addf(&list, "%s%s", i ? ", " : "", markers.v[i]);
+			strvec_pushf(&r->evidence, "markers on those tests: %s", list.buf);
+			strbuf_release(&list);
+		}
+		if (marker)
+			set_fix(r, "drop -m '%s' after --: --op %s already selects with -m %s (use -k after -- to narrow "
+				"further)", markexpr, marker, marker);
+		else
+			set_fix(r, "change or drop -m '%s' after --", markexpr);
 	} else if (keyword) {
 		set_status(r, ZL_DOCTOR_FAILED, "-k '%s' removed the %zu test(s)%s%s", keyword,
 			   marker ? count_marked(items, marker) : total, marker ? " marked " : "", marker ? marker : "");
@@ -476,11 +620,120 @@ static void explain_empty(struct zl_doctor *d, struct zl_doctor_result *r, const
 	strvec_clear(&near);
 }
 
+/* A test the probe saw fail: what raised, where, and in which phase. */
+static void test_error_summary(struct zl_doctor_result *r, const cJSON *e, int reached)
+{
+	const char *when = jstr_or(e, "when", "call"), *at = jstr(e, "at");
+	const char *phase = !strcmp(when, "setup") ? "the set-up of " : !strcmp(when, "teardown") ? "the teardown of " : "";
+
+	set_status(r, ZL_DOCTOR_FAILED, "%s%s raised %s%s%s%s", phase, jstr_or(e, "nodeid", "?"),
+		   jstr_or(e, "error", "(no message)"), at ? " at " : "", at ? at : "",
+		   reached || strcmp(when, "call") ? "" : " before its benchmark started: a run fails there");
+}
+
+/* Did the probe see a benchmark of this test (its Benchmark.run was reached)? */
+static int reached_benchmark(const cJSON *probe, const char *nodeid)
+{
+	const cJSON *b;
+
+	cJSON_ArrayForEach(b, jarr(probe, "benchmarks"))
+		if (nodeid && jstr(b, "nodeid") && !strcmp(jstr(b, "nodeid"), nodeid))
+			return 1;
+	return 0;
+}
+
+/*
+ * Run the n collected tests with Benchmark.run replaced (zl_doctor.py's probe): a test
+ * that raises, crashes or hangs before its benchmark starts fails this step; what it
+ * reports (runtime skips, shapes) waits in d->probe for the skips and shapes steps.
+ */
+static void probe_tests(struct zl_doctor *d, struct zl_doctor_result *r, size_t n)
+{
+	struct strvec args = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	const cJSON *errors, *e, *trace, *line, *patched;
+	size_t i = 0;
+	int sig;
+
+	zl_doctor_pytest_args(d, 0, &args);
+	if (zl_doctor_python(d, &args, "probe", &d->probe_out, &d->probe_code, &err)) {
+		if (!d->interrupted) {
+			set_status(r, ZL_DOCTOR_FAILED, "cannot start pytest to run the tests: %s", err.buf);
+			set_fix(r, "use an interpreter that runs (--python or ZL_PYTHON)");
+		}
+		goto out;
+	}
+	d->probe_ran = 1;
+	if (d->probe_code == ZL_EXIT_TIMEOUT) {
+		set_status(r, ZL_DOCTOR_FAILED, "running the %zu test(s) up to their benchmark (nothing measured) did not "
+			   "finish within %g s", n, d->timeout_s);
+		strbuf_reset(&err);
+		zl_doctor_tail(d->probe_out.buf, 3, &err);
+		strvec_pushf(&r->evidence, "output before the timeout: %s", err.len ? err.buf : "(nothing)");
+		set_fix(r, "find what the test waits for before its benchmark starts (a device, a lock, a compile); raise "
+			"--step-timeout if it is only slow");
+		goto out;
+	}
+	if ((sig = death_signal(d->probe_code))) {
+		set_status(r, ZL_DOCTOR_FAILED, "pytest was killed by signal %d (%s) while running %s up to its benchmark",
+			   sig, strsignal(sig), d->pf.nodes.nodes.v[0]);
+		crash_evidence(r, d->probe_out.buf);
+		set_fix(r, "the crash is in the test before its benchmark starts, or in what it loads (the frames above, "
+			"from PYTHONFAULTHANDLER=1)");
+		goto out;
+	}
+	d->probe = zl_doctor_read_json(d, "plugins/doctor_probe.json", &err);
+	errors = jarr(d->probe, "test_errors");
+	if (cJSON_GetArraySize(errors) > 0) {
+		const cJSON *first = cJSON_GetArrayItem(errors, 0);
+
+		test_error_summary(r, first, reached_benchmark(d->probe, jstr(first, "nodeid")));
+		/* the errors say it all; the list of collected tests would bury them */
+		strvec_clear(&r->evidence);
+		cJSON_ArrayForEach(e, errors) {
+			if (++i > MAX_LISTED)
+				continue;
+			strvec_pushf(&r->evidence, "%s (%s): %s%s%s", jstr_or(e, "nodeid", "?"), jstr_or(e, "when", "call"),
+				     jstr_or(e, "error", "(no message)"), jstr(e, "at") ? " at " : "", jstr_or(e, "at", ""));
+		}
+		add_more(r, i < MAX_LISTED ? i : MAX_LISTED, i);
+		trace = jarr(first, "trace");
+		if (cJSON_GetArraySize(trace) > 1) {
+			struct strbuf tb = STRBUF_INIT;
+
+			cJSON_ArrayForEach(line, trace)
+				if (cJSON_IsString(line))
+					strbuf_addf(&tb, "%s%s", tb.len ? " -> " : "", line->valuestring);
+			strvec_pushf(&r->evidence, "traceback of the first: %s", tb.buf);
+			strbuf_release(&tb);
+		}
+		cJSON_ArrayForEach(line, jarr(first, "message"))
+			if (cJSON_IsString(line))
+				strvec_pushf(&r->evidence, "pytest: %s", line->valuestring);
+		set_fix(r, "fix what raises at %s; the run starts the same test the same way (`zlbench --verbose doctor` "
+			"prints the probe's command to rerun it)", jstr_or(first, "at", jstr_or(first, "nodeid", "the test")));
+		goto out;
+	}
+	patched = cJSON_GetObjectItemCaseSensitive(d->probe, "patched");
+	if (d->probe && cJSON_IsNumber(patched) && patched->valueint == 0) {
+		set_status(r, ZL_DOCTOR_WARN, "%zu test(s) collected, but their bodies were not run: no FlagGems Benchmark "
+			   "class (set_shapes, init_user_config, run) was loaded, so an error or pytest.skip() in them is "
+			   "not checked", n);
+		set_fix(r, "nothing to do if the file does not use FlagGems' Benchmark; otherwise check that it imports it");
+		goto out;
+	}
+	if (d->probe)
+		strvec_pushf(&r->evidence, "the test(s) ran up to their benchmark without an error (nothing measured)");
+out:
+	strvec_clear(&args);
+	strbuf_release(&err);
+}
+
 static void step_collect(struct zl_doctor *d, struct zl_doctor_result *r)
 {
 	struct strvec args = STRVEC_INIT;
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	const cJSON *errors, *selected, *e;
+	const cJSON *errors, *selected, *skipped, *e;
 	int code = 0;
 	size_t n, i;
 
@@ -496,6 +749,14 @@ static void step_collect(struct zl_doctor *d, struct zl_doctor_result *r)
 	if (code == ZL_EXIT_TIMEOUT) {
 		set_status(r, ZL_DOCTOR_FAILED, "collecting %s did not finish within %g s", d->pf.nodes.nodes.v[0], d->timeout_s);
 		set_fix(r, "find what the benchmark file's import waits for; raise --step-timeout if it is only slow");
+		goto out;
+	}
+	if (death_signal(code)) {
+		set_status(r, ZL_DOCTOR_FAILED, "pytest was killed by signal %d (%s) while collecting %s", death_signal(code),
+			   strsignal(death_signal(code)), d->pf.nodes.nodes.v[0]);
+		crash_evidence(r, out.buf);
+		set_fix(r, "the crash is in the benchmark file's import or what it loads (the frames above, from "
+			"PYTHONFAULTHANDLER=1)");
 		goto out;
 	}
 	d->collected = zl_doctor_read_json(d, "plugins/doctor.json", &err);
@@ -533,8 +794,15 @@ static void step_collect(struct zl_doctor *d, struct zl_doctor_result *r)
 	}
 	selected = jarr(d->collected, "selected");
 	n = (size_t)cJSON_GetArraySize(selected);
+	skipped = cJSON_GetArrayItem(jarr(d->collected, "module_skips"), 0);
+	if (!n && skipped) {
+		/* the module skipped itself while imported: a skip, with its reason, for step 4 */
+		set_status(r, ZL_DOCTOR_OK, "%s skipped itself while imported: no test to collect (step 4 says why)",
+			   jstr_or(skipped, "nodeid", "?"));
+		goto out;
+	}
 	if (!n) {
-		explain_empty(d, r, d->collected);
+		explain_empty(d, r, d->collected, code, out.buf);
 		goto out;
 	}
 	set_status(r, ZL_DOCTOR_OK, "%zu test(s) collected from %s%s%s", n, d->pf.nodes.nodes.v[0],
@@ -542,6 +810,7 @@ static void step_collect(struct zl_doctor *d, struct zl_doctor_result *r)
 	for (i = 0; i < n && i < MAX_LISTED; i++)
 		strvec_pushf(&r->evidence, "%s", jstr_or(cJSON_GetArrayItem(selected, (int)i), "nodeid", "?"));
 	add_more(r, i, n);
+	probe_tests(d, r, n);
 out:
 	strvec_clear(&args);
 	strbuf_release(&out);
@@ -646,30 +915,57 @@ static void own_implementation(struct zl_doctor *d, const char *op, struct zl_do
 	free(vdir);
 }
 
+/* One skip of the node files: a mark's verdict, a pytest.skip() while a test ran, a module's own skip. */
+static void note_skip(struct zl_doctor_result *r, struct strvec *reasons, size_t *listed, const char *nodeid,
+		      const char *how, const char *reason, const char *at)
+{
+	reason = reason ? reason : "(no reason given)";
+	if (strvec_find(reasons, reason) < 0)
+		strvec_push(reasons, reason);
+	if (++*listed <= MAX_LISTED)
+		strvec_pushf(&r->evidence, "%s: %s%s%s: %s", nodeid ? nodeid : "?", how, at ? " at " : "", at ? at : "", reason);
+}
+
 static void step_skips(struct zl_doctor *d, struct zl_doctor_result *r)
 {
 	const cJSON *selected = jarr(d->collected, "selected"), *it;
-	struct strvec reasons = STRVEC_INIT;
-	size_t n = (size_t)cJSON_GetArraySize(selected), skipped = 0;
+	const cJSON *modules = jarr(d->collected, "module_skips");
+	const cJSON *runtime = jarr(d->probe, "runtime_skips");
+	const cJSON *patched = cJSON_GetObjectItemCaseSensitive(d->probe, "patched");
+	struct strvec reasons = STRVEC_INIT, skipped_ids = STRVEC_INIT;
+	size_t n = (size_t)cJSON_GetArraySize(selected), skipped = 0, listed = 0;
+	size_t nmod = (size_t)cJSON_GetArraySize(modules);
 
+	cJSON_ArrayForEach(it, modules)
+		note_skip(r, &reasons, &listed, jstr(it, "nodeid"), "the module skipped itself while imported",
+			  jstr(it, "reason"), jstr(it, "at"));
 	cJSON_ArrayForEach(it, selected) {
 		const cJSON *skip = cJSON_GetObjectItemCaseSensitive(it, "skip");
-		const char *reason;
 
 		if (!cJSON_IsObject(skip))
 			continue;
 		skipped++;
-		reason = jstr(skip, "reason") ? jstr(skip, "reason") : "(no reason given)";
-		if (strvec_find(&reasons, reason) < 0)
-			strvec_push(&reasons, reason);
-		if (skipped <= MAX_LISTED)
-			strvec_pushf(&r->evidence, "%s: %s: %s", jstr(it, "nodeid"), jstr(skip, "mark") ? jstr(skip, "mark") : "skip",
-				     reason);
+		strvec_push(&skipped_ids, jstr_or(it, "nodeid", "?"));
+		note_skip(r, &reasons, &listed, jstr(it, "nodeid"), jstr_or(skip, "mark", "skip"), jstr(skip, "reason"), NULL);
 	}
-	add_more(r, skipped < MAX_LISTED ? skipped : MAX_LISTED, skipped);
-	if (!skipped) {
-		set_status(r, ZL_DOCTOR_OK, "no skip or skipif mark skips the %zu test(s) here", n);
-		strvec_push(&r->evidence, "a test can still call pytest.skip() while it runs");
+	/* pytest.skip() while the test ran (the probe): a test is counted once */
+	cJSON_ArrayForEach(it, runtime) {
+		const char *id = jstr_or(it, "nodeid", "?");
+
+		if (strvec_find(&skipped_ids, id) >= 0)
+			continue;
+		skipped++;
+		strvec_push(&skipped_ids, id);
+		note_skip(r, &reasons, &listed, id, "pytest.skip() while it ran", jstr(it, "reason"), jstr(it, "at"));
+	}
+	add_more(r, listed < MAX_LISTED ? listed : MAX_LISTED, listed);
+	if (!skipped && !nmod) {
+		set_status(r, ZL_DOCTOR_OK, "no skip/skipif mark or pytest.skip() skips the %zu test(s) here", n);
+		if (!d->probe)
+			strvec_push(&r->evidence, "the tests were not run (no probe report): a pytest.skip() while they run is not seen");
+		else if (cJSON_IsNumber(patched) && !patched->valueint)
+			strvec_push(&r->evidence, "the test bodies were not run (no FlagGems Benchmark class): a pytest.skip() "
+				    "inside them is not seen");
 		goto out;
 	}
 	foreign_imports(d, r);
@@ -677,12 +973,19 @@ static void step_skips(struct zl_doctor *d, struct zl_doctor_result *r)
 		char *own_module = NULL;
 		const char *op = op_name(d);
 
-		set_status(r, ZL_DOCTOR_FAILED, "all %zu test(s) would be skipped: %s", n, reasons.v[0]);
-		if (op)
+		if (n)
+			set_status(r, ZL_DOCTOR_FAILED, "all %zu test(s) would be skipped: %s", n, reasons.v[0]);
+		else
+			set_status(r, ZL_DOCTOR_FAILED, "%s skipped itself while imported, so no test is left: %s",
+				   jstr_or(cJSON_GetArrayItem(modules, 0), "nodeid", "the benchmark file"), reasons.v[0]);
+		if (op && n)
 			own_implementation(d, op, r, &own_module);
-		if (own_module)
+		if (!n)
+			set_fix(r, "the file skips itself when imported on backend %s: give the interpreter what it asks for "
+				"(see the reason), or run the benchmark where it has that", d->s->backend->name);
+		else if (own_module)
 			set_fix(r, "the skip condition holds on backend %s: when flag_gems.vendor_name == '%s', have the "
-				"benchmark import %s.%s instead (or run it where the condition is false)",
+				"benchmark use `from %s import %s` instead (or run it where the condition is false)",
 				d->s->backend->name, d->s->backend->vendor_name, own_module, op);
 		else
 			set_fix(r, "the skip condition holds on backend %s: run the benchmark where its requirement holds, "
@@ -690,10 +993,15 @@ static void step_skips(struct zl_doctor *d, struct zl_doctor_result *r)
 		free(own_module);
 		goto out;
 	}
-	set_status(r, ZL_DOCTOR_WARN, "%zu of %zu tests would be skipped", skipped, n);
+	if (nmod)
+		set_status(r, ZL_DOCTOR_WARN, "%zu of %zu tests would be skipped, and %zu file(s) skipped themselves while "
+			   "imported", skipped, n, nmod);
+	else
+		set_status(r, ZL_DOCTOR_WARN, "%zu of %zu tests would be skipped", skipped, n);
 	set_fix(r, "nothing to do if those tests are not the ones you want; otherwise see the reasons");
 out:
 	strvec_clear(&reasons);
+	strvec_clear(&skipped_ids);
 }
 
 /* ---- step 5: other vendors' modules ------------------------------------------- */
@@ -774,7 +1082,7 @@ static void step_foreign(struct zl_doctor *d, struct zl_doctor_result *r)
 	if (op)
 		own_implementation(d, op, r, &own_module);
 	if (own_module)
-		set_fix(r, "gate that import on flag_gems.vendor_name == '%s', and import %s.%s when vendor_name is '%s'",
+		set_fix(r, "gate that import on flag_gems.vendor_name == '%s', and use `from %s import %s` when vendor_name is '%s'",
 			deepest_vendor ? deepest_vendor : "?", own_module, op, d->s->backend->vendor_name);
 	else
 		set_fix(r, "gate that import on flag_gems.vendor_name == '%s', and skip the benchmark elsewhere "
@@ -991,19 +1299,15 @@ static void step_shapes(struct zl_doctor *d, struct zl_doctor_result *r)
 	const char *op = op_name(d), *level = s->level;
 	const char *other = strcmp(level, "core") ? "core" : "comprehensive";
 	const cJSON *benches[MAX_BENCHES];
-	struct strvec args = STRVEC_INIT;
-	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 	struct file_entry fe;
-	cJSON *probe = NULL;
 	size_t nb = 0, i, j;
 	long cur = -1, oth = -1;
-	int uses_file = 1, code = 0;
+	int uses_file = 1;
 
 	load_entry(d, op, &fe);
-	zl_doctor_pytest_args(d, 0, &args);
-	if (!zl_doctor_python(d, &args, "probe", &out, &code, &err))
-		probe = zl_doctor_read_json(d, "plugins/doctor_probe.json", &err);
-	relevant_benches(probe, op, benches, MAX_BENCHES, &nb);
+	/* the probe ran with the collect step */
+	relevant_benches(d->probe, op, benches, MAX_BENCHES, &nb);
 	for (i = 0; i < nb; i++) {
 		long c = level_count(benches[i], level), o = level_count(benches[i], other);
 
@@ -1013,10 +1317,15 @@ static void step_shapes(struct zl_doctor *d, struct zl_doctor_result *r)
 		bench_evidence(d, r, benches[i], &fe);
 	}
 	if (!nb) {
-		strbuf_reset(&err);
-		zl_doctor_tail(out.buf, 2, &err);
-		strvec_pushf(&r->evidence, "the shape probe saw no benchmark (exit %d: %s): counts below come from the shape file only",
-			     code, err.buf);
+		zl_doctor_tail(d->probe_out.buf, 2, &err);
+		if (!d->probe_ran)
+			strvec_push(&r->evidence, "the shape probe did not run: counts below come from the shape file only");
+		else if (d->probe_code == ZL_EXIT_TIMEOUT)
+			strvec_pushf(&r->evidence, "the shape probe did not finish within %g s: counts below come from the shape "
+				     "file only", d->timeout_s);
+		else
+			strvec_pushf(&r->evidence, "the shape probe saw no benchmark (exit %d: %s): counts below come from the "
+				     "shape file only", d->probe_code, err.buf);
 		if (fe.found)
 			cur = (long)fe.keys.nr;
 	}
@@ -1083,9 +1392,6 @@ static void step_shapes(struct zl_doctor *d, struct zl_doctor_result *r)
 		strvec_pushf(&r->evidence, "--level comprehensive adds %ld shape(s) (%ld in all)", oth - cur, oth);
 out:
 	release_entry(&fe);
-	cJSON_Delete(probe);
-	strvec_clear(&args);
-	strbuf_release(&out);
 	strbuf_release(&err);
 }
 
@@ -1100,10 +1406,11 @@ const struct zl_doctor_step zl_doctor_steps[ZL_DOCTOR_STEPS + 1] = {
 	  step_vendor,
 	  "a run pinned to one vendor's devices imported another vendor's FlagGems build: every number came from "
 	  "the wrong code path" },
-	{ "collect", "the op resolves to benchmark nodes and pytest collects tests from them",
+	{ "collect", "the op resolves to benchmark nodes, pytest collects tests from them, and they run up to their "
+	  "benchmark (nothing measured)",
 	  step_collect,
 	  "a misspelt operator resolves to nothing; a marker or -k that matches no test leaves pytest nothing to run (exit 5)" },
-	{ "skips", "no skip/skipif mark skips the collected tests",
+	{ "skips", "no skip/skipif mark, pytest.skip() or module-level skip skips the tests",
 	  step_skips, zl_doctor_seen_skips },
 	{ "foreign_vendor", "the benchmark file imports no other vendor's FlagGems module",
 	  step_foreign, zl_doctor_seen_foreign },
@@ -1134,16 +1441,23 @@ int zl_doctor_run(struct zl_doctor *d)
 	size_t i;
 
 	d->plugins_dir = zl_plugins_dir();
-	/* taken before the directory exists, so that no signal kills us while it does */
-	if (zl_signals_install(&err))
-		return setup_failed(d, &err);
-	d->signals_taken = 1;
-	if (zl_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "zlbench-doctor-", &d->tmpdir, &err))
-		return setup_failed(d, &err);
-	strbuf_release(&err);
 	for (i = 0; zl_doctor_steps[i].name; i++) {
 		struct zl_doctor_result *r = &d->results[i];
 
+		/*
+		 * Step 1 runs under the default signal actions, as run's preflight does: a Ctrl-C
+		 * ends its helper (a hanging query tool) and zlbench at once, and nothing is left
+		 * to clean up. The handlers come before the directory, so that no signal kills us
+		 * while it exists.
+		 */
+		if (i == STEP_PATHS + 1) {
+			if (zl_signals_install(&err))
+				return setup_failed(d, &err);
+			d->signals_taken = 1;
+			if (zl_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "zlbench-doctor-", &d->tmpdir, &err))
+				return setup_failed(d, &err);
+			strbuf_release(&err);
+		}
 		if (!zl_doctor_take_signals(d))
 			zl_doctor_steps[i].fn(d, r);
 		if (zl_doctor_take_signals(d)) {
@@ -1160,6 +1474,7 @@ int zl_doctor_run(struct zl_doctor *d)
 	for (i++; i < ZL_DOCTOR_STEPS; i++)
 		set_status(&d->results[i], ZL_DOCTOR_NOT_RUN, "not checked: an earlier step %s",
 			   d->interrupted ? "was interrupted" : "failed");
+	strbuf_release(&err);
 	return d->failed < 0 && !d->interrupted ? 0 : -1;
 }
 

@@ -14,6 +14,7 @@
 #include "zlbench/fsutil.h"
 #include "zlbench/plan.h"
 #include "zlbench/run.h"
+#include "zlbench/slurm.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -47,6 +48,71 @@ static int capture_in(struct zl_doctor *d, const char *dir, const struct strvec 
 	return 0;
 }
 
+/* The name of an env edit ("NAME=value" or a bare "NAME"), its length. */
+static size_t edit_name_len(const char *edit)
+{
+	return strcspn(edit, "=");
+}
+
+/* Is edits[i] the last edit of its name? Only that one counts (child.h). */
+static int last_edit(const struct strvec *edits, size_t i)
+{
+	size_t n = edit_name_len(edits->v[i]), j;
+
+	for (j = i + 1; j < edits->nr; j++)
+		if (edit_name_len(edits->v[j]) == n && !strncmp(edits->v[j], edits->v[i], n))
+			return 0;
+	return 1;
+}
+
+static void add_word(struct strbuf *out, const char *word, const char *run_dir)
+{
+	size_t n = run_dir ? strlen(run_dir) : 0;
+
+	if (n && !strncmp(word, run_dir, n) && (word[n] == '/' || !word[n])) {
+		strbuf_addstr(out, "\"$ZL_RUN_DIR\"");
+		if (word[n])
+			zl_slurm_shell_quote(out, word + n);
+		return;
+	}
+	zl_slurm_shell_quote(out, word);
+}
+
+void zl_doctor_command_line(const char *dir, const struct strvec *env, const struct strvec *argv,
+			    const char *run_dir, struct strbuf *out)
+{
+	size_t i, unset = 0;
+
+	strbuf_addstr(out, "(cd ");
+	zl_slurm_shell_quote(out, dir);
+	/* the doctor's own directory is gone once it ends: a fresh one per rerun */
+	strbuf_addstr(out, " && export ZL_RUN_DIR=\"$(mktemp -d)\" && echo \"files in $ZL_RUN_DIR\" >&2 &&");
+	for (i = 0; i < env->nr; i++) {
+		const char *e = env->v[i];
+
+		if (strchr(e, '=') || !last_edit(env, i) || !strcmp(e, "ZL_RUN_DIR"))
+			continue;
+		strbuf_addstr(out, unset++ ? " " : " unset ");
+		zl_slurm_shell_quote(out, e);
+	}
+	if (unset)
+		strbuf_addstr(out, " &&");
+	for (i = 0; i < env->nr; i++) {
+		const char *e = env->v[i], *eq = strchr(e, '=');
+
+		if (!eq || !last_edit(env, i) || zl_starts_with(e, "ZL_RUN_DIR="))
+			continue;
+		strbuf_addch(out, ' ');
+		strbuf_add(out, e, (size_t)(eq + 1 - e));
+		add_word(out, eq + 1, run_dir);
+	}
+	for (i = 0; i < argv->nr; i++) {
+		strbuf_addch(out, ' ');
+		add_word(out, argv->v[i], run_dir);
+	}
+	strbuf_addch(out, ')');
+}
+
 int zl_doctor_python(struct zl_doctor *d, const struct strvec *args, const char *mode,
 		     struct strbuf *out, int *code, struct strbuf *err)
 {
@@ -67,16 +133,13 @@ int zl_doctor_python(struct zl_doctor *d, const struct strvec *args, const char 
 		strvec_push(&env, "ZL_DOCTOR_MODE");
 	/* no __pycache__ left in the user's checkout by a diagnosis */
 	strvec_push(&env, "PYTHONDONTWRITEBYTECODE=1");
+	/* a crash (SIGSEGV in an extension) prints where Python was: the evidence */
+	strvec_push(&env, "PYTHONFAULTHANDLER=1");
 
 	strvec_push(&argv, d->pf.python_path ? d->pf.python_path : d->s->python);
 	for (i = 0; i < args->nr; i++)
 		strvec_push(&argv, args->v[i]);
-	strbuf_addf(&line, "(cd %s &&", d->s->flaggems_dir);
-	if (mode)
-		strbuf_addf(&line, " ZL_DOCTOR_MODE=%s", mode);
-	for (i = 0; i < argv.nr; i++)
-		strbuf_addf(&line, " %s", argv.v[i]);
-	strbuf_addch(&line, ')');
+	zl_doctor_command_line(d->s->flaggems_dir, &env, &argv, d->tmpdir, &line);
 	strvec_push(&d->commands, line.buf);
 
 	rc = capture_in(d, d->s->flaggems_dir, &argv, &env, out, code, err);

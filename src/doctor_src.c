@@ -200,3 +200,69 @@ int zl_doctor_kernel_of_op(const char *kernel, const char *op, const struct strv
 		return 1;
 	return defs && strvec_find(defs, kernel) >= 0;
 }
+
+struct near {
+	const char *name;
+	size_t len;
+};
+
+static int by_length(const void *a, const void *b)
+{
+	const struct near *x = a, *y = b;
+
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Push the names for which keep(name) holds, shorter first, while out has room. */
+static void push_ranked(const char *name, const struct strvec *names, int prefix, size_t max, struct strvec *out)
+{
+	struct near *c = xcalloc(names->nr + 1, sizeof(*c));
+	size_t i, n = 0, len = strlen(name);
+
+	for (i = 0; i < names->nr; i++) {
+		const char *cand = names->v[i];
+		int hit = prefix ? !strncmp(cand, name, len) : strstr(cand, name) != NULL;
+
+		if (hit && strcmp(cand, name))
+			c[n++] = (struct near){ cand, strlen(cand) };
+	}
+	qsort(c, n, sizeof(*c), by_length);
+	for (i = 0; i < n && out->nr < max; i++)
+		if (strvec_find(out, c[i].name) < 0)
+			strvec_push(out, c[i].name);
+	free(c);
+}
+
+void zl_doctor_near_names(const char *name, const struct strvec *names, size_t max, struct strvec *out)
+{
+	struct strvec typos = STRVEC_INIT;
+	size_t i;
+
+	/* "mm" is in half of FlagGems' names: a part that short says nothing */
+	if (strlen(name) >= 3) {
+		push_ranked(name, names, 1, max, out);
+		push_ranked(name, names, 0, max, out);
+	}
+	zl_suggest(name, names, max, &typos);
+	for (i = 0; i < typos.nr && out->nr < max; i++)
+		if (strvec_find(out, typos.v[i]) < 0)
+			strvec_push(out, typos.v[i]);
+	strvec_clear(&typos);
+}
+
+static void push_test_once(const char *name, size_t len, size_t lineno, void *data)
+{
+	if (len >= 4 && !strncmp(name, "test", 4))
+		push_name_once(name, len, lineno, data);
+}
+
+void zl_doctor_tests_in_file(const char *path, struct strvec *names)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	if (strbuf_read_file(&text, path) >= 0)
+		each_def(text.buf, push_test_once, names);
+	strbuf_release(&text);
+}

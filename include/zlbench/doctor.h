@@ -12,16 +12,22 @@
  * skip reasons, shape counts) and the fix. zl_doctor_steps[i].seen is the real
  * failure the step exists for.
  *
- * Steps that start Python (vendor, collect, shapes) run the interpreter a run
- * would use, with the environment a run would get (zl_run_build_child: plugins
- * dir and <flaggems>/src first on PYTHONPATH, devices pinned), in the FlagGems
- * directory, with plugins/zl_doctor.py; each is bounded by timeout_s. Their
- * files go to a private temporary directory that zl_doctor_release() removes.
+ * Steps that start Python (vendor, collect) run the interpreter a run would
+ * use, with the environment a run would get (zl_run_build_child: plugins dir
+ * and <flaggems>/src first on PYTHONPATH, devices pinned), in the FlagGems
+ * directory, with plugins/zl_doctor.py; each is bounded by timeout_s. collect
+ * also runs the tests with FlagGems' Benchmark.run replaced (the probe): what
+ * failed or skipped before a benchmark started, and the shapes each benchmark
+ * would run, for the skips and shapes steps. Their files go to a private
+ * temporary directory that zl_doctor_release() removes.
  *
- * zl_doctor_run() takes SIGINT, SIGTERM and SIGHUP (child.h's self-pipe) until
- * zl_doctor_release(): a signal ends the running Python step's whole process
- * group at once and stops the walk, so that release still removes the
- * temporary directory; d->interrupted then names the signal.
+ * Step 1 (paths) runs with the default signal actions: its helpers (the
+ * vendor's query tool) end with zlbench at once on Ctrl-C (child.h), and
+ * nothing needs cleaning up yet. From then on zl_doctor_run() takes SIGINT,
+ * SIGTERM and SIGHUP (child.h's self-pipe) until zl_doctor_release(): a signal
+ * ends the running Python step's whole process group at once and stops the
+ * walk, so that release still removes the temporary directory; d->interrupted
+ * then names the signal.
  *
  * Owner: the caller owns struct zl_doctor and the settings it borrows;
  * zl_doctor_release() frees everything else in it.
@@ -72,7 +78,7 @@ struct zl_doctor {
 	int failed;                     /* index of the step that failed, or -1 */
 	int interrupted;                /* the signal that stopped the walk, or 0 */
 	int signals_taken;              /* zl_doctor_run installed the signal handlers */
-	struct strvec commands;         /* every command started, for --verbose and JSON */
+	struct strvec commands;         /* every command started, as a line a shell can rerun */
 
 	/* Shared between the steps; filled as they go. */
 	struct zl_preflight pf;
@@ -82,6 +88,10 @@ struct zl_doctor {
 	char *plugins_dir;
 	struct cJSON *collected;        /* plugins/doctor.json of the collection */
 	struct cJSON *foreign;          /* plugins/foreign_vendor.json of the collection */
+	struct cJSON *probe;            /* plugins/doctor_probe.json of the probe, or NULL */
+	int probe_ran;                  /* the probe was started; probe_code and probe_out hold its end */
+	int probe_code;
+	struct strbuf probe_out;
 };
 
 void zl_doctor_init(struct zl_doctor *d, struct zl_settings *s);
@@ -120,6 +130,16 @@ void zl_doctor_pytest_args(const struct zl_doctor *d, int collect_only, struct s
 struct cJSON *zl_doctor_read_json(const struct zl_doctor *d, const char *rel, struct strbuf *err);
 /* The last n lines of text (pytest's output), joined with " | ", appended to out. */
 void zl_doctor_tail(const char *text, size_t n, struct strbuf *out);
+/*
+ * A line a POSIX shell runs as the doctor ran a step, in a subshell: cd to dir, export
+ * a fresh ZL_RUN_DIR (mktemp -d) and name it on stderr, unset the removed names, run
+ * argv with the set ones ("NAME=value ... argv"), every word quoted. env holds the
+ * step's edits (NAME=value sets, bare NAME removes; the last edit of a name wins); its
+ * ZL_RUN_DIR gives way to the fresh one, and an argument under run_dir (the doctor's
+ * own directory, removed afterwards) names "$ZL_RUN_DIR" instead.
+ */
+void zl_doctor_command_line(const char *dir, const struct strvec *env, const struct strvec *argv,
+			    const char *run_dir, struct strbuf *out);
 
 /*
  * A shape as FlagGems' shapes compare after zl_doctor.py's shape_key(): blanks
@@ -145,5 +165,15 @@ char *zl_doctor_module_of(const char *relpath);
  * ops/ and fused/, and the backend's own vendor package). 1 when kernel is one.
  */
 int zl_doctor_kernel_of_op(const char *kernel, const char *op, const struct strvec *defs);
+
+/*
+ * Names close to name among names, best first, at most max: names that start with it,
+ * then names that hold it (both only for a name of 3 characters or more; shorter names
+ * first), then by edit distance (resolve.h's zl_suggest). "router" -> router_gemm;
+ * "gemm" -> router_gemm, mm; "mmm" -> mm. name itself is never suggested.
+ */
+void zl_doctor_near_names(const char *name, const struct strvec *names, size_t max, struct strvec *out);
+/* The test functions ("def test*") of one file, each once, in file order. */
+void zl_doctor_tests_in_file(const char *path, struct strvec *names);
 
 #endif

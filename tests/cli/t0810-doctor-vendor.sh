@@ -71,4 +71,21 @@ contains "$TMP/out" "take the FlagGems in '$TMP/plug/flag_gems' off the interpre
 # the checkout's own FlagGems: no warning
 doctor --backend cuda --flaggems-dir fg --op mm
 expect_step vendor ok
+# a crash while importing flag_gems: the signal, and where Python was (PYTHONFAULTHANDLER=1);
+# zl_doctor.py is there, so it is not blamed
+fg_tree crash
+printf 'import os\nimport signal\n\nos.kill(os.getpid(), signal.SIGSEGV)\n' >crash/src/flag_gems/__init__.py
+doctor --backend cuda --flaggems-dir crash --op mm
+expect_failed_at vendor
+contains "$TMP/out" "'$ZL_TEST_PYTHON' was killed by signal 11 (Segmentation fault) while importing flag_gems"
+contains "$TMP/out" "output: Fatal Python error: Segmentation fault"
+contains "$TMP/out" "output: File \"$TMP/crash/src/flag_gems/__init__.py\", line 4 in <module>"
+lacks "$TMP/out" "holds zl_doctor.py"
+lacks "$TMP/out" "<frozen importlib"
+# no zl_doctor.py where the plugins should be: that is said, with the path
+mkdir -p noplug
+ZL_PLUGINS_DIR="$TMP/noplug" doctor --backend cuda --flaggems-dir fg --op mm
+expect_failed_at vendor
+contains "$TMP/out" "wrote no answer: there is no '$TMP/noplug/zl_doctor.py'"
+contains "$TMP/out" "No module named zl_doctor"
 pass

@@ -12,7 +12,9 @@ expect_failed_at foreign_vendor
 contains "$TMP/out" "benchmark/test_router_gemm.py imports another vendor's FlagGems module: flag_gems.runtime.backend._nvidia.hopper.ops.mm (vendor nvidia)"
 contains "$TMP/out" "flag_gems.runtime.backend._nvidia.hopper.ops.mm (vendor nvidia) first imported by benchmark/test_router_gemm.py"
 contains "$TMP/out" "own implementation for 'mthreads': src/flag_gems/runtime/backend/_mthreads/ops/mm.py:5: def router_gemm("
-contains "$TMP/out" "gate that import on flag_gems.vendor_name == 'nvidia', and import flag_gems.runtime.backend._mthreads.ops.mm.router_gemm when vendor_name is 'mthreads'"
+contains "$TMP/out" "gate that import on flag_gems.vendor_name == 'nvidia', and use \`from flag_gems.runtime.backend._mthreads.ops.mm import router_gemm\` when vendor_name is 'mthreads'"
+# the fix is Python that runs: a function is imported from its module, never as a dotted module
+lacks "$TMP/out" "import flag_gems.runtime.backend._mthreads.ops.mm.router_gemm"
 contains "$TMP/out" "dynamic_func() missing 4 required positional arguments"
 # the instance as it was seen: the device and the module, not a paraphrase
 grep -F "seen:" "$TMP/out" | grep -qF "on an MTT S5000, router_gemm imported the NVIDIA Hopper module, ran its kernel and died in the JIT" ||

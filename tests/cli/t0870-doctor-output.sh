@@ -39,8 +39,42 @@ lacks "$TMP/out" "zlbench doctor:"
 run_zl --verbose doctor --python "$ZL_TEST_PYTHON" --backend cuda --flaggems-dir fg --op mm
 expect_rc 0
 contains "$TMP/out" "interpreter: $ZL_TEST_PYTHON"
-contains "$TMP/out" "command: (cd $TMP/fg && ZL_DOCTOR_MODE=collect $ZL_TEST_PYTHON -m pytest --collect-only"
 contains "$TMP/out" "-p zl_doctor -p zl_foreign_vendor --level core --mode kernel"
+# each command is a line to paste: the run's environment (plugins and <fg>/src on PYTHONPATH,
+# the pinned devices), a ZL_RUN_DIR that exists, every word quoted; it runs as doctor ran it
+contains "$TMP/out" "command: (cd $TMP/fg && export ZL_RUN_DIR=\"\$(mktemp -d)\" && "
+contains "$TMP/out" "PYTHONPATH=$ZL_SOURCE_DIR/plugins:$TMP/fg/src"
+contains "$TMP/out" "CUDA_VISIBLE_DEVICES=0"
+contains "$TMP/out" " ZL_DOCTOR_MODE=collect "
+contains "$TMP/out" " PYTHONFAULTHANDLER=1 $ZL_TEST_PYTHON -m pytest --collect-only"
+lacks "$TMP/out" "zlbench-doctor-"
+[ "$(grep -c '^command: ' "$TMP/out")" = 3 ] || fail "not 3 commands: $(grep '^command: ' "$TMP/out")"
+grep '^command: ' "$TMP/out" | sed 's/^command: //' >"$TMP/commands"
+n=0
+while IFS= read -r line; do
+	n=$((n + 1))
+	(cd / && env -u PYTHONPATH bash -c "$line") >"$TMP/cmd$n.out" 2>&1 || fail "command $n does not rerun: $line: $(cat "$TMP/cmd$n.out")"
+done <"$TMP/commands"
+contains "$TMP/cmd1.out" "files in "
+contains "$TMP/cmd2.out" "1 test collected"
+contains "$TMP/cmd3.out" "1 skipped"
+# the JSON carries the same lines
+doctor --backend cuda --flaggems-dir fg --op mm --json
+[ "$(json_get "$TMP/out" 'd["commands"][1]')" = "$(sed -n 2p "$TMP/commands")" ] || fail "JSON commands differ"
+
+# help: the JSON shape it shows is the one printed; run-only settings are not offered as doctor's
+run_zl doctor --help
+expect_rc 0
+sed -n '/^  --json/,/^$/p' "$TMP/out" | tr -d '\n' | sed 's/^[^{]*//; s/}[^}]*$/}/' | tr -c 'a-z_' '\n' |
+	grep -v '^$' | sort >"$TMP/help_keys"
+doctor --backend cuda --flaggems-dir fg --op mm --json
+json_get "$TMP/out" '"\n".join(sorted(list(d) + list(d["steps"][0])))' >"$TMP/json_keys"
+diff "$TMP/help_keys" "$TMP/json_keys" >&2 || fail "the JSON keys in doctor --help are not the ones printed"
+run_zl doctor --help
+grep -E '^  --(direct-repeat|cudagraph|timeout|out|replay-from|autotune-records) ' "$TMP/out" &&
+	fail "doctor --help lists run-only settings as its own"
+contains "$TMP/out" "Accepted and ignored"
+contains "$TMP/out" "--direct-repeat"
 
 # colour: only on a terminal, never with NO_COLOR
 doctor --backend cuda --flaggems-dir fg --op mmm

@@ -54,6 +54,46 @@ interrupt() {
 interrupt INT 130 Interrupt
 interrupt TERM 143 Terminated
 
+# Ctrl-C while step 1 waits on a vendor query tool that hangs: as with run's preflight, the tool
+# and zlbench end at once (not when the tool's ZL_QUERY_TIMEOUT expires), and nothing is left
+fake_tool nvidia-smi "echo \$\$ >'$TMP/toolpid'; exec /bin/sleep 60"
+rm -f "$TMP/toolpid"
+set -m
+ZL_QUERY_TIMEOUT=30 "$ZLBENCH" doctor --python "$ZL_TEST_PYTHON" --backend cuda --flaggems-dir fg --op mm \
+	>"$TMP/out" 2>"$TMP/err" &
+zl=$!
+set +m
+for i in $(seq 300); do
+	[ -s "$TMP/toolpid" ] && break
+	sleep 0.1
+done
+[ -s "$TMP/toolpid" ] || { kill -KILL $zl; fail "the query tool never started: $(cat "$TMP/err")"; }
+tool=$(cat "$TMP/toolpid")
+start=$(date +%s%N)
+kill -INT $zl
+for i in $(seq 100); do
+	kill -0 $zl 2>/dev/null || break
+	sleep 0.05
+done
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+if kill -0 $zl 2>/dev/null; then
+	kill -KILL $zl "$tool"
+	fail "doctor still runs 5 s after SIGINT during step 1"
+fi
+set +e
+wait $zl
+RC=$?
+set -e
+[ "$elapsed_ms" -lt 2000 ] || fail "doctor took ${elapsed_ms} ms to end after SIGINT during step 1"
+if kill -0 "$tool" 2>/dev/null; then
+	kill -KILL "$tool"
+	fail "the query tool (pid $tool) outlived doctor"
+fi
+expect_rc 130
+lacks "$TMP/out" "result:"
+[ -z "$(ls -A "$TMP/doctortmp")" ] || fail "SIGINT in step 1 left $(ls "$TMP/doctortmp")"
+rm -f "$TMP/bin/nvidia-smi"
+
 # without a signal the same fixture passes and leaves nothing either
 doctor --backend cuda --flaggems-dir fg --op mm
 expect_passed

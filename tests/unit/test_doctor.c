@@ -116,6 +116,84 @@ static void test_tail(void **state)
 	strbuf_release(&sb);
 }
 
+static void expect_near(const char *name, const char *want)
+{
+	static const char *const ops[] = { "mm", "bmm", "addmm", "router_gemm", "gemm_a8w8", "softmax", "log_softmax",
+					   "sum", NULL };
+	struct strvec names = STRVEC_INIT, out = STRVEC_INIT;
+	struct strbuf got = STRBUF_INIT;
+	size_t i;
+
+	strvec_pushv(&names, (const char **)ops);
+	zl_doctor_near_names(name, &names, 3, &out);
+	for (i = 0; i < out.nr; i++)
+		strbuf_addf(&got, "%s%s", i ? "," : "", out.v[i]);
+	assert_string_equal(got.buf, want);
+	strbuf_release(&got);
+	strvec_clear(&names);
+	strvec_clear(&out);
+}
+
+static void test_near_names(void **state)
+{
+	(void)state;
+	/* a part of the name: prefix first, then substring, shorter first; then typos */
+	expect_near("router", "router_gemm");
+	expect_near("gemm", "gemm_a8w8,router_gemm,bmm");
+	expect_near("soft", "softmax,log_softmax");
+	/* a typo, and a part too short to mean anything ("mm" is in half the names) */
+	expect_near("mmm", "mm,bmm,sum");
+	/* no addmm or router_gemm: a part counts from 3 characters */
+	expect_near("m", "mm,bmm,sum");
+	/* never the name itself, never more than max */
+	expect_near("softmax", "log_softmax");
+	expect_near("zzzzzz", "");
+}
+
+static char *command_of(const char *const *env, const char *const *argv)
+{
+	struct strvec e = STRVEC_INIT, a = STRVEC_INIT;
+	struct strbuf sb = STRBUF_INIT;
+
+	strvec_pushv(&e, (const char **)env);
+	strvec_pushv(&a, (const char **)argv);
+	zl_doctor_command_line("/fg dir", &e, &a, "/tmp/zlbench-doctor-x", &sb);
+	strvec_clear(&e);
+	strvec_clear(&a);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void test_command_line(void **state)
+{
+	static const char *const env[] = { "PYTHONPATH=/p:/fg dir/src", "OTHER_VISIBLE", "ZL_RUN_DIR=/tmp/zlbench-doctor-x",
+					   "ZL_DOCTOR_MODE", "ZL_DOCTOR_MODE=probe", "DEV=0", "DEV=1", "Q=it's", NULL };
+	static const char *const argv[] = { "/usr/bin/python3", "-m", "zl_doctor", "vendor",
+					    "/tmp/zlbench-doctor-x/vendor.json", "-k", "a b", NULL };
+	char *got;
+
+	(void)state;
+	got = command_of(env, argv);
+	/* the last edit of a name wins; the doctor's directory becomes a fresh one; every word quoted */
+	assert_string_equal(got, "(cd '/fg dir' && export ZL_RUN_DIR=\"$(mktemp -d)\" && echo \"files in $ZL_RUN_DIR\" >&2"
+			    " && unset OTHER_VISIBLE && PYTHONPATH='/p:/fg dir/src' ZL_DOCTOR_MODE=probe DEV=1"
+			    " Q='it'\\''s' /usr/bin/python3 -m zl_doctor vendor \"$ZL_RUN_DIR\"/vendor.json -k 'a b')");
+	free(got);
+}
+
+static void test_tests_in_file(void **state)
+{
+	const char *src = getenv("ZL_SOURCE_DIR");
+	char *file = xstrfmt("%s/tests/fixtures/doctor/fg/benchmark/test_mm.py", src ? src : ZL_SOURCE_DIR);
+	struct strvec names = STRVEC_INIT;
+
+	(void)state;
+	zl_doctor_tests_in_file(file, &names);
+	assert_int_equal(names.nr, 1);
+	assert_string_equal(names.v[0], "test_mm");
+	strvec_clear(&names);
+	free(file);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -124,6 +202,9 @@ int main(void)
 		cmocka_unit_test(test_kernel_of_op),
 		cmocka_unit_test(test_find_defs),
 		cmocka_unit_test(test_tail),
+		cmocka_unit_test(test_near_names),
+		cmocka_unit_test(test_command_line),
+		cmocka_unit_test(test_tests_in_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
