@@ -337,10 +337,15 @@ static const char *nonempty_env(const char *name)
 
 int zl_slurm_task_device(const struct zl_backend *b, struct zl_slurm_device *out, struct strbuf *err)
 {
-	const char *step = nonempty_env("SLURM_STEP_GPUS");
+	/*
+	 * The task runs in the job's batch step, whose grant is SLURM_JOB_GPUS; Slurm
+	 * sets no SLURM_STEP_GPUS there, so one in the environment was inherited
+	 * (through --export=ALL) from wherever the batch was submitted.
+	 */
 	const char *job = nonempty_env("SLURM_JOB_GPUS");
-	const char *gpus = step ? step : job;
-	const char *gpus_var = step ? "SLURM_STEP_GPUS" : "SLURM_JOB_GPUS";
+	const char *step = job ? NULL : nonempty_env("SLURM_STEP_GPUS");
+	const char *gpus = job ? job : step;
+	const char *gpus_var = job ? "SLURM_JOB_GPUS" : "SLURM_STEP_GPUS";
 	const char *set_by_slurm = b->slurm_sets && b->slurm_sets[0] ? b->slurm_sets[0] : NULL;
 
 	memset(out, 0, sizeof(*out));
@@ -374,6 +379,55 @@ int zl_slurm_task_device(const struct zl_backend *b, struct zl_slurm_device *out
 	return zl_error(err, "Slurm granted this task no GPU index: %s%sSLURM_JOB_GPUS %s unset; "
 			"does the job ask --gres=gpu:1 and does gres.conf list the GPUs' device files (File=)?",
 			set_by_slurm ? set_by_slurm : "", set_by_slurm ? " and " : "", set_by_slurm ? "are" : "is");
+}
+
+/* ---- sbatch's environment --------------------------------------------------------------- */
+
+extern char **environ;
+
+/* Slurm client settings a user exports on purpose; every other SLURM_* variable describes a job. */
+static const char *const slurm_client_vars[] = {
+	"SLURM_CONF", "SLURM_CLUSTERS", "SLURM_HINT", "SLURM_DEBUG_FLAGS", "SLURM_EXIT_ERROR", "SLURM_UMASK",
+	"SLURM_TIME_FORMAT",
+};
+
+/* sbatch's input variables for what zlbench decides itself (they would override the script's lines). */
+static const char *const sbatch_owned_vars[] = {
+	"SBATCH_ARRAY_INX", "SBATCH_OUTPUT", "SBATCH_ERROR", "SBATCH_JOB_NAME", "SBATCH_WAIT", "SBATCH_REQUEUE",
+	"SBATCH_EXPORT", "SBATCH_INPUT",
+};
+
+static int name_is(const char *entry, size_t len, const char *name)
+{
+	return strlen(name) == len && !strncmp(entry, name, len);
+}
+
+void zl_slurm_submit_env(struct strvec *env)
+{
+	size_t i, j;
+
+	for (i = 0; environ && environ[i]; i++) {
+		const char *e = environ[i];
+		size_t len = strcspn(e, "=");
+		int keep = 1;
+
+		if (!strncmp(e, "SLURM_", 6) || !strncmp(e, "SLURMD_", 7)) {
+			keep = 0;
+			for (j = 0; j < ZL_ARRAY_SIZE(slurm_client_vars); j++)
+				keep |= name_is(e, len, slurm_client_vars[j]);
+		}
+		for (j = 0; j < ZL_ARRAY_SIZE(sbatch_owned_vars); j++)
+			keep &= !name_is(e, len, sbatch_owned_vars[j]);
+		/* the visibility variables Slurm's gres sets: only the task's own grant may set them */
+		for (j = 0; zl_backend_table[j].name; j++) {
+			const char *const *v;
+
+			for (v = zl_backend_table[j].slurm_sets; v && *v; v++)
+				keep &= !name_is(e, len, *v);
+		}
+		if (!keep)
+			strvec_pushf(env, "%.*s", (int)len, e);
+	}
 }
 
 /* ---- slurm/slurm.json ----------------------------------------------------------------- */

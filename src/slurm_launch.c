@@ -804,6 +804,8 @@ static int submit(const struct zl_batch_config *bc, struct zl_slurm_config *sc, 
 		zl_error(err, "cannot make '%s' executable: %s", script_path, strerror(errno));
 		goto out;
 	}
+	/* the tasks get sbatch's environment: none of an enclosing job's variables */
+	zl_slurm_submit_env(&env);
 	/* the tasks see the plugins where this process found them */
 	if (getenv("ZL_PLUGINS_DIR"))
 		strvec_pushf(&env, "ZL_PLUGINS_DIR=%s", plugins);

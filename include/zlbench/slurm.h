@@ -104,17 +104,30 @@ int zl_slurm_parse_job_id(const char *out, char **id);
  *  - a backend whose visibility variable Slurm sets itself (backend->slurm_sets):
  *    that variable's value, which is right both without device constraints (the
  *    granted index) and with cgroup constraints (every job sees its GPU as 0);
- *  - any other backend: the granted index in SLURM_STEP_GPUS, else SLURM_JOB_GPUS,
+ *  - any other backend: the granted index in SLURM_JOB_GPUS (the batch step's grant:
+ *    the task runs in it), else SLURM_STEP_GPUS,
  *    which the backend's own variable then takes through `zlbench run --devices`.
  * gpus gets the granted index(es) as Slurm lists them (NULL when unset).
  */
 struct zl_slurm_device {
 	char *pin;          /* the --devices value */
-	char *gpus;         /* SLURM_STEP_GPUS or SLURM_JOB_GPUS */
+	char *gpus;         /* SLURM_JOB_GPUS, else SLURM_STEP_GPUS */
 	char *how;          /* e.g. "<visibility var>=2 set by Slurm (SLURM_JOB_GPUS=2)" */
 };
 void zl_slurm_device_release(struct zl_slurm_device *d);
 int zl_slurm_task_device(const struct zl_backend *b, struct zl_slurm_device *out, struct strbuf *err);
+
+/*
+ * What sbatch's environment must lose (appended to env as bare names, which
+ * zl_capture removes): sbatch exports its whole environment to the tasks
+ * (--export=ALL), and one submitted from inside a job (`srun --pty bash`) would
+ * hand them that job's SLURM_* variables, its SLURM_STEP_GPUS among them, which
+ * Slurm does not overwrite in a batch step. Removed: every SLURM_* and SLURMD_*
+ * variable but Slurm's client settings (SLURM_CONF, SLURM_CLUSTERS, ...), the
+ * SBATCH_* variables of what the script decides (array, output, requeue, ...),
+ * and the visibility variables Slurm's gres sets (backend->slurm_sets).
+ */
+void zl_slurm_submit_env(struct strvec *env);
 
 /* ---- the launcher's settings and submissions (slurm/slurm.json) ------------------------ */
 
