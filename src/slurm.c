@@ -702,6 +702,12 @@ void zl_slurm_script(const struct zl_slurm_config *c, const struct zl_slurm_subm
 	strbuf_addch(out, '\n');
 	strbuf_addf(out, "#SBATCH --array=0-%zu\n", sub->nr ? sub->nr - 1 : 0);
 	strbuf_addstr(out, "#SBATCH --ntasks=1\n#SBATCH --gres=gpu:1\n");
+	/*
+	 * A requeued task would rerun into its own used run directory and overwrite its
+	 * task record; without requeue Slurm's verdict (NODE_FAIL, PREEMPTED) reaches the
+	 * row, which is not final, so --resume gives the op a fresh attempt.
+	 */
+	strbuf_addstr(out, "#SBATCH --no-requeue\n");
 	strbuf_addf(out, "#SBATCH --chdir=%s\n", c->dir);
 	strbuf_addf(out, "#SBATCH --output=%s/logs/slurm-%%A_%%a.out\n", c->dir);
 	if (c->time_per_op_min > 0)
