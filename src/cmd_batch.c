@@ -117,7 +117,7 @@ static const struct {
 	{ ZL_SET_REPLAY_FROM, FWD_PATH, 0 },
 	{ ZL_SET_ISOLATE, FWD_BOOL, 0 },
 	{ ZL_SET_AUTOTUNE_RECORDS, FWD_BOOL, 0 },
-	{ ZL_SET_PYTHON, FWD_PROGRAM, 0 },
+	{ ZL_SET_PYTHON, FWD_PROGRAM, 1 },
 	{ ZL_SET_CUDAGRAPH, FWD_BOOL, 0 },
 	{ ZL_SET_DIRECT_REPEAT, FWD_RAW, 0 },
 	{ ZL_SET_TIMEOUT, FWD_RAW, 0 },
@@ -144,17 +144,22 @@ static void build_run_args(const struct zl_settings *s, struct strvec *args)
 		case FWD_PROGRAM:
 		case FWD_PATH:
 			/*
-			 * A program name stays a name (found on PATH); a program path is made
-			 * absolute without resolving links (a venv's python is a link to the
-			 * base interpreter, and only the link knows the venv).
+			 * A program name is looked up on PATH now, so that --resume runs what the
+			 * batch was created with whatever PATH it resumes with (a name not found
+			 * stays a name: the run's preflight names it). The path is made absolute
+			 * without resolving links (a venv's python is a link to the base
+			 * interpreter, and only the link knows the venv).
 			 */
 			if (forwarded[i].kind == FWD_PROGRAM) {
+				char *found = strchr(v->raw, '/') ? xstrdup(v->raw) : zl_find_executable(v->raw);
+				const char *prog = found ? found : v->raw;
 				char cwd[4096];
 
-				if (!strchr(v->raw, '/') || v->raw[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-					strvec_pushf(args, "--%s=%s", d->flag, v->raw);
+				if (!strchr(prog, '/') || prog[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+					strvec_pushf(args, "--%s=%s", d->flag, prog);
 				else
-					strvec_pushf(args, "--%s=%s/%s", d->flag, cwd, v->raw);
+					strvec_pushf(args, "--%s=%s/%s", d->flag, cwd, prog);
+				free(found);
 				break;
 			}
 			abs = zl_absolute_path(v->raw);
