@@ -210,10 +210,13 @@ int zl_batch_rows_parse(const char *text, size_t len, struct zl_batch_rows *out,
 	return 0;
 }
 
-/* Final statuses: everything that will not change by running the op again as it was. */
+/*
+ * Final statuses: everything that will not change by running the op again as it
+ * was. Not preflight_failed: it says the environment was broken, and once it is
+ * fixed --resume should run the op.
+ */
 static const char *const final_statuses[] = {
-	ZL_STATUS_PASSED, ZL_STATUS_FAILED, ZL_STATUS_PREFLIGHT_FAILED, ZL_STATUS_TIMEOUT,
-	ZL_STATUS_CRASHED, NULL
+	ZL_STATUS_PASSED, ZL_STATUS_FAILED, ZL_STATUS_TIMEOUT, ZL_STATUS_CRASHED, NULL
 };
 
 int zl_batch_status_final(const char *status, int retry_failed)

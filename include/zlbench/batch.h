@@ -15,9 +15,10 @@
  *   .lock               flock()ed by the batch and inherited by its children, so a
  *                       resumed batch waits until no process of an earlier one is left
  *
- * What counts as final: the last row of an op decides; passed, failed,
- * preflight_failed, timeout and crashed are final, interrupted is not (with
- * --retry-failed only passed is). --resume runs the ops without a final row.
+ * What counts as final: the last row of an op decides; passed, failed, timeout
+ * and crashed are final; interrupted and preflight_failed (a broken environment,
+ * which the user may have fixed since) are not (with --retry-failed only passed
+ * is). --resume runs the ops without a final row.
  *
  * Owner: every struct here has an _init/_release pair; the caller owns what it
  * declares. Strings inside are owned by the struct that holds them.
