@@ -670,12 +670,17 @@ int cmd_batch(int argc, const char **argv)
 		code = ZL_EXIT_OK;
 		goto out;
 	}
-	if (!existing && (zl_mkdir_p(c.dir, &err) || zl_batch_config_save(&c, &err))) {
-		zl_print_error("%s", err.buf);
-		goto out;
+	if (!existing) {
+		/* the lock first: a batch started at the same time with the same --out must not write here */
+		lock_fd = zl_batch_claim_dir(c.dir, &err);
+		if (lock_fd < 0 || zl_batch_config_save(&c, &err)) {
+			zl_print_error("%s", err.buf);
+			goto out;
+		}
+	} else {
+		/* on --resume, an earlier batch's children may still be ending their runs */
+		lock_fd = zl_batch_lock(c.dir, o.resume ? zl_kill_grace() + 30.0 : 0, &err);
 	}
-	/* on --resume, an earlier batch's children may still be ending their runs */
-	lock_fd = zl_batch_lock(c.dir, o.resume ? zl_kill_grace() + 30.0 : 0, &err);
 	if (lock_fd < 0 || zl_batch_config_add_session(&c, argv, o.resume != NULL, &err)) {
 		zl_print_error("%s", err.buf);
 		goto out;

@@ -310,4 +310,12 @@ void zl_batch_print_summary(const struct zl_batch_config *c, FILE *out, int use_
  */
 int zl_batch_lock(const char *batch_dir, double wait_s, struct strbuf *err);
 
+/*
+ * Claim the directory of a new batch before anything is written into it: create
+ * it, take its lock (at once or not at all), and check under the lock that it
+ * holds nothing but the lock file, so that of two batches started at once with
+ * the same --out only one writes batch.json. Returns the lock's fd, or -1 with err.
+ */
+int zl_batch_claim_dir(const char *batch_dir, struct strbuf *err);
+
 #endif
