@@ -229,16 +229,36 @@ static int choose_devices(const struct zl_settings *s, struct strvec *out)
 		goto out;
 	}
 	if (s->devices.nr) {
+		const char *raw = s->v[ZL_SET_DEVICES].raw;
+
+		/* the list as typed: the split would drop blanks and empty items without a word */
+		if (raw && (strspn(raw, "0123456789,") != strlen(raw) || raw[0] == ',' || strstr(raw, ",,") ||
+			    raw[strlen(raw) - 1] == ',')) {
+			zl_print_error("invalid device list '%s' in %s: device indices (digits) separated by commas", raw,
+				       s->v[ZL_SET_DEVICES].from);
+			code = ZL_EXIT_USAGE;
+			goto out;
+		}
 		for (i = 0; i < s->devices.nr; i++) {
-			for (j = 0; j < i; j++)
-				if (!strcmp(s->devices.v[i], s->devices.v[j])) {
-					zl_print_error("device %s is listed twice in %s", s->devices.v[i],
-						       s->v[ZL_SET_DEVICES].from);
+			const char *d = s->devices.v[i];
+			long idx = 0;
+
+			/* one device has one spelling: "01" is 1, and the batch must not run two ops on it */
+			if (!*d || strspn(d, "0123456789") != strlen(d) || zl_parse_long(d, &idx)) {
+				zl_print_error("invalid device '%s' in %s: a device index is digits only", d,
+					       s->v[ZL_SET_DEVICES].from);
+				code = ZL_EXIT_USAGE;
+				goto out;
+			}
+			for (j = 0; j < out->nr; j++)
+				if (atol(out->v[j]) == idx) {
+					zl_print_error("device %ld is listed twice in %s ('%s')", idx,
+						       s->v[ZL_SET_DEVICES].from, s->v[ZL_SET_DEVICES].raw);
 					code = ZL_EXIT_USAGE;
 					goto out;
 				}
-			if (dl.available && !zl_devlist_find(&dl, atoi(s->devices.v[i]))) {
-				strbuf_addf(&msg, "device %s (from %s) does not exist; %s shows", s->devices.v[i],
+			if (dl.available && !zl_devlist_find(&dl, (int)idx)) {
+				strbuf_addf(&msg, "device %s (from %s) does not exist; %s shows", d,
 					    s->v[ZL_SET_DEVICES].from, dl.how);
 				for (j = 0; j < dl.nr; j++)
 					strbuf_addf(&msg, "%s%d", j ? "," : " ", dl.v[j].index);
@@ -247,7 +267,7 @@ static int choose_devices(const struct zl_settings *s, struct strvec *out)
 				code = ZL_EXIT_PREFLIGHT;
 				goto out;
 			}
-			strvec_push(out, s->devices.v[i]);
+			strvec_pushf(out, "%ld", idx);
 		}
 	} else if (dl.available && dl.nr) {
 		for (i = 0; i < dl.nr; i++)

@@ -86,6 +86,18 @@ contains "$TMP/err" "--op names one run"
 batch --devices 0,0 --ops mm --out "$TMP/u"
 expect_rc 2
 contains "$TMP/err" "device 0 is listed twice"
+# two spellings of one device are one device; signs and blanks are no index
+batch --devices 1,01 --ops mm --out "$TMP/u"
+expect_rc 2
+contains "$TMP/err" "device 1 is listed twice"
+batch --devices 0,+1 --ops mm --out "$TMP/u"
+expect_rc 2
+batch --devices "0, 1" --ops mm --out "$TMP/u"
+expect_rc 2
+# the canonical spelling reaches the children
+batch --devices 01,00 --ops batch_p01 --dry-run --out "$TMP/u"
+expect_rc 0
+contains "$TMP/out" "devices: 1 0"
 batch --devices 0 --ops mm --retry-failed --out "$TMP/u"
 expect_rc 2
 batch --devices 0 --ops mm --progress loud --out "$TMP/u"
