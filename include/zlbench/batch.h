@@ -169,6 +169,20 @@ int zl_batch_split_shapes(const char *shape_file, const char *op, const char *co
 			  int n, const char *out_dir, struct strvec *paths, long *counts,
 			  char **key_out, struct strbuf *err);
 
+/*
+ * The number of op's shapes in shape_file (the entry FlagGems would use, as
+ * zl_batch_split_shapes picks it; *key_out its key, caller frees), or -1 with err.
+ */
+int zl_batch_count_shapes(const char *shape_file, const char *op, const char *const *fallbacks, char **key_out,
+			  struct strbuf *err);
+
+/*
+ * What the zl_shard plugin kept in the warm-up shard run in run_dir
+ * (<run_dir>/plugins/shard.json): the shapes kept over every benchmark it split,
+ * or -1 with err when the report is missing or split nothing.
+ */
+long zl_batch_shard_kept(const char *run_dir, struct strbuf *err);
+
 /* What merging did (plugins/README.md: autotune_records/<kernel>.json, entries keyed by "key"). */
 struct zl_merge_stats {
 	long shards_with_records;  /* shard runs that had an autotune_records/ directory */
