@@ -72,7 +72,7 @@ void help_batch(FILE *out)
 		"  --push URL                      POST every run of the batch to a collector at the end [env ZL_PUSH_URL]\n"
 		"  --dry-run                       print the plan (devices, start order, child argv; with Slurm the\n"
 		"                                  sbatch script); start nothing\n"
-		"\nSlurm launcher options (docs/readme/slurm.md):\n"
+		"\nSlurm launcher options (README.md, \"Batches on a Slurm cluster: zlbench batch --launcher slurm\"):\n"
 		"  --launcher MODE                 local (default: this host's devices) or slurm (one job array, one\n"
 		"                                  task per operator, one GPU each)\n"
 		"  --partition P                   the tasks' partition [default: the cluster's]\n"
@@ -653,6 +653,10 @@ int cmd_batch(int argc, const char **argv)
 		zl_print_error("--no-wait goes with --collect DIR");
 		goto out;
 	}
+	if (o.collect && o.detach) {
+		zl_print_error("--detach goes with a submission (a new batch or --resume), not with --collect");
+		goto out;
+	}
 	if (check_launcher(&s, &o, &slurm))
 		goto out;
 	ro.self_exe = exe;
@@ -682,6 +686,10 @@ int cmd_batch(int argc, const char **argv)
 	}
 	if (slurm && slurm_opts(&o, &ro, &so))
 		goto out;
+	if (slurm && zl_slurm_check_env(&err)) {
+		zl_print_error("%s", err.buf);
+		goto out;
+	}
 	if (o.dry_run) {
 		if (slurm)
 			zl_slurm_print_plan(&c, &so, stdout);
@@ -728,7 +736,7 @@ int cmd_batch(int argc, const char **argv)
 	}
 	if (rc) {
 		zl_print_error("%s", err.buf);
-		if (slurm && !existing) {
+		if (slurm && !existing && rc != -2) {
 			/* nothing was submitted: the new batch directory holds nothing worth keeping */
 			strbuf_reset(&err);
 			if (!zl_remove_tree(c.dir, &err) && zl_verbosity >= 0)
@@ -749,9 +757,17 @@ int cmd_batch(int argc, const char **argv)
 		goto out;
 	}
 	code = exit_code_for(&oc);
-	/* --collect --no-wait: tasks still queued or running are no failure yet */
-	if (o.collect && o.no_wait && !oc.interrupt_sig && oc.passed + oc.not_run == oc.total)
+	/*
+	 * --collect --no-wait: tasks still queued or running are no failure yet; an op
+	 * that never ran and will not, or a Slurm that did not answer, is
+	 */
+	if (o.collect && o.no_wait && !oc.interrupt_sig && !oc.query_failed && oc.passed + oc.to_come == oc.total)
 		code = ZL_EXIT_OK;
+	if (o.collect && o.no_wait && oc.query_failed) {
+		zl_print_error("Slurm did not answer about %zu task%s of %s: their state is unknown", oc.to_come,
+			       oc.to_come == 1 ? "" : "s", c.dir);
+		code = ZL_EXIT_FAILED;
+	}
 	if (zl_verbosity >= 0) {
 		zl_batch_print_summary(&c, stdout, zl_use_color(1));
 		print_counts(&oc);

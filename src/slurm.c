@@ -338,14 +338,13 @@ static const char *nonempty_env(const char *name)
 int zl_slurm_task_device(const struct zl_backend *b, struct zl_slurm_device *out, struct strbuf *err)
 {
 	/*
-	 * The task runs in the job's batch step, whose grant is SLURM_JOB_GPUS; Slurm
-	 * sets no SLURM_STEP_GPUS there, so one in the environment was inherited
-	 * (through --export=ALL) from wherever the batch was submitted.
+	 * Slurm sets no SLURM_STEP_GPUS in a batch step; one inherited from a job the
+	 * batch was submitted from never gets here (zl_slurm_submit_env removes it).
 	 */
+	const char *step = nonempty_env("SLURM_STEP_GPUS");
 	const char *job = nonempty_env("SLURM_JOB_GPUS");
-	const char *step = job ? NULL : nonempty_env("SLURM_STEP_GPUS");
-	const char *gpus = job ? job : step;
-	const char *gpus_var = job ? "SLURM_JOB_GPUS" : "SLURM_STEP_GPUS";
+	const char *gpus = step ? step : job;
+	const char *gpus_var = step ? "SLURM_STEP_GPUS" : "SLURM_JOB_GPUS";
 	const char *set_by_slurm = b->slurm_sets && b->slurm_sets[0] ? b->slurm_sets[0] : NULL;
 
 	memset(out, 0, sizeof(*out));
@@ -621,14 +620,21 @@ int zl_slurm_check_sbatch_args(const struct strvec *args, struct strbuf *err)
 {
 	/* long and short spellings of what the launcher decides itself */
 	static const char *const owned[] = { "--array", "-a", "--output", "-o", "--error", "-e", "--wrap",
-		"--parsable", "--wait", "-W", "--chdir", "-D", "--job-name", "-J", "--ntasks", "-n" };
+		"--parsable", "--wait", "-W", "--chdir", "-D", "--job-name", "-J", "--ntasks", "-n", "--requeue" };
 	size_t i, j;
 
 	for (i = 0; i < args->nr; i++) {
 		const char *a = args->v[i];
+		size_t name_len = strcspn(a, "=");
 
 		for (j = 0; j < ZL_ARRAY_SIZE(owned); j++) {
 			size_t n = strlen(owned[j]);
+
+			/* sbatch takes any unambiguous prefix of a long option: "--arr=0-3" is --array */
+			if (owned[j][1] == '-' && a[0] == '-' && a[1] == '-' && name_len > 2 && name_len < n &&
+			    !strncmp(a, owned[j], name_len))
+				return zl_error(err, "--sbatch-arg '%s': an abbreviation of %s, which zlbench sets itself "
+						"(one array task per op, logs under the batch directory)", a, owned[j]);
 
 			/* "--array=..", "--array", and short options glued to their value ("-a0-3") */
 			if (!strncmp(a, owned[j], n) &&
@@ -659,8 +665,7 @@ void zl_slurm_shell_quote(struct strbuf *out, const char *s)
 	strbuf_addch(out, '\'');
 }
 
-/* The job name: "zlbench-" and the batch directory's base name, in characters every tool takes. */
-static void job_name(struct strbuf *out, const char *dir)
+void zl_slurm_job_name(struct strbuf *out, const char *dir)
 {
 	const char *base = strrchr(dir, '/');
 	const char *p;
@@ -698,7 +703,7 @@ void zl_slurm_script(const struct zl_slurm_config *c, const struct zl_slurm_subm
 	}
 	strbuf_addch(out, '\n');
 	strbuf_addstr(out, "#SBATCH --job-name=");
-	job_name(out, c->dir);
+	zl_slurm_job_name(out, c->dir);
 	strbuf_addch(out, '\n');
 	strbuf_addf(out, "#SBATCH --array=0-%zu\n", sub->nr ? sub->nr - 1 : 0);
 	strbuf_addstr(out, "#SBATCH --ntasks=1\n#SBATCH --gres=gpu:1\n");
@@ -721,7 +726,15 @@ void zl_slurm_script(const struct zl_slurm_config *c, const struct zl_slurm_subm
 		strbuf_addf(out, "%ld) op=%s attempt=%d ;;\n", sub->tasks[i].index, sub->tasks[i].op,
 			    sub->tasks[i].attempt);
 	strbuf_addstr(out, "*) echo \"zlbench: array task '${SLURM_ARRAY_TASK_ID:-}' is not part of this submission\" >&2\n"
-			   "   exit 2 ;;\nesac\nexec ");
+			   "   exit 2 ;;\nesac\n");
+	/* a node without the binary is a broken environment: the op's row says preflight_failed, and why */
+	strbuf_addstr(out, "if [ ! -x ");
+	zl_slurm_shell_quote(out, c->zlbench);
+	strbuf_addstr(out, " ]; then\n   printf 'zlbench: preflight failed: the zlbench binary %s is not executable on node "
+			   "%s: --launcher slurm needs it at the same path on every node (a shared filesystem)\\n' ");
+	zl_slurm_shell_quote(out, c->zlbench);
+	strbuf_addstr(out, " \"${SLURMD_NODENAME:-$(hostname)}\" >&2\n"
+			   "   echo 'PREFLIGHT_FAILED check=slurm_task' >&2\n   exit 3\nfi\nexec ");
 	zl_slurm_shell_quote(out, c->zlbench);
 	strbuf_addstr(out, " batch --slurm-task ");
 	zl_slurm_shell_quote(out, c->dir);

@@ -2,7 +2,7 @@
  * zlbench batch: many operators over several devices, one `zlbench run` child per
  * operator, resumable.
  *
- * The batch directory (docs/readme/batch.md has the user's view):
+ * The batch directory (README.md, "Many operators over several devices", has the user's view):
  *   batch.json          the batch's own settings, written atomically at the start
  *                       (and again when a session starts, to list the sessions)
  *   ops_status.csv      RFC 4180 with a header row; one row appended and fsync'd as
@@ -266,6 +266,8 @@ struct zl_batch_outcome {
 	size_t total, passed, failed, crashed, timeout, preflight_failed, interrupted, not_run;
 	int interrupt_sig;         /* signal that interrupted this session, 0 if none */
 	double makespan_s;         /* this session's wall time */
+	size_t to_come;            /* Slurm: tasks submitted that have no row yet (queued, running, ending) */
+	int query_failed;          /* Slurm: the last question to Slurm got no answer */
 };
 
 /*

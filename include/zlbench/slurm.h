@@ -1,6 +1,7 @@
 /*
  * zlbench batch --launcher slurm: one Slurm job array per submission, one array
- * task per operator, one GPU per task (docs/readme/slurm.md has the user's view).
+ * task per operator, one GPU per task (README.md, "Batches on a Slurm cluster", has
+ * the user's view).
  *
  * What lives in the batch directory besides batch.json and ops_status.csv (batch.h):
  *   slurm/slurm.json           the launcher's own settings and every submission
@@ -104,14 +105,13 @@ int zl_slurm_parse_job_id(const char *out, char **id);
  *  - a backend whose visibility variable Slurm sets itself (backend->slurm_sets):
  *    that variable's value, which is right both without device constraints (the
  *    granted index) and with cgroup constraints (every job sees its GPU as 0);
- *  - any other backend: the granted index in SLURM_JOB_GPUS (the batch step's grant:
- *    the task runs in it), else SLURM_STEP_GPUS,
+ *  - any other backend: the granted index in SLURM_STEP_GPUS, else SLURM_JOB_GPUS,
  *    which the backend's own variable then takes through `zlbench run --devices`.
  * gpus gets the granted index(es) as Slurm lists them (NULL when unset).
  */
 struct zl_slurm_device {
 	char *pin;          /* the --devices value */
-	char *gpus;         /* SLURM_JOB_GPUS, else SLURM_STEP_GPUS */
+	char *gpus;         /* SLURM_STEP_GPUS or SLURM_JOB_GPUS */
 	char *how;          /* e.g. "<visibility var>=2 set by Slurm (SLURM_JOB_GPUS=2)" */
 };
 void zl_slurm_device_release(struct zl_slurm_device *d);
@@ -178,6 +178,12 @@ int zl_slurm_check_sbatch_args(const struct strvec *args, struct strbuf *err);
 void zl_slurm_script(const struct zl_slurm_config *c, const struct zl_slurm_submission *sub,
 		     const struct zl_batch_config *bc, const char *plugins_dir, struct strbuf *out);
 
+/* The job name of the batch in dir: "zlbench-" and its base name, in characters every tool takes. */
+void zl_slurm_job_name(struct strbuf *out, const char *dir);
+
+/* ZL_SLURM_POLL and ZL_SLURM_TIMEOUT, when set, are positive numbers of seconds; -1 with err naming the culprit. */
+int zl_slurm_check_env(struct strbuf *err);
+
 /* Quote s for bash: as is when it only holds safe characters, else in single quotes. */
 void zl_slurm_shell_quote(struct strbuf *out, const char *s);
 
@@ -200,7 +206,8 @@ struct zl_slurm_run_opts {
  * resume: the batch exists (its earlier submissions must have ended).
  * Returns 0 with *out filled and *job_id the submitted job (NULL when every op
  * already had a final row; the caller frees), -1 with err when the batch could
- * not be submitted (sbatch refused it, an earlier submission is still running, ...).
+ * not be submitted (sbatch refused it, an earlier submission is still running, ...),
+ * -2 with err when sbatch did not answer in time: the job may exist.
  */
 int zl_slurm_launch(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, int resume,
 		    struct zl_batch_outcome *out, char **job_id, struct strbuf *err);
