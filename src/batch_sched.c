@@ -82,6 +82,8 @@ struct op_state {
 	struct strvec shard_devices;
 	struct strvec shard_runs;  /* absolute run dirs of the shards, in shard order */
 	struct zl_merge_stats merge;
+	double shards_duration_s;  /* sum of the shards' duration_s (pytest's wall time, as history's) */
+	double shards_wall_s;      /* sum of the shards' child wall times: the op's device time before timing */
 	struct task *timed;
 	int finished;
 	double wall_started;
@@ -292,7 +294,13 @@ static char *warmup_json(const struct sched *s, const struct task *t)
 	}
 	if (!bad && t->kind == TASK_TIMED) {
 		merged = xstrfmt("%s/%s/merged", s->c->dir, op->warm_rel);
-		bad = zl_json_add_number(doc, "merged_records", (double)op->merge.entries) ||
+		/*
+		 * The op's device time is the shards' and this run's: history stores this run
+		 * alone (shards run with ZL_NO_HISTORY=1), so its readers need the shards' share
+		 */
+		bad = zl_json_add_number(doc, "shards_duration_s", op->shards_duration_s) ||
+		      zl_json_add_number(doc, "shards_wall_s", op->shards_wall_s) ||
+		      zl_json_add_number(doc, "merged_records", (double)op->merge.entries) ||
 		      zl_json_add_number(doc, "merged_kernels", (double)op->merge.kernels) ||
 		      zl_json_add_number(doc, "conflicts", (double)op->merge.conflicts) ||
 		      zl_json_add_string(doc, "merged_dir", merged) ||
@@ -728,6 +736,10 @@ static void task_done(struct sched *s, struct task *t, int start_failed, const c
 		finish_op(s, op, &t->row);
 		return;
 	}
+	if (t->row.v[ZL_BCOL_DURATION_S])
+		op->shards_duration_s += strtod(t->row.v[ZL_BCOL_DURATION_S], NULL);
+	if (t->row.v[ZL_BCOL_WALL_S])
+		op->shards_wall_s += strtod(t->row.v[ZL_BCOL_WALL_S], NULL);
 	/* in shard order, whatever order they end in */
 	free((char *)op->shard_devices.v[t->shard - 1]);
 	op->shard_devices.v[t->shard - 1] = xstrdup(s->c->devices.v[t->device]);
