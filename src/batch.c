@@ -3,6 +3,7 @@
  * and the directory lock. The scheduler is batch_sched.c; warm-up sharding is
  * batch_warmup.c.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -210,10 +211,13 @@ int zl_batch_rows_parse(const char *text, size_t len, struct zl_batch_rows *out,
 	return 0;
 }
 
-/* Final statuses: everything that will not change by running the op again as it was. */
+/*
+ * Final statuses: everything that will not change by running the op again as it
+ * was. Not preflight_failed: it says the environment was broken, and once it is
+ * fixed --resume should run the op.
+ */
 static const char *const final_statuses[] = {
-	ZL_STATUS_PASSED, ZL_STATUS_FAILED, ZL_STATUS_PREFLIGHT_FAILED, ZL_STATUS_TIMEOUT,
-	ZL_STATUS_CRASHED, NULL
+	ZL_STATUS_PASSED, ZL_STATUS_FAILED, ZL_STATUS_TIMEOUT, ZL_STATUS_CRASHED, NULL
 };
 
 int zl_batch_status_final(const char *status, int retry_failed)
@@ -697,6 +701,36 @@ fail:
 	close(fd);
 	free(path);
 	return -1;
+}
+
+int zl_batch_claim_dir(const char *batch_dir, struct strbuf *err)
+{
+	DIR *d;
+	struct dirent *de;
+	int fd, used = 0;
+
+	if (zl_mkdir_p(batch_dir, err))
+		return -1;
+	fd = zl_batch_lock(batch_dir, 0, err);
+	if (fd < 0)
+		return -1;
+	/* checked again under the lock: another new batch may have claimed it since the first look */
+	d = opendir(batch_dir);
+	if (!d) {
+		zl_error(err, "cannot read batch directory '%s': %s", batch_dir, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	while (!used && (de = readdir(d)))
+		used = strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && strcmp(de->d_name, ZL_BATCH_LOCK_FILE);
+	closedir(d);
+	if (used) {
+		zl_error(err, "batch directory '%s' exists and is not empty: continue it with --resume %s, or choose a "
+			 "new --out", batch_dir, batch_dir);
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* ---- shared by the launchers -------------------------------------------------------- */

@@ -72,15 +72,18 @@ struct op_state {
 	char *name;                /* attempt name: "mm", "mm.2" */
 	/* warm-up sharding */
 	int nshards;
+	int split_in_pytest;       /* level comprehensive: the zl_shard plugin splits, not shape files */
 	char *shard_key;
-	struct strvec shard_files; /* absolute */
-	long *shard_counts;
+	struct strvec shard_files; /* absolute; empty when split in pytest */
+	long *shard_counts;        /* shapes per shard (split in pytest: what zl_shard kept, -1 unknown) */
 	char *warm_rel;            /* warmup/<name> */
 	int shards_done, shards_failed, shards_interrupted;
 	struct zl_batch_row shard_fail; /* the first failing shard's row */
 	struct strvec shard_devices;
 	struct strvec shard_runs;  /* absolute run dirs of the shards, in shard order */
 	struct zl_merge_stats merge;
+	double shards_duration_s;  /* sum of the shards' duration_s (pytest's wall time, as history's) */
+	double shards_wall_s;      /* sum of the shards' child wall times: the op's device time before timing */
 	struct task *timed;
 	int finished;
 	double wall_started;
@@ -103,7 +106,6 @@ struct sched {
 	double wall_sum;
 	size_t wall_n;
 	struct zl_batch_display disp;
-	int warned_level;          /* the comprehensive-level note was printed */
 	char host[256];
 };
 
@@ -266,14 +268,39 @@ static char *warmup_json(const struct sched *s, const struct task *t)
 	bad = !doc || zl_json_add_string(doc, "role", t->kind == TASK_SHARD ? "shard" : "timed") ||
 	      zl_json_add_number(doc, "devices", s->c->warmup_devices) ||
 	      zl_json_add_number(doc, "shards", op->nshards) ||
-	      zl_json_add_string(doc, "entry", op->shard_key);
-	if (!bad && t->kind == TASK_SHARD) {
+	      zl_json_add_string(doc, "entry", op->shard_key) ||
+	      zl_json_add_string(doc, "split", op->split_in_pytest ? "pytest" : "shape_file");
+	if (!bad && t->kind == TASK_SHARD && op->split_in_pytest) {
+		/* what it kept is known when it has run: plugins/shard.json, and the timed run's shard_shapes */
+		bad = zl_json_add_number(doc, "shard", t->shard) ||
+		      zl_json_add_string(doc, "plugin", "zl_shard") ||
+		      zl_json_add_string(doc, "rule", "shape j of each benchmark's final list kept when j % shards == shard - 1");
+	} else if (!bad && t->kind == TASK_SHARD) {
 		bad = zl_json_add_number(doc, "shard", t->shard) ||
 		      zl_json_add_string(doc, "shape_file", op->shard_files.v[t->shard - 1]) ||
 		      zl_json_add_number(doc, "shapes", (double)op->shard_counts[t->shard - 1]);
 	} else if (!bad) {
+		cJSON *counts = cJSON_CreateArray();
+		int i;
+
+		for (i = 0; counts && i < op->nshards; i++)
+			if (!cJSON_AddItemToArray(counts, op->shard_counts[i] >= 0 ? cJSON_CreateNumber((double)op->shard_counts[i])
+										   : cJSON_CreateNull()))
+				break;
+		if (!counts || i < op->nshards || !cJSON_AddItemToObject(doc, "shard_shapes", counts)) {
+			cJSON_Delete(counts);
+			bad = 1;
+		}
+	}
+	if (!bad && t->kind == TASK_TIMED) {
 		merged = xstrfmt("%s/%s/merged", s->c->dir, op->warm_rel);
-		bad = zl_json_add_number(doc, "merged_records", (double)op->merge.entries) ||
+		/*
+		 * The op's device time is the shards' and this run's: history stores this run
+		 * alone (shards run with ZL_NO_HISTORY=1), so its readers need the shards' share
+		 */
+		bad = zl_json_add_number(doc, "shards_duration_s", op->shards_duration_s) ||
+		      zl_json_add_number(doc, "shards_wall_s", op->shards_wall_s) ||
+		      zl_json_add_number(doc, "merged_records", (double)op->merge.entries) ||
 		      zl_json_add_number(doc, "merged_kernels", (double)op->merge.kernels) ||
 		      zl_json_add_number(doc, "conflicts", (double)op->merge.conflicts) ||
 		      zl_json_add_string(doc, "merged_dir", merged) ||
@@ -443,13 +470,21 @@ static int start_task(struct sched *s, struct task *t, size_t device, struct str
 	if (t->kind == TASK_SHARD) {
 		t->run_rel = xstrfmt("%s/shard-%d", op->warm_rel, t->shard);
 		t->log_rel = xstrfmt("logs/%s.warmup-%d.log", op->name, t->shard);
-		strvec_pushf(&extra, "--shape-file=%s", op->shard_files.v[t->shard - 1]);
-		strvec_push(&extra, "--shape-mode=file");
+		if (op->split_in_pytest) {
+			/* the run's own shapes; its pytest keeps this shard's share (plugins/zl_shard.py) */
+			strvec_pushf(&t->cp.env, "ZL_WARMUP_SHARD=%d/%d", t->shard, op->nshards);
+		} else {
+			strvec_pushf(&extra, "--shape-file=%s", op->shard_files.v[t->shard - 1]);
+			strvec_push(&extra, "--shape-mode=file");
+		}
 		/* a private tuner cache per shard: parallel shards never share SQLite for writing */
 		strvec_push(&extra, "--isolate-tuner-cache");
 		/* a shard times a slice of the shapes: as a run of the op it would mislead history's readers */
 		strvec_push(&t->cp.env, "ZL_NO_HISTORY=1");
-	} else {
+	}
+	if (t->kind != TASK_SHARD || !op->split_in_pytest)
+		strvec_push(&t->cp.env, "ZL_WARMUP_SHARD"); /* an inherited one would split a whole run */
+	if (t->kind != TASK_SHARD) {
 		t->run_rel = xstrfmt("runs/%s", op->name);
 		t->log_rel = xstrfmt("logs/%s.log", op->name);
 		if (t->kind == TASK_TIMED)
@@ -652,6 +687,14 @@ static void shards_over(struct sched *s, struct op_state *op)
 	strvec_clear(&op->shard_runs);
 	for (i = 1; i <= op->nshards; i++)
 		strvec_pushf(&op->shard_runs, "%s/%s/shard-%d", s->c->dir, op->warm_rel, i);
+	for (i = 0; op->split_in_pytest && i < op->nshards; i++) {
+		strbuf_reset(&err);
+		op->shard_counts[i] = zl_batch_shard_kept(op->shard_runs.v[i], &err);
+		if (op->shard_counts[i] < 0)
+			zl_print_warning("%s: warm-up shard %d/%d may have run every shape, so the shards repeat each "
+					 "other's work: %s", op->op, i + 1, op->nshards, err.buf);
+	}
+	strbuf_reset(&err);
 	if (zl_batch_merge_records(&op->shard_runs, merged, &op->merge, &err)) {
 		zl_batch_row_set(&r, ZL_BCOL_OP, op->op);
 		zl_batch_row_set(&r, ZL_BCOL_STATUS, ZL_STATUS_FAILED);
@@ -693,6 +736,10 @@ static void task_done(struct sched *s, struct task *t, int start_failed, const c
 		finish_op(s, op, &t->row);
 		return;
 	}
+	if (t->row.v[ZL_BCOL_DURATION_S])
+		op->shards_duration_s += strtod(t->row.v[ZL_BCOL_DURATION_S], NULL);
+	if (t->row.v[ZL_BCOL_WALL_S])
+		op->shards_wall_s += strtod(t->row.v[ZL_BCOL_WALL_S], NULL);
 	/* in shard order, whatever order they end in */
 	free((char *)op->shard_devices.v[t->shard - 1]);
 	op->shard_devices.v[t->shard - 1] = xstrdup(s->c->devices.v[t->device]);
@@ -813,8 +860,22 @@ static void plan_warmup(struct sched *s, struct op_state *op)
 		goto out;
 	zl_benchmark_classes(c->flaggems_dir, &nodes, &classes);
 	op->shard_counts = xcalloc((size_t)c->warmup_devices, sizeof(*op->shard_counts));
-	k = zl_batch_split_shapes(shape_file, op->op, classes.nr ? classes.v : NULL, c->warmup_devices,
-				  warm_dir, &op->shard_files, op->shard_counts, &op->shard_key, &err);
+	/*
+	 * At level comprehensive FlagGems adds shapes in code (set_more_shapes), which
+	 * no shape file can split: each shard's pytest keeps its share of the final
+	 * list instead (plugins/zl_shard.py). The file's shapes still bound the shards.
+	 */
+	op->split_in_pytest = c->level && !strcmp(c->level, "comprehensive");
+	if (op->split_in_pytest) {
+		k = zl_batch_count_shapes(shape_file, op->op, classes.nr ? classes.v : NULL, &op->shard_key, &err);
+		if (k > c->warmup_devices)
+			k = c->warmup_devices;
+		if (k > 0 && zl_mkdir_p(warm_dir, &err))
+			k = -1;
+	} else {
+		k = zl_batch_split_shapes(shape_file, op->op, classes.nr ? classes.v : NULL, c->warmup_devices,
+					  warm_dir, &op->shard_files, op->shard_counts, &op->shard_key, &err);
+	}
 	if (k == 1 && c->warmup_devices > 1) {
 		zl_error(&err, "it has one shape only");
 		k = -1;
@@ -830,11 +891,6 @@ out:
 		zl_remove_tree(warm_dir, &err);
 	} else {
 		op->nshards = k;
-		if (c->level && !strcmp(c->level, "comprehensive") && !s->warned_level) {
-			zl_print_warning("at level comprehensive FlagGems adds shapes in code (set_more_shapes) to every "
-					 "warm-up shard: only the shape file's shapes are split");
-			s->warned_level = 1;
-		}
 	}
 	zl_nodes_release(&nodes);
 	strvec_clear(&classes);

@@ -134,6 +134,67 @@ out:
 	return rc;
 }
 
+int zl_batch_count_shapes(const char *shape_file, const char *op, const char *const *fallbacks, char **key_out,
+			  struct strbuf *err)
+{
+	struct zl_shapes_doc *doc = NULL;
+	struct zl_shapes_entry e;
+	int rc = -1;
+
+	*key_out = NULL;
+	if (zl_shapes_load(shape_file, &doc, err))
+		return -1;
+	if (zl_shapes_find(doc, op, fallbacks, &e))
+		zl_error(err, "operator '%s' is not in shape file '%s' (nor any of its benchmark classes)", op, shape_file);
+	else if (!e.shapes || !e.shapes->nr)
+		zl_error(err, "entry '%s' of shape file '%s' has no shapes list", e.key, shape_file);
+	else {
+		*key_out = xstrdup(e.key);
+		rc = e.shapes->nr > 1000000 ? 1000000 : (int)e.shapes->nr;
+	}
+	zl_shapes_free(doc);
+	return rc;
+}
+
+long zl_batch_shard_kept(const char *run_dir, struct strbuf *err)
+{
+	char *path = zl_path_join(run_dir, "plugins/shard.json");
+	struct strbuf text = STRBUF_INIT;
+	cJSON *doc = NULL;
+	const cJSON *b;
+	long kept = 0, split = 0;
+
+	if (strbuf_read_file(&text, path) < 0) {
+		zl_error(err, "cannot read '%s': %s", path, strerror(errno));
+		kept = -1;
+		goto out;
+	}
+	doc = cJSON_Parse(text.buf);
+	if (!cJSON_IsObject(doc) || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "benchmarks"))) {
+		zl_error(err, "'%s' is not the zl_shard plugin's report", path);
+		kept = -1;
+		goto out;
+	}
+	cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(doc, "benchmarks")) {
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(b, "kept");
+
+		/* shapes_total null: the benchmark's shapes were not a list, so it ran them all */
+		if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(b, "shapes_total")) || !cJSON_IsArray(k))
+			continue;
+		split++;
+		kept += cJSON_GetArraySize(k);
+	}
+	if (!split) {
+		zl_error(err, "the zl_shard plugin split no benchmark's shapes (%s)", path);
+		kept = -1;
+	}
+out:
+	cJSON_Delete(doc);
+	strbuf_release(&text);
+	free(path);
+	return kept;
+}
+
 /* ---- merging records ------------------------------------------------------- */
 
 void zl_merge_stats_init(struct zl_merge_stats *st)

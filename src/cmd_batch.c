@@ -53,8 +53,8 @@ void help_batch(FILE *out)
 		"one operator per device at a time, longest expected first (mean durations from the history\n"
 		"database; the list order when it has none). Every child's output goes to logs/<op>.log in the\n"
 		"batch directory, its run directory is runs/<op>/, and ops_status.csv gets one row (fsync'd) as\n"
-		"each operator ends. --resume DIR runs the operators that have no final row (interrupted is\n"
-		"not final) with the settings saved in DIR/batch.json. The last line on stdout is BATCH_DIR=<path>.\n\n"
+		"each operator ends. --resume DIR runs the operators that have no final row (interrupted and\n"
+		"preflight_failed are not final) with the settings saved in DIR/batch.json. The last line on stdout is BATCH_DIR=<path>.\n\n"
 		"Batch options:\n"
 		"  --ops LIST                      operators, comma-separated (repeatable)\n"
 		"  --ops-file FILE                 operators, one per line; '#' starts a comment\n"
@@ -72,7 +72,7 @@ void help_batch(FILE *out)
 		"  --push URL                      POST every run of the batch to a collector at the end [env ZL_PUSH_URL]\n"
 		"  --dry-run                       print the plan (devices, start order, child argv; with Slurm the\n"
 		"                                  sbatch script); start nothing\n"
-		"\nSlurm launcher options (docs/readme/slurm.md):\n"
+		"\nSlurm launcher options (README.md, \"Batches on a Slurm cluster: zlbench batch --launcher slurm\"):\n"
 		"  --launcher MODE                 local (default: this host's devices) or slurm (one job array, one\n"
 		"                                  task per operator, one GPU each)\n"
 		"  --partition P                   the tasks' partition [default: the cluster's]\n"
@@ -117,7 +117,7 @@ static const struct {
 	{ ZL_SET_REPLAY_FROM, FWD_PATH, 0 },
 	{ ZL_SET_ISOLATE, FWD_BOOL, 0 },
 	{ ZL_SET_AUTOTUNE_RECORDS, FWD_BOOL, 0 },
-	{ ZL_SET_PYTHON, FWD_PROGRAM, 0 },
+	{ ZL_SET_PYTHON, FWD_PROGRAM, 1 },
 	{ ZL_SET_CUDAGRAPH, FWD_BOOL, 0 },
 	{ ZL_SET_DIRECT_REPEAT, FWD_RAW, 0 },
 	{ ZL_SET_TIMEOUT, FWD_RAW, 0 },
@@ -144,17 +144,22 @@ static void build_run_args(const struct zl_settings *s, struct strvec *args)
 		case FWD_PROGRAM:
 		case FWD_PATH:
 			/*
-			 * A program name stays a name (found on PATH); a program path is made
-			 * absolute without resolving links (a venv's python is a link to the
-			 * base interpreter, and only the link knows the venv).
+			 * A program name is looked up on PATH now, so that --resume runs what the
+			 * batch was created with whatever PATH it resumes with (a name not found
+			 * stays a name: the run's preflight names it). The path is made absolute
+			 * without resolving links (a venv's python is a link to the base
+			 * interpreter, and only the link knows the venv).
 			 */
 			if (forwarded[i].kind == FWD_PROGRAM) {
+				char *found = strchr(v->raw, '/') ? xstrdup(v->raw) : zl_find_executable(v->raw);
+				const char *prog = found ? found : v->raw;
 				char cwd[4096];
 
-				if (!strchr(v->raw, '/') || v->raw[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-					strvec_pushf(args, "--%s=%s", d->flag, v->raw);
+				if (!strchr(prog, '/') || prog[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+					strvec_pushf(args, "--%s=%s", d->flag, prog);
 				else
-					strvec_pushf(args, "--%s=%s/%s", d->flag, cwd, v->raw);
+					strvec_pushf(args, "--%s=%s/%s", d->flag, cwd, prog);
+				free(found);
 				break;
 			}
 			abs = zl_absolute_path(v->raw);
@@ -224,16 +229,36 @@ static int choose_devices(const struct zl_settings *s, struct strvec *out)
 		goto out;
 	}
 	if (s->devices.nr) {
+		const char *raw = s->v[ZL_SET_DEVICES].raw;
+
+		/* the list as typed: the split would drop blanks and empty items without a word */
+		if (raw && (strspn(raw, "0123456789,") != strlen(raw) || raw[0] == ',' || strstr(raw, ",,") ||
+			    raw[strlen(raw) - 1] == ',')) {
+			zl_print_error("invalid device list '%s' in %s: device indices (digits) separated by commas", raw,
+				       s->v[ZL_SET_DEVICES].from);
+			code = ZL_EXIT_USAGE;
+			goto out;
+		}
 		for (i = 0; i < s->devices.nr; i++) {
-			for (j = 0; j < i; j++)
-				if (!strcmp(s->devices.v[i], s->devices.v[j])) {
-					zl_print_error("device %s is listed twice in %s", s->devices.v[i],
-						       s->v[ZL_SET_DEVICES].from);
+			const char *d = s->devices.v[i];
+			long idx = 0;
+
+			/* one device has one spelling: "01" is 1, and the batch must not run two ops on it */
+			if (!*d || strspn(d, "0123456789") != strlen(d) || zl_parse_long(d, &idx)) {
+				zl_print_error("invalid device '%s' in %s: a device index is digits only", d,
+					       s->v[ZL_SET_DEVICES].from);
+				code = ZL_EXIT_USAGE;
+				goto out;
+			}
+			for (j = 0; j < out->nr; j++)
+				if (atol(out->v[j]) == idx) {
+					zl_print_error("device %ld is listed twice in %s ('%s')", idx,
+						       s->v[ZL_SET_DEVICES].from, s->v[ZL_SET_DEVICES].raw);
 					code = ZL_EXIT_USAGE;
 					goto out;
 				}
-			if (dl.available && !zl_devlist_find(&dl, atoi(s->devices.v[i]))) {
-				strbuf_addf(&msg, "device %s (from %s) does not exist; %s shows", s->devices.v[i],
+			if (dl.available && !zl_devlist_find(&dl, (int)idx)) {
+				strbuf_addf(&msg, "device %s (from %s) does not exist; %s shows", d,
 					    s->v[ZL_SET_DEVICES].from, dl.how);
 				for (j = 0; j < dl.nr; j++)
 					strbuf_addf(&msg, "%s%d", j ? "," : " ", dl.v[j].index);
@@ -242,7 +267,7 @@ static int choose_devices(const struct zl_settings *s, struct strvec *out)
 				code = ZL_EXIT_PREFLIGHT;
 				goto out;
 			}
-			strvec_push(out, s->devices.v[i]);
+			strvec_pushf(out, "%ld", idx);
 		}
 	} else if (dl.available && dl.nr) {
 		for (i = 0; i < dl.nr; i++)
@@ -628,6 +653,10 @@ int cmd_batch(int argc, const char **argv)
 		zl_print_error("--no-wait goes with --collect DIR");
 		goto out;
 	}
+	if (o.collect && o.detach) {
+		zl_print_error("--detach goes with a submission (a new batch or --resume), not with --collect");
+		goto out;
+	}
 	if (check_launcher(&s, &o, &slurm))
 		goto out;
 	ro.self_exe = exe;
@@ -657,6 +686,10 @@ int cmd_batch(int argc, const char **argv)
 	}
 	if (slurm && slurm_opts(&o, &ro, &so))
 		goto out;
+	if (slurm && zl_slurm_check_env(&err)) {
+		zl_print_error("%s", err.buf);
+		goto out;
+	}
 	if (o.dry_run) {
 		if (slurm)
 			zl_slurm_print_plan(&c, &so, stdout);
@@ -665,12 +698,17 @@ int cmd_batch(int argc, const char **argv)
 		code = ZL_EXIT_OK;
 		goto out;
 	}
-	if (!existing && (zl_mkdir_p(c.dir, &err) || zl_batch_config_save(&c, &err))) {
-		zl_print_error("%s", err.buf);
-		goto out;
+	if (!existing) {
+		/* the lock first: a batch started at the same time with the same --out must not write here */
+		lock_fd = zl_batch_claim_dir(c.dir, &err);
+		if (lock_fd < 0 || zl_batch_config_save(&c, &err)) {
+			zl_print_error("%s", err.buf);
+			goto out;
+		}
+	} else {
+		/* on --resume, an earlier batch's children may still be ending their runs */
+		lock_fd = zl_batch_lock(c.dir, o.resume ? zl_kill_grace() + 30.0 : 0, &err);
 	}
-	/* on --resume, an earlier batch's children may still be ending their runs */
-	lock_fd = zl_batch_lock(c.dir, o.resume ? zl_kill_grace() + 30.0 : 0, &err);
 	if (lock_fd < 0 || zl_batch_config_add_session(&c, argv, o.resume != NULL, &err)) {
 		zl_print_error("%s", err.buf);
 		goto out;
@@ -698,7 +736,7 @@ int cmd_batch(int argc, const char **argv)
 	}
 	if (rc) {
 		zl_print_error("%s", err.buf);
-		if (slurm && !existing) {
+		if (slurm && !existing && rc != -2) {
 			/* nothing was submitted: the new batch directory holds nothing worth keeping */
 			strbuf_reset(&err);
 			if (!zl_remove_tree(c.dir, &err) && zl_verbosity >= 0)
@@ -719,9 +757,17 @@ int cmd_batch(int argc, const char **argv)
 		goto out;
 	}
 	code = exit_code_for(&oc);
-	/* --collect --no-wait: tasks still queued or running are no failure yet */
-	if (o.collect && o.no_wait && !oc.interrupt_sig && oc.passed + oc.not_run == oc.total)
+	/*
+	 * --collect --no-wait: tasks still queued or running are no failure yet; an op
+	 * that never ran and will not, or a Slurm that did not answer, is
+	 */
+	if (o.collect && o.no_wait && !oc.interrupt_sig && !oc.query_failed && oc.passed + oc.to_come == oc.total)
 		code = ZL_EXIT_OK;
+	if (o.collect && o.no_wait && oc.query_failed) {
+		zl_print_error("Slurm did not answer about %zu task%s of %s: their state is unknown", oc.to_come,
+			       oc.to_come == 1 ? "" : "s", c.dir);
+		code = ZL_EXIT_FAILED;
+	}
 	if (zl_verbosity >= 0) {
 		zl_batch_print_summary(&c, stdout, zl_use_color(1));
 		print_counts(&oc);

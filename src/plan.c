@@ -20,6 +20,16 @@ static int want_autotune(const struct zl_settings *s, const char **why)
 	return s->autotune_records;
 }
 
+/* Not a setting: zlbench batch names the shard of a warm-up shard run (plugins/zl_shard.py). */
+static int want_shard(const struct zl_settings *s, const char **why)
+{
+	const char *v = getenv("ZL_WARMUP_SHARD");
+
+	(void)s;
+	*why = "not a warm-up shard (ZL_WARMUP_SHARD unset)";
+	return v && *v;
+}
+
 const struct zl_plugin_def zl_plugin_table[] = {
 	{ "zl_vendor_guard", 0, 0, NULL, "stop before any benchmark when FlagGems detects another vendor" },
 	{ "zl_timer", 0, 0, NULL, "direct timer (do_bench, repeated, median) and per-measurement statistics" },
@@ -27,6 +37,7 @@ const struct zl_plugin_def zl_plugin_table[] = {
 	  "graph-capture timer with L2 flush, falls back to direct per shape" },
 	{ "zl_foreign_vendor", 0, 0, NULL, "report other vendors' FlagGems modules loaded by the run" },
 	{ "zl_autotune", 0, 0, want_autotune, "record autotune winners, or replay an earlier run's" },
+	{ "zl_shard", 0, 0, want_shard, "keep a warm-up shard's share (ZL_WARMUP_SHARD=i/k) of each benchmark's shapes" },
 	{ NULL, 0, 0, NULL, NULL },
 };
 

@@ -337,6 +337,10 @@ static const char *nonempty_env(const char *name)
 
 int zl_slurm_task_device(const struct zl_backend *b, struct zl_slurm_device *out, struct strbuf *err)
 {
+	/*
+	 * Slurm sets no SLURM_STEP_GPUS in a batch step; one inherited from a job the
+	 * batch was submitted from never gets here (zl_slurm_submit_env removes it).
+	 */
 	const char *step = nonempty_env("SLURM_STEP_GPUS");
 	const char *job = nonempty_env("SLURM_JOB_GPUS");
 	const char *gpus = step ? step : job;
@@ -374,6 +378,55 @@ int zl_slurm_task_device(const struct zl_backend *b, struct zl_slurm_device *out
 	return zl_error(err, "Slurm granted this task no GPU index: %s%sSLURM_JOB_GPUS %s unset; "
 			"does the job ask --gres=gpu:1 and does gres.conf list the GPUs' device files (File=)?",
 			set_by_slurm ? set_by_slurm : "", set_by_slurm ? " and " : "", set_by_slurm ? "are" : "is");
+}
+
+/* ---- sbatch's environment --------------------------------------------------------------- */
+
+extern char **environ;
+
+/* Slurm client settings a user exports on purpose; every other SLURM_* variable describes a job. */
+static const char *const slurm_client_vars[] = {
+	"SLURM_CONF", "SLURM_CLUSTERS", "SLURM_HINT", "SLURM_DEBUG_FLAGS", "SLURM_EXIT_ERROR", "SLURM_UMASK",
+	"SLURM_TIME_FORMAT",
+};
+
+/* sbatch's input variables for what zlbench decides itself (they would override the script's lines). */
+static const char *const sbatch_owned_vars[] = {
+	"SBATCH_ARRAY_INX", "SBATCH_OUTPUT", "SBATCH_ERROR", "SBATCH_JOB_NAME", "SBATCH_WAIT", "SBATCH_REQUEUE",
+	"SBATCH_EXPORT", "SBATCH_INPUT",
+};
+
+static int name_is(const char *entry, size_t len, const char *name)
+{
+	return strlen(name) == len && !strncmp(entry, name, len);
+}
+
+void zl_slurm_submit_env(struct strvec *env)
+{
+	size_t i, j;
+
+	for (i = 0; environ && environ[i]; i++) {
+		const char *e = environ[i];
+		size_t len = strcspn(e, "=");
+		int keep = 1;
+
+		if (!strncmp(e, "SLURM_", 6) || !strncmp(e, "SLURMD_", 7)) {
+			keep = 0;
+			for (j = 0; j < ZL_ARRAY_SIZE(slurm_client_vars); j++)
+				keep |= name_is(e, len, slurm_client_vars[j]);
+		}
+		for (j = 0; j < ZL_ARRAY_SIZE(sbatch_owned_vars); j++)
+			keep &= !name_is(e, len, sbatch_owned_vars[j]);
+		/* the visibility variables Slurm's gres sets: only the task's own grant may set them */
+		for (j = 0; zl_backend_table[j].name; j++) {
+			const char *const *v;
+
+			for (v = zl_backend_table[j].slurm_sets; v && *v; v++)
+				keep &= !name_is(e, len, *v);
+		}
+		if (!keep)
+			strvec_pushf(env, "%.*s", (int)len, e);
+	}
 }
 
 /* ---- slurm/slurm.json ----------------------------------------------------------------- */
@@ -567,14 +620,21 @@ int zl_slurm_check_sbatch_args(const struct strvec *args, struct strbuf *err)
 {
 	/* long and short spellings of what the launcher decides itself */
 	static const char *const owned[] = { "--array", "-a", "--output", "-o", "--error", "-e", "--wrap",
-		"--parsable", "--wait", "-W", "--chdir", "-D", "--job-name", "-J", "--ntasks", "-n" };
+		"--parsable", "--wait", "-W", "--chdir", "-D", "--job-name", "-J", "--ntasks", "-n", "--requeue" };
 	size_t i, j;
 
 	for (i = 0; i < args->nr; i++) {
 		const char *a = args->v[i];
+		size_t name_len = strcspn(a, "=");
 
 		for (j = 0; j < ZL_ARRAY_SIZE(owned); j++) {
 			size_t n = strlen(owned[j]);
+
+			/* sbatch takes any unambiguous prefix of a long option: "--arr=0-3" is --array */
+			if (owned[j][1] == '-' && a[0] == '-' && a[1] == '-' && name_len > 2 && name_len < n &&
+			    !strncmp(a, owned[j], name_len))
+				return zl_error(err, "--sbatch-arg '%s': an abbreviation of %s, which zlbench sets itself "
+						"(one array task per op, logs under the batch directory)", a, owned[j]);
 
 			/* "--array=..", "--array", and short options glued to their value ("-a0-3") */
 			if (!strncmp(a, owned[j], n) &&
@@ -605,8 +665,7 @@ void zl_slurm_shell_quote(struct strbuf *out, const char *s)
 	strbuf_addch(out, '\'');
 }
 
-/* The job name: "zlbench-" and the batch directory's base name, in characters every tool takes. */
-static void job_name(struct strbuf *out, const char *dir)
+void zl_slurm_job_name(struct strbuf *out, const char *dir)
 {
 	const char *base = strrchr(dir, '/');
 	const char *p;
@@ -644,10 +703,16 @@ void zl_slurm_script(const struct zl_slurm_config *c, const struct zl_slurm_subm
 	}
 	strbuf_addch(out, '\n');
 	strbuf_addstr(out, "#SBATCH --job-name=");
-	job_name(out, c->dir);
+	zl_slurm_job_name(out, c->dir);
 	strbuf_addch(out, '\n');
 	strbuf_addf(out, "#SBATCH --array=0-%zu\n", sub->nr ? sub->nr - 1 : 0);
 	strbuf_addstr(out, "#SBATCH --ntasks=1\n#SBATCH --gres=gpu:1\n");
+	/*
+	 * A requeued task would rerun into its own used run directory and overwrite its
+	 * task record; without requeue Slurm's verdict (NODE_FAIL, PREEMPTED) reaches the
+	 * row, which is not final, so --resume gives the op a fresh attempt.
+	 */
+	strbuf_addstr(out, "#SBATCH --no-requeue\n");
 	strbuf_addf(out, "#SBATCH --chdir=%s\n", c->dir);
 	strbuf_addf(out, "#SBATCH --output=%s/logs/slurm-%%A_%%a.out\n", c->dir);
 	if (c->time_per_op_min > 0)
@@ -661,7 +726,15 @@ void zl_slurm_script(const struct zl_slurm_config *c, const struct zl_slurm_subm
 		strbuf_addf(out, "%ld) op=%s attempt=%d ;;\n", sub->tasks[i].index, sub->tasks[i].op,
 			    sub->tasks[i].attempt);
 	strbuf_addstr(out, "*) echo \"zlbench: array task '${SLURM_ARRAY_TASK_ID:-}' is not part of this submission\" >&2\n"
-			   "   exit 2 ;;\nesac\nexec ");
+			   "   exit 2 ;;\nesac\n");
+	/* a node without the binary is a broken environment: the op's row says preflight_failed, and why */
+	strbuf_addstr(out, "if [ ! -x ");
+	zl_slurm_shell_quote(out, c->zlbench);
+	strbuf_addstr(out, " ]; then\n   printf 'zlbench: preflight failed: the zlbench binary %s is not executable on node "
+			   "%s: --launcher slurm needs it at the same path on every node (a shared filesystem)\\n' ");
+	zl_slurm_shell_quote(out, c->zlbench);
+	strbuf_addstr(out, " \"${SLURMD_NODENAME:-$(hostname)}\" >&2\n"
+			   "   echo 'PREFLIGHT_FAILED check=slurm_task' >&2\n   exit 3\nfi\nexec ");
 	zl_slurm_shell_quote(out, c->zlbench);
 	strbuf_addstr(out, " batch --slurm-task ");
 	zl_slurm_shell_quote(out, c->dir);

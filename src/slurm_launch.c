@@ -81,6 +81,21 @@ static double env_seconds(const char *name, double fallback)
 	return fallback;
 }
 
+int zl_slurm_check_env(struct strbuf *err)
+{
+	static const char *const names[] = { "ZL_SLURM_POLL", "ZL_SLURM_TIMEOUT" };
+	size_t i;
+
+	for (i = 0; i < ZL_ARRAY_SIZE(names); i++) {
+		const char *v = getenv(names[i]);
+		double d;
+
+		if (v && *v && (zl_parse_double(v, &d) || !(d > 0) || d > 86400))
+			return zl_error(err, "invalid value '%s' for %s: a positive number of seconds", v, names[i]);
+	}
+	return 0;
+}
+
 static double cmd_timeout(void)
 {
 	return env_seconds("ZL_SLURM_TIMEOUT", ZL_SLURM_CMD_TIMEOUT_DEFAULT);
@@ -167,6 +182,24 @@ static const struct {
 	{ "Exceeded job memory limit", "OUT_OF_MEMORY" },
 	{ "CANCELLED AT", "CANCELLED" },
 };
+
+/* The task script's own preflight message in its output file ("zlbench: preflight failed: ..."), or NULL. Caller frees. */
+static char *preflight_from_out_file(const struct follower *f, const struct ftask *t)
+{
+	static const char tag[] = "zlbench: preflight failed: ";
+	char *path = xstrfmt("%s/logs/slurm-%s_%ld.out", f->bc->dir, t->sub->job_id, t->t->index);
+	struct strbuf text = STRBUF_INIT;
+	char *line = NULL;
+	const char *p;
+
+	if (strbuf_read_file(&text, path) >= 0 && (p = strstr(text.buf, tag))) {
+		p += strlen(tag);
+		line = xstrndup(p, strcspn(p, "\r\n"));
+	}
+	strbuf_release(&text);
+	free(path);
+	return line;
+}
 
 static const struct zl_slurm_state_def *verdict_from_out_file(const struct follower *f, const struct ftask *t)
 {
@@ -345,14 +378,19 @@ static void record_task(struct follower *f, struct ftask *t, const struct zl_slu
 					  "(its node may have failed)", t->sub->job_id, t->t->index);
 		} else {
 			zl_batch_row_set(&r, ZL_BCOL_STATUS, zl_batch_status_from_exit(code, 0));
+			char *pre = !marker ? preflight_from_out_file(f, t) : NULL;
+
 			if (mk_reason)
 				zl_batch_row_set(&r, ZL_BCOL_REASON, mk_reason);
+			else if (pre)
+				zl_batch_row_set(&r, ZL_BCOL_REASON, pre);
 			else if (!marker)
 				zl_batch_row_setf(&r, ZL_BCOL_REASON, "the Slurm task ended (exit %d) before it could record "
 						  "itself: see logs/slurm-%s_%ld.out", code, t->sub->job_id, t->t->index);
 			else if (code)
 				zl_batch_row_setf(&r, ZL_BCOL_REASON, "zlbench run ended (exit %d) without a final run identity",
 						  code);
+			free(pre);
 		}
 		zl_batch_row_setf(&r, ZL_BCOL_EXIT_CODE, "%d", code);
 	}
@@ -804,6 +842,8 @@ static int submit(const struct zl_batch_config *bc, struct zl_slurm_config *sc, 
 		zl_error(err, "cannot make '%s' executable: %s", script_path, strerror(errno));
 		goto out;
 	}
+	/* the tasks get sbatch's environment: none of an enclosing job's variables */
+	zl_slurm_submit_env(&env);
 	/* the tasks see the plugins where this process found them */
 	if (getenv("ZL_PLUGINS_DIR"))
 		strvec_pushf(&env, "ZL_PLUGINS_DIR=%s", plugins);
@@ -813,8 +853,14 @@ static int submit(const struct zl_batch_config *bc, struct zl_slurm_config *sc, 
 	}
 	strbuf_trim(&out);
 	if (code == ZL_EXIT_TIMEOUT) {
+		struct strbuf name = STRBUF_INIT;
+
+		zl_slurm_job_name(&name, bc->dir);
 		zl_error(err, "sbatch did not answer within %.0f s (ZL_SLURM_TIMEOUT); the job may or may not exist: "
-			 "check squeue before submitting again", cmd_timeout());
+			 "check with squeue --name %s (its tasks would write %s/logs/); the batch directory is kept",
+			 cmd_timeout(), name.buf, bc->dir);
+		strbuf_release(&name);
+		rc = -2;
 		goto out;
 	}
 	if (code || zl_slurm_parse_job_id(out.buf, &sub->job_id)) {
@@ -953,10 +999,12 @@ int zl_slurm_launch(const struct zl_batch_config *bc, const struct zl_slurm_run_
 		rc = 0;
 		goto out;
 	}
-	if (submit(bc, &sc, sub, sc.nr, err)) {
+	rc = submit(bc, &sc, sub, sc.nr, err);
+	if (rc) {
 		drop_submission(&sc);
 		goto out;
 	}
+	rc = -1;
 	if (zl_slurm_config_save(&sc, err)) {
 		/* without slurm.json nothing could follow the job: take it back */
 		const char *argv[] = { "scancel", sub->job_id, NULL };
@@ -1008,6 +1056,13 @@ int zl_slurm_collect(const struct zl_batch_config *bc, const struct zl_slurm_run
 		goto out;
 	follow(&f, wait ? FOLLOW_ALL : FOLLOW_ONCE, 0);
 	follower_outcome(&f, out);
+	{
+		size_t i;
+
+		for (i = 0; i < f.nr; i++)
+			out->to_come += !f.tasks[i].recorded;
+	}
+	out->query_failed = f.query_failing;
 	follower_close(&f);
 	rc = 0;
 out:

@@ -205,6 +205,7 @@ static int run_op(struct task_ctx *t, const struct zl_batch_config *bc, int *got
 	strvec_push(&cp.env, "ZL_PUSH_URL");
 	strvec_push(&cp.env, "PARALLEL_WARMUP_GPUS");
 	strvec_push(&cp.env, "ZL_WARMUP");
+	strvec_push(&cp.env, "ZL_WARMUP_SHARD"); /* no warm-up sharding with Slurm: a whole run */
 	/* many nodes never write one SQLite file over a network filesystem: the collector ingests */
 	strvec_push(&cp.env, "ZL_NO_HISTORY=1");
 	if (sched)

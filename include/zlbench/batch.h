@@ -2,7 +2,7 @@
  * zlbench batch: many operators over several devices, one `zlbench run` child per
  * operator, resumable.
  *
- * The batch directory (docs/readme/batch.md has the user's view):
+ * The batch directory (README.md, "Many operators over several devices", has the user's view):
  *   batch.json          the batch's own settings, written atomically at the start
  *                       (and again when a session starts, to list the sessions)
  *   ops_status.csv      RFC 4180 with a header row; one row appended and fsync'd as
@@ -15,9 +15,10 @@
  *   .lock               flock()ed by the batch and inherited by its children, so a
  *                       resumed batch waits until no process of an earlier one is left
  *
- * What counts as final: the last row of an op decides; passed, failed,
- * preflight_failed, timeout and crashed are final, interrupted is not (with
- * --retry-failed only passed is). --resume runs the ops without a final row.
+ * What counts as final: the last row of an op decides; passed, failed, timeout
+ * and crashed are final; interrupted and preflight_failed (a broken environment,
+ * which the user may have fixed since) are not (with --retry-failed only passed
+ * is). --resume runs the ops without a final row.
  *
  * Owner: every struct here has an _init/_release pair; the caller owns what it
  * declares. Strings inside are owned by the struct that holds them.
@@ -168,6 +169,20 @@ int zl_batch_split_shapes(const char *shape_file, const char *op, const char *co
 			  int n, const char *out_dir, struct strvec *paths, long *counts,
 			  char **key_out, struct strbuf *err);
 
+/*
+ * The number of op's shapes in shape_file (the entry FlagGems would use, as
+ * zl_batch_split_shapes picks it; *key_out its key, caller frees), or -1 with err.
+ */
+int zl_batch_count_shapes(const char *shape_file, const char *op, const char *const *fallbacks, char **key_out,
+			  struct strbuf *err);
+
+/*
+ * What the zl_shard plugin kept in the warm-up shard run in run_dir
+ * (<run_dir>/plugins/shard.json): the shapes kept over every benchmark it split,
+ * or -1 with err when the report is missing or split nothing.
+ */
+long zl_batch_shard_kept(const char *run_dir, struct strbuf *err);
+
 /* What merging did (plugins/README.md: autotune_records/<kernel>.json, entries keyed by "key"). */
 struct zl_merge_stats {
 	long shards_with_records;  /* shard runs that had an autotune_records/ directory */
@@ -251,6 +266,8 @@ struct zl_batch_outcome {
 	size_t total, passed, failed, crashed, timeout, preflight_failed, interrupted, not_run;
 	int interrupt_sig;         /* signal that interrupted this session, 0 if none */
 	double makespan_s;         /* this session's wall time */
+	size_t to_come;            /* Slurm: tasks submitted that have no row yet (queued, running, ending) */
+	int query_failed;          /* Slurm: the last question to Slurm got no answer */
 };
 
 /*
@@ -308,5 +325,13 @@ void zl_batch_print_summary(const struct zl_batch_config *c, FILE *out, int use_
  * open and inheritable (children keep the lock alive). Returns the fd or -1.
  */
 int zl_batch_lock(const char *batch_dir, double wait_s, struct strbuf *err);
+
+/*
+ * Claim the directory of a new batch before anything is written into it: create
+ * it, take its lock (at once or not at all), and check under the lock that it
+ * holds nothing but the lock file, so that of two batches started at once with
+ * the same --out only one writes batch.json. Returns the lock's fd, or -1 with err.
+ */
+int zl_batch_claim_dir(const char *batch_dir, struct strbuf *err);
 
 #endif

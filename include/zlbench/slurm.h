@@ -1,6 +1,7 @@
 /*
  * zlbench batch --launcher slurm: one Slurm job array per submission, one array
- * task per operator, one GPU per task (docs/readme/slurm.md has the user's view).
+ * task per operator, one GPU per task (README.md, "Batches on a Slurm cluster", has
+ * the user's view).
  *
  * What lives in the batch directory besides batch.json and ops_status.csv (batch.h):
  *   slurm/slurm.json           the launcher's own settings and every submission
@@ -116,6 +117,18 @@ struct zl_slurm_device {
 void zl_slurm_device_release(struct zl_slurm_device *d);
 int zl_slurm_task_device(const struct zl_backend *b, struct zl_slurm_device *out, struct strbuf *err);
 
+/*
+ * What sbatch's environment must lose (appended to env as bare names, which
+ * zl_capture removes): sbatch exports its whole environment to the tasks
+ * (--export=ALL), and one submitted from inside a job (`srun --pty bash`) would
+ * hand them that job's SLURM_* variables, its SLURM_STEP_GPUS among them, which
+ * Slurm does not overwrite in a batch step. Removed: every SLURM_* and SLURMD_*
+ * variable but Slurm's client settings (SLURM_CONF, SLURM_CLUSTERS, ...), the
+ * SBATCH_* variables of what the script decides (array, output, requeue, ...),
+ * and the visibility variables Slurm's gres sets (backend->slurm_sets).
+ */
+void zl_slurm_submit_env(struct strvec *env);
+
 /* ---- the launcher's settings and submissions (slurm/slurm.json) ------------------------ */
 
 struct zl_slurm_task {
@@ -165,6 +178,12 @@ int zl_slurm_check_sbatch_args(const struct strvec *args, struct strbuf *err);
 void zl_slurm_script(const struct zl_slurm_config *c, const struct zl_slurm_submission *sub,
 		     const struct zl_batch_config *bc, const char *plugins_dir, struct strbuf *out);
 
+/* The job name of the batch in dir: "zlbench-" and its base name, in characters every tool takes. */
+void zl_slurm_job_name(struct strbuf *out, const char *dir);
+
+/* ZL_SLURM_POLL and ZL_SLURM_TIMEOUT, when set, are positive numbers of seconds; -1 with err naming the culprit. */
+int zl_slurm_check_env(struct strbuf *err);
+
 /* Quote s for bash: as is when it only holds safe characters, else in single quotes. */
 void zl_slurm_shell_quote(struct strbuf *out, const char *s);
 
@@ -187,7 +206,8 @@ struct zl_slurm_run_opts {
  * resume: the batch exists (its earlier submissions must have ended).
  * Returns 0 with *out filled and *job_id the submitted job (NULL when every op
  * already had a final row; the caller frees), -1 with err when the batch could
- * not be submitted (sbatch refused it, an earlier submission is still running, ...).
+ * not be submitted (sbatch refused it, an earlier submission is still running, ...),
+ * -2 with err when sbatch did not answer in time: the job may exist.
  */
 int zl_slurm_launch(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, int resume,
 		    struct zl_batch_outcome *out, char **job_id, struct strbuf *err);

@@ -53,6 +53,10 @@ assert at["mode"] == "replay" and at["replay_from"] == os.path.join(w, "merged")
 assert at["missed"] == 0 and at["pinned"] == len(keys), (at, len(keys))
 assert timed["warmup"]["role"] == "timed" and timed["warmup"]["devices"] == 2, timed["warmup"]
 assert timed["warmup"]["shards"] == 2 and timed["warmup"]["merged_records"] == len(keys), timed["warmup"]
+# the op's device time before the timed run: what its shards took (history has the timed run alone)
+shard_s = [json.load(open(os.path.join(w, "shard-%d" % i, "run_identity.json")))["duration_s"] for i in (1, 2)]
+assert abs(timed["warmup"]["shards_duration_s"] - sum(shard_s)) < 0.01, (timed["warmup"], shard_s)
+assert timed["warmup"]["shards_wall_s"] >= timed["warmup"]["shards_duration_s"], timed["warmup"]
 
 rows = {r["op"]: r for r in csv.DictReader(open(os.path.join(b, "ops_status.csv"), newline=""))}
 assert rows["mm"]["autotune"] == "replay" and rows["mm"]["warmup_shards"] == "2", rows["mm"]

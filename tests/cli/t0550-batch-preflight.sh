@@ -23,6 +23,26 @@ for r in rows:
 PY
 contains "$TMP/p/logs/sleepy.log" "PREFLIGHT_FAILED check=python"
 
+# preflight_failed is not final: fix the environment, and --resume runs those ops
+batch --devices 0 --python "$TMP/py/python3" --ops batch_p01,sleepy --out "$TMP/f"
+expect_rc 3
+mkdir -p "$TMP/py"
+ln -s "$ZL_TEST_PYTHON" "$TMP/py/python3"
+run_zl batch --resume "$TMP/f" --progress plain
+expect_rc 0
+contains "$TMP/out" "2 operators: 2 passed"
+"$ZL_TEST_PYTHON" - "$TMP/f" <<'PY' || fail "resume after a preflight failure"
+import csv, os, sys
+rows = [(r["op"], r["status"], r["attempt"], r["run_dir"])
+        for r in csv.DictReader(open(os.path.join(sys.argv[1], "ops_status.csv"), newline=""))]
+assert sorted(rows[:2]) == [("batch_p01", "preflight_failed", "1", ""), ("sleepy", "preflight_failed", "1", "")], rows
+assert sorted(rows[2:]) == [("batch_p01", "passed", "2", "runs/batch_p01.2"), ("sleepy", "passed", "2", "runs/sleepy.2")], rows
+PY
+# the ops that passed stay passed
+run_zl batch --resume "$TMP/f" --progress plain
+expect_rc 0
+[ "$(wc -l <"$TMP/f/ops_status.csv")" -eq 5 ] || fail "a passed op ran again: $(cat "$TMP/f/ops_status.csv")"
+
 # one op fails preflight, the other passes: an op problem, not the environment
 batch --devices 0 --ops nosuchop,batch_p01 --out "$TMP/m"
 expect_rc 1
@@ -66,6 +86,18 @@ contains "$TMP/err" "--op names one run"
 batch --devices 0,0 --ops mm --out "$TMP/u"
 expect_rc 2
 contains "$TMP/err" "device 0 is listed twice"
+# two spellings of one device are one device; signs and blanks are no index
+batch --devices 1,01 --ops mm --out "$TMP/u"
+expect_rc 2
+contains "$TMP/err" "device 1 is listed twice"
+batch --devices 0,+1 --ops mm --out "$TMP/u"
+expect_rc 2
+batch --devices "0, 1" --ops mm --out "$TMP/u"
+expect_rc 2
+# the canonical spelling reaches the children
+batch --devices 01,00 --ops batch_p01 --dry-run --out "$TMP/u"
+expect_rc 0
+contains "$TMP/out" "devices: 1 0"
 batch --devices 0 --ops mm --retry-failed --out "$TMP/u"
 expect_rc 2
 batch --devices 0 --ops mm --progress loud --out "$TMP/u"
