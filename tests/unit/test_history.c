@@ -324,7 +324,7 @@ static void test_op_durations(void **state)
 	struct strbuf err = STRBUF_INIT;
 	struct zl_op_durations d = ZL_OP_DURATIONS_INIT;
 	struct zl_history *h;
-	char *dirs[6];
+	char *dirs[7];
 	size_t i;
 
 	dirs[0] = make_run(f, "r1-mm", "mm", NULL, "cuda", "2026-11-29T10:00:00Z", 200, "passed");
@@ -345,14 +345,34 @@ static void test_op_durations(void **state)
 		fx_write_run(dirs[5], id, NULL, 1.0, NULL, 0.01, 20);
 		cJSON_Delete(id);
 	}
+	{
+		/* the timed run of a sharded op: 30 s of its own plus 300 s its shards took */
+		cJSON *id = fx_identity("r7-bmm-timed", "bmm"), *w = cJSON_CreateObject();
+
+		dirs[6] = zl_path_join(f->tmp, "r7-bmm-timed");
+		fx_set_str(id, "backend", "cuda");
+		fx_set_str(id, "level", "core");
+		fx_set_str(id, "started_at", "2026-11-29T16:00:00Z");
+		fx_set_num(id, "duration_s", 30);
+		fx_set_str(id, "status", "passed");
+		assert_non_null(w);
+		assert_non_null(cJSON_AddStringToObject(w, "role", "timed"));
+		assert_non_null(cJSON_AddNumberToObject(w, "shards_duration_s", 300));
+		assert_true(cJSON_AddItemToObject(id, "warmup", w));
+		fx_write_run(dirs[6], id, NULL, 1.0, NULL, 0.01, 20);
+		cJSON_Delete(id);
+	}
 	assert_int_equal(zl_history_open(f->db, &h, &err), 0);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		assert_int_equal(zl_history_ingest_run(h, dirs[i], &err), 0);
 	assert_int_equal(zl_history_op_durations(h, "cuda", "core", &d, &err), 0);
-	assert_int_equal(d.nr, 2);
-	assert_string_equal(d.v[0].op, "mm");
-	assert_true(d.v[0].mean_s == 150);
-	assert_int_equal(d.v[0].runs, 2);
+	assert_int_equal(d.nr, 3);
+	/* longest first: the sharded op counts its shards' time (30 s alone would be last but add) */
+	assert_string_equal(d.v[0].op, "bmm");
+	assert_true(d.v[0].mean_s == 330);
+	assert_string_equal(d.v[1].op, "mm");
+	assert_true(d.v[1].mean_s == 150);
+	assert_int_equal(d.v[1].runs, 2);
 	assert_true(zl_op_durations_get(&d, "add") == 20);
 	assert_true(zl_op_durations_get(&d, "softmax") == -1);
 	zl_op_durations_release(&d);
@@ -361,12 +381,12 @@ static void test_op_durations(void **state)
 	assert_true(zl_op_durations_get(&d, "add") == 400);
 	zl_op_durations_release(&d);
 	assert_int_equal(zl_history_op_durations(h, NULL, NULL, &d, &err), 0);
-	assert_int_equal(d.nr, 3);
+	assert_int_equal(d.nr, 4);
 	assert_string_equal(d.v[0].op, "softmax");
 	assert_true(zl_op_durations_get(&d, "add") == 210);
 	zl_op_durations_release(&d);
 	zl_history_close(h);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		free(dirs[i]);
 	strbuf_release(&err);
 }
