@@ -110,6 +110,12 @@ int cmd_run(int argc, const char **argv)
 	zl_preflight_init(&pf, &s);
 	if (zl_settings_setup(&s, argc, argv, extra, help_run, &code))
 		goto out;
+	/* before preflight, so that --dry-run refuses it too */
+	if (zl_run_check_passthrough(&s, &msg)) {
+		zl_print_error("%s", msg.buf);
+		code = ZL_EXIT_USAGE;
+		goto out;
+	}
 	if (!o.push && getenv("ZL_PUSH_URL") && *getenv("ZL_PUSH_URL"))
 		o.push = getenv("ZL_PUSH_URL");
 	pf.skip_python = o.dry_run;

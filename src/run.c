@@ -29,6 +29,103 @@
 
 extern char **environ;
 
+/*
+ * Options of FlagGems' benchmark conftest that zlbench sets itself: one more after "--"
+ * would win (argparse keeps the last) and run_identity.json would describe another run.
+ * pytest disables long-option abbreviations (allow_abbrev=False), so only the exact
+ * names, alone or as "--name=value", are theirs.
+ */
+struct owned_option {
+	const char *name;
+	const char *what;     /* "would override <what>" */
+	const char *instead;  /* the zlbench setting to use */
+};
+
+static const struct owned_option owned_options[] = {
+	{ "--level", "the run's level", "use --level / BENCH_LEVEL" },
+	{ "--mode", "the run's mode (kernel)", "zlbench benchmarks kernel mode only; "
+	  "--cudagraph / ZL_ENABLE_CUDAGRAPH chooses the graph timer" },
+	{ "--record", "the run's recording (json)", "zlbench always records json into the run directory" },
+	{ "--output", "where results.json goes (the run directory)", "use --out DIR to choose the run directory" },
+	{ "--shape_file", "the run's shapes", "use --shape-file / SHAPE_FILE (and --shape-mode / SHAPE_MODE)" },
+	{ NULL, NULL, NULL },
+};
+
+/* pytest's short options that take no value, so that "-sm OP" is seen as -s -m OP. */
+static const char short_flags[] = "xsvqlVh";
+
+/* What to use instead of disabling one of zlbench's plugins with "-p no:<name>". */
+static const char *plugin_instead(const char *name)
+{
+	if (!strcmp(name, "zl_autotune"))
+		return "use --no-autotune-records / ZL_AUTOTUNE_RECORDS=0";
+	if (!strcmp(name, "zl_graph_timer"))
+		return "use --no-cudagraph / ZL_ENABLE_CUDAGRAPH=0";
+	return "zlbench needs it for a truthful run";
+}
+
+static int check_plugin_arg(const char *arg, const char *value, struct strbuf *err)
+{
+	struct strbuf v = STRBUF_INIT;
+	int rc = 0;
+
+	/* pytest's consider_preparse() strips the value before it looks for "no:" */
+	strbuf_addstr(&v, value);
+	strbuf_trim(&v);
+	if (zl_starts_with(v.buf, "no:") && zl_starts_with(v.buf + 3, "zl_"))
+		rc = zl_error(err, "'%s' after '--' would disable zlbench's plugin '%s': %s", arg, v.buf + 3,
+			      plugin_instead(v.buf + 3));
+	strbuf_release(&v);
+	return rc;
+}
+
+int zl_run_check_passthrough(const struct zl_settings *s, struct strbuf *err)
+{
+	/* resolve.c: -m OP goes with OP unless TEST_NODE wins */
+	int marker = s->v[ZL_SET_OP].raw && !s->v[ZL_SET_TEST_NODE].raw;
+	int options = 1;  /* argparse: after a lone "--" every word is a path */
+	size_t i;
+
+	for (i = 0; i < s->passthrough.nr; i++) {
+		const char *a = s->passthrough.v[i];
+		const char *next = i + 1 < s->passthrough.nr ? s->passthrough.v[i + 1] : "";
+		const struct owned_option *o;
+		const char *c;
+
+		/* -p is read by pytest's own pre-parse, which does not stop at "--" */
+		if (!strcmp(a, "-p") && check_plugin_arg("-p", next, err))
+			return -1;
+		if (zl_starts_with(a, "-p") && a[2] && check_plugin_arg(a, a + 2, err))
+			return -1;
+		if (!options)
+			continue;
+		if (!strcmp(a, "--")) {
+			options = 0;
+			continue;
+		}
+		if (zl_starts_with(a, "--")) {
+			for (o = owned_options; o->name; o++) {
+				size_t n = strlen(o->name);
+
+				if (!strncmp(a, o->name, n) && (!a[n] || a[n] == '='))
+					return zl_error(err, "'%s' after '--' would override %s: %s", o->name,
+							o->what, o->instead);
+			}
+			continue;
+		}
+		if (a[0] != '-' || !marker)
+			continue;
+		/* a cluster of short options: flags, then at most one that takes a value */
+		for (c = a + 1; *c && strchr(short_flags, *c); c++)
+			;
+		if (*c == 'm')
+			return zl_error(err, "'%s' after '--' would replace the run's '-m %s': narrow the tests "
+					"with -k EXPR after '--', or use --test-node / TEST_NODE", a,
+					s->v[ZL_SET_OP].raw);
+	}
+	return 0;
+}
+
 void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *pf,
 			const struct zl_plan *plan, const char *plugins_dir,
 			const char *flaggems_cache, const char *triton_cache,
