@@ -299,6 +299,8 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 		add_num(&jb, o, "configs_before", (double)f->configs_before, f->configs_before >= 0);
 		add_num(&jb, o, "configs_after", (double)f->configs_after, f->configs_after >= 0);
 		add_str(&jb, o, "note", f->tuner_note);
+		add_str(&jb, o, "note_before", f->tuner_note_before);
+		add_str(&jb, o, "note_after", f->tuner_note_after);
 		add_bool(&jb, o, "removed", s->isolate && !running);
 		add(&jb, o, "tables", tuner_tables_json(&jb, f));
 	}

@@ -362,9 +362,12 @@ static void print_header(const struct zl_settings *s, const struct zl_preflight 
 		!strcmp(plan->timer, "direct") ? "" : " (L2 flushed; direct fallback per shape)");
 	if (s->isolate)
 		fprintf(o, "tuner cache: isolated: %s (removed afterwards)\n", f->flaggems_cache);
+	else if (f->winners_before < 0)
+		fprintf(o, "tuner cache: shared: %s, winners already stored unknown: %s\n", f->flaggems_cache,
+			f->tuner_note_before ? f->tuner_note_before : "not counted");
 	else
 		fprintf(o, "tuner cache: shared: %s, %ld winners already stored%s%s\n", f->flaggems_cache,
-			f->winners_before, f->tuner_note ? "; " : "", f->tuner_note ? f->tuner_note : "");
+			f->winners_before, f->tuner_note_before ? "; " : "", f->tuner_note_before ? f->tuner_note_before : "");
 	fprintf(o, "replay:      %s\n", s->replay_from ? s->replay_from
 				       : s->autotune_records ? "none (recording autotune winners)"
 				       : "none; autotune records off (FlagGems' tuners run unwatched)");
@@ -372,6 +375,8 @@ static void print_header(const struct zl_settings *s, const struct zl_preflight 
 	if (!s->isolate && f->winners_before > 0)
 		fprintf(o, "zlbench: warning: the shared tuner cache already holds %ld winners: an A/B side may inherit them instead of tuning (use --isolate-tuner-cache)\n",
 			f->winners_before);
+	else if (!s->isolate && f->winners_before < 0)
+		fprintf(o, "zlbench: warning: the shared tuner cache could not be counted, so it may hold winners: an A/B side may inherit them instead of tuning (use --isolate-tuner-cache)\n");
 out:
 	free(demo);
 }
