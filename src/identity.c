@@ -8,6 +8,7 @@
 #include "zlbench/fsutil.h"
 #include "zlbench/identity.h"
 #include "zlbench/runload.h"
+#include "zlbench/tunercache.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -301,6 +302,8 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 		add_str(&jb, o, "note", f->tuner_note);
 		add_str(&jb, o, "note_before", f->tuner_note_before);
 		add_str(&jb, o, "note_after", f->tuner_note_after);
+		/* FLAGGEMS_DB_URL: the child's tuner database is not the one counted, or it was removed */
+		add_str(&jb, o, "db_url", !getenv(ZL_TUNER_DB_URL_VAR) ? NULL : s->isolate ? "removed" : "not counted");
 		add_bool(&jb, o, "removed", s->isolate && !running);
 		add(&jb, o, "tables", tuner_tables_json(&jb, f));
 	}

@@ -23,6 +23,7 @@
 #include "zlbench/run.h"
 #include "zlbench/runload.h"
 #include "zlbench/shapes.h"
+#include "zlbench/tunercache.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -205,6 +206,9 @@ void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *
 		strvec_push(env, "ZL_REPLAY_FROM");
 	if (flaggems_cache)
 		strvec_pushf(env, "FLAGGEMS_CACHE_DIR=%s", flaggems_cache);
+	/* libtuner would use that database instead of the isolated cache */
+	if (s->isolate && getenv(ZL_TUNER_DB_URL_VAR))
+		strvec_push(env, ZL_TUNER_DB_URL_VAR);
 	if (triton_cache)
 		strvec_pushf(env, "TRITON_CACHE_DIR=%s", triton_cache);
 	strbuf_release(&devs);
@@ -317,6 +321,7 @@ static void print_header(const struct zl_settings *s, const struct zl_preflight 
 	FILE *o = stderr;
 	char *demo = zl_demo_label(s->flaggems_dir);
 	const char *op = pf->nodes.op ? pf->nodes.op : pf->nodes.marker ? pf->nodes.marker : "the op";
+	int db_url = getenv(ZL_TUNER_DB_URL_VAR) != NULL;
 
 	if (zl_verbosity < 0)
 		goto out;
@@ -361,7 +366,8 @@ static void print_header(const struct zl_settings *s, const struct zl_preflight 
 	fprintf(o, "timer:       %s%s\n", plan->timer,
 		!strcmp(plan->timer, "direct") ? "" : " (L2 flushed; direct fallback per shape)");
 	if (s->isolate)
-		fprintf(o, "tuner cache: isolated: %s (removed afterwards)\n", f->flaggems_cache);
+		fprintf(o, "tuner cache: isolated: %s (removed afterwards)%s\n", f->flaggems_cache,
+			db_url ? "; " ZL_TUNER_DB_URL_VAR " removed from the child's environment" : "");
 	else if (f->winners_before < 0)
 		fprintf(o, "tuner cache: shared: %s, winners already stored unknown: %s\n", f->flaggems_cache,
 			f->tuner_note_before ? f->tuner_note_before : "not counted");
@@ -377,6 +383,9 @@ static void print_header(const struct zl_settings *s, const struct zl_preflight 
 			f->winners_before);
 	else if (!s->isolate && f->winners_before < 0)
 		fprintf(o, "zlbench: warning: the shared tuner cache could not be counted, so it may hold winners: an A/B side may inherit them instead of tuning (use --isolate-tuner-cache)\n");
+	if (!s->isolate && db_url)
+		fprintf(o, "zlbench: warning: " ZL_TUNER_DB_URL_VAR " is set: FlagGems' tuner uses that database, not '%s' counted here, so the winner counts say nothing about it (use --isolate-tuner-cache)\n",
+			f->flaggems_cache);
 out:
 	free(demo);
 }

@@ -61,6 +61,9 @@ struct zl_tuner_stats {
 /* 1 when the totals are only a lower bound: something present was not counted. */
 int zl_tuner_stats_incomplete(const struct zl_tuner_stats *st);
 
+/* Points libtuner at another database (any value, even empty): this module does not read it. */
+#define ZL_TUNER_DB_URL_VAR "FLAGGEMS_DB_URL"
+
 /* Busy timeout used when the caller passes busy_ms < 0. */
 #define ZL_TUNER_BUSY_MS 2000
 
