@@ -127,6 +127,32 @@ int zl_run_check_passthrough(const struct zl_settings *s, struct strbuf *err)
 	return 0;
 }
 
+/*
+ * A cache directory for the child: the isolated one, else the user's variable made absolute
+ * against zlbench's cwd (what facts.c counts; the child runs in the FlagGems root, where a
+ * relative one would mean another directory). Empty means unset there and here: FlagGems
+ * would take "" as its own cwd.
+ */
+static void cache_dir_env(struct strvec *env, const char *name, const char *isolated)
+{
+	const char *v = getenv(name);
+	char *abs;
+
+	if (isolated) {
+		strvec_pushf(env, "%s=%s", name, isolated);
+		return;
+	}
+	if (!v)
+		return;
+	if (!*v) {
+		strvec_push(env, name);
+		return;
+	}
+	abs = zl_absolute_path(v);
+	strvec_pushf(env, "%s=%s", name, abs);
+	free(abs);
+}
+
 void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *pf,
 			const struct zl_plan *plan, const char *plugins_dir,
 			const char *flaggems_cache, const char *triton_cache,
@@ -204,13 +230,11 @@ void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *
 		strvec_pushf(env, "ZL_REPLAY_FROM=%s", s->replay_from);
 	else
 		strvec_push(env, "ZL_REPLAY_FROM");
-	if (flaggems_cache)
-		strvec_pushf(env, "FLAGGEMS_CACHE_DIR=%s", flaggems_cache);
+	cache_dir_env(env, "FLAGGEMS_CACHE_DIR", flaggems_cache);
 	/* libtuner would use that database instead of the isolated cache */
 	if (s->isolate && getenv(ZL_TUNER_DB_URL_VAR))
 		strvec_push(env, ZL_TUNER_DB_URL_VAR);
-	if (triton_cache)
-		strvec_pushf(env, "TRITON_CACHE_DIR=%s", triton_cache);
+	cache_dir_env(env, "TRITON_CACHE_DIR", triton_cache);
 	strbuf_release(&devs);
 	free(results);
 	free(src);
