@@ -260,15 +260,22 @@ static void tee_out(struct supervised *sv, const char *buf, size_t n)
 		zl_write_all(sv->log_fd, buf, n);
 }
 
+/* How long the pipe is still read once the child is gone (and its group killed). */
+#define DRAIN_S 2.0
+
 /*
  * Stream the child's output until it has exited and its pipe is closed;
  * forward SIGINT/SIGTERM/SIGHUP to its process group; enforce the timeout
  * (SIGTERM, grace, SIGKILL). Afterwards no process of the group is left.
+ * A process that left the group (setsid) may hold the pipe open for ever:
+ * once the child is reaped the pipe is drained for DRAIN_S at most, never
+ * past the timeout, then closed.
  */
 static void supervise(struct supervised *sv, double timeout_s)
 {
 	double start = zl_now_monotonic();
 	double kill_at = 0; /* when SIGKILL follows a SIGTERM */
+	double drain_until = 0; /* set when the child is reaped */
 	int pipe_open = 1;
 	double grace = zl_kill_grace();
 
@@ -288,9 +295,19 @@ static void supervise(struct supervised *sv, double timeout_s)
 			child_kill(&sv->cp, SIGKILL);
 			kill_at = 0;
 		}
-		if (sv->reaped && pipe_open) {
+		if (sv->reaped && pipe_open && !drain_until) {
 			/* the child is gone; grandchildren holding the pipe are ended too */
 			kill(-sv->cp.pid, SIGKILL);
+			drain_until = now + DRAIN_S;
+			if (timeout_s > 0 && !sv->timed_out && start + timeout_s < drain_until)
+				drain_until = start + timeout_s;
+		}
+		if (drain_until && pipe_open && now >= drain_until) {
+			fprintf(stderr, "zlbench: a process outside the run's process group still holds its output open: not read any longer\n");
+			close(sv->cp.out_fd);
+			sv->cp.out_fd = -1;
+			pipe_open = 0;
+			continue;
 		}
 		if (pipe_open)
 			pfd[nfds++] = (struct pollfd){ sv->cp.out_fd, POLLIN, 0 };
