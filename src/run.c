@@ -621,8 +621,14 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 	}
 	/* from here on every path leaves a truthful identity and removes temporary caches */
 	if (zl_run_facts_collect_before(&f, s, pf, &err)) {
-		zl_print_error("%s", err.buf);
-		exit_code = ZL_EXIT_USAGE;
+		/* the isolated caches could not be made (TMPDIR): the environment, as preflight */
+		zl_preflight_report_failure("isolate_tuner_cache", err.buf);
+		f.status = ZL_STATUS_PREFLIGHT_FAILED;
+		f.reason = strbuf_detach(&err, NULL);
+		f.exit_code = exit_code = ZL_EXIT_PREFLIGHT;
+		f.finished_epoch = zl_now_epoch();
+		if (zl_identity_write(s, pf, &plan, &f, &sv.cp.args, &sv.cp.env, self_argv, &err))
+			zl_print_error("%s", err.buf);
 		goto cleanup;
 	}
 	zl_run_build_child(s, pf, &plan, plugins_dir, f.isolated_flaggems_cache, f.isolated_triton_cache,
