@@ -75,11 +75,13 @@ double zl_kill_grace(void);
  * turned into bytes on a self-pipe so a poll() loop can see them.
  * zl_signals_install() is idempotent; zl_signals_fd() is the read end;
  * zl_signals_take() returns the next pending signal number or 0.
+ * Install unblocks them; SIGHUP ignored at the start (nohup) stays ignored, and a
+ * child started by child_start() keeps it ignored; every other signal is default there.
  */
 int zl_signals_install(struct strbuf *err);
 int zl_signals_fd(void);
 int zl_signals_take(void);
-/* Restore default dispositions (after a supervised run). */
+/* Restore the dispositions and mask zlbench had before zl_signals_install(). */
 void zl_signals_restore(void);
 
 #endif
