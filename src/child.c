@@ -504,6 +504,17 @@ void zl_signals_restore(void)
 	sig_pipe[0] = sig_pipe[1] = -1;
 }
 
+int zl_kill_grace_check(struct strbuf *err)
+{
+	const char *g = getenv("ZL_KILL_GRACE");
+	double d;
+
+	/* empty is unset, as zl_kill_grace() reads it */
+	if (!g || !*g || (!zl_parse_double(g, &d) && d >= 0))
+		return 0;
+	return zl_error(err, "invalid value '%s' for ZL_KILL_GRACE: give the seconds between SIGTERM and SIGKILL (a number >= 0)", g);
+}
+
 double zl_kill_grace(void)
 {
 	const char *g = getenv("ZL_KILL_GRACE");

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "zlbench/child.h"
 #include "zlbench/cmd.h"
 #include "zlbench/error.h"
 #include "zlbench/plan.h"
@@ -111,7 +112,7 @@ int cmd_run(int argc, const char **argv)
 	if (zl_settings_setup(&s, argc, argv, extra, help_run, &code))
 		goto out;
 	/* before preflight, so that --dry-run refuses it too */
-	if (zl_run_check_passthrough(&s, &msg)) {
+	if (zl_run_check_passthrough(&s, &msg) || zl_kill_grace_check(&msg)) {
 		zl_print_error("%s", msg.buf);
 		code = ZL_EXIT_USAGE;
 		goto out;

@@ -69,6 +69,8 @@ int zl_capture_in(const char *dir, const char *const *argv, const char *const *e
 
 /* Seconds between SIGTERM and SIGKILL when a run is stopped: $ZL_KILL_GRACE, default 10. */
 double zl_kill_grace(void);
+/* 0 when ZL_KILL_GRACE is unset or a number >= 0; else -1 with err quoting it (a usage error). */
+int zl_kill_grace_check(struct strbuf *err);
 
 /*
  * Signal plumbing for supervisors: SIGINT, SIGTERM, SIGHUP and SIGCHLD are

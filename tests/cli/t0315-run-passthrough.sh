@@ -52,4 +52,14 @@ R --op sleepy --out ok4 -- -k sleepy
 expect_rc 0
 [ "$(json_get ok4/run_identity.json 'd["status"], d["level"], d["child_argv"][-2:]')" = "('passed', 'core', ['-k', 'sleepy'])" ] ||
 	fail "allowed passthrough: $(json_get ok4/run_identity.json 'd["status"], d["child_argv"]')"
+# ZL_KILL_GRACE must be seconds
+ZL_KILL_GRACE=soon R --op sleepy --out g1
+expect_rc 2
+contains "$TMP/err" "invalid value 'soon' for ZL_KILL_GRACE"
+[ ! -e g1 ] || fail "a usage error left a run directory"
+ZL_KILL_GRACE=-1 R --op sleepy --out g2 --dry-run
+expect_rc 2
+contains "$TMP/err" "invalid value '-1' for ZL_KILL_GRACE"
+ZL_KILL_GRACE=0.5 R --op sleepy --out g3 --dry-run
+expect_rc 0
 pass
