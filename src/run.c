@@ -592,7 +592,7 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 	char *plugins_dir = zl_plugins_dir();
 	char *log_path = NULL;
 	const char *status;
-	int exit_code = ZL_EXIT_INTERNAL, sig = 0, started = 0;
+	int exit_code = ZL_EXIT_INTERNAL, sig = 0, started = 0, finished = 0;
 
 	memset(&sv, 0, sizeof(sv));
 	child_init(&sv.cp);
@@ -717,17 +717,22 @@ finish:
 		zl_run_release(&run);
 		strbuf_reset(&err);
 	}
-	if (push_url) {
-		strbuf_reset(&err);
-		if (zl_push_simple(pf->out_dir, push_url, &err))
-			zl_print_warning("push: %s", err.buf);
-	}
+	finished = 1;
 cleanup:
 	zl_run_facts_cleanup(&f);
 	printf("RUN_DIR=%s\n", pf->out_dir);
 	fflush(stdout);
 done_early:
 	zl_signals_restore();
+	/*
+	 * The run is over and nothing is left to clean up: Ctrl-C may now end the push at
+	 * once (its retries can take minutes); the run directory keeps what it would send.
+	 */
+	if (finished && push_url) {
+		strbuf_reset(&err);
+		if (zl_push_simple(pf->out_dir, push_url, &err))
+			zl_print_warning("push: %s", err.buf);
+	}
 	if (sv.log_fd >= 0)
 		close(sv.log_fd);
 	child_release(&sv.cp);
