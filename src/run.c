@@ -142,8 +142,8 @@ static void cache_dir_env(struct strvec *env, const char *name, const char *isol
 		strvec_pushf(env, "%s=%s", name, isolated);
 		return;
 	}
-	if (!v)
-		return;
+	if (!v || v[0] == '/')
+		return; /* unset, or already the same for the child */
 	if (!*v) {
 		strvec_push(env, name);
 		return;
