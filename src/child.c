@@ -164,9 +164,17 @@ int child_start(struct child_process *cp, struct strbuf *err)
 		/* a parent that died before prctl() sends no signal: the child must not run on alone */
 		if (cp->pdeathsig && getppid() != parent)
 			_exit(ZL_EXIT_SIGNAL_BASE + cp->pdeathsig);
-		/* A parent started with SIGINT ignored must still give the child ordinary signals. */
-		for (sig = 1; sig < NSIG; sig++)
+		/*
+		 * A parent started with SIGINT ignored must still give the child ordinary signals;
+		 * only an ignored SIGHUP stays ignored: nohup's promise reaches the child too.
+		 */
+		for (sig = 1; sig < NSIG; sig++) {
+			struct sigaction cur;
+
+			if (sig == SIGHUP && !sigaction(sig, NULL, &cur) && cur.sa_handler == SIG_IGN)
+				continue;
 			signal(sig, SIG_DFL);
+		}
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		if (devnull >= 0 && dup2(devnull, 0) < 0)
@@ -410,6 +418,10 @@ int zl_capture_until(const char *dir, const char *const *argv, const char *const
 }
 
 static const int supervised_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
+/* What zl_signals_install() replaced, for zl_signals_restore() */
+static struct sigaction saved_actions[ZL_ARRAY_SIZE(supervised_signals)];
+static int saved_installed[ZL_ARRAY_SIZE(supervised_signals)];
+static sigset_t saved_mask;
 
 static void on_signal(int sig)
 {
@@ -420,9 +432,15 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
+/*
+ * SIGHUP ignored at the start (nohup) stays ignored; SIGINT ignored at the start (a
+ * script's background job) is still acted on, as the run must stay stoppable. Signals
+ * blocked in the inherited mask are unblocked: blocked, they would never reach the pipe.
+ */
 int zl_signals_install(struct strbuf *err)
 {
 	struct sigaction sa;
+	sigset_t unblock;
 	size_t i;
 
 	if (sig_pipe[0] >= 0)
@@ -433,9 +451,22 @@ int zl_signals_install(struct strbuf *err)
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
-	for (i = 0; i < ZL_ARRAY_SIZE(supervised_signals); i++)
-		if (sigaction(supervised_signals[i], &sa, NULL))
+	sigemptyset(&unblock);
+	for (i = 0; i < ZL_ARRAY_SIZE(supervised_signals); i++) {
+		int sig = supervised_signals[i];
+
+		saved_installed[i] = 0;
+		if (sigaction(sig, NULL, &saved_actions[i]))
 			return zl_error(err, "sigaction: %s", strerror(errno));
+		if (sig == SIGHUP && saved_actions[i].sa_handler == SIG_IGN)
+			continue;
+		if (sigaction(sig, &sa, NULL))
+			return zl_error(err, "sigaction: %s", strerror(errno));
+		saved_installed[i] = 1;
+		sigaddset(&unblock, sig);
+	}
+	if (sigprocmask(SIG_UNBLOCK, &unblock, &saved_mask))
+		return zl_error(err, "sigprocmask: %s", strerror(errno));
 	return 0;
 }
 
@@ -461,11 +492,27 @@ void zl_signals_restore(void)
 
 	if (sig_pipe[0] < 0)
 		return;
+	/* the actions zlbench started with (an ignored signal stays ignored), then its mask */
 	for (i = 0; i < ZL_ARRAY_SIZE(supervised_signals); i++)
-		signal(supervised_signals[i], SIG_DFL);
+		if (saved_installed[i] && sigaction(supervised_signals[i], &saved_actions[i], NULL))
+			zl_print_warning("cannot restore the action of signal %d: %s", supervised_signals[i],
+					 strerror(errno));
+	if (sigprocmask(SIG_SETMASK, &saved_mask, NULL))
+		zl_print_warning("cannot restore the signal mask: %s", strerror(errno));
 	close(sig_pipe[0]);
 	close(sig_pipe[1]);
 	sig_pipe[0] = sig_pipe[1] = -1;
+}
+
+int zl_kill_grace_check(struct strbuf *err)
+{
+	const char *g = getenv("ZL_KILL_GRACE");
+	double d;
+
+	/* empty is unset, as zl_kill_grace() reads it */
+	if (!g || !*g || (!zl_parse_double(g, &d) && d >= 0))
+		return 0;
+	return zl_error(err, "invalid value '%s' for ZL_KILL_GRACE: give the seconds between SIGTERM and SIGKILL (a number >= 0)", g);
 }
 
 double zl_kill_grace(void)

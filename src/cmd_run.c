@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "zlbench/child.h"
 #include "zlbench/cmd.h"
 #include "zlbench/error.h"
 #include "zlbench/plan.h"
@@ -110,6 +111,12 @@ int cmd_run(int argc, const char **argv)
 	zl_preflight_init(&pf, &s);
 	if (zl_settings_setup(&s, argc, argv, extra, help_run, &code))
 		goto out;
+	/* before preflight, so that --dry-run refuses it too */
+	if (zl_run_check_passthrough(&s, &msg) || zl_kill_grace_check(&msg)) {
+		zl_print_error("%s", msg.buf);
+		code = ZL_EXIT_USAGE;
+		goto out;
+	}
 	if (!o.push && getenv("ZL_PUSH_URL") && *getenv("ZL_PUSH_URL"))
 		o.push = getenv("ZL_PUSH_URL");
 	pf.skip_python = o.dry_run;

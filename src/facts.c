@@ -17,6 +17,7 @@
 void zl_run_facts_init(struct zl_run_facts *f)
 {
 	memset(f, 0, sizeof(*f));
+	strvec_init(&f->tuner_unread_before);
 	f->flaggems_dirty = -1;
 	f->winners_before = f->winners_after = -1;
 	f->configs_before = f->configs_after = -1;
@@ -45,6 +46,9 @@ void zl_run_facts_release(struct zl_run_facts *f)
 	}
 	free(f->tuner_tables);
 	free(f->tuner_note);
+	free(f->tuner_note_before);
+	free(f->tuner_note_after);
+	strvec_clear(&f->tuner_unread_before);
 	free(f->compile_note);
 	free(f->reason);
 	zl_compile_facts_free(f->compile_snap);
@@ -264,8 +268,19 @@ static void footer_foreign(const cJSON *id, FILE *out)
 	fprintf(out, " (%d modules: plugins/foreign_vendor.json)\n", cJSON_GetArraySize(modules));
 }
 
+/* A count for a human: -1 is "unknown". */
+static const char *count_or_unknown(long n, char buf[32])
+{
+	if (n < 0)
+		return "unknown";
+	snprintf(buf, 32, "%ld", n);
+	return buf;
+}
+
 void zl_run_print_footer(const struct zl_run_facts *f, const cJSON *identity, FILE *out)
 {
+	char b1[32], b2[32];
+
 	if (zl_verbosity < 0)
 		return;
 	fprintf(out, "status:      %s (exit %d) after %.1f s%s%s\n", f->status, f->exit_code,
@@ -280,7 +295,9 @@ void zl_run_print_footer(const struct zl_run_facts *f, const cJSON *identity, FI
 			f->compile_convert_layout);
 	else
 		fprintf(out, "compile:     unknown (%s)\n", f->compile_note ? f->compile_note : "no Triton cache");
-	fprintf(out, "tuner:       winners %ld -> %ld\n", f->winners_before, f->winners_after);
+	fprintf(out, "tuner:       winners %s -> %s%s%s\n", count_or_unknown(f->winners_before, b1),
+		count_or_unknown(f->winners_after, b2), f->winners_after < 0 && f->tuner_note_after ? ": " : "",
+		f->winners_after < 0 && f->tuner_note_after ? f->tuner_note_after : "");
 }
 
 int zl_shapes_archive_for_run(const struct zl_settings *s, const struct zl_preflight *pf,

@@ -31,21 +31,37 @@ static struct zl_tuner_table_count *find_table(struct zl_run_facts *f, const str
 	return NULL;
 }
 
+/* Was database db there but not counted (or the whole directory unreadable)? */
+static int unread_at(const struct strvec *unread, int dir_unread, const char *db)
+{
+	return dir_unread || strvec_find(unread, db) >= 0;
+}
+
 void zl_tuner_facts(struct zl_run_facts *f, const char *vendor, int after)
 {
 	struct zl_tuner_stats st = ZL_TUNER_STATS_INIT;
+	int incomplete;
 	size_t i;
 
 	/* a missing or locked DB is a note, never fatal */
 	zl_tuner_count_dir(f->flaggems_cache, vendor, ZL_TUNER_BUSY_MS, &st);
-	*(after ? &f->winners_after : &f->winners_before) = st.winners;
-	*(after ? &f->configs_after : &f->configs_before) = st.benchmarked;
+	/* a database that is there but was not counted makes the total unknown, never 0 */
+	incomplete = zl_tuner_stats_incomplete(&st);
+	*(after ? &f->winners_after : &f->winners_before) = incomplete ? -1 : st.winners;
+	*(after ? &f->configs_after : &f->configs_before) = incomplete ? -1 : st.benchmarked;
 	/* the note describes this count: one from before the run would be stale afterwards */
 	free(f->tuner_note);
 	f->tuner_note = NULL;
 	replace_note(&f->tuner_note, &st.notes);
+	free(*(after ? &f->tuner_note_after : &f->tuner_note_before));
+	*(after ? &f->tuner_note_after : &f->tuner_note_before) = f->tuner_note ? xstrdup(f->tuner_note) : NULL;
+	if (!after) {
+		strvec_clear(&f->tuner_unread_before);
+		strvec_pushv(&f->tuner_unread_before, st.unread_dbs.v);
+		f->tuner_dir_unread_before = st.dir_unread;
+	}
 	for (i = 0; i < f->nr_tuner_tables && after; i++)
-		f->tuner_tables[i].after = 0;
+		f->tuner_tables[i].after = unread_at(&st.unread_dbs, st.dir_unread, f->tuner_tables[i].db) ? -1 : 0;
 	for (i = 0; i < st.nr; i++) {
 		const struct zl_tuner_table *t = &st.tables[i];
 		struct zl_tuner_table_count *c;
@@ -57,7 +73,8 @@ void zl_tuner_facts(struct zl_run_facts *f, const char *vendor, int after)
 			c = &f->tuner_tables[f->nr_tuner_tables++];
 			c->db = xstrdup(t->db);
 			c->name = xstrdup(t->name);
-			c->before = 0;
+			/* first seen now: absent at the start holds 0, unread at the start is unknown */
+			c->before = after && unread_at(&f->tuner_unread_before, f->tuner_dir_unread_before, t->db) ? -1 : 0;
 			c->after = -1;
 		}
 		*(after ? &c->after : &c->before) = t->rows;

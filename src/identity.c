@@ -8,6 +8,7 @@
 #include "zlbench/fsutil.h"
 #include "zlbench/identity.h"
 #include "zlbench/runload.h"
+#include "zlbench/tunercache.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -19,11 +20,43 @@ static const char *const env_prefixes[] = { "ZL_", "FLAGGEMS_", "GEMS_", "TRITON
 int zl_env_name_is_secret(const char *name)
 {
 	const char *const *w;
+	char *upper = xstrdup(name), *p;
+	int secret = 0;
 
-	for (w = secret_words; *w; w++)
-		if (strstr(name, *w))
-			return 1;
-	return 0;
+	/* ZL_api_token is as secret as ZL_API_TOKEN */
+	for (p = upper; *p; p++)
+		if (*p >= 'a' && *p <= 'z')
+			*p = (char)(*p - 'a' + 'A');
+	for (w = secret_words; *w && !secret; w++)
+		secret = strstr(upper, *w) != NULL;
+	free(upper);
+	return secret;
+}
+
+char *zl_redact_url_credentials(const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = text, *scheme;
+
+	while ((scheme = strstr(p, "://"))) {
+		const char *host = scheme + 3, *end = host, *at = NULL;
+
+		/* the authority ends at the path, query or fragment */
+		while (*end && !strchr("/?#", *end) && *end != ' ') {
+			if (*end == '@')
+				at = end;
+			end++;
+		}
+		strbuf_add(&sb, p, (size_t)(host - p));
+		if (at) {
+			strbuf_addstr(&sb, "<redacted>");
+			host = at;
+		}
+		strbuf_add(&sb, host, (size_t)(end - host));
+		p = end;
+	}
+	strbuf_addstr(&sb, p);
+	return strbuf_detach(&sb, NULL);
 }
 
 /* cJSON reports allocation failure by NULL; the whole document is then dropped. */
@@ -56,12 +89,17 @@ static void add_bool(struct jb *jb, cJSON *obj, const char *key, int v)
 	add(jb, obj, key, cJSON_CreateBool(v));
 }
 
+/* An argv for the identity: user:password in any URL in it is redacted (--push URL). */
 static cJSON *argv_json(const char *const *argv)
 {
 	struct strvec sv = STRVEC_INIT;
 	cJSON *a;
 
-	strvec_pushv(&sv, (const char **)argv);
+	for (; argv && *argv; argv++) {
+		char *shown = zl_redact_url_credentials(*argv);
+		strvec_push(&sv, shown);
+		free(shown);
+	}
 	a = zl_json_strvec(&sv);
 	strvec_clear(&sv);
 	return a;
@@ -128,7 +166,14 @@ static cJSON *env_json(struct jb *jb, const struct strvec *child_env, const stru
 		if (!eq || !(has_prefix_in(*e, env_prefixes) || has_prefix_in(*e, b->env_prefixes)))
 			continue;
 		name = xstrndup(*e, (size_t)(eq - *e));
-		add_str(jb, o, name, zl_env_name_is_secret(name) ? "<redacted>" : eq + 1);
+		if (zl_env_name_is_secret(name)) {
+			add_str(jb, o, name, "<redacted>");
+		} else {
+			/* FLAGGEMS_DB_URL=postgresql://user:password@host/db */
+			char *shown = zl_redact_url_credentials(eq + 1);
+			add_str(jb, o, name, shown);
+			free(shown);
+		}
 		free(name);
 	}
 	free(envp);
@@ -222,7 +267,7 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 	add_num(&jb, root, "duration_s", f->finished_epoch - f->started_epoch, !running);
 	add_str(&jb, root, "host", f->host);
 	add(&jb, root, "argv", argv_json(self_argv));
-	add(&jb, root, "child_argv", zl_json_strvec(child_argv));
+	add(&jb, root, "child_argv", argv_json(child_argv->v));
 	add_str(&jb, root, "backend", s->backend->name);
 	add_str(&jb, root, "backend_source", zl_source_name(s->v[ZL_SET_BACKEND].source));
 	add_str(&jb, root, "vendor", s->backend->vendor_name);
@@ -299,6 +344,10 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 		add_num(&jb, o, "configs_before", (double)f->configs_before, f->configs_before >= 0);
 		add_num(&jb, o, "configs_after", (double)f->configs_after, f->configs_after >= 0);
 		add_str(&jb, o, "note", f->tuner_note);
+		add_str(&jb, o, "note_before", f->tuner_note_before);
+		add_str(&jb, o, "note_after", f->tuner_note_after);
+		/* FLAGGEMS_DB_URL: the child's tuner database is not the one counted, or it was removed */
+		add_str(&jb, o, "db_url", !getenv(ZL_TUNER_DB_URL_VAR) ? NULL : s->isolate ? "removed" : "not counted");
 		add_bool(&jb, o, "removed", s->isolate && !running);
 		add(&jb, o, "tables", tuner_tables_json(&jb, f));
 	}

@@ -187,13 +187,40 @@ static int check_replay_from(struct zl_preflight *pf, struct strbuf *msg)
 	return rc;
 }
 
+/*
+ * The interpreter as an absolute path: the child starts in the FlagGems root, where a
+ * relative one (venv/bin/python, or found through a relative PATH entry) names another
+ * file. Links are kept: a venv's python is a link, and only the link knows the venv.
+ */
 static int check_python(struct zl_preflight *pf, struct strbuf *msg)
 {
+	char cwd[4096];
+	char *found;
+
 	free(pf->python_path);
-	pf->python_path = zl_find_executable(pf->s->python);
-	if (!pf->python_path)
+	pf->python_path = NULL;
+	found = zl_find_executable(pf->s->python);
+	if (!found)
 		return zl_error(msg, "interpreter '%s' (from %s) not found%s", pf->s->python,
 				pf->s->v[ZL_SET_PYTHON].from, strchr(pf->s->python, '/') ? "" : " on PATH");
+	if (found[0] == '/') {
+		pf->python_path = found;
+		return 0;
+	}
+	if (!getcwd(cwd, sizeof(cwd))) {
+		zl_error(msg, "interpreter '%s' (from %s): cannot make '%s' absolute: %s", pf->s->python,
+			 pf->s->v[ZL_SET_PYTHON].from, found, strerror(errno));
+		free(found);
+		return -1;
+	}
+	{
+		const char *rel = found;
+
+		while (rel[0] == '.' && rel[1] == '/')
+			rel += 2;
+		pf->python_path = zl_path_join(cwd, rel);
+	}
+	free(found);
 	return 0;
 }
 

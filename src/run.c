@@ -23,11 +23,135 @@
 #include "zlbench/run.h"
 #include "zlbench/runload.h"
 #include "zlbench/shapes.h"
+#include "zlbench/tunercache.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
 extern char **environ;
+
+/*
+ * Options of FlagGems' benchmark conftest that zlbench sets itself: one more after "--"
+ * would win (argparse keeps the last) and run_identity.json would describe another run.
+ * pytest disables long-option abbreviations (allow_abbrev=False), so only the exact
+ * names, alone or as "--name=value", are theirs.
+ */
+struct owned_option {
+	const char *name;
+	const char *what;     /* "would override <what>" */
+	const char *instead;  /* the zlbench setting to use */
+};
+
+static const struct owned_option owned_options[] = {
+	{ "--level", "the run's level", "use --level / BENCH_LEVEL" },
+	{ "--mode", "the run's mode (kernel)", "zlbench benchmarks kernel mode only; "
+	  "--cudagraph / ZL_ENABLE_CUDAGRAPH chooses the graph timer" },
+	{ "--record", "the run's recording (json)", "zlbench always records json into the run directory" },
+	{ "--output", "where results.json goes (the run directory)", "use --out DIR to choose the run directory" },
+	{ "--shape_file", "the run's shapes", "use --shape-file / SHAPE_FILE (and --shape-mode / SHAPE_MODE)" },
+	{ NULL, NULL, NULL },
+};
+
+/* pytest's short options that take no value, so that "-sm OP" is seen as -s -m OP. */
+static const char short_flags[] = "xsvqlVh";
+
+/* What to use instead of disabling one of zlbench's plugins with "-p no:<name>". */
+static const char *plugin_instead(const char *name)
+{
+	if (!strcmp(name, "zl_autotune"))
+		return "use --no-autotune-records / ZL_AUTOTUNE_RECORDS=0";
+	if (!strcmp(name, "zl_graph_timer"))
+		return "use --no-cudagraph / ZL_ENABLE_CUDAGRAPH=0";
+	return "zlbench needs it for a truthful run";
+}
+
+static int check_plugin_arg(const char *arg, const char *value, struct strbuf *err)
+{
+	struct strbuf v = STRBUF_INIT;
+	int rc = 0;
+
+	/* pytest's consider_preparse() strips the value before it looks for "no:" */
+	strbuf_addstr(&v, value);
+	strbuf_trim(&v);
+	if (zl_starts_with(v.buf, "no:") && zl_starts_with(v.buf + 3, "zl_"))
+		rc = zl_error(err, "'%s' after '--' would disable zlbench's plugin '%s': %s", arg, v.buf + 3,
+			      plugin_instead(v.buf + 3));
+	strbuf_release(&v);
+	return rc;
+}
+
+int zl_run_check_passthrough(const struct zl_settings *s, struct strbuf *err)
+{
+	/* resolve.c: -m OP goes with OP unless TEST_NODE wins */
+	int marker = s->v[ZL_SET_OP].raw && !s->v[ZL_SET_TEST_NODE].raw;
+	int options = 1;  /* argparse: after a lone "--" every word is a path */
+	size_t i;
+
+	for (i = 0; i < s->passthrough.nr; i++) {
+		const char *a = s->passthrough.v[i];
+		const char *next = i + 1 < s->passthrough.nr ? s->passthrough.v[i + 1] : "";
+		const struct owned_option *o;
+		const char *c;
+
+		/* -p is read by pytest's own pre-parse, which does not stop at "--" */
+		if (!strcmp(a, "-p") && check_plugin_arg("-p", next, err))
+			return -1;
+		if (zl_starts_with(a, "-p") && a[2] && check_plugin_arg(a, a + 2, err))
+			return -1;
+		if (!options)
+			continue;
+		if (!strcmp(a, "--")) {
+			options = 0;
+			continue;
+		}
+		if (zl_starts_with(a, "--")) {
+			for (o = owned_options; o->name; o++) {
+				size_t n = strlen(o->name);
+
+				if (!strncmp(a, o->name, n) && (!a[n] || a[n] == '='))
+					return zl_error(err, "'%s' after '--' would override %s: %s", o->name,
+							o->what, o->instead);
+			}
+			continue;
+		}
+		if (a[0] != '-' || !marker)
+			continue;
+		/* a cluster of short options: flags, then at most one that takes a value */
+		for (c = a + 1; *c && strchr(short_flags, *c); c++)
+			;
+		if (*c == 'm')
+			return zl_error(err, "'%s' after '--' would replace the run's '-m %s': narrow the tests "
+					"with -k EXPR after '--', or use --test-node / TEST_NODE", a,
+					s->v[ZL_SET_OP].raw);
+	}
+	return 0;
+}
+
+/*
+ * A cache directory for the child: the isolated one, else the user's variable made absolute
+ * against zlbench's cwd (what facts.c counts; the child runs in the FlagGems root, where a
+ * relative one would mean another directory). Empty means unset there and here: FlagGems
+ * would take "" as its own cwd.
+ */
+static void cache_dir_env(struct strvec *env, const char *name, const char *isolated)
+{
+	const char *v = getenv(name);
+	char *abs;
+
+	if (isolated) {
+		strvec_pushf(env, "%s=%s", name, isolated);
+		return;
+	}
+	if (!v || v[0] == '/')
+		return; /* unset, or already the same for the child */
+	if (!*v) {
+		strvec_push(env, name);
+		return;
+	}
+	abs = zl_absolute_path(v);
+	strvec_pushf(env, "%s=%s", name, abs);
+	free(abs);
+}
 
 void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *pf,
 			const struct zl_plan *plan, const char *plugins_dir,
@@ -106,10 +230,11 @@ void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *
 		strvec_pushf(env, "ZL_REPLAY_FROM=%s", s->replay_from);
 	else
 		strvec_push(env, "ZL_REPLAY_FROM");
-	if (flaggems_cache)
-		strvec_pushf(env, "FLAGGEMS_CACHE_DIR=%s", flaggems_cache);
-	if (triton_cache)
-		strvec_pushf(env, "TRITON_CACHE_DIR=%s", triton_cache);
+	cache_dir_env(env, "FLAGGEMS_CACHE_DIR", flaggems_cache);
+	/* libtuner would use that database instead of the isolated cache */
+	if (s->isolate && getenv(ZL_TUNER_DB_URL_VAR))
+		strvec_push(env, ZL_TUNER_DB_URL_VAR);
+	cache_dir_env(env, "TRITON_CACHE_DIR", triton_cache);
 	strbuf_release(&devs);
 	free(results);
 	free(src);
@@ -135,15 +260,22 @@ static void tee_out(struct supervised *sv, const char *buf, size_t n)
 		zl_write_all(sv->log_fd, buf, n);
 }
 
+/* How long the pipe is still read once the child is gone (and its group killed). */
+#define DRAIN_S 2.0
+
 /*
  * Stream the child's output until it has exited and its pipe is closed;
  * forward SIGINT/SIGTERM/SIGHUP to its process group; enforce the timeout
  * (SIGTERM, grace, SIGKILL). Afterwards no process of the group is left.
+ * A process that left the group (setsid) may hold the pipe open for ever:
+ * once the child is reaped the pipe is drained for DRAIN_S at most, never
+ * past the timeout, then closed.
  */
 static void supervise(struct supervised *sv, double timeout_s)
 {
 	double start = zl_now_monotonic();
 	double kill_at = 0; /* when SIGKILL follows a SIGTERM */
+	double drain_until = 0; /* set when the child is reaped */
 	int pipe_open = 1;
 	double grace = zl_kill_grace();
 
@@ -163,9 +295,19 @@ static void supervise(struct supervised *sv, double timeout_s)
 			child_kill(&sv->cp, SIGKILL);
 			kill_at = 0;
 		}
-		if (sv->reaped && pipe_open) {
+		if (sv->reaped && pipe_open && !drain_until) {
 			/* the child is gone; grandchildren holding the pipe are ended too */
 			kill(-sv->cp.pid, SIGKILL);
+			drain_until = now + DRAIN_S;
+			if (timeout_s > 0 && !sv->timed_out && start + timeout_s < drain_until)
+				drain_until = start + timeout_s;
+		}
+		if (drain_until && pipe_open && now >= drain_until) {
+			fprintf(stderr, "zlbench: a process outside the run's process group still holds its output open: not read any longer\n");
+			close(sv->cp.out_fd);
+			sv->cp.out_fd = -1;
+			pipe_open = 0;
+			continue;
 		}
 		if (pipe_open)
 			pfd[nfds++] = (struct pollfd){ sv->cp.out_fd, POLLIN, 0 };
@@ -220,6 +362,7 @@ static void print_header(const struct zl_settings *s, const struct zl_preflight 
 	FILE *o = stderr;
 	char *demo = zl_demo_label(s->flaggems_dir);
 	const char *op = pf->nodes.op ? pf->nodes.op : pf->nodes.marker ? pf->nodes.marker : "the op";
+	int db_url = getenv(ZL_TUNER_DB_URL_VAR) != NULL;
 
 	if (zl_verbosity < 0)
 		goto out;
@@ -264,10 +407,14 @@ static void print_header(const struct zl_settings *s, const struct zl_preflight 
 	fprintf(o, "timer:       %s%s\n", plan->timer,
 		!strcmp(plan->timer, "direct") ? "" : " (L2 flushed; direct fallback per shape)");
 	if (s->isolate)
-		fprintf(o, "tuner cache: isolated: %s (removed afterwards)\n", f->flaggems_cache);
+		fprintf(o, "tuner cache: isolated: %s (removed afterwards)%s\n", f->flaggems_cache,
+			db_url ? "; " ZL_TUNER_DB_URL_VAR " removed from the child's environment" : "");
+	else if (f->winners_before < 0)
+		fprintf(o, "tuner cache: shared: %s, winners already stored unknown: %s\n", f->flaggems_cache,
+			f->tuner_note_before ? f->tuner_note_before : "not counted");
 	else
 		fprintf(o, "tuner cache: shared: %s, %ld winners already stored%s%s\n", f->flaggems_cache,
-			f->winners_before, f->tuner_note ? "; " : "", f->tuner_note ? f->tuner_note : "");
+			f->winners_before, f->tuner_note_before ? "; " : "", f->tuner_note_before ? f->tuner_note_before : "");
 	fprintf(o, "replay:      %s\n", s->replay_from ? s->replay_from
 				       : s->autotune_records ? "none (recording autotune winners)"
 				       : "none; autotune records off (FlagGems' tuners run unwatched)");
@@ -275,6 +422,11 @@ static void print_header(const struct zl_settings *s, const struct zl_preflight 
 	if (!s->isolate && f->winners_before > 0)
 		fprintf(o, "zlbench: warning: the shared tuner cache already holds %ld winners: an A/B side may inherit them instead of tuning (use --isolate-tuner-cache)\n",
 			f->winners_before);
+	else if (!s->isolate && f->winners_before < 0)
+		fprintf(o, "zlbench: warning: the shared tuner cache could not be counted, so it may hold winners: an A/B side may inherit them instead of tuning (use --isolate-tuner-cache)\n");
+	if (!s->isolate && db_url)
+		fprintf(o, "zlbench: warning: " ZL_TUNER_DB_URL_VAR " is set: FlagGems' tuner uses that database, not '%s' counted here, so the winner counts say nothing about it (use --isolate-tuner-cache)\n",
+			f->flaggems_cache);
 out:
 	free(demo);
 }
@@ -440,7 +592,7 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 	char *plugins_dir = zl_plugins_dir();
 	char *log_path = NULL;
 	const char *status;
-	int exit_code = ZL_EXIT_INTERNAL, sig = 0, started = 0;
+	int exit_code = ZL_EXIT_INTERNAL, sig = 0, started = 0, finished = 0;
 
 	memset(&sv, 0, sizeof(sv));
 	child_init(&sv.cp);
@@ -469,8 +621,14 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 	}
 	/* from here on every path leaves a truthful identity and removes temporary caches */
 	if (zl_run_facts_collect_before(&f, s, pf, &err)) {
-		zl_print_error("%s", err.buf);
-		exit_code = ZL_EXIT_USAGE;
+		/* the isolated caches could not be made (TMPDIR): the environment, as preflight */
+		zl_preflight_report_failure("isolate_tuner_cache", err.buf);
+		f.status = ZL_STATUS_PREFLIGHT_FAILED;
+		f.reason = strbuf_detach(&err, NULL);
+		f.exit_code = exit_code = ZL_EXIT_PREFLIGHT;
+		f.finished_epoch = zl_now_epoch();
+		if (zl_identity_write(s, pf, &plan, &f, &sv.cp.args, &sv.cp.env, self_argv, &err))
+			zl_print_error("%s", err.buf);
 		goto cleanup;
 	}
 	zl_run_build_child(s, pf, &plan, plugins_dir, f.isolated_flaggems_cache, f.isolated_triton_cache,
@@ -559,17 +717,22 @@ finish:
 		zl_run_release(&run);
 		strbuf_reset(&err);
 	}
-	if (push_url) {
-		strbuf_reset(&err);
-		if (zl_push_simple(pf->out_dir, push_url, &err))
-			zl_print_warning("push: %s", err.buf);
-	}
+	finished = 1;
 cleanup:
 	zl_run_facts_cleanup(&f);
 	printf("RUN_DIR=%s\n", pf->out_dir);
 	fflush(stdout);
 done_early:
 	zl_signals_restore();
+	/*
+	 * The run is over and nothing is left to clean up: Ctrl-C may now end the push at
+	 * once (its retries can take minutes); the run directory keeps what it would send.
+	 */
+	if (finished && push_url) {
+		strbuf_reset(&err);
+		if (zl_push_simple(pf->out_dir, push_url, &err))
+			zl_print_warning("push: %s", err.buf);
+	}
 	if (sv.log_fd >= 0)
 		close(sv.log_fd);
 	child_release(&sv.cp);

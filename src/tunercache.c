@@ -38,7 +38,13 @@ void zl_tuner_stats_release(struct zl_tuner_stats *st)
 		table_release(&st->tables[i]);
 	free(st->tables);
 	strvec_clear(&st->notes);
+	strvec_clear(&st->unread_dbs);
 	zl_tuner_stats_init(st);
+}
+
+int zl_tuner_stats_incomplete(const struct zl_tuner_stats *st)
+{
+	return st->dir_unread || st->unread_dbs.nr > 0;
 }
 
 char *zl_tuner_default_cache_dir(void)
@@ -255,11 +261,15 @@ void zl_tuner_count_db(const char *db_path, int busy_ms, struct zl_tuner_stats *
 	r.busy_ms = busy_ms < 0 ? ZL_TUNER_BUSY_MS : busy_ms;
 	base = base ? base + 1 : db_path;
 	if (stat(db_path, &sb)) {
+		/* gone: it holds nothing; there but out of reach: unknown */
+		if (errno != ENOENT)
+			strvec_push(&st->unread_dbs, base);
 		add_note_for(st, db_path, strerror(errno));
 		strbuf_release(&r.why);
 		return;
 	}
 	if (!S_ISREG(sb.st_mode)) {
+		strvec_push(&st->unread_dbs, base);
 		add_note_for(st, db_path, "not a regular file");
 		strbuf_release(&r.why);
 		return;
@@ -302,6 +312,7 @@ done:
 		}
 		st->dbs++;
 	} else {
+		strvec_push(&st->unread_dbs, base);
 		add_note_for(st, db_path, r.why.len ? r.why.buf : "unknown sqlite error");
 		for (i = 0; i < r.nr; i++)
 			table_release(&r.tables[i]);
@@ -328,6 +339,7 @@ void zl_tuner_count_dir(const char *cache_dir, const char *vendor, int busy_ms,
 	size_t i;
 
 	if (!cache_dir) {
+		st->dir_unread = 1;
 		strvec_push(&st->notes, "no tuner cache directory (FLAGGEMS_CACHE_DIR and HOME are unset)");
 		return;
 	}
@@ -335,17 +347,27 @@ void zl_tuner_count_dir(const char *cache_dir, const char *vendor, int busy_ms,
 	prefix = vendor ? xstrfmt(DB_PREFIX "%s_triton_", vendor) : xstrdup(DB_PREFIX);
 	d = opendir(dir);
 	if (!d) {
-		if (errno == ENOENT)
+		if (errno == ENOENT) {
 			strvec_pushf(&st->notes, "no tuner cache at '%s' (nothing tuned there yet)", dir);
-		else
+		} else {
+			st->dir_unread = 1;
 			strvec_pushf(&st->notes, "cannot read tuner cache '%s': %s", dir, strerror(errno));
+		}
 		free(dir);
 		free(prefix);
 		return;
 	}
-	while ((de = readdir(d)))
+	errno = 0;
+	while ((de = readdir(d))) {
 		if (zl_starts_with(de->d_name, prefix) && zl_ends_with(de->d_name, DB_SUFFIX))
 			strvec_push(&found, de->d_name);
+		errno = 0;
+	}
+	if (errno) {
+		/* the listing stopped early: what was found is not all there is */
+		st->dir_unread = 1;
+		strvec_pushf(&st->notes, "cannot list tuner cache '%s': %s", dir, strerror(errno));
+	}
 	if (closedir(d))
 		strvec_pushf(&st->notes, "cannot close tuner cache '%s': %s", dir, strerror(errno));
 	if (found.nr)

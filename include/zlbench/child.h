@@ -69,17 +69,21 @@ int zl_capture_in(const char *dir, const char *const *argv, const char *const *e
 
 /* Seconds between SIGTERM and SIGKILL when a run is stopped: $ZL_KILL_GRACE, default 10. */
 double zl_kill_grace(void);
+/* 0 when ZL_KILL_GRACE is unset or a number >= 0; else -1 with err quoting it (a usage error). */
+int zl_kill_grace_check(struct strbuf *err);
 
 /*
  * Signal plumbing for supervisors: SIGINT, SIGTERM, SIGHUP and SIGCHLD are
  * turned into bytes on a self-pipe so a poll() loop can see them.
  * zl_signals_install() is idempotent; zl_signals_fd() is the read end;
  * zl_signals_take() returns the next pending signal number or 0.
+ * Install unblocks them; SIGHUP ignored at the start (nohup) stays ignored, and a
+ * child started by child_start() keeps it ignored; every other signal is default there.
  */
 int zl_signals_install(struct strbuf *err);
 int zl_signals_fd(void);
 int zl_signals_take(void);
-/* Restore default dispositions (after a supervised run). */
+/* Restore the dispositions and mask zlbench had before zl_signals_install(). */
 void zl_signals_restore(void);
 
 #endif

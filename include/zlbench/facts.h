@@ -15,11 +15,14 @@
 
 struct zl_compile_snapshot;
 
-/* One winner table of the tuner cache; a table missing at one count has 0 there. */
+/*
+ * One winner table of the tuner cache; a table missing at one count has 0 there, unless
+ * its database was there but could not be read then: -1 (unknown).
+ */
 struct zl_tuner_table_count {
 	char *db;                       /* database file name */
 	char *name;                     /* table name as stored */
-	long before, after;             /* after: -1 until counted */
+	long before, after;             /* -1: not counted (after: also until counted) */
 };
 
 struct zl_run_facts {
@@ -35,11 +38,14 @@ struct zl_run_facts {
 	char *isolated_root;            /* temp dir holding both when isolated; removed afterwards */
 	char *isolated_flaggems_cache;  /* set only when isolated (passed to the child) */
 	char *isolated_triton_cache;
-	long winners_before, winners_after;   /* -1 unknown */
+	long winners_before, winners_after;   /* -1 unknown: a database there was not counted */
 	long configs_before, configs_after;   /* benchmarked configs rows; -1 unknown */
 	struct zl_tuner_table_count *tuner_tables; /* winner tables, in the counter's order (db, name) */
 	size_t nr_tuner_tables, alloc_tuner_tables;
 	char *tuner_note;               /* missing/locked DB etc., from the latest count */
+	char *tuner_note_before, *tuner_note_after; /* the same, of each count (NULL: nothing odd) */
+	struct strvec tuner_unread_before; /* databases there but not counted at the start */
+	int tuner_dir_unread_before;    /* the cache directory could not be listed at the start */
 	struct zl_compile_snapshot *compile_snap; /* shared mode: hash dirs present at start */
 	long compile_variants, compile_convert_layout; /* -1 unknown */
 	char *compile_note;

@@ -9,8 +9,10 @@
 
 #define ZL_IDENTITY_SCHEMA_VERSION 1
 
-/* Names whose values are never written: they contain one of these words. */
+/* Names whose values are never written: they contain TOKEN, SECRET, PASSWORD or KEY, in any case. */
 int zl_env_name_is_secret(const char *name);
+/* text with the user:password of every URL in it replaced by "<redacted>". Caller frees. */
+char *zl_redact_url_credentials(const char *text);
 
 /* Build and atomically write <run>/run_identity.json. child_env: the edits applied over environ. */
 int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf,

@@ -20,6 +20,14 @@
 #define ZL_STATUS_INTERRUPTED "interrupted"
 #define ZL_STATUS_CRASHED "crashed"
 
+/*
+ * Refuse pytest arguments after "--" that would override what zlbench sets for the run:
+ * --level, --mode, --record, --output, --shape_file (also as --x=v), -m when zlbench passes
+ * -m OP, and -p no:zl_* (its plugins). 0, or -1 with err naming the argument and the
+ * zlbench setting to use instead (a usage error).
+ */
+int zl_run_check_passthrough(const struct zl_settings *s, struct strbuf *err);
+
 /* The child's argv and environment edits for a run (also what --dry-run prints). */
 void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *pf,
 			const struct zl_plan *plan, const char *plugins_dir,

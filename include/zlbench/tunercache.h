@@ -19,6 +19,8 @@
  * Databases are opened read-only (a file: URI with mode=ro) with a busy
  * timeout. A missing directory or DB, a DB locked past the timeout, or a
  * corrupt file is never an error: it adds a line to notes and counts nothing.
+ * A missing one holds nothing; one that exists but could not be read is named in
+ * unread_dbs (or dir_unread), so that a caller can say "unknown" rather than 0.
  */
 #ifndef ZLBENCH_TUNERCACHE_H
 #define ZLBENCH_TUNERCACHE_H
@@ -52,8 +54,15 @@ struct zl_tuner_stats {
 	struct zl_tuner_table *tables;   /* sorted by db, then name */
 	size_t nr, alloc;
 	struct strvec notes;   /* one lowercase line per thing not counted */
+	struct strvec unread_dbs; /* file names of databases that exist but were not counted */
+	int dir_unread;        /* the config_cache directory (or the cache dir) could not be listed */
 };
-#define ZL_TUNER_STATS_INIT { 0, 0, 0, NULL, 0, 0, STRVEC_INIT }
+#define ZL_TUNER_STATS_INIT { 0, 0, 0, NULL, 0, 0, STRVEC_INIT, STRVEC_INIT, 0 }
+/* 1 when the totals are only a lower bound: something present was not counted. */
+int zl_tuner_stats_incomplete(const struct zl_tuner_stats *st);
+
+/* Points libtuner at another database (any value, even empty): this module does not read it. */
+#define ZL_TUNER_DB_URL_VAR "FLAGGEMS_DB_URL"
 
 /* Busy timeout used when the caller passes busy_ms < 0. */
 #define ZL_TUNER_BUSY_MS 2000

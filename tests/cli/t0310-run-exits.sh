@@ -44,4 +44,14 @@ printf 'def test_x():\n    pass\n' >ie/benchmark/test_x.py
 R --flaggems-dir ie --op x --out i
 expect_rc 70
 [ "$(status i 'd["status"], d["exit_code"]')" = "('crashed', 70)" ] || fail "internal: $(status i 'd["status"], d["exit_code"]')"
+
+# the isolated caches cannot be made (TMPDIR unusable) before pytest starts: preflight_failed
+# (exit 3) with the reason in a final identity, never a run directory without one
+TMPDIR="$TMP/no/such/dir" R --op sleepy --out nt --isolate-tuner-cache
+expect_rc 3
+contains "$TMP/err" "PREFLIGHT_FAILED check=isolate_tuner_cache"
+[ "$(status nt 'd["status"], d["exit_code"], d["finished_at"] is not None, d["child_argv"]')" = "('preflight_failed', 3, True, [])" ] ||
+	fail "no TMPDIR: $(status nt 'd["status"], d["exit_code"], d["reason"]')"
+case "$(status nt 'd["reason"]')" in *"$TMP/no/such/dir"*) ;; *) fail "reason: $(status nt 'd["reason"]')" ;; esac
+[ "$(tail -n 1 "$TMP/out")" = "RUN_DIR=$TMP/nt" ] || fail "RUN_DIR after a failure before the child"
 pass

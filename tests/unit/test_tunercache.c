@@ -183,15 +183,19 @@ static void test_missing(void **state)
 	assert_int_equal(st.dbs, 0);
 	assert_int_equal(st.notes.nr, 1);
 	assert_true(notes_mention(&st, gone));
+	/* nothing there holds nothing: a true 0, not an unknown */
+	assert_false(zl_tuner_stats_incomplete(&st));
 	zl_tuner_stats_release(&st);
 
 	zl_tuner_count_db(db, -1, &st);
 	assert_int_equal(st.dbs, 0);
 	assert_true(notes_mention(&st, "No such file"));
+	assert_false(zl_tuner_stats_incomplete(&st));
 	zl_tuner_stats_release(&st);
 
 	zl_tuner_count_dir(NULL, NULL, -1, &st);
 	assert_int_equal(st.notes.nr, 1);
+	assert_true(zl_tuner_stats_incomplete(&st));
 	zl_tuner_stats_release(&st);
 
 	free(gone);
@@ -219,6 +223,10 @@ static void test_corrupt_is_a_note(void **state)
 	assert_int_equal(st.notes.nr, 1);
 	assert_true(notes_mention(&st, "TunedConfig_b_triton_3_6.db"));
 	assert_true(notes_mention(&st, "not a database"));
+	/* 12 is only what could be read: the bad file is named as not counted */
+	assert_true(zl_tuner_stats_incomplete(&st));
+	assert_int_equal(st.unread_dbs.nr, 1);
+	assert_string_equal(st.unread_dbs.v[0], "TunedConfig_b_triton_3_6.db");
 	zl_tuner_stats_release(&st);
 
 	strbuf_release(&junk);
@@ -253,12 +261,17 @@ static void test_locked_is_a_note(void **state)
 	assert_int_equal(st.nr, 0);
 	assert_true(notes_mention(&st, "locked"));
 	assert_true(notes_mention(&st, "TunedConfig_a_triton_3_6.db"));
+	assert_true(zl_tuner_stats_incomplete(&st));
+	assert_int_equal(st.unread_dbs.nr, 1);
+	assert_string_equal(st.unread_dbs.v[0], "TunedConfig_a_triton_3_6.db");
 	zl_tuner_stats_release(&st);
+	assert_int_equal(st.unread_dbs.nr, 0);
 
 	/* Lock released: the same DB counts. */
 	exec_ok(writer, "COMMIT");
 	zl_tuner_count_dir(cache, NULL, TEST_BUSY_MS, &st);
 	assert_int_equal(st.notes.nr, 0);
+	assert_false(zl_tuner_stats_incomplete(&st));
 	assert_int_equal(st.winners, 12);
 	zl_tuner_stats_release(&st);
 
@@ -306,6 +319,7 @@ static void test_odd_paths(void **state)
 	/* A directory where a DB is expected. */
 	zl_tuner_count_db(tmpl, -1, &st);
 	assert_true(notes_mention(&st, "not a regular file"));
+	assert_true(zl_tuner_stats_incomplete(&st));
 	zl_tuner_stats_release(&st);
 	free(path);
 	remove_dir(xstrdup(tmpl));
