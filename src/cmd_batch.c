@@ -88,7 +88,8 @@ void help_batch(FILE *out)
 	fprintf(out,
 		"\nThe run settings above are given to every operator's run (--op, --op-file, --test-node and --out\n"
 		"are the batch's to set). Environment: ZL_KILL_GRACE (seconds between SIGTERM and SIGKILL of a run),\n"
-		"ZL_NO_HISTORY=1 (no history for the start order; runs are not stored), NO_COLOR;\n"
+		"ZL_NO_HISTORY=1 (no history for the start order; runs are not stored),\n"
+		"ZL_HISTORY_DB (history database for the start order and the runs; default $ZL_HOME/history.db), NO_COLOR;\n"
 		"with Slurm also ZL_SLURM_POLL (seconds between polls, default 1), ZL_SLURM_TIMEOUT (seconds\n"
 		"one Slurm command may take, default 30) and SLURM_CONF.\n\n"
 		"Exit codes: 0 every operator passed, 1 an operator failed, crashed or timed out, 2 usage,\n"

@@ -33,6 +33,7 @@ void help_run(FILE *out)
 	fprintf(out,
 		"\nEnvironment: every setting above has its variable; also ZL_PLUGINS_DIR (plugins directory),\n"
 		"ZL_KILL_GRACE (seconds between SIGTERM and SIGKILL, default 10), ZL_NO_HISTORY=1 (skip the history DB),\n"
+		"ZL_HISTORY_DB (history database instead of $ZL_HOME/history.db),\n"
 		"FLAGGEMS_CACHE_DIR and TRITON_CACHE_DIR (the shared caches zlbench inspects).\n\n"
 		"Exit codes: 0 passed, 1 benchmark failed, 2 usage, 3 preflight failed (incl. check=vendor),\n"
 		"4 pytest usage error, 5 no tests collected, 70 pytest internal error, 124 timeout,\n"
