@@ -13,6 +13,7 @@
 #include "zlbench/fsutil.h"
 #include "zlbench/preflight.h"
 #include "zlbench/push.h"
+#include "zlbench/run.h"
 #include "zlbench/settings.h"
 #include "zlbench/slurm.h"
 #include "zlbench/util.h"
@@ -660,6 +661,11 @@ int cmd_batch(int argc, const char **argv)
 	}
 	if (check_launcher(&s, &o, &slurm))
 		goto out;
+	/* each op's run would refuse them one by one: refuse them once, before the batch exists */
+	if (zl_run_check_passthrough(&s, &err) || zl_kill_grace_check(&err)) {
+		zl_print_error("%s", err.buf);
+		goto out;
+	}
 	ro.self_exe = exe;
 	existing = o.resume ? o.resume : o.collect;
 	if (existing) {
