@@ -183,17 +183,91 @@ static int resolve_bool(struct zl_settings *s, enum zl_setting_id id, int *out, 
 	return 0;
 }
 
+/* A device index: plain decimal digits only (no sign, blank or empty item), at most 4096. */
+static int parse_device_index(const char *p, size_t len, long *out)
+{
+	long n = 0;
+	size_t i;
+
+	if (!len)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return -1;
+		n = n * 10 + (p[i] - '0');
+		if (n > 4096)
+			return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+/*
+ * Split the devices value into canonical indices ("01" is "1") and refuse repeats, so
+ * that the visibility variable, batch's slots and the identity all see one spelling.
+ * The setting's raw value becomes the canonical list too.
+ */
+static int resolve_devices(struct zl_settings *s, struct strbuf *err)
+{
+	const struct zl_setting_value *v = &s->v[ZL_SET_DEVICES];
+	const char *p = v->raw;
+	struct strbuf canon = STRBUF_INIT;
+	long n;
+	size_t i;
+	char *item = NULL;
+
+	strvec_clear(&s->devices);
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		long seen;
+
+		item = xstrndup(p, len);
+		if (!len) {
+			zl_error(err, "invalid value '%s' for %s: an empty device index; use a comma-separated "
+				 "list of non-negative integers, e.g. 0,2", v->raw, v->from);
+			goto fail;
+		}
+		if (parse_device_index(p, len, &n)) {
+			zl_error(err, "invalid device index '%s' in %s '%s': use non-negative decimal integers "
+				 "(no sign or blank, at most 4096), e.g. 0,2", item, v->from, v->raw);
+			goto fail;
+		}
+		for (i = 0; i < s->devices.nr; i++)
+			if (!zl_parse_long(s->devices.v[i], &seen) && seen == n) {
+				zl_error(err, "device index '%s' in %s '%s' repeats device %ld: list each device once",
+					 item, v->from, v->raw, n);
+				goto fail;
+			}
+		free(item);
+		item = NULL;
+		strvec_pushf(&s->devices, "%ld", n);
+		strbuf_addf(&canon, "%s%ld", canon.len ? "," : "", n);
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	free(s->v[ZL_SET_DEVICES].raw);
+	s->v[ZL_SET_DEVICES].raw = strbuf_detach(&canon, NULL);
+	return 0;
+fail:
+	free(item);
+	strbuf_release(&canon);
+	strvec_clear(&s->devices);
+	return -1;
+}
+
 int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 {
 	size_t i;
 	long n;
 	double d;
 	char cwd[4096];
+	const char *env;
 
 	/* environment next, then defaults */
 	for (i = 0; i < ZL_SET__COUNT; i++) {
 		const struct zl_setting_def *def = &zl_setting_defs[i];
-		const char *env;
 
 		if (s->v[i].source != ZL_SRC_UNSET || !def->env)
 			continue;
@@ -304,13 +378,8 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 
 	/* devices: checked against the enumeration by preflight */
 	if (s->v[ZL_SET_DEVICES].raw) {
-		strvec_split(&s->devices, s->v[ZL_SET_DEVICES].raw, ',');
-		if (!s->devices.nr)
-			return invalid(err, s, ZL_SET_DEVICES, "a comma-separated list of device indices");
-		for (i = 0; i < s->devices.nr; i++)
-			if (zl_parse_long(s->devices.v[i], &n) || n < 0 || n > 4096)
-				return zl_error(err, "invalid device index '%s' in %s '%s': use non-negative integers, e.g. 0,2",
-						s->devices.v[i], s->v[ZL_SET_DEVICES].from, s->v[ZL_SET_DEVICES].raw);
+		if (resolve_devices(s, err))
+			return -1;
 	} else {
 		s->devices_defaulted = 1;
 	}

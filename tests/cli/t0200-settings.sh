@@ -82,6 +82,35 @@ contains "$TMP/err" "'-5' for --timeout"
 run_zl run --backend cuda --flaggems-dir fg --op mm --devices 0,x --dry-run
 expect_rc 2
 contains "$TMP/err" "invalid device index 'x'"
+# device indices are plain decimal integers, stored canonically ("01" is 1) and listed once
+for d in '+1' '-0' ' 1' '1 ' '0x1' '99999999999999999999' '4097'; do
+	run_zl run --backend cuda --flaggems-dir fg --op mm --devices "$d" --dry-run
+	expect_rc 2
+	contains "$TMP/err" "invalid device index '$d' in --devices"
+done
+for d in '0,,1' '1,' ','; do
+	ZL_DEVICES=$d run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+	expect_rc 2
+	contains "$TMP/err" "invalid value '$d' for ZL_DEVICES: an empty device index"
+done
+run_zl run --backend cuda --flaggems-dir fg --op mm --devices 01,002 --dry-run
+expect_rc 0
+contains "$TMP/out" "CUDA_VISIBLE_DEVICES=1,2"
+lacks "$TMP/out" "CUDA_VISIBLE_DEVICES=01"
+grep -E '^  devices += 1,2 +\(flag: --devices\)' "$TMP/out" >/dev/null || fail "devices not canonical: $(cat "$TMP/out")"
+run_zl run --backend cuda --flaggems-dir fg --op mm --devices 0,0 --dry-run
+expect_rc 2
+contains "$TMP/err" "device index '0' in --devices '0,0' repeats device 0"
+ZL_DEVICES=3,03 run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 2
+contains "$TMP/err" "device index '03' in ZL_DEVICES '3,03' repeats device 3"
+# batch reads the same resolved list: the duplicate is refused, the child gets the canonical index
+run_zl batch --backend cuda --flaggems-dir fg --ops mm --devices 2,02 --dry-run
+expect_rc 2
+contains "$TMP/err" "repeats device 2"
+run_zl batch --backend cuda --flaggems-dir fg --ops mm --devices 01 --dry-run
+expect_rc 0
+contains "$TMP/out" "--devices=1"
 # --gpus is an alias of --devices
 run_zl run --backend cuda --flaggems-dir fg --op mm --gpus 1,3 --dry-run
 expect_rc 0
