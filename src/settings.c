@@ -5,6 +5,7 @@
 
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
+#include "zlbench/resolve.h"
 #include "zlbench/settings.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
@@ -275,6 +276,11 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 		if (env && *env)
 			set_value(s, (enum zl_setting_id)i, env, ZL_SRC_ENV, def->env);
 	}
+	/* the operator is a name, never a path: refused here so that every command agrees (exit 2) */
+	if (s->v[ZL_SET_OP].raw && !zl_op_name_valid(s->v[ZL_SET_OP].raw))
+		return zl_error(err, "invalid operator name '%s' (from %s): use letters, digits and '_' only",
+				s->v[ZL_SET_OP].raw, s->v[ZL_SET_OP].from);
+
 
 	/* backend */
 	if (s->v[ZL_SET_BACKEND].raw) {
@@ -392,6 +398,13 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 	if (!s->v[ZL_SET_RUNS_DIR].raw)
 		set_value(s, ZL_SET_RUNS_DIR, "runs", ZL_SRC_DEFAULT, "default");
 	return 0;
+}
+
+int zl_settings_need_target(const struct zl_settings *s, struct strbuf *err)
+{
+	if (s->v[ZL_SET_OP].raw || s->v[ZL_SET_OP_FILE].raw || s->v[ZL_SET_TEST_NODE].raw)
+		return 0;
+	return zl_error(err, "nothing to run: give --op, --op-file or --test-node (or OP, OP_FILE, TEST_NODE)");
 }
 
 void zl_settings_print(const struct zl_settings *s, FILE *out)

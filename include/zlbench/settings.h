@@ -113,6 +113,9 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err);
 int zl_settings_setup(struct zl_settings *s, int argc, const char **argv,
 		      const struct zl_option *extra, void (*help)(FILE *), int *code);
 
+/* Run-like commands need an operator, a file or a node: 0, or -1 with the usage message. */
+int zl_settings_need_target(const struct zl_settings *s, struct strbuf *err);
+
 /* Set a value programmatically (used by batch and tests); source is ZL_SRC_FLAG. */
 void zl_settings_set(struct zl_settings *s, enum zl_setting_id id, const char *raw);
 

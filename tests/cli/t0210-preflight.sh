@@ -104,4 +104,26 @@ contains "$TMP/err" "invalid operator name"
 run_zl run --backend cuda --flaggems-dir fg --python "$PY"
 expect_rc 2
 contains "$TMP/err" "nothing to run"
+# the operator name is checked with the settings: every command agrees, and before any path check
+run_zl run --backend cuda --flaggems-dir /nope --op ../x --python "$PY"
+expect_rc 2
+contains "$TMP/err" "invalid operator name '../x' (from --op)"
+lacks "$TMP/err" "PREFLIGHT_FAILED"
+for cmd in run preflight; do
+	OP='mm;x' run_zl $cmd --backend cuda --flaggems-dir fg --python "$PY"
+	expect_rc 2
+	contains "$TMP/err" "invalid operator name 'mm;x' (from OP)"
+	run_zl $cmd --backend cuda --flaggems-dir fg --op 'a/b' --python "$PY"
+	expect_rc 2
+	contains "$TMP/err" "invalid operator name 'a/b' (from --op)"
+	lacks "$TMP/out" "op_resolution"
+done
+# preflight with nothing to check is the same usage error as run's
+run_zl preflight --backend cuda --flaggems-dir fg --python "$PY"
+expect_rc 2
+contains "$TMP/err" "nothing to run"
+lacks "$TMP/out" "ok "
+run_zl preflight --backend cuda --flaggems-dir fg --python "$PY" --json
+expect_rc 2
+contains "$TMP/err" "nothing to run"
 pass
