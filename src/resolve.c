@@ -94,37 +94,87 @@ static void walk_tests(const char *dir, const char *rel, zl_walk_fn fn, void *da
 	zl_walk_python(dir, rel, 1, fn, data);
 }
 
-void zl_walk_python(const char *dir, const char *rel, int tests_only, zl_walk_fn fn, void *data)
+/* Where a walk has been: directories and files by (st_dev, st_ino), the identity of their real path. */
+struct walk_seen {
+	struct walk_id { dev_t dev; ino_t ino; } *ids;
+	size_t nr, alloc;
+	int links;                /* a symlink was followed: from now on a path may repeat */
+};
+
+static int walk_seen_add(struct walk_seen *w, const struct stat *st)
+{
+	size_t i;
+
+	if (w->links)
+		for (i = 0; i < w->nr; i++)
+			if (w->ids[i].dev == st->st_dev && w->ids[i].ino == st->st_ino)
+				return 0;
+	if (w->nr == w->alloc) {
+		w->alloc = w->alloc ? w->alloc * 2 : 64;
+		w->ids = xrealloc(w->ids, w->alloc * sizeof(*w->ids));
+	}
+	w->ids[w->nr++] = (struct walk_id){ st->st_dev, st->st_ino };
+	return 1;
+}
+
+/*
+ * Like pytest, symlinked directories are followed; unlike it, each directory and file is
+ * visited once (a link to an ancestor is a loop that would repeat every file ~40 times).
+ * Within a directory, plain entries come before symlinks, so a file reachable both ways
+ * is reported under its own path.
+ */
+static void walk_dir(const char *dir, const char *rel, int tests_only, zl_walk_fn fn, void *data,
+		     struct walk_seen *seen)
 {
 	struct dirent **names;
-	int n, i;
+	int n, i, pass;
 
 	n = scandir(dir, &names, NULL, alphasort);
 	if (n < 0)
 		return;
-	for (i = 0; i < n; i++) {
-		const char *name = names[i]->d_name;
-		char *path, *relpath;
-		struct stat st;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++) {
+			const char *name = names[i]->d_name;
+			char *path, *relpath;
+			struct stat lst, st;
+			int link;
 
-		if (name[0] == '.' || !strcmp(name, "__pycache__")) {
-			free(names[i]);
-			continue;
-		}
-		path = zl_path_join(dir, name);
-		relpath = *rel ? zl_path_join(rel, name) : xstrdup(name);
-		if (!stat(path, &st)) {
-			if (S_ISDIR(st.st_mode))
-				zl_walk_python(path, relpath, tests_only, fn, data);
-			else if (S_ISREG(st.st_mode) && zl_ends_with(name, ".py") &&
-				 (!tests_only || zl_starts_with(name, "test_")))
+			if (name[0] == '.' || !strcmp(name, "__pycache__"))
+				continue;
+			path = zl_path_join(dir, name);
+			link = !lstat(path, &lst) && S_ISLNK(lst.st_mode);
+			if (link != pass || stat(path, &st)) {
+				free(path);
+				continue;
+			}
+			if (link)
+				seen->links = 1;
+			relpath = *rel ? zl_path_join(rel, name) : xstrdup(name);
+			if (S_ISDIR(st.st_mode)) {
+				if (walk_seen_add(seen, &st))
+					walk_dir(path, relpath, tests_only, fn, data, seen);
+			} else if (S_ISREG(st.st_mode) && zl_ends_with(name, ".py") &&
+				   (!tests_only || zl_starts_with(name, "test_")) && walk_seen_add(seen, &st)) {
 				fn(path, relpath, data);
+			}
+			free(path);
+			free(relpath);
 		}
-		free(path);
-		free(relpath);
+	for (i = 0; i < n; i++)
 		free(names[i]);
-	}
 	free(names);
+}
+
+void zl_walk_python(const char *dir, const char *rel, int tests_only, zl_walk_fn fn, void *data)
+{
+	struct walk_seen seen = { NULL, 0, 0, 0 };
+	struct stat st;
+
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return;
+	walk_seen_add(&seen, &st);
+	walk_dir(dir, rel, tests_only, fn, data, &seen);
+	free(seen.ids);
 }
 
 struct scan_ctx {

@@ -26,6 +26,25 @@ run_zl run --backend cuda --flaggems-dir fg --op ama --dry-run
 expect_rc 3
 contains "$TMP/err" "did you mean: amax"
 
+# symlinks in the marker scan: followed like pytest does, but each directory and file once
+# (a link to an ancestor is a loop; two of them used to multiply the files)
+cp -R fg fl
+ln -s . fl/benchmark/loop
+ln -s .. fl/benchmark/fused/up
+ln -s fused fl/benchmark/alias
+ln -s test_more.py fl/benchmark/test_more_again.py
+ln -s nowhere fl/benchmark/dangling
+mkdir -p ext && printf 'import pytest\n\n@pytest.mark.amax\ndef test_ext():\n    pass\n' >ext/test_ext.py
+ln -s "$TMP/ext" fl/benchmark/linked
+run_zl run --backend cuda --flaggems-dir fl --op amax --dry-run
+expect_rc 0
+nodes=$(sed -n '/^nodes (marker scan):/,/^marker:/p' "$TMP/out" | grep '^  ' | tr -d ' ' | tr '\n' ' ')
+[ "$nodes" = "benchmark/fused/test_reductions.py benchmark/test_more.py benchmark/linked/test_ext.py " ] ||
+	fail "marker scan through links: $nodes"
+run_zl run --backend cuda --flaggems-dir fl --op nosuchop --dry-run
+expect_rc 3
+contains "$TMP/err" "(5 files scanned)"
+
 # OP_FILE + OP
 OP_FILE=benchmark/fused/test_reductions.py OP=amax run_zl run --backend cuda --flaggems-dir fg --dry-run
 expect_rc 0
