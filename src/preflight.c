@@ -96,16 +96,52 @@ static int check_benchmark_dir(struct zl_preflight *pf, struct strbuf *msg)
 	return rc;
 }
 
+/*
+ * A stray variable in the shell must not silently change what a flag asked for: say so when
+ * the environment's TEST_NODE overrides an --op/--op-file flag, or when OP and OP_FILE, one
+ * from a flag and one from the environment, are combined into "that file with -m OP".
+ */
+static void warn_mixed_sources(struct zl_preflight *pf)
+{
+	const struct zl_setting_value *node = &pf->s->v[ZL_SET_TEST_NODE];
+	const struct zl_setting_value *op = &pf->s->v[ZL_SET_OP];
+	const struct zl_setting_value *file = &pf->s->v[ZL_SET_OP_FILE];
+	const struct zl_setting_value *env, *flag;
+
+	if (node->raw) {
+		if (node->source != ZL_SRC_ENV)
+			return;
+		flag = op->source == ZL_SRC_FLAG ? op : file->source == ZL_SRC_FLAG ? file : NULL;
+		if (flag)
+			strvec_pushf(&pf->warnings, "%s='%s' from the environment wins over %s '%s' (a test node "
+				     "ignores OP and OP_FILE): unset %s or pass --test-node", node->from, node->raw,
+				     flag->from, flag->raw, node->from);
+		return;
+	}
+	if (!op->raw || !file->raw || op->source == file->source)
+		return;
+	env = op->source == ZL_SRC_ENV ? op : file->source == ZL_SRC_ENV ? file : NULL;
+	flag = op->source == ZL_SRC_FLAG ? op : file->source == ZL_SRC_FLAG ? file : NULL;
+	if (env && flag)
+		strvec_pushf(&pf->warnings, "%s='%s' from the environment is combined with %s '%s': the run is "
+			     "file '%s' with -m %s; unset %s or pass it as a flag", env->from, env->raw, flag->from,
+			     flag->raw, file->raw, op->raw, env->from);
+}
+
 /* benchmark_file and op_resolution share one resolution; its failure kind picks the check. */
 static enum zl_resolve_fail resolve_once(struct zl_preflight *pf, struct strbuf *msg)
 {
 	struct zl_settings *s = pf->s;
 
 	if (!pf->resolved) {
+		const struct zl_node_sources from = { s->v[ZL_SET_TEST_NODE].from, s->v[ZL_SET_OP].from,
+						      s->v[ZL_SET_OP_FILE].from };
+
 		pf->resolved = 1;
-		pf->resolve_fail = zl_resolve_nodes(s->flaggems_dir, s->v[ZL_SET_TEST_NODE].raw,
-						    s->v[ZL_SET_OP].raw, s->v[ZL_SET_OP_FILE].raw, &pf->nodes,
-						    &pf->resolve_msg);
+		warn_mixed_sources(pf);
+		pf->resolve_fail = zl_resolve_nodes_from(s->flaggems_dir, s->v[ZL_SET_TEST_NODE].raw,
+							 s->v[ZL_SET_OP].raw, s->v[ZL_SET_OP_FILE].raw, &from,
+							 &pf->nodes, &pf->resolve_msg);
 	}
 	if (pf->resolve_fail)
 		zl_error(msg, "%s", pf->resolve_msg.buf);

@@ -272,12 +272,23 @@ static char *node_file(const char *node)
 	return sep ? xstrndup(node, (size_t)(sep - node)) : xstrdup(node);
 }
 
-enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test_node,
-				      const char *op, const char *op_file,
-				      struct zl_nodes *out, struct strbuf *err)
+/* " (from TEST_NODE)", or "" when the source is not known; the text lives in sb */
+static const char *from_note(struct strbuf *sb, const char *from)
+{
+	strbuf_reset(sb);
+	if (from)
+		strbuf_addf(sb, " (from %s)", from);
+	return sb->buf;
+}
+
+static enum zl_resolve_fail resolve(const char *flaggems_dir, const char *test_node,
+				    const char *op, const char *op_file,
+				    const struct zl_node_sources *from, struct strbuf *note,
+				    struct zl_nodes *out, struct strbuf *err)
 {
 	if (op && !zl_op_name_valid(op)) {
-		zl_error(err, "invalid operator name '%s': use letters, digits and '_' only", op);
+		zl_error(err, "invalid operator name '%s'%s: use letters, digits and '_' only", op,
+			 from_note(note, from ? from->op : NULL));
 		return ZL_RESOLVE_BAD_NAME;
 	}
 	if (op)
@@ -289,7 +300,8 @@ enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test
 
 		out->how = "test node";
 		if (!ok) {
-			zl_error(err, "test node file '%s' not found under '%s'", file, flaggems_dir);
+			zl_error(err, "test node file '%s'%s not found under '%s'", file,
+				 from_note(note, from ? from->test_node : NULL), flaggems_dir);
 			free(file);
 			free(path);
 			return ZL_RESOLVE_BAD_FILE;
@@ -304,7 +316,8 @@ enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test
 
 		out->how = "op file";
 		if (!zl_is_file(path)) {
-			zl_error(err, "operator file '%s' not found under '%s'", op_file, flaggems_dir);
+			zl_error(err, "operator file '%s'%s not found under '%s'", op_file,
+				 from_note(note, from ? from->op_file : NULL), flaggems_dir);
 			free(path);
 			return ZL_RESOLVE_BAD_FILE;
 		}
@@ -351,8 +364,8 @@ enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test
 			zl_list_ops(flaggems_dir, &ops);
 			zl_suggest(op, &ops, 5, &out->suggestions);
 			strvec_clear(&ops);
-			zl_error(err, "no benchmark for operator '%s': no benchmark/test_%s.py and no file with @pytest.mark.%s (%zu files scanned)",
-				 op, op, op, c.scanned);
+			zl_error(err, "no benchmark for operator '%s'%s: no benchmark/test_%s.py and no file with @pytest.mark.%s (%zu files scanned)",
+				 op, from_note(note, from ? from->op : NULL), op, op, c.scanned);
 			if (out->suggestions.nr) {
 				strbuf_addstr(err, "; did you mean: ");
 				for (i = 0; i < out->suggestions.nr; i++)
@@ -361,6 +374,25 @@ enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test
 		}
 		return ZL_RESOLVE_NO_MATCH;
 	}
+}
+
+enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test_node,
+				      const char *op, const char *op_file,
+				      struct zl_nodes *out, struct strbuf *err)
+{
+	return zl_resolve_nodes_from(flaggems_dir, test_node, op, op_file, NULL, out, err);
+}
+
+enum zl_resolve_fail zl_resolve_nodes_from(const char *flaggems_dir, const char *test_node,
+					   const char *op, const char *op_file,
+					   const struct zl_node_sources *from,
+					   struct zl_nodes *out, struct strbuf *err)
+{
+	struct strbuf note = STRBUF_INIT;
+	enum zl_resolve_fail rc = resolve(flaggems_dir, test_node, op, op_file, from, &note, out, err);
+
+	strbuf_release(&note);
+	return rc;
 }
 
 /* Append the last dotted component of [p, end) as a new string. */

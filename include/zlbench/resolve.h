@@ -34,7 +34,17 @@ void zl_nodes_release(struct zl_nodes *n);
 
 int zl_op_name_valid(const char *op);
 
-/* Returns ZL_RESOLVE_OK or a failure kind with err filled. */
+/* Where each input came from ("--op", "OP", ...), for the messages; a NULL member is not named. */
+struct zl_node_sources {
+	const char *test_node, *op, *op_file;
+};
+
+/* Returns ZL_RESOLVE_OK or a failure kind with err filled; from may be NULL. */
+enum zl_resolve_fail zl_resolve_nodes_from(const char *flaggems_dir, const char *test_node,
+					   const char *op, const char *op_file,
+					   const struct zl_node_sources *from,
+					   struct zl_nodes *out, struct strbuf *err);
+/* The same without sources. */
 enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test_node,
 				      const char *op, const char *op_file,
 				      struct zl_nodes *out, struct strbuf *err);

@@ -57,6 +57,35 @@ expect_rc 0
 contains "$TMP/out" "  benchmark/test_bmm.py::test_bmm"
 grep -qx "marker: -" "$TMP/out" || fail "test node got a marker"
 
+# a resolution failure names where the value came from
+TEST_NODE=benchmark/test_nope.py::test_x run_zl run --backend cuda --flaggems-dir fg --dry-run
+expect_rc 3
+contains "$TMP/err" "test node file 'benchmark/test_nope.py' (from TEST_NODE) not found"
+run_zl run --backend cuda --flaggems-dir fg --op-file benchmark/none.py --dry-run
+expect_rc 3
+contains "$TMP/err" "operator file 'benchmark/none.py' (from --op-file) not found"
+OP=mmm run_zl run --backend cuda --flaggems-dir fg --dry-run
+expect_rc 3
+contains "$TMP/err" "no benchmark for operator 'mmm' (from OP)"
+
+# a stray variable that changes what a flag asked for is named next to the flag
+OP=bmm run_zl run --backend cuda --flaggems-dir fg --op-file benchmark/test_mm.py --dry-run
+expect_rc 0
+contains "$TMP/err" "warning: OP='bmm' from the environment is combined with --op-file 'benchmark/test_mm.py'"
+OP_FILE=benchmark/test_more.py run_zl run --backend cuda --flaggems-dir fg --op amax --dry-run
+expect_rc 0
+contains "$TMP/err" "warning: OP_FILE='benchmark/test_more.py' from the environment is combined with --op 'amax'"
+TEST_NODE=benchmark/test_bmm.py::test_bmm run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 0
+contains "$TMP/err" "warning: TEST_NODE='benchmark/test_bmm.py::test_bmm' from the environment wins over --op 'mm'"
+# no warning when both come from the same place, or the flag wins as usual
+OP=amax OP_FILE=benchmark/test_more.py run_zl run --backend cuda --flaggems-dir fg --dry-run
+expect_rc 0
+lacks "$TMP/err" "from the environment"
+OP=bmm run_zl run --backend cuda --flaggems-dir fg --test-node benchmark/test_mm.py --dry-run
+expect_rc 0
+lacks "$TMP/err" "from the environment"
+
 # the argv is exact: nodes, -m, -p plugins, level, mode, record, output, -s, shape file, passthrough
 run_zl run --backend cuda --flaggems-dir fg --op mm --shape-file fg/benchmark/core_shapes.yaml --out r1 --dry-run -- --dtypes float16
 expect_rc 0
