@@ -269,7 +269,11 @@ static int check_devices(struct zl_preflight *pf, struct strbuf *msg)
 		strvec_pushf(&pf->warnings, "devices %s", pf->devs.how ? pf->devs.how : "not verified");
 	if (s->devices_defaulted) {
 		/* "first device": the first one enumerated, else index 0 (not verified) */
-		strvec_pushf(&s->devices, "%d", pf->devs.available && pf->devs.nr ? pf->devs.v[0].index : 0);
+		int first = pf->devs.available && pf->devs.nr;
+
+		strvec_pushf(&s->devices, "%d", first ? pf->devs.v[0].index : 0);
+		zl_settings_set_default(s, ZL_SET_DEVICES, s->devices.v[0],
+					first ? "the first device" : "device 0, not verified");
 		s->devices_defaulted = 0;
 	}
 	if (!pf->devs.available)
@@ -323,6 +327,8 @@ static int check_out_dir(struct zl_preflight *pf, struct strbuf *msg)
 	}
 	free(pf->out_dir);
 	pf->out_dir = dir;
+	free(s->out_default);
+	s->out_default = s->v[ZL_SET_OUT].raw ? NULL : xstrdup(dir);
 	/* a default name taken by another run gets a suffix when the run claims it */
 	if (s->v[ZL_SET_OUT].raw && !zl_dir_absent_or_empty(dir))
 		return zl_error(msg, "run directory '%s' exists and is not empty: a run directory is never reused", dir);

@@ -80,6 +80,7 @@ void zl_settings_release(struct zl_settings *s)
 	free(s->shape_file);
 	free(s->replay_from);
 	free(s->python);
+	free(s->out_default);
 	free(s->opts);
 	strvec_clear(&s->devices);
 	strvec_clear(&s->passthrough);
@@ -407,17 +408,37 @@ int zl_settings_need_target(const struct zl_settings *s, struct strbuf *err)
 	return zl_error(err, "nothing to run: give --op, --op-file or --test-node (or OP, OP_FILE, TEST_NODE)");
 }
 
+void zl_settings_set_default(struct zl_settings *s, enum zl_setting_id id, const char *raw, const char *why)
+{
+	char *from = xstrfmt("default: %s", why);
+
+	set_value(s, id, raw, ZL_SRC_DEFAULT, from);
+	free(from);
+}
+
 void zl_settings_print(const struct zl_settings *s, FILE *out)
 {
 	size_t i;
 
 	for (i = 0; i < ZL_SET__COUNT; i++) {
 		const struct zl_setting_value *v = &s->v[i];
+		const char *value = v->raw ? v->raw : "-";
+		const char *src = zl_source_name(v->source), *sep = "", *from = "";
 
-		fprintf(out, "  %-20s = %-40s (%s%s%s)\n", zl_setting_defs[i].key,
-			v->raw ? v->raw : "-", zl_source_name(v->source),
-			v->source == ZL_SRC_FLAG || v->source == ZL_SRC_ENV ? ": " : "",
-			v->source == ZL_SRC_FLAG || v->source == ZL_SRC_ENV ? v->from : "");
+		if (v->source == ZL_SRC_FLAG || v->source == ZL_SRC_ENV) {
+			sep = ": ";
+			from = v->from;
+		} else if (v->source == ZL_SRC_DEFAULT) {
+			src = v->from; /* "default", or "default: <why>" */
+		} else if (i == ZL_SET_OUT) {
+			/* left unset so that the run may add -2, -3, ...; show what it resolves to */
+			value = s->out_default ? s->out_default : zl_setting_defs[i].default_doc;
+			src = "default: a new directory under runs_dir";
+		} else if (i == ZL_SET_DEVICES && s->devices_defaulted) {
+			value = zl_setting_defs[i].default_doc;
+			src = "default";
+		}
+		fprintf(out, "  %-20s = %-40s (%s%s%s)\n", zl_setting_defs[i].key, value, src, sep, from);
 	}
 }
 

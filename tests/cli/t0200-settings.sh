@@ -10,6 +10,20 @@ run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
 expect_rc 0
 grep -E '^  level += core +\(default\)' "$TMP/out" >/dev/null || fail "level default not shown: $(cat "$TMP/out")"
 
+# devices and out show what their defaults resolve to, and say so
+grep -E '^  devices += 0 +\(default: device 0, not verified\)' "$TMP/out" >/dev/null || fail "devices default not shown: $(cat "$TMP/out")"
+grep -E "^  out += $TMP/runs/[0-9]{8}-[0-9]{6}-cuda-mm +\(default: a new directory under runs_dir\)" "$TMP/out" >/dev/null ||
+	fail "out default not shown: $(cat "$TMP/out")"
+ZL_RUNS_DIR=elsewhere run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 0
+grep -E "^  out += $TMP/elsewhere/[0-9]{8}-[0-9]{6}-cuda-mm " "$TMP/out" >/dev/null || fail "out default ignores ZL_RUNS_DIR"
+fake_tool nvidia-smi 'printf "3, NVIDIA H200, GPU-aaaa, 00000000:00:06.0, 143771, 570.1\n5, NVIDIA H200, GPU-bbbb, 00000000:00:07.0, 143771, 570.1\n"'
+run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 0
+grep -E '^  devices += 3 +\(default: the first device\)' "$TMP/out" >/dev/null || fail "first device not shown: $(cat "$TMP/out")"
+contains "$TMP/out" "CUDA_VISIBLE_DEVICES=3"
+rm -f "$TMP/bin/nvidia-smi"
+
 # env beats default, flag beats env
 BENCH_LEVEL=comprehensive run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
 expect_rc 0
