@@ -277,11 +277,21 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 		if (env && *env)
 			set_value(s, (enum zl_setting_id)i, env, ZL_SRC_ENV, def->env);
 	}
+	/* an empty variable means unset, but an empty flag value is a mistake (--out '' is not ".") */
+	for (i = 0; i < ZL_SET__COUNT; i++)
+		if (s->v[i].source == ZL_SRC_FLAG && s->v[i].raw && !*s->v[i].raw)
+			return zl_error(err, "empty value for %s: expected %s", s->v[i].from,
+					zl_setting_defs[i].argh ? zl_setting_defs[i].argh : "value");
+
 	/* the operator is a name, never a path: refused here so that every command agrees (exit 2) */
 	if (s->v[ZL_SET_OP].raw && !zl_op_name_valid(s->v[ZL_SET_OP].raw))
 		return zl_error(err, "invalid operator name '%s' (from %s): use letters, digits and '_' only",
 				s->v[ZL_SET_OP].raw, s->v[ZL_SET_OP].from);
 
+	/* read by the device enumeration; a typo must not silently become the default */
+	env = getenv("ZL_QUERY_TIMEOUT");
+	if (env && *env && (zl_parse_double(env, &d) || d <= 0))
+		return zl_error(err, "invalid value '%s' for ZL_QUERY_TIMEOUT: a number of seconds greater than 0", env);
 
 	/* backend */
 	if (s->v[ZL_SET_BACKEND].raw) {

@@ -130,6 +130,28 @@ run_zl run --backend cuda --flaggems-dir fg --op mm --gpus 1,3 --dry-run
 expect_rc 0
 contains "$TMP/out" "CUDA_VISIBLE_DEVICES=1,3"
 
+# an empty flag value is refused (it would silently mean the current directory); an empty variable is unset
+for f in out flaggems-dir shape-file replay-from op-file test-node python devices level; do
+	run_zl run --backend cuda --flaggems-dir fg --op mm --$f= --dry-run
+	expect_rc 2
+	contains "$TMP/err" "empty value for --$f"
+done
+run_zl run --backend cuda --flaggems-dir fg --op mm --out '' --dry-run
+expect_rc 2
+contains "$TMP/err" "empty value for --out"
+BENCH_LEVEL= run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 0
+grep -E '^  level += core +\(default\)' "$TMP/out" >/dev/null || fail "an empty BENCH_LEVEL is not unset"
+
+# ZL_QUERY_TIMEOUT is a number like the others, not silently the default
+for v in abc 0 -1 5s; do
+	ZL_QUERY_TIMEOUT=$v run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+	expect_rc 2
+	contains "$TMP/err" "invalid value '$v' for ZL_QUERY_TIMEOUT"
+done
+ZL_QUERY_TIMEOUT=2.5 run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 0
+
 # the graph timer cannot be forced on a backend without graph capture
 run_zl run --backend musa --flaggems-dir fg --op mm --cudagraph --dry-run
 expect_rc 2
