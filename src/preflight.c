@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -313,10 +314,33 @@ char *zl_default_run_dir(const struct zl_settings *s, const struct zl_nodes *nod
 		       stamp, s->backend ? s->backend->name : "none", label);
 }
 
+/* The nearest existing ancestor of path when it is not a directory (caller frees), else NULL. */
+static char *existing_non_dir_parent(const char *path)
+{
+	char *p = xstrdup(path);
+	struct stat st;
+
+	for (;;) {
+		char *slash = strrchr(p, '/');
+
+		if (!slash || slash == p)
+			break;
+		*slash = '\0';
+		if (!stat(p, &st)) {
+			if (S_ISDIR(st.st_mode))
+				break;
+			return p;
+		}
+	}
+	free(p);
+	return NULL;
+}
+
 static int check_out_dir(struct zl_preflight *pf, struct strbuf *msg)
 {
 	struct zl_settings *s = pf->s;
-	char *dir;
+	struct stat st;
+	char *dir, *blocker;
 
 	if (s->v[ZL_SET_OUT].raw) {
 		dir = zl_absolute_path(s->v[ZL_SET_OUT].raw);
@@ -329,6 +353,17 @@ static int check_out_dir(struct zl_preflight *pf, struct strbuf *msg)
 	pf->out_dir = dir;
 	free(s->out_default);
 	s->out_default = s->v[ZL_SET_OUT].raw ? NULL : xstrdup(dir);
+	if (s->v[ZL_SET_OUT].raw && !stat(dir, &st) && !S_ISDIR(st.st_mode))
+		return zl_error(msg, "run directory '%s' (from %s) exists and is not a directory", dir,
+				s->v[ZL_SET_OUT].from);
+	/* the directory is made at claim time; a file where a parent should be would fail only then */
+	blocker = existing_non_dir_parent(dir);
+	if (blocker) {
+		zl_error(msg, "'%s' is not a directory, so run directory '%s' (from %s) cannot be made", blocker,
+			 dir, s->v[ZL_SET_OUT].raw ? s->v[ZL_SET_OUT].from : s->v[ZL_SET_RUNS_DIR].from);
+		free(blocker);
+		return -1;
+	}
 	/* a default name taken by another run gets a suffix when the run claims it */
 	if (s->v[ZL_SET_OUT].raw && !zl_dir_absent_or_empty(dir))
 		return zl_error(msg, "run directory '%s' exists and is not empty: a run directory is never reused", dir);

@@ -83,6 +83,20 @@ rm -f "$TMP/bin/nvidia-smi"
 mkdir -p used && echo keep >used/file
 expect_check out_dir --backend cuda --flaggems-dir fg --op mm --out used --python "$PY"
 [ "$(cat used/file)" = keep ] && [ "$(ls used)" = file ] || fail "out dir was touched"
+# out_dir: a regular file is not a directory, and a file where a parent should be fails now,
+# not when the run makes the directory (--out, and ZL_RUNS_DIR for the default name)
+echo x >afile
+expect_check out_dir --backend cuda --flaggems-dir fg --op mm --out afile --python "$PY"
+contains "$TMP/err" "run directory '$TMP/afile' (from --out) exists and is not a directory"
+expect_check out_dir --backend cuda --flaggems-dir fg --op mm --out afile/sub/run --python "$PY"
+contains "$TMP/err" "'$TMP/afile' is not a directory, so run directory '$TMP/afile/sub/run' (from --out) cannot be made"
+ZL_RUNS_DIR=afile expect_check out_dir --backend cuda --flaggems-dir fg --op mm --python "$PY" --dry-run
+contains "$TMP/err" "'$TMP/afile' is not a directory"
+contains "$TMP/err" "(from ZL_RUNS_DIR)"
+ZL_RUNS_DIR=afile run_zl preflight --backend cuda --flaggems-dir fg --op mm --python "$PY"
+expect_rc 3
+grep -qE "^FAILED +out_dir" "$TMP/out" || fail "preflight passed ZL_RUNS_DIR naming a file"
+[ "$(cat afile)" = x ] || fail "afile was touched"
 
 # zlbench preflight: every check listed, ok or FAILED, exit 3 on a failure
 run_zl preflight --backend cuda --flaggems-dir fg --op mm --python "$PY"
