@@ -426,7 +426,7 @@ int zl_preflight_run(struct zl_preflight *pf, int all, FILE *report,
 	return rc;
 }
 
-int zl_preflight_json(struct zl_preflight *pf, FILE *out)
+int zl_preflight_json(struct zl_preflight *pf, FILE *out, const struct zl_check **first, struct strbuf *msg)
 {
 	cJSON *root = cJSON_CreateObject(), *checks, *warnings;
 	const struct zl_check *c;
@@ -434,6 +434,7 @@ int zl_preflight_json(struct zl_preflight *pf, FILE *out)
 	size_t i;
 	char *text;
 
+	*first = NULL;
 	checks = root ? cJSON_AddArrayToObject(root, "checks") : NULL;
 	if (!checks) {
 		cJSON_Delete(root);
@@ -454,6 +455,11 @@ int zl_preflight_json(struct zl_preflight *pf, FILE *out)
 			cJSON_Delete(root);
 			zl_print_error("out of memory");
 			return ZL_EXIT_INTERNAL;
+		}
+		if (rc && !failed) {
+			*first = c;
+			strbuf_reset(msg);
+			strbuf_addf(msg, "%s; hint: %s", one.buf, c->hint);
 		}
 		if (rc)
 			failed = 1;

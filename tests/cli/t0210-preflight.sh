@@ -110,6 +110,15 @@ grep -qE "^FAILED +op_resolution" "$TMP/out" || fail "op_resolution not FAILED"
 run_zl preflight --backend cuda --flaggems-dir fg --op mm --python "$PY" --json
 expect_rc 0
 [ "$(json_get "$TMP/out" 'd["ok"] and len(d["checks"])')" = 12 ] || fail "preflight --json"
+lacks "$TMP/err" "PREFLIGHT_FAILED"
+# --json keeps the stderr contract: the first failure's line, once, then the human line
+run_zl preflight --backend cuda --flaggems-dir fg --op mmm --replay-from nope --python "$PY" --json
+expect_rc 3
+[ "$(json_get "$TMP/out" '[c["name"] for c in d["checks"] if c["status"] == "failed"]')" = "['op_resolution', 'replay_from']" ] ||
+	fail "preflight --json failures: $(cat "$TMP/out")"
+[ "$(grep -c '^PREFLIGHT_FAILED' "$TMP/err")" = 1 ] && grep -qx "PREFLIGHT_FAILED check=op_resolution" "$TMP/err" ||
+	fail "preflight --json: no PREFLIGHT_FAILED line for the first failure: $(cat "$TMP/err")"
+contains "$TMP/err" "preflight 'op_resolution' failed: no benchmark for operator 'mmm'"
 
 # usage errors are not preflight failures
 run_zl run --backend cuda --flaggems-dir fg --op 'mm/../x' --python "$PY"
