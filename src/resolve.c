@@ -142,8 +142,13 @@ static void walk_dir(const char *dir, const char *rel, int tests_only, zl_walk_f
 			if (name[0] == '.' || !strcmp(name, "__pycache__"))
 				continue;
 			path = zl_path_join(dir, name);
-			link = !lstat(path, &lst) && S_ISLNK(lst.st_mode);
-			if (link != pass || stat(path, &st)) {
+			if (lstat(path, &lst)) {
+				free(path);
+				continue;
+			}
+			link = S_ISLNK(lst.st_mode);
+			st = lst;
+			if (link != pass || (link && stat(path, &st))) {
 				free(path);
 				continue;
 			}
