@@ -46,14 +46,31 @@ void zl_preflight_release(struct zl_preflight *pf)
 }
 
 /*
- * backend: a row of the table (an unknown name was refused by the settings, exit 2).
- * Only a lookup: the vendor's query tool runs in `devices`, after every cheap check.
+ * backend: an unknown name was refused by the settings (exit 2). What can still be wrong is
+ * the checkout: FlagGems finds a vendor only through src/flag_gems/runtime/backend/_<vendor>/,
+ * so a checkout without the backend's package (older than that vendor's support) would fail
+ * inside pytest. Two stat() calls; a checkout without that layout (FlagGems installed
+ * elsewhere, or no checkout at all) is left to the later checks.
  */
 static int check_backend(struct zl_preflight *pf, struct strbuf *msg)
 {
-	if (!pf->s->backend)
+	const struct zl_backend *b = pf->s->backend;
+	char *root, *pkg;
+	int rc = 0;
+
+	if (!b)
 		return zl_error(msg, "no backend chosen");
-	return 0;
+	if (!b->vendor_module)
+		return 0;
+	root = zl_path_join(pf->s->flaggems_dir, "src/flag_gems/runtime/backend");
+	pkg = zl_path_join(root, b->vendor_module);
+	if (zl_is_dir(root) && !zl_is_dir(pkg))
+		rc = zl_error(msg, "backend '%s' (from %s) needs FlagGems' vendor package '%s', which checkout '%s' "
+			      "lacks (a FlagGems older than %s support?)", b->name,
+			      pf->s->v[ZL_SET_BACKEND].from, pkg, pf->s->flaggems_dir, b->vendor_name);
+	free(root);
+	free(pkg);
+	return rc;
 }
 
 /* level: the checkout's conftest must register --level (old FlagGems did not) */
@@ -371,7 +388,8 @@ static int check_out_dir(struct zl_preflight *pf, struct strbuf *msg)
 }
 
 const struct zl_check zl_checks[] = {
-	{ "backend", check_backend, "choose a backend of `zlbench backends` (--backend or ZL_BACKEND)" },
+	{ "backend", check_backend, "choose a backend of `zlbench backends` whose vendor package the checkout has "
+				    "(--backend or ZL_BACKEND), or update FlagGems" },
 	{ "level", check_level, "use a FlagGems checkout whose benchmark/conftest.py registers --level" },
 	{ "flaggems_dir", check_flaggems_dir, "point --flaggems-dir or FLAGGEMS_DIR at a FlagGems checkout" },
 	{ "benchmark_dir", check_benchmark_dir, "the checkout needs benchmark/ with conftest.py (FlagGems' own)" },

@@ -24,6 +24,18 @@ expect_check devices --backend cuda --flaggems-dir fg --op mm --python "$PY"
 contains "$TMP/err" "a broken driver stack?"
 rm -f "$TMP/bin/nvidia-smi"
 
+# backend: the checkout has FlagGems' vendor packages, but not the chosen backend's
+# (a checkout without src/flag_gems/runtime/backend/ at all is not judged: fg passes below)
+cp -R fg onevendor
+mkdir -p onevendor/src/flag_gems/runtime/backend/_nvidia
+expect_check backend --backend musa --flaggems-dir onevendor --op mm --python /nonexistent/python
+contains "$TMP/err" "backend 'musa' (from --backend) needs FlagGems' vendor package '$TMP/onevendor/src/flag_gems/runtime/backend/_mthreads'"
+ZL_BACKEND=amd expect_check backend --flaggems-dir onevendor --op mm --python "$PY"
+contains "$TMP/err" "(from ZL_BACKEND)"
+run_zl run --backend cuda --flaggems-dir onevendor --op mm --python "$PY" --dry-run
+expect_rc 0
+rm -rf onevendor
+
 # level: a checkout whose conftest registers no --level (old FlagGems)
 mkdir -p old/benchmark && echo 'def pytest_addoption(parser): pass' >old/benchmark/conftest.py
 cp fg/benchmark/test_mm.py old/benchmark/
