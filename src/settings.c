@@ -237,8 +237,8 @@ static int resolve_devices(struct zl_settings *s, struct strbuf *err)
 		}
 		for (i = 0; i < s->devices.nr; i++)
 			if (!zl_parse_long(s->devices.v[i], &seen) && seen == n) {
-				zl_error(err, "device index '%s' in %s '%s' repeats device %ld: list each device once",
-					 item, v->from, v->raw, n);
+				zl_error(err, "device %ld is listed twice in %s '%s' (again as '%s'): list each device once",
+					 n, v->from, v->raw, item);
 				goto fail;
 			}
 		free(item);

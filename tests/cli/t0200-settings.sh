@@ -114,14 +114,14 @@ lacks "$TMP/out" "CUDA_VISIBLE_DEVICES=01"
 grep -E '^  devices += 1,2 +\(flag: --devices\)' "$TMP/out" >/dev/null || fail "devices not canonical: $(cat "$TMP/out")"
 run_zl run --backend cuda --flaggems-dir fg --op mm --devices 0,0 --dry-run
 expect_rc 2
-contains "$TMP/err" "device index '0' in --devices '0,0' repeats device 0"
+contains "$TMP/err" "device 0 is listed twice in --devices '0,0' (again as '0')"
 ZL_DEVICES=3,03 run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
 expect_rc 2
-contains "$TMP/err" "device index '03' in ZL_DEVICES '3,03' repeats device 3"
+contains "$TMP/err" "device 3 is listed twice in ZL_DEVICES '3,03' (again as '03')"
 # batch reads the same resolved list: the duplicate is refused, the child gets the canonical index
 run_zl batch --backend cuda --flaggems-dir fg --ops mm --devices 2,02 --dry-run
 expect_rc 2
-contains "$TMP/err" "repeats device 2"
+contains "$TMP/err" "device 2 is listed twice in --devices '2,02' (again as '02')"
 run_zl batch --backend cuda --flaggems-dir fg --ops mm --devices 01 --dry-run
 expect_rc 0
 contains "$TMP/out" "--devices=1"
