@@ -14,11 +14,85 @@
 #include <sys/stat.h>
 
 #include "bench_util.h"
+#include "zlbench/child.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/strbuf.h"
+#include "zlbench/strvec.h"
 #include "zlbench/util.h"
 
 #define NFILES 722
+/* the files that carry @pytest.mark.target_op, which the marker scan must find, and only them */
+static const int targets[] = { 100, 400, 700 };
+
+/* benchmark/[subN/]test_op<i>.py, relative to the tree's root; caller frees */
+static char *file_rel(int i)
+{
+	return i % 4 ? xstrfmt("benchmark/test_op%d.py", i) : xstrfmt("benchmark/sub%d/test_op%d.py", i % 16, i);
+}
+
+static int is_target(int i)
+{
+	size_t k;
+
+	for (k = 0; k < ZL_ARRAY_SIZE(targets); k++)
+		if (targets[k] == i)
+			return 1;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The dry-run's "nodes (marker scan):" list must be exactly the target files: a fast
+ * scan that finds the wrong files (or the same file twice) is no result.
+ */
+static int check_scan(const char *const *argv, const char *const *env, size_t *found)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct strvec got = STRVEC_INIT, want = STRVEC_INIT, lines = STRVEC_INIT;
+	size_t i;
+	int code = 0, in = 0, ok;
+
+	if (zl_capture(argv, env, 60, &out, &code, &err) || code) {
+		fprintf(stderr, "bench: the marker-scan dry-run failed (exit %d): %s%s\n", code, err.buf, out.buf);
+		strbuf_release(&out);
+		strbuf_release(&err);
+		return -1;
+	}
+	strvec_split(&lines, out.buf, '\n');
+	for (i = 0; i < lines.nr; i++) {
+		if (!strcmp(lines.v[i], "nodes (marker scan):"))
+			in = 1;
+		else if (in && zl_starts_with(lines.v[i], "benchmark/"))
+			strvec_push(&got, lines.v[i]);
+		else if (in)
+			in = 0;
+	}
+	for (i = 0; i < ZL_ARRAY_SIZE(targets); i++) {
+		char *rel = file_rel(targets[i]);
+		strvec_push(&want, rel);
+		free(rel);
+	}
+	qsort(got.v, got.nr, sizeof(*got.v), cmp_str);
+	qsort(want.v, want.nr, sizeof(*want.v), cmp_str);
+	*found = got.nr;
+	ok = got.nr == want.nr;
+	for (i = 0; ok && i < got.nr; i++)
+		ok = !strcmp(got.v[i], want.v[i]);
+	if (!ok) {
+		fprintf(stderr, "bench: the marker scan found %zu file(s), not the %zu targets:\n%s", got.nr, want.nr,
+			out.buf);
+	}
+	strvec_clear(&got);
+	strvec_clear(&want);
+	strvec_clear(&lines);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return ok ? 0 : -1;
+}
 
 static int make_tree(const char *root)
 {
@@ -38,9 +112,12 @@ static int make_tree(const char *root)
 		free(conf);
 	}
 	for (i = 0; i < NFILES; i++) {
-		char *dir = i % 4 ? xstrdup(bench) : xstrfmt("%s/sub%d", bench, i % 16);
-		char *path = xstrfmt("%s/test_op%d.py", dir, i);
+		char *rel = file_rel(i);
+		char *path = zl_path_join(root, rel);
+		char *dir = xstrndup(path, (size_t)(strrchr(path, '/') - path));
 		int j;
+
+		free(rel);
 
 		strbuf_reset(&body);
 		strbuf_addstr(&body, "import pytest\nimport torch\n\nfrom .performance_utils import GenericBenchmark\n\n");
@@ -50,7 +127,7 @@ static int make_tree(const char *root)
 				    "@pytest.mark.op%d_v%d\ndef test_op%d_v%d():\n    bench = GenericBenchmark(op_name=\"op%d\", torch_op=torch.abs,\n"
 				    "                             dtypes=[torch.float16, torch.float32, torch.bfloat16])\n    bench.run()\n\n",
 				    i, j, i, j, i);
-		if (i == 100 || i == 400 || i == 700)
+		if (is_target(i))
 			strbuf_addstr(&body, "@pytest.mark.target_op\ndef test_target():\n    pass\n");
 		if (zl_mkdir_p(dir, &err) || zl_write_file_atomic(path, body.buf, body.len, &err)) {
 			free(dir);
@@ -77,6 +154,7 @@ int main(int argc, char **argv)
 	int runs = argc > 2 ? atoi(argv[2]) : 41, i;
 	double *miss, *miss_tool, *scan, *floor_ms;
 	long maxrss = 0;
+	size_t found = 0;
 	char *root = NULL, *tool_dir, *tool, *tool_path;
 	struct strbuf err = STRBUF_INIT;
 	const char *env[] = { "ZL_DEV_ROOT=/nonexistent-dev", "PATH=/usr/bin:/bin", NULL };
@@ -108,6 +186,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench: cannot make the fake query tool: %s\n", err.len ? err.buf : strerror(errno));
 		return 1;
 	}
+	{
+		const char *a2[] = { zl, "run", "--backend", "cuda", "--flaggems-dir", root, "--op", "target_op",
+				     "--dry-run", "--python", "/bin/sh", NULL };
+
+		if (check_scan(a2, env, &found))
+			return 1;
+	}
 	for (i = 0; i < runs; i++) {
 		const char *a1[] = { zl, "run", "--backend", "cuda", "--flaggems-dir", "/nonexistent/FlagGems",
 				     "--op", "mm", NULL };
@@ -136,27 +221,30 @@ int main(int argc, char **argv)
 			maxrss = s2.maxrss_kib;
 	}
 	printf("zlbench foundation benchmark: %d runs each, %d generated benchmark files\n", runs, NFILES);
-	printf("%-44s %15s %15s %7s\n", "metric", "goal", "measured", "ratio");
+	/* the columns of bench_row(): metric, goal and measured as "%10.2f %-4s", ratio, verdict */
+	printf("%-44s %10s %-4s %10s %-4s %7s\n", "metric", "goal", "", "measured", "", "ratio");
 	{
 		/* this machine's fork+exec of a trivial program, measured the same way, for scale */
 		double fl = bench_median(floor_ms, (size_t)runs);
 		double m = bench_median(miss, (size_t)runs), sc = bench_median(scan, (size_t)runs);
 		double mt = bench_median(miss_tool, (size_t)runs);
 
-		printf("%-44s %15s %10.2f ms\n", "spawn floor: /bin/true (median)", "-", fl);
-		bench_row("preflight failure, missing FlagGems dir (median)", 5, m, "ms");
+		printf("%-44s %10s %-4s %10.2f ms\n", "spawn floor: /bin/true (median)", "-", "", fl);
+		bench_row("preflight fail, no FlagGems dir (median)", 5, m, "ms");
 		bench_row("  the same, above the spawn floor", 5, m - fl, "ms");
-		bench_row("  the same, slow vendor tool on PATH (median)", 5, mt, "ms");
+		bench_row("  with a slow vendor tool on PATH (median)", 5, mt, "ms");
 		bench_row("    and above the spawn floor", 5, mt - fl, "ms");
-		bench_row("marker-scan resolution, 722 files (median)", 20, sc, "ms");
+		bench_row("marker scan, 722 files (median)", 20, sc, "ms");
 		bench_row("  the same, above the spawn floor", 20, sc - fl, "ms");
 	}
 	bench_row("peak RSS of zlbench", 8, (double)maxrss / 1024.0, "MiB");
 	{
 		/* proof that the tool was never started, not only that it was quick */
 		char *ran = xstrfmt("%s.ran", tool);
-		printf("%-44s %15s %15s\n", "  vendor tool started by the failing preflight", "no",
+		printf("%-44s %10s %-4s %10s\n", "  vendor tool started by the failing check", "no", "",
 		       zl_is_file(ran) ? "YES" : "no");
+		printf("%-44s %10zu %-4s %10zu\n", "marker scan: target files found (exactly)", ZL_ARRAY_SIZE(targets),
+		       "", found);
 		free(ran);
 	}
 	zl_remove_tree(root, &err);

@@ -24,7 +24,8 @@ void help_preflight(FILE *out)
 	fprintf(out, "\nEnvironment: every run setting above has its variable; also ZL_DEV_ROOT (where device\n"
 		"nodes are looked for) and ZL_QUERY_TIMEOUT (seconds a vendor query tool may run).\n\n"
 		"Exit codes: 0 every check passed, 3 one failed (the first failure also prints\n"
-		"PREFLIGHT_FAILED check=<name> on stderr), 2 usage error.\n\n"
+		"PREFLIGHT_FAILED check=<name> on stderr, with --json too), 2 usage error (an invalid\n"
+		"setting or operator name, or no --op, --op-file or --test-node at all, as for run).\n\n"
 		"Examples:\n  zlbench preflight --backend cuda --flaggems-dir ~/FlagGems --op mm\n"
 		"  zlbench preflight --backend musa --op mm --json\n");
 }
@@ -46,8 +47,17 @@ int cmd_preflight(int argc, const char **argv)
 	zl_preflight_init(&pf, &s);
 	if (zl_settings_setup(&s, argc, argv, extra, help_preflight, &code))
 		goto out;
+	/* as in run: no operator at all is a usage error, not a failed check */
+	if (zl_settings_need_target(&s, &msg)) {
+		zl_print_error("%s", msg.buf);
+		code = ZL_EXIT_USAGE;
+		goto out;
+	}
 	if (json) {
-		code = zl_preflight_json(&pf, stdout);
+		code = zl_preflight_json(&pf, stdout, &failed, &msg);
+		/* the stderr contract holds with --json too: batch scripts grep for it */
+		if (failed)
+			zl_preflight_report_failure(failed->name, msg.buf);
 		goto out;
 	}
 	if (zl_preflight_run(&pf, 1, stdout, &failed, &msg)) {

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,14 +46,31 @@ void zl_preflight_release(struct zl_preflight *pf)
 }
 
 /*
- * backend: a row of the table (an unknown name was refused by the settings, exit 2).
- * Only a lookup: the vendor's query tool runs in `devices`, after every cheap check.
+ * backend: an unknown name was refused by the settings (exit 2). What can still be wrong is
+ * the checkout: FlagGems finds a vendor only through src/flag_gems/runtime/backend/_<vendor>/,
+ * so a checkout without the backend's package (older than that vendor's support) would fail
+ * inside pytest. Two stat() calls; a checkout without that layout (FlagGems installed
+ * elsewhere, or no checkout at all) is left to the later checks.
  */
 static int check_backend(struct zl_preflight *pf, struct strbuf *msg)
 {
-	if (!pf->s->backend)
+	const struct zl_backend *b = pf->s->backend;
+	char *root, *pkg;
+	int rc = 0;
+
+	if (!b)
 		return zl_error(msg, "no backend chosen");
-	return 0;
+	if (!b->vendor_module)
+		return 0;
+	root = zl_path_join(pf->s->flaggems_dir, "src/flag_gems/runtime/backend");
+	pkg = zl_path_join(root, b->vendor_module);
+	if (zl_is_dir(root) && !zl_is_dir(pkg))
+		rc = zl_error(msg, "backend '%s' (from %s) needs FlagGems' vendor package '%s', which checkout '%s' "
+			      "lacks (a FlagGems older than %s support?)", b->name,
+			      pf->s->v[ZL_SET_BACKEND].from, pkg, pf->s->flaggems_dir, b->vendor_name);
+	free(root);
+	free(pkg);
+	return rc;
 }
 
 /* level: the checkout's conftest must register --level (old FlagGems did not) */
@@ -96,16 +114,52 @@ static int check_benchmark_dir(struct zl_preflight *pf, struct strbuf *msg)
 	return rc;
 }
 
+/*
+ * A stray variable in the shell must not silently change what a flag asked for: say so when
+ * the environment's TEST_NODE overrides an --op/--op-file flag, or when OP and OP_FILE, one
+ * from a flag and one from the environment, are combined into "that file with -m OP".
+ */
+static void warn_mixed_sources(struct zl_preflight *pf)
+{
+	const struct zl_setting_value *node = &pf->s->v[ZL_SET_TEST_NODE];
+	const struct zl_setting_value *op = &pf->s->v[ZL_SET_OP];
+	const struct zl_setting_value *file = &pf->s->v[ZL_SET_OP_FILE];
+	const struct zl_setting_value *env, *flag;
+
+	if (node->raw) {
+		if (node->source != ZL_SRC_ENV)
+			return;
+		flag = op->source == ZL_SRC_FLAG ? op : file->source == ZL_SRC_FLAG ? file : NULL;
+		if (flag)
+			strvec_pushf(&pf->warnings, "%s='%s' from the environment wins over %s '%s' (a test node "
+				     "ignores OP and OP_FILE): unset %s or pass --test-node", node->from, node->raw,
+				     flag->from, flag->raw, node->from);
+		return;
+	}
+	if (!op->raw || !file->raw || op->source == file->source)
+		return;
+	env = op->source == ZL_SRC_ENV ? op : file->source == ZL_SRC_ENV ? file : NULL;
+	flag = op->source == ZL_SRC_FLAG ? op : file->source == ZL_SRC_FLAG ? file : NULL;
+	if (env && flag)
+		strvec_pushf(&pf->warnings, "%s='%s' from the environment is combined with %s '%s': the run is "
+			     "file '%s' with -m %s; unset %s or pass it as a flag", env->from, env->raw, flag->from,
+			     flag->raw, file->raw, op->raw, env->from);
+}
+
 /* benchmark_file and op_resolution share one resolution; its failure kind picks the check. */
 static enum zl_resolve_fail resolve_once(struct zl_preflight *pf, struct strbuf *msg)
 {
 	struct zl_settings *s = pf->s;
 
 	if (!pf->resolved) {
+		const struct zl_node_sources from = { s->v[ZL_SET_TEST_NODE].from, s->v[ZL_SET_OP].from,
+						      s->v[ZL_SET_OP_FILE].from };
+
 		pf->resolved = 1;
-		pf->resolve_fail = zl_resolve_nodes(s->flaggems_dir, s->v[ZL_SET_TEST_NODE].raw,
-						    s->v[ZL_SET_OP].raw, s->v[ZL_SET_OP_FILE].raw, &pf->nodes,
-						    &pf->resolve_msg);
+		warn_mixed_sources(pf);
+		pf->resolve_fail = zl_resolve_nodes_from(s->flaggems_dir, s->v[ZL_SET_TEST_NODE].raw,
+							 s->v[ZL_SET_OP].raw, s->v[ZL_SET_OP_FILE].raw, &from,
+							 &pf->nodes, &pf->resolve_msg);
 	}
 	if (pf->resolve_fail)
 		zl_error(msg, "%s", pf->resolve_msg.buf);
@@ -260,7 +314,11 @@ static int check_devices(struct zl_preflight *pf, struct strbuf *msg)
 		strvec_pushf(&pf->warnings, "devices %s", pf->devs.how ? pf->devs.how : "not verified");
 	if (s->devices_defaulted) {
 		/* "first device": the first one enumerated, else index 0 (not verified) */
-		strvec_pushf(&s->devices, "%d", pf->devs.available && pf->devs.nr ? pf->devs.v[0].index : 0);
+		int first = pf->devs.available && pf->devs.nr;
+
+		strvec_pushf(&s->devices, "%d", first ? pf->devs.v[0].index : 0);
+		zl_settings_set_default(s, ZL_SET_DEVICES, s->devices.v[0],
+					first ? "the first device" : "device 0, not verified");
 		s->devices_defaulted = 0;
 	}
 	if (!pf->devs.available)
@@ -300,10 +358,33 @@ char *zl_default_run_dir(const struct zl_settings *s, const struct zl_nodes *nod
 		       stamp, s->backend ? s->backend->name : "none", label);
 }
 
+/* The nearest existing ancestor of path when it is not a directory (caller frees), else NULL. */
+static char *existing_non_dir_parent(const char *path)
+{
+	char *p = xstrdup(path);
+	struct stat st;
+
+	for (;;) {
+		char *slash = strrchr(p, '/');
+
+		if (!slash || slash == p)
+			break;
+		*slash = '\0';
+		if (!stat(p, &st)) {
+			if (S_ISDIR(st.st_mode))
+				break;
+			return p;
+		}
+	}
+	free(p);
+	return NULL;
+}
+
 static int check_out_dir(struct zl_preflight *pf, struct strbuf *msg)
 {
 	struct zl_settings *s = pf->s;
-	char *dir;
+	struct stat st;
+	char *dir, *blocker;
 
 	if (s->v[ZL_SET_OUT].raw) {
 		dir = zl_absolute_path(s->v[ZL_SET_OUT].raw);
@@ -314,6 +395,19 @@ static int check_out_dir(struct zl_preflight *pf, struct strbuf *msg)
 	}
 	free(pf->out_dir);
 	pf->out_dir = dir;
+	free(s->out_default);
+	s->out_default = s->v[ZL_SET_OUT].raw ? NULL : xstrdup(dir);
+	if (s->v[ZL_SET_OUT].raw && !stat(dir, &st) && !S_ISDIR(st.st_mode))
+		return zl_error(msg, "run directory '%s' (from %s) exists and is not a directory", dir,
+				s->v[ZL_SET_OUT].from);
+	/* the directory is made at claim time; a file where a parent should be would fail only then */
+	blocker = existing_non_dir_parent(dir);
+	if (blocker) {
+		zl_error(msg, "'%s' is not a directory, so run directory '%s' (from %s) cannot be made", blocker,
+			 dir, s->v[ZL_SET_OUT].raw ? s->v[ZL_SET_OUT].from : s->v[ZL_SET_RUNS_DIR].from);
+		free(blocker);
+		return -1;
+	}
 	/* a default name taken by another run gets a suffix when the run claims it */
 	if (s->v[ZL_SET_OUT].raw && !zl_dir_absent_or_empty(dir))
 		return zl_error(msg, "run directory '%s' exists and is not empty: a run directory is never reused", dir);
@@ -321,7 +415,8 @@ static int check_out_dir(struct zl_preflight *pf, struct strbuf *msg)
 }
 
 const struct zl_check zl_checks[] = {
-	{ "backend", check_backend, "choose a backend of `zlbench backends` (--backend or ZL_BACKEND)" },
+	{ "backend", check_backend, "choose a backend of `zlbench backends` whose vendor package the checkout has "
+				    "(--backend or ZL_BACKEND), or update FlagGems" },
 	{ "level", check_level, "use a FlagGems checkout whose benchmark/conftest.py registers --level" },
 	{ "flaggems_dir", check_flaggems_dir, "point --flaggems-dir or FLAGGEMS_DIR at a FlagGems checkout" },
 	{ "benchmark_dir", check_benchmark_dir, "the checkout needs benchmark/ with conftest.py (FlagGems' own)" },
@@ -376,7 +471,7 @@ int zl_preflight_run(struct zl_preflight *pf, int all, FILE *report,
 	return rc;
 }
 
-int zl_preflight_json(struct zl_preflight *pf, FILE *out)
+int zl_preflight_json(struct zl_preflight *pf, FILE *out, const struct zl_check **first, struct strbuf *msg)
 {
 	cJSON *root = cJSON_CreateObject(), *checks, *warnings;
 	const struct zl_check *c;
@@ -384,6 +479,7 @@ int zl_preflight_json(struct zl_preflight *pf, FILE *out)
 	size_t i;
 	char *text;
 
+	*first = NULL;
 	checks = root ? cJSON_AddArrayToObject(root, "checks") : NULL;
 	if (!checks) {
 		cJSON_Delete(root);
@@ -404,6 +500,11 @@ int zl_preflight_json(struct zl_preflight *pf, FILE *out)
 			cJSON_Delete(root);
 			zl_print_error("out of memory");
 			return ZL_EXIT_INTERNAL;
+		}
+		if (rc && !failed) {
+			*first = c;
+			strbuf_reset(msg);
+			strbuf_addf(msg, "%s; hint: %s", one.buf, c->hint);
 		}
 		if (rc)
 			failed = 1;

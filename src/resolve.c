@@ -94,37 +94,92 @@ static void walk_tests(const char *dir, const char *rel, zl_walk_fn fn, void *da
 	zl_walk_python(dir, rel, 1, fn, data);
 }
 
-void zl_walk_python(const char *dir, const char *rel, int tests_only, zl_walk_fn fn, void *data)
+/* Where a walk has been: directories and files by (st_dev, st_ino), the identity of their real path. */
+struct walk_seen {
+	struct walk_id { dev_t dev; ino_t ino; } *ids;
+	size_t nr, alloc;
+	int links;                /* a symlink was followed: from now on a path may repeat */
+};
+
+static int walk_seen_add(struct walk_seen *w, const struct stat *st)
+{
+	size_t i;
+
+	if (w->links)
+		for (i = 0; i < w->nr; i++)
+			if (w->ids[i].dev == st->st_dev && w->ids[i].ino == st->st_ino)
+				return 0;
+	if (w->nr == w->alloc) {
+		w->alloc = w->alloc ? w->alloc * 2 : 64;
+		w->ids = xrealloc(w->ids, w->alloc * sizeof(*w->ids));
+	}
+	w->ids[w->nr++] = (struct walk_id){ st->st_dev, st->st_ino };
+	return 1;
+}
+
+/*
+ * Like pytest, symlinked directories are followed; unlike it, each directory and file is
+ * visited once (a link to an ancestor is a loop that would repeat every file ~40 times).
+ * Within a directory, plain entries come before symlinks, so a file reachable both ways
+ * is reported under its own path.
+ */
+static void walk_dir(const char *dir, const char *rel, int tests_only, zl_walk_fn fn, void *data,
+		     struct walk_seen *seen)
 {
 	struct dirent **names;
-	int n, i;
+	int n, i, pass;
 
 	n = scandir(dir, &names, NULL, alphasort);
 	if (n < 0)
 		return;
-	for (i = 0; i < n; i++) {
-		const char *name = names[i]->d_name;
-		char *path, *relpath;
-		struct stat st;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++) {
+			const char *name = names[i]->d_name;
+			char *path, *relpath;
+			struct stat lst, st;
+			int link;
 
-		if (name[0] == '.' || !strcmp(name, "__pycache__")) {
-			free(names[i]);
-			continue;
-		}
-		path = zl_path_join(dir, name);
-		relpath = *rel ? zl_path_join(rel, name) : xstrdup(name);
-		if (!stat(path, &st)) {
-			if (S_ISDIR(st.st_mode))
-				zl_walk_python(path, relpath, tests_only, fn, data);
-			else if (S_ISREG(st.st_mode) && zl_ends_with(name, ".py") &&
-				 (!tests_only || zl_starts_with(name, "test_")))
+			if (name[0] == '.' || !strcmp(name, "__pycache__"))
+				continue;
+			path = zl_path_join(dir, name);
+			if (lstat(path, &lst)) {
+				free(path);
+				continue;
+			}
+			link = S_ISLNK(lst.st_mode);
+			st = lst;
+			if (link != pass || (link && stat(path, &st))) {
+				free(path);
+				continue;
+			}
+			if (link)
+				seen->links = 1;
+			relpath = *rel ? zl_path_join(rel, name) : xstrdup(name);
+			if (S_ISDIR(st.st_mode)) {
+				if (walk_seen_add(seen, &st))
+					walk_dir(path, relpath, tests_only, fn, data, seen);
+			} else if (S_ISREG(st.st_mode) && zl_ends_with(name, ".py") &&
+				   (!tests_only || zl_starts_with(name, "test_")) && walk_seen_add(seen, &st)) {
 				fn(path, relpath, data);
+			}
+			free(path);
+			free(relpath);
 		}
-		free(path);
-		free(relpath);
+	for (i = 0; i < n; i++)
 		free(names[i]);
-	}
 	free(names);
+}
+
+void zl_walk_python(const char *dir, const char *rel, int tests_only, zl_walk_fn fn, void *data)
+{
+	struct walk_seen seen = { NULL, 0, 0, 0 };
+	struct stat st;
+
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return;
+	walk_seen_add(&seen, &st);
+	walk_dir(dir, rel, tests_only, fn, data, &seen);
+	free(seen.ids);
 }
 
 struct scan_ctx {
@@ -222,12 +277,23 @@ static char *node_file(const char *node)
 	return sep ? xstrndup(node, (size_t)(sep - node)) : xstrdup(node);
 }
 
-enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test_node,
-				      const char *op, const char *op_file,
-				      struct zl_nodes *out, struct strbuf *err)
+/* " (from TEST_NODE)", or "" when the source is not known; the text lives in sb */
+static const char *from_note(struct strbuf *sb, const char *from)
+{
+	strbuf_reset(sb);
+	if (from)
+		strbuf_addf(sb, " (from %s)", from);
+	return sb->buf;
+}
+
+static enum zl_resolve_fail resolve(const char *flaggems_dir, const char *test_node,
+				    const char *op, const char *op_file,
+				    const struct zl_node_sources *from, struct strbuf *note,
+				    struct zl_nodes *out, struct strbuf *err)
 {
 	if (op && !zl_op_name_valid(op)) {
-		zl_error(err, "invalid operator name '%s': use letters, digits and '_' only", op);
+		zl_error(err, "invalid operator name '%s'%s: use letters, digits and '_' only", op,
+			 from_note(note, from ? from->op : NULL));
 		return ZL_RESOLVE_BAD_NAME;
 	}
 	if (op)
@@ -239,7 +305,8 @@ enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test
 
 		out->how = "test node";
 		if (!ok) {
-			zl_error(err, "test node file '%s' not found under '%s'", file, flaggems_dir);
+			zl_error(err, "test node file '%s'%s not found under '%s'", file,
+				 from_note(note, from ? from->test_node : NULL), flaggems_dir);
 			free(file);
 			free(path);
 			return ZL_RESOLVE_BAD_FILE;
@@ -254,7 +321,8 @@ enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test
 
 		out->how = "op file";
 		if (!zl_is_file(path)) {
-			zl_error(err, "operator file '%s' not found under '%s'", op_file, flaggems_dir);
+			zl_error(err, "operator file '%s'%s not found under '%s'", op_file,
+				 from_note(note, from ? from->op_file : NULL), flaggems_dir);
 			free(path);
 			return ZL_RESOLVE_BAD_FILE;
 		}
@@ -301,8 +369,8 @@ enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test
 			zl_list_ops(flaggems_dir, &ops);
 			zl_suggest(op, &ops, 5, &out->suggestions);
 			strvec_clear(&ops);
-			zl_error(err, "no benchmark for operator '%s': no benchmark/test_%s.py and no file with @pytest.mark.%s (%zu files scanned)",
-				 op, op, op, c.scanned);
+			zl_error(err, "no benchmark for operator '%s'%s: no benchmark/test_%s.py and no file with @pytest.mark.%s (%zu files scanned)",
+				 op, from_note(note, from ? from->op : NULL), op, op, c.scanned);
 			if (out->suggestions.nr) {
 				strbuf_addstr(err, "; did you mean: ");
 				for (i = 0; i < out->suggestions.nr; i++)
@@ -311,6 +379,25 @@ enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test
 		}
 		return ZL_RESOLVE_NO_MATCH;
 	}
+}
+
+enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test_node,
+				      const char *op, const char *op_file,
+				      struct zl_nodes *out, struct strbuf *err)
+{
+	return zl_resolve_nodes_from(flaggems_dir, test_node, op, op_file, NULL, out, err);
+}
+
+enum zl_resolve_fail zl_resolve_nodes_from(const char *flaggems_dir, const char *test_node,
+					   const char *op, const char *op_file,
+					   const struct zl_node_sources *from,
+					   struct zl_nodes *out, struct strbuf *err)
+{
+	struct strbuf note = STRBUF_INIT;
+	enum zl_resolve_fail rc = resolve(flaggems_dir, test_node, op, op_file, from, &note, out, err);
+
+	strbuf_release(&note);
+	return rc;
 }
 
 /* Append the last dotted component of [p, end) as a new string. */

@@ -5,6 +5,7 @@
 
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
+#include "zlbench/resolve.h"
 #include "zlbench/settings.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
@@ -79,6 +80,7 @@ void zl_settings_release(struct zl_settings *s)
 	free(s->shape_file);
 	free(s->replay_from);
 	free(s->python);
+	free(s->out_default);
 	free(s->opts);
 	strvec_clear(&s->devices);
 	strvec_clear(&s->passthrough);
@@ -183,17 +185,91 @@ static int resolve_bool(struct zl_settings *s, enum zl_setting_id id, int *out, 
 	return 0;
 }
 
+/* A device index: plain decimal digits only (no sign, blank or empty item), at most 4096. */
+static int parse_device_index(const char *p, size_t len, long *out)
+{
+	long n = 0;
+	size_t i;
+
+	if (!len)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return -1;
+		n = n * 10 + (p[i] - '0');
+		if (n > 4096)
+			return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+/*
+ * Split the devices value into canonical indices ("01" is "1") and refuse repeats, so
+ * that the visibility variable, batch's slots and the identity all see one spelling.
+ * The setting's raw value becomes the canonical list too.
+ */
+static int resolve_devices(struct zl_settings *s, struct strbuf *err)
+{
+	const struct zl_setting_value *v = &s->v[ZL_SET_DEVICES];
+	const char *p = v->raw;
+	struct strbuf canon = STRBUF_INIT;
+	long n;
+	size_t i;
+	char *item = NULL;
+
+	strvec_clear(&s->devices);
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		long seen;
+
+		item = xstrndup(p, len);
+		if (!len) {
+			zl_error(err, "invalid value '%s' for %s: an empty device index; use a comma-separated "
+				 "list of non-negative integers, e.g. 0,2", v->raw, v->from);
+			goto fail;
+		}
+		if (parse_device_index(p, len, &n)) {
+			zl_error(err, "invalid device index '%s' in %s '%s': use non-negative decimal integers "
+				 "(no sign or blank, at most 4096), e.g. 0,2", item, v->from, v->raw);
+			goto fail;
+		}
+		for (i = 0; i < s->devices.nr; i++)
+			if (!zl_parse_long(s->devices.v[i], &seen) && seen == n) {
+				zl_error(err, "device %ld is listed twice in %s '%s' (again as '%s'): list each device once",
+					 n, v->from, v->raw, item);
+				goto fail;
+			}
+		free(item);
+		item = NULL;
+		strvec_pushf(&s->devices, "%ld", n);
+		strbuf_addf(&canon, "%s%ld", canon.len ? "," : "", n);
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	free(s->v[ZL_SET_DEVICES].raw);
+	s->v[ZL_SET_DEVICES].raw = strbuf_detach(&canon, NULL);
+	return 0;
+fail:
+	free(item);
+	strbuf_release(&canon);
+	strvec_clear(&s->devices);
+	return -1;
+}
+
 int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 {
 	size_t i;
 	long n;
 	double d;
 	char cwd[4096];
+	const char *env;
 
 	/* environment next, then defaults */
 	for (i = 0; i < ZL_SET__COUNT; i++) {
 		const struct zl_setting_def *def = &zl_setting_defs[i];
-		const char *env;
 
 		if (s->v[i].source != ZL_SRC_UNSET || !def->env)
 			continue;
@@ -201,6 +277,21 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 		if (env && *env)
 			set_value(s, (enum zl_setting_id)i, env, ZL_SRC_ENV, def->env);
 	}
+	/* an empty variable means unset, but an empty flag value is a mistake (--out '' is not ".") */
+	for (i = 0; i < ZL_SET__COUNT; i++)
+		if (s->v[i].source == ZL_SRC_FLAG && s->v[i].raw && !*s->v[i].raw)
+			return zl_error(err, "empty value for %s: expected %s", s->v[i].from,
+					zl_setting_defs[i].argh ? zl_setting_defs[i].argh : "value");
+
+	/* the operator is a name, never a path: refused here so that every command agrees (exit 2) */
+	if (s->v[ZL_SET_OP].raw && !zl_op_name_valid(s->v[ZL_SET_OP].raw))
+		return zl_error(err, "invalid operator name '%s' (from %s): use letters, digits and '_' only",
+				s->v[ZL_SET_OP].raw, s->v[ZL_SET_OP].from);
+
+	/* read by the device enumeration; a typo must not silently become the default */
+	env = getenv("ZL_QUERY_TIMEOUT");
+	if (env && *env && (zl_parse_double(env, &d) || d <= 0))
+		return zl_error(err, "invalid value '%s' for ZL_QUERY_TIMEOUT: a number of seconds greater than 0", env);
 
 	/* backend */
 	if (s->v[ZL_SET_BACKEND].raw) {
@@ -304,13 +395,8 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 
 	/* devices: checked against the enumeration by preflight */
 	if (s->v[ZL_SET_DEVICES].raw) {
-		strvec_split(&s->devices, s->v[ZL_SET_DEVICES].raw, ',');
-		if (!s->devices.nr)
-			return invalid(err, s, ZL_SET_DEVICES, "a comma-separated list of device indices");
-		for (i = 0; i < s->devices.nr; i++)
-			if (zl_parse_long(s->devices.v[i], &n) || n < 0 || n > 4096)
-				return zl_error(err, "invalid device index '%s' in %s '%s': use non-negative integers, e.g. 0,2",
-						s->devices.v[i], s->v[ZL_SET_DEVICES].from, s->v[ZL_SET_DEVICES].raw);
+		if (resolve_devices(s, err))
+			return -1;
 	} else {
 		s->devices_defaulted = 1;
 	}
@@ -325,17 +411,44 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 	return 0;
 }
 
+int zl_settings_need_target(const struct zl_settings *s, struct strbuf *err)
+{
+	if (s->v[ZL_SET_OP].raw || s->v[ZL_SET_OP_FILE].raw || s->v[ZL_SET_TEST_NODE].raw)
+		return 0;
+	return zl_error(err, "nothing to run: give --op, --op-file or --test-node (or OP, OP_FILE, TEST_NODE)");
+}
+
+void zl_settings_set_default(struct zl_settings *s, enum zl_setting_id id, const char *raw, const char *why)
+{
+	char *from = xstrfmt("default: %s", why);
+
+	set_value(s, id, raw, ZL_SRC_DEFAULT, from);
+	free(from);
+}
+
 void zl_settings_print(const struct zl_settings *s, FILE *out)
 {
 	size_t i;
 
 	for (i = 0; i < ZL_SET__COUNT; i++) {
 		const struct zl_setting_value *v = &s->v[i];
+		const char *value = v->raw ? v->raw : "-";
+		const char *src = zl_source_name(v->source), *sep = "", *from = "";
 
-		fprintf(out, "  %-20s = %-40s (%s%s%s)\n", zl_setting_defs[i].key,
-			v->raw ? v->raw : "-", zl_source_name(v->source),
-			v->source == ZL_SRC_FLAG || v->source == ZL_SRC_ENV ? ": " : "",
-			v->source == ZL_SRC_FLAG || v->source == ZL_SRC_ENV ? v->from : "");
+		if (v->source == ZL_SRC_FLAG || v->source == ZL_SRC_ENV) {
+			sep = ": ";
+			from = v->from;
+		} else if (v->source == ZL_SRC_DEFAULT) {
+			src = v->from; /* "default", or "default: <why>" */
+		} else if (i == ZL_SET_OUT) {
+			/* left unset so that the run may add -2, -3, ...; show what it resolves to */
+			value = s->out_default ? s->out_default : zl_setting_defs[i].default_doc;
+			src = "default: a new directory under runs_dir";
+		} else if (i == ZL_SET_DEVICES && s->devices_defaulted) {
+			value = zl_setting_defs[i].default_doc;
+			src = "default";
+		}
+		fprintf(out, "  %-20s = %-40s (%s%s%s)\n", zl_setting_defs[i].key, value, src, sep, from);
 	}
 }
 

@@ -53,8 +53,11 @@ void zl_preflight_release(struct zl_preflight *pf);
 int zl_preflight_run(struct zl_preflight *pf, int all, FILE *report,
 		     const struct zl_check **failed, struct strbuf *msg);
 
-/* Run every check and print them as JSON ({checks:[{name,status,message,hint}], warnings:[...]}); returns the exit code. */
-int zl_preflight_json(struct zl_preflight *pf, FILE *out);
+/*
+ * Run every check and print them as JSON ({checks:[{name,status,message,hint}], warnings:[...]});
+ * returns the exit code. *first and msg: the first failure as zl_preflight_run() gives it (or NULL).
+ */
+int zl_preflight_json(struct zl_preflight *pf, FILE *out, const struct zl_check **first, struct strbuf *msg);
 
 /* Print the PREFLIGHT_FAILED block on stderr (the contract batch scripts grep for). */
 void zl_preflight_report_failure(const char *check, const char *msg);

@@ -34,7 +34,17 @@ void zl_nodes_release(struct zl_nodes *n);
 
 int zl_op_name_valid(const char *op);
 
-/* Returns ZL_RESOLVE_OK or a failure kind with err filled. */
+/* Where each input came from ("--op", "OP", ...), for the messages; a NULL member is not named. */
+struct zl_node_sources {
+	const char *test_node, *op, *op_file;
+};
+
+/* Returns ZL_RESOLVE_OK or a failure kind with err filled; from may be NULL. */
+enum zl_resolve_fail zl_resolve_nodes_from(const char *flaggems_dir, const char *test_node,
+					   const char *op, const char *op_file,
+					   const struct zl_node_sources *from,
+					   struct zl_nodes *out, struct strbuf *err);
+/* The same without sources. */
 enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test_node,
 				      const char *op, const char *op_file,
 				      struct zl_nodes *out, struct strbuf *err);
@@ -43,6 +53,9 @@ enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test
  * Walk dir recursively in sorted order, skipping hidden entries and __pycache__, and call
  * fn(path, rel, data) for every *.py file (only test_*.py when tests_only); rel is the
  * path relative to the walk's start, prefixed with the given rel ("" for none).
+ * Symlinked directories are followed (as pytest does), but every directory and file is
+ * visited once, by (st_dev, st_ino): a link loop ends, and a file reached twice is
+ * reported once, under a path without symlinks where the same directory offers one.
  */
 typedef void (*zl_walk_fn)(const char *path, const char *rel, void *data);
 void zl_walk_python(const char *dir, const char *rel, int tests_only, zl_walk_fn fn, void *data);

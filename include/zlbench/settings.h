@@ -78,6 +78,7 @@ struct zl_settings {
 	struct strvec devices;   /* indices as strings, e.g. "0", "2" */
 	int devices_defaulted;   /* the "first device" default was used */
 	char *python;
+	char *out_default;       /* the run directory preflight chose when --out is unset (absolute; display only) */
 	/* command-level flags shared by run-like commands */
 	int dry_run;
 	int json;
@@ -113,10 +114,16 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err);
 int zl_settings_setup(struct zl_settings *s, int argc, const char **argv,
 		      const struct zl_option *extra, void (*help)(FILE *), int *code);
 
+/* Run-like commands need an operator, a file or a node: 0, or -1 with the usage message. */
+int zl_settings_need_target(const struct zl_settings *s, struct strbuf *err);
+
 /* Set a value programmatically (used by batch and tests); source is ZL_SRC_FLAG. */
 void zl_settings_set(struct zl_settings *s, enum zl_setting_id id, const char *raw);
 
-/* Print "key = value  (source)" lines for --dry-run. */
+/* Fill a default found later (preflight's "first device"); shown as "(default: why)". */
+void zl_settings_set_default(struct zl_settings *s, enum zl_setting_id id, const char *raw, const char *why);
+
+/* Print "key = value  (source)" lines for --dry-run; an unset --out shows the default run directory. */
 void zl_settings_print(const struct zl_settings *s, FILE *out);
 /* Help text for the shared run options. */
 void zl_settings_usage(FILE *out);

@@ -10,6 +10,20 @@ run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
 expect_rc 0
 grep -E '^  level += core +\(default\)' "$TMP/out" >/dev/null || fail "level default not shown: $(cat "$TMP/out")"
 
+# devices and out show what their defaults resolve to, and say so
+grep -E '^  devices += 0 +\(default: device 0, not verified\)' "$TMP/out" >/dev/null || fail "devices default not shown: $(cat "$TMP/out")"
+grep -E "^  out += $TMP/runs/[0-9]{8}-[0-9]{6}-cuda-mm +\(default: a new directory under runs_dir\)" "$TMP/out" >/dev/null ||
+	fail "out default not shown: $(cat "$TMP/out")"
+ZL_RUNS_DIR=elsewhere run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 0
+grep -E "^  out += $TMP/elsewhere/[0-9]{8}-[0-9]{6}-cuda-mm " "$TMP/out" >/dev/null || fail "out default ignores ZL_RUNS_DIR"
+fake_tool nvidia-smi 'printf "3, NVIDIA H200, GPU-aaaa, 00000000:00:06.0, 143771, 570.1\n5, NVIDIA H200, GPU-bbbb, 00000000:00:07.0, 143771, 570.1\n"'
+run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 0
+grep -E '^  devices += 3 +\(default: the first device\)' "$TMP/out" >/dev/null || fail "first device not shown: $(cat "$TMP/out")"
+contains "$TMP/out" "CUDA_VISIBLE_DEVICES=3"
+rm -f "$TMP/bin/nvidia-smi"
+
 # env beats default, flag beats env
 BENCH_LEVEL=comprehensive run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
 expect_rc 0
@@ -82,10 +96,61 @@ contains "$TMP/err" "'-5' for --timeout"
 run_zl run --backend cuda --flaggems-dir fg --op mm --devices 0,x --dry-run
 expect_rc 2
 contains "$TMP/err" "invalid device index 'x'"
+# device indices are plain decimal integers, stored canonically ("01" is 1) and listed once
+for d in '+1' '-0' ' 1' '1 ' '0x1' '99999999999999999999' '4097'; do
+	run_zl run --backend cuda --flaggems-dir fg --op mm --devices "$d" --dry-run
+	expect_rc 2
+	contains "$TMP/err" "invalid device index '$d' in --devices"
+done
+for d in '0,,1' '1,' ','; do
+	ZL_DEVICES=$d run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+	expect_rc 2
+	contains "$TMP/err" "invalid value '$d' for ZL_DEVICES: an empty device index"
+done
+run_zl run --backend cuda --flaggems-dir fg --op mm --devices 01,002 --dry-run
+expect_rc 0
+contains "$TMP/out" "CUDA_VISIBLE_DEVICES=1,2"
+lacks "$TMP/out" "CUDA_VISIBLE_DEVICES=01"
+grep -E '^  devices += 1,2 +\(flag: --devices\)' "$TMP/out" >/dev/null || fail "devices not canonical: $(cat "$TMP/out")"
+run_zl run --backend cuda --flaggems-dir fg --op mm --devices 0,0 --dry-run
+expect_rc 2
+contains "$TMP/err" "device 0 is listed twice in --devices '0,0' (again as '0')"
+ZL_DEVICES=3,03 run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 2
+contains "$TMP/err" "device 3 is listed twice in ZL_DEVICES '3,03' (again as '03')"
+# batch reads the same resolved list: the duplicate is refused, the child gets the canonical index
+run_zl batch --backend cuda --flaggems-dir fg --ops mm --devices 2,02 --dry-run
+expect_rc 2
+contains "$TMP/err" "device 2 is listed twice in --devices '2,02' (again as '02')"
+run_zl batch --backend cuda --flaggems-dir fg --ops mm --devices 01 --dry-run
+expect_rc 0
+contains "$TMP/out" "--devices=1"
 # --gpus is an alias of --devices
 run_zl run --backend cuda --flaggems-dir fg --op mm --gpus 1,3 --dry-run
 expect_rc 0
 contains "$TMP/out" "CUDA_VISIBLE_DEVICES=1,3"
+
+# an empty flag value is refused (it would silently mean the current directory); an empty variable is unset
+for f in out flaggems-dir shape-file replay-from op-file test-node python devices level; do
+	run_zl run --backend cuda --flaggems-dir fg --op mm --$f= --dry-run
+	expect_rc 2
+	contains "$TMP/err" "empty value for --$f"
+done
+run_zl run --backend cuda --flaggems-dir fg --op mm --out '' --dry-run
+expect_rc 2
+contains "$TMP/err" "empty value for --out"
+BENCH_LEVEL= run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 0
+grep -E '^  level += core +\(default\)' "$TMP/out" >/dev/null || fail "an empty BENCH_LEVEL is not unset"
+
+# ZL_QUERY_TIMEOUT is a number like the others, not silently the default
+for v in abc 0 -1 5s; do
+	ZL_QUERY_TIMEOUT=$v run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+	expect_rc 2
+	contains "$TMP/err" "invalid value '$v' for ZL_QUERY_TIMEOUT"
+done
+ZL_QUERY_TIMEOUT=2.5 run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 0
 
 # the graph timer cannot be forced on a backend without graph capture
 run_zl run --backend musa --flaggems-dir fg --op mm --cudagraph --dry-run

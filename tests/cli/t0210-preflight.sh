@@ -24,6 +24,18 @@ expect_check devices --backend cuda --flaggems-dir fg --op mm --python "$PY"
 contains "$TMP/err" "a broken driver stack?"
 rm -f "$TMP/bin/nvidia-smi"
 
+# backend: the checkout has FlagGems' vendor packages, but not the chosen backend's
+# (a checkout without src/flag_gems/runtime/backend/ at all is not judged: fg passes below)
+cp -R fg onevendor
+mkdir -p onevendor/src/flag_gems/runtime/backend/_nvidia
+expect_check backend --backend musa --flaggems-dir onevendor --op mm --python /nonexistent/python
+contains "$TMP/err" "backend 'musa' (from --backend) needs FlagGems' vendor package '$TMP/onevendor/src/flag_gems/runtime/backend/_mthreads'"
+ZL_BACKEND=amd expect_check backend --flaggems-dir onevendor --op mm --python "$PY"
+contains "$TMP/err" "(from ZL_BACKEND)"
+run_zl run --backend cuda --flaggems-dir onevendor --op mm --python "$PY" --dry-run
+expect_rc 0
+rm -rf onevendor
+
 # level: a checkout whose conftest registers no --level (old FlagGems)
 mkdir -p old/benchmark && echo 'def pytest_addoption(parser): pass' >old/benchmark/conftest.py
 cp fg/benchmark/test_mm.py old/benchmark/
@@ -83,6 +95,20 @@ rm -f "$TMP/bin/nvidia-smi"
 mkdir -p used && echo keep >used/file
 expect_check out_dir --backend cuda --flaggems-dir fg --op mm --out used --python "$PY"
 [ "$(cat used/file)" = keep ] && [ "$(ls used)" = file ] || fail "out dir was touched"
+# out_dir: a regular file is not a directory, and a file where a parent should be fails now,
+# not when the run makes the directory (--out, and ZL_RUNS_DIR for the default name)
+echo x >afile
+expect_check out_dir --backend cuda --flaggems-dir fg --op mm --out afile --python "$PY"
+contains "$TMP/err" "run directory '$TMP/afile' (from --out) exists and is not a directory"
+expect_check out_dir --backend cuda --flaggems-dir fg --op mm --out afile/sub/run --python "$PY"
+contains "$TMP/err" "'$TMP/afile' is not a directory, so run directory '$TMP/afile/sub/run' (from --out) cannot be made"
+ZL_RUNS_DIR=afile expect_check out_dir --backend cuda --flaggems-dir fg --op mm --python "$PY" --dry-run
+contains "$TMP/err" "'$TMP/afile' is not a directory"
+contains "$TMP/err" "(from ZL_RUNS_DIR)"
+ZL_RUNS_DIR=afile run_zl preflight --backend cuda --flaggems-dir fg --op mm --python "$PY"
+expect_rc 3
+grep -qE "^FAILED +out_dir" "$TMP/out" || fail "preflight passed ZL_RUNS_DIR naming a file"
+[ "$(cat afile)" = x ] || fail "afile was touched"
 
 # zlbench preflight: every check listed, ok or FAILED, exit 3 on a failure
 run_zl preflight --backend cuda --flaggems-dir fg --op mm --python "$PY"
@@ -96,12 +122,43 @@ grep -qE "^FAILED +op_resolution" "$TMP/out" || fail "op_resolution not FAILED"
 run_zl preflight --backend cuda --flaggems-dir fg --op mm --python "$PY" --json
 expect_rc 0
 [ "$(json_get "$TMP/out" 'd["ok"] and len(d["checks"])')" = 12 ] || fail "preflight --json"
+lacks "$TMP/err" "PREFLIGHT_FAILED"
+# --json keeps the stderr contract: the first failure's line, once, then the human line
+run_zl preflight --backend cuda --flaggems-dir fg --op mmm --replay-from nope --python "$PY" --json
+expect_rc 3
+[ "$(json_get "$TMP/out" '[c["name"] for c in d["checks"] if c["status"] == "failed"]')" = "['op_resolution', 'replay_from']" ] ||
+	fail "preflight --json failures: $(cat "$TMP/out")"
+[ "$(grep -c '^PREFLIGHT_FAILED' "$TMP/err")" = 1 ] && grep -qx "PREFLIGHT_FAILED check=op_resolution" "$TMP/err" ||
+	fail "preflight --json: no PREFLIGHT_FAILED line for the first failure: $(cat "$TMP/err")"
+contains "$TMP/err" "preflight 'op_resolution' failed: no benchmark for operator 'mmm'"
 
 # usage errors are not preflight failures
 run_zl run --backend cuda --flaggems-dir fg --op 'mm/../x' --python "$PY"
 expect_rc 2
 contains "$TMP/err" "invalid operator name"
 run_zl run --backend cuda --flaggems-dir fg --python "$PY"
+expect_rc 2
+contains "$TMP/err" "nothing to run"
+# the operator name is checked with the settings: every command agrees, and before any path check
+run_zl run --backend cuda --flaggems-dir /nope --op ../x --python "$PY"
+expect_rc 2
+contains "$TMP/err" "invalid operator name '../x' (from --op)"
+lacks "$TMP/err" "PREFLIGHT_FAILED"
+for cmd in run preflight; do
+	OP='mm;x' run_zl $cmd --backend cuda --flaggems-dir fg --python "$PY"
+	expect_rc 2
+	contains "$TMP/err" "invalid operator name 'mm;x' (from OP)"
+	run_zl $cmd --backend cuda --flaggems-dir fg --op 'a/b' --python "$PY"
+	expect_rc 2
+	contains "$TMP/err" "invalid operator name 'a/b' (from --op)"
+	lacks "$TMP/out" "op_resolution"
+done
+# preflight with nothing to check is the same usage error as run's
+run_zl preflight --backend cuda --flaggems-dir fg --python "$PY"
+expect_rc 2
+contains "$TMP/err" "nothing to run"
+lacks "$TMP/out" "ok "
+run_zl preflight --backend cuda --flaggems-dir fg --python "$PY" --json
 expect_rc 2
 contains "$TMP/err" "nothing to run"
 pass
