@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -128,12 +129,14 @@ static int cache_read(const char *path, const char *key, struct zl_pyprobe *out)
 
 	if (path && strbuf_read_file(&text, path) >= 0 && (doc = cJSON_Parse(text.buf))) {
 		const char *k = jstring(doc, "key"), *origin = jstring(doc, "pytest_origin");
-		const cJSON *om = cJSON_GetObjectItemCaseSensitive(doc, "origin_mtime_ns");
+		const char *om = jstring(doc, "origin_mtime_ns");
 		struct stat st;
+		char now[32];
 
-		if (k && !strcmp(k, key) && origin && cJSON_IsNumber(om) && jstring(doc, "python_version") &&
+		if (k && !strcmp(k, key) && origin && om && jstring(doc, "python_version") &&
 		    jstring(doc, "pytest_version") && !stat(origin, &st) &&
-		    (double)mtime_ns(&st) == om->valuedouble && !shadowed(origin)) {
+		    snprintf(now, sizeof(now), "%lld", mtime_ns(&st)) > 0 && !strcmp(now, om) &&
+		    !shadowed(origin)) {
 			out->python_version = xstrdup(jstring(doc, "python_version"));
 			out->pytest_version = xstrdup(jstring(doc, "pytest_version"));
 			out->pytest_origin = xstrdup(origin);
@@ -153,14 +156,18 @@ static void cache_write(const char *path, const char *key, const struct zl_pypro
 	cJSON *doc = cJSON_CreateObject();
 	char *dir = NULL, *slash, *text = NULL;
 	struct stat st;
+	char mtime[32];
 
 	if (!path || !doc || !p->pytest_origin || stat(p->pytest_origin, &st))
+		goto out;
+	/* a string: a double holds ns since 1970 only to ~256 ns, and cJSON prints it to 15 digits */
+	if (snprintf(mtime, sizeof(mtime), "%lld", mtime_ns(&st)) <= 0)
 		goto out;
 	if (!cJSON_AddStringToObject(doc, "key", key) ||
 	    !cJSON_AddStringToObject(doc, "python_version", p->python_version) ||
 	    !cJSON_AddStringToObject(doc, "pytest_version", p->pytest_version) ||
 	    !cJSON_AddStringToObject(doc, "pytest_origin", p->pytest_origin) ||
-	    !cJSON_AddNumberToObject(doc, "origin_mtime_ns", (double)mtime_ns(&st)))
+	    !cJSON_AddStringToObject(doc, "origin_mtime_ns", mtime))
 		goto out;
 	dir = xstrdup(path);
 	slash = strrchr(dir, '/');

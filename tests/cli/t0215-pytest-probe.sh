@@ -10,6 +10,9 @@ mkdir -p pylib/pytest pylib/_pytest
 echo "" >pylib/pytest/__init__.py
 echo "" >pylib/_pytest/__init__.py
 echo "version = '9.9.9'" >pylib/_pytest/_version.py
+# an mtime whose nanoseconds a JSON double printed to 15 digits would not give back
+touch -d @1764567890.123459789 pylib/pytest/__init__.py
+[ "$(stat -c %Y.%y pylib/pytest/__init__.py | grep -c 123459789)" = 1 ] || fail "this file system keeps no nanoseconds"
 cat >py <<EOF2
 #!/bin/sh
 echo start >>"$TMP/starts"
