@@ -347,3 +347,31 @@ def module_file(module):
     except TypeError:
         return None
     return None
+
+
+def class_tree(base):
+    """base and every class below it, each once (an unhashable or odd metaclass whose
+    __subclasses__ fails ends that branch)."""
+    seen, todo = [], [base]
+    while todo:
+        cls = todo.pop()
+        if cls in seen:
+            continue
+        seen.append(cls)
+        try:
+            todo.extend(cls.__subclasses__())
+        except TypeError:
+            pass
+    return seen
+
+
+def benchmark_classes():
+    """FlagGems' Benchmark base classes among the loaded modules: a class named
+    Benchmark that has set_shapes, init_user_config and run."""
+    found = []
+    for mod in list(sys.modules.values()):
+        cls = getattr(mod, "__dict__", {}).get("Benchmark") if mod is not None else None
+        if isinstance(cls, type) and cls not in found and all(
+                hasattr(cls, a) for a in ("set_shapes", "init_user_config", "run")):
+            found.append(cls)
+    return found

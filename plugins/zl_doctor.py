@@ -253,33 +253,10 @@ def pytest_collection_finish(session):
 # probe mode
 
 
-def _benchmark_classes():
-    """FlagGems' Benchmark base classes among the loaded modules: a class named
-    Benchmark that has set_shapes, init_user_config and run."""
-    found = []
-    for mod in list(sys.modules.values()):
-        cls = getattr(mod, "__dict__", {}).get("Benchmark") if mod is not None else None
-        if isinstance(cls, type) and cls not in found and all(
-                hasattr(cls, a) for a in ("set_shapes", "init_user_config", "run")):
-            found.append(cls)
-    return found
-
-
-def _all_subclasses(cls):
-    out, todo = [], [cls]
-    while todo:
-        c = todo.pop()
-        if c in out:
-            continue
-        out.append(c)
-        todo.extend(c.__subclasses__())
-    return out
-
-
 def _patch_benchmarks():
     try:
-        for base in _benchmark_classes():
-            for cls in _all_subclasses(base):
+        for base in zc.benchmark_classes():
+            for cls in zc.class_tree(base):
                 if "run" in cls.__dict__:
                     cls.run = _probe_run
                     _state["patched"] += 1

@@ -20,7 +20,6 @@ shapes_total null); the batch warns when a shard split nothing.
 
 import functools
 import re
-import sys
 
 import pytest
 
@@ -63,30 +62,6 @@ def split(shapes, i, k):
 # hooking
 
 
-def _benchmark_classes():
-    found = []
-    for mod in list(sys.modules.values()):
-        cls = getattr(mod, "__dict__", {}).get("Benchmark") if mod is not None else None
-        if isinstance(cls, type) and cls not in found and all(
-                hasattr(cls, a) for a in ("set_shapes", "init_user_config", "run")):
-            found.append(cls)
-    return found
-
-
-def _class_tree(base):
-    out, todo = [], [base]
-    while todo:
-        cls = todo.pop()
-        if cls in out:
-            continue
-        out.append(cls)
-        try:
-            todo.extend(cls.__subclasses__())
-        except TypeError:
-            pass
-    return out
-
-
 def _apply(bench):
     i, k = _state["shard"], _state["shards"]
     rec = {"nodeid": _state["current"], "class": type(bench).__name__,
@@ -125,8 +100,8 @@ def _wrap(orig):
 
 
 def _patch():
-    for base in _benchmark_classes():
-        for cls in _class_tree(base):
+    for base in zc.benchmark_classes():
+        for cls in zc.class_tree(base):
             fn = cls.__dict__.get("init_user_config")
             if fn is None or hasattr(fn, "_zl_shard_orig"):
                 continue

@@ -191,7 +191,7 @@ class _Timer:
             setattr(mod, attr, self._bench_hook(orig, label))
             self.patched.append((mod, attr, orig))
         for base in _benchmark_bases():
-            for cls in _class_tree(base):
+            for cls in zc.class_tree(base):
                 fn = cls.__dict__.get("get_latency")
                 if fn is None or getattr(fn, "_zl_timer_hook", False):
                     continue
@@ -431,20 +431,6 @@ def _benchmark_bases():
         cls = mod.__dict__.get("Benchmark")
         if isinstance(cls, type) and "get_latency" in cls.__dict__:
             yield cls
-
-
-def _class_tree(base):
-    seen, todo = [], [base]
-    while todo:
-        cls = todo.pop()
-        if cls in seen:
-            continue
-        seen.append(cls)
-        try:
-            todo.extend(cls.__subclasses__())
-        except TypeError:
-            pass
-    return seen
 
 
 def _called_by_tuner():
