@@ -469,6 +469,20 @@ static void item_markers(const cJSON *items, struct strvec *out)
 	}
 }
 
+/* The evidence line listing the markers the collected tests carry (none: no line). */
+static void markers_evidence(struct zl_doctor_result *r, const struct strvec *markers)
+{
+	struct strbuf list = STRBUF_INIT;
+	size_t i;
+
+	if (!markers->nr)
+		return;
+	for (i = 0; i < markers->nr; i++)
+		strbuf_addf(&list, "%s%s", i ? ", " : "", markers->v[i]);
+	strvec_pushf(&r->evidence, "markers on those tests: %s", list.buf);
+	strbuf_release(&list);
+}
+
 /* Near names shown for a misspelt op or test. */
 #define MAX_NEAR 5
 
@@ -572,14 +586,7 @@ static void explain_empty(struct zl_doctor *d, struct zl_doctor_result *r, const
 		item_markers(items, &markers);
 		set_status(r, ZL_DOCTOR_FAILED, "-m %s removed all %zu tests: none carries @pytest.mark.%s", marker, total,
 			   marker);
-		if (markers.nr) {
-			struct strbuf list = STRBUF_INIT;
-
-			for (i = 0; i < markers.nr; i++)
-				strbuf_addf(&list, "%s%s", i ? ", " : "", markers.v[i]);
-			strvec_pushf(&r->evidence, "markers on those tests: %s", list.buf);
-			strbuf_release(&list);
-		}
+		markers_evidence(r, &markers);
 		zl_doctor_near_names(marker, &markers, 1, &near);
 		if (near.nr || markers.nr)
 			set_fix(r, "use --op %s (a marker those tests carry), or --test-node for one test",
@@ -591,14 +598,7 @@ static void explain_empty(struct zl_doctor *d, struct zl_doctor_result *r, const
 			   marker ? ": pytest keeps only the last -m, so it replaced -m " : "", marker ? marker : "",
 			   marker ? " that zlbench adds for the op" : "");
 		item_markers(items, &markers);
-		if (markers.nr) {
-			struct strbuf list = STRBUF_INIT;
-
-			for (i = 0; i < markers.nr; i++)
-				strbuf_addf(&list, "%s%s", i ? ", " : "", markers.v[i]);
-			strvec_pushf(&r->evidence, "markers on those tests: %s", list.buf);
-			strbuf_release(&list);
-		}
+		markers_evidence(r, &markers);
 		if (marker)
 			set_fix(r, "drop -m '%s' after --: --op %s already selects with -m %s (use -k after -- to narrow "
 				"further)", markexpr, marker, marker);
