@@ -531,6 +531,33 @@ static char *first_error_line(const char *run_dir)
 }
 
 /*
+ * 1 when pytest's 2 means "stopped on errors during collection" (pytest's own summary
+ * says "Interrupted: N error(s) during collection"), not a signal: a benchmark file that
+ * does not import is a failed op, not a Ctrl-C, and a batch must not rerun it as one.
+ */
+static int collection_errors(const char *run_dir)
+{
+	char *path = zl_path_join(run_dir, "pytest.log");
+	struct strbuf text = STRBUF_INIT;
+	int found = 0;
+
+	if (strbuf_read_file(&text, path) >= 0) {
+		const char *hit = text.buf;
+
+		while (!found && (hit = strstr(hit, "Interrupted: "))) {
+			const char *end = strchr(hit, '\n'), *c;
+
+			hit += strlen("Interrupted: ");
+			c = strstr(hit, "during collection");
+			found = c && (!end || c < end);
+		}
+	}
+	strbuf_release(&text);
+	free(path);
+	return found;
+}
+
+/*
  * Claim the run directory so that no two runs share one. The leaf is made with
  * mkdir(): a default name another run took already gets "-2", "-3", ... An existing
  * directory is taken only when --out named it and it is still empty. Either way,
@@ -678,6 +705,10 @@ finish:
 		int code = WIFEXITED(sv.status) ? WEXITSTATUS(sv.status) : 0;
 
 		status = status_for(&sv, code, &exit_code, &sig);
+		if (!strcmp(status, ZL_STATUS_INTERRUPTED) && !sv.interrupt_sig && collection_errors(pf->out_dir)) {
+			status = ZL_STATUS_FAILED;
+			exit_code = ZL_EXIT_FAILED;
+		}
 		f.status = status;
 		f.signal = sig;
 		if (vendor_mismatch(pf->out_dir, &msg)) {

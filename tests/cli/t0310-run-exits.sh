@@ -30,6 +30,17 @@ expect_rc 4
 [ "$(status u 'd["exit_code"]')" = 4 ] || fail "usage"
 contains u/pytest.log "unrecognized arguments"
 
+# a benchmark file that does not import: pytest stops with its 2 ("Interrupted: 1 error during
+# collection"), but nobody interrupted anything: a failed op, exit 1, the collection error as reason
+cp -rL "$FX" ce
+printf 'import pytest\nimport no_such_module_zl\n\n@pytest.mark.broken\ndef test_broken():\n    pass\n' \
+	>ce/benchmark/test_broken.py
+run_zl run --backend cuda --flaggems-dir ce --python "$ZL_TEST_PYTHON" --op broken --out ce-run
+expect_rc 1
+[ "$(status ce-run 'd["status"], d["exit_code"]')" = "('failed', 1)" ] || fail "collection error: $(status ce-run 'd["status"], d["exit_code"]')"
+contains ce-run/pytest.log "error during collection"
+case "$(status ce-run 'd["reason"]')" in "ERROR benchmark/test_broken.py"*) ;; *) fail "collection error reason: $(status ce-run 'd["reason"]')" ;; esac
+
 # pytest's internal error (its own exit 3) -> 70, never 3: a conftest that raises in a hook
 mkdir -p ie/benchmark
 cp -r "$FX/src" ie/src 2>/dev/null || ln -s "$FX/src" ie/src
