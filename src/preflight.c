@@ -464,7 +464,7 @@ int zl_preflight_run(struct zl_preflight *pf, int all, FILE *report,
 				return rc;
 			continue;
 		}
-		if (report)
+		if (report && zl_verbosity >= 0) /* --quiet: only what is wrong */
 			fprintf(report, "ok      %s\n", c->name);
 		strbuf_release(&one);
 	}

@@ -48,4 +48,15 @@ run_zl --verbose doctor --python "$ZL_TEST_PYTHON" --backend cuda --flaggems-dir
 expect_rc 0
 contains "$TMP/out" "evidence:"
 contains "$TMP/out" "command: "
+
+# preflight: --quiet prints only the failing check
+run_zl --quiet preflight --python "$ZL_TEST_PYTHON" --backend cuda --flaggems-dir fg --op mm
+expect_rc 0
+[ ! -s "$TMP/out" ] || fail "preflight --quiet printed: $(cat "$TMP/out")"
+run_zl --quiet preflight --python "$ZL_TEST_PYTHON" --backend cuda --flaggems-dir fg --op mm --shape-file "$TMP/nope.yaml"
+expect_rc 3
+contains "$TMP/out" "FAILED  shape_file"
+lacks "$TMP/out" "ok      "
+run_zl preflight --python "$ZL_TEST_PYTHON" --backend cuda --flaggems-dir fg --op mm
+contains "$TMP/out" "ok      pytest"
 pass
