@@ -74,8 +74,9 @@ char *zl_triton_default_cache_dir(void)
 	const char *dir = getenv("TRITON_CACHE_DIR");
 	const char *home = getenv("HOME");
 
+	/* as run hands it to the child (run.c): relative is against our cwd */
 	if (dir && *dir)
-		return xstrdup(dir);
+		return zl_absolute_path(dir);
 	if (home && *home)
 		return zl_path_join(home, ".triton/cache");
 	return NULL;

@@ -52,9 +52,9 @@ char *zl_tuner_default_cache_dir(void)
 	const char *dir = getenv("FLAGGEMS_CACHE_DIR");
 	const char *home = getenv("HOME");
 
-	/* FlagGems (code_cache.cache_dir_path) takes the variable even when empty. */
-	if (dir)
-		return xstrdup(dir);
+	/* as run hands it to the child (run.c): empty is unset, relative is against our cwd */
+	if (dir && *dir)
+		return zl_absolute_path(dir);
 	if (home && *home)
 		return zl_path_join(home, ".flaggems");
 	return NULL;

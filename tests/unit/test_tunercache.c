@@ -336,6 +336,19 @@ static void test_default_dir(void **state)
 	dir = zl_tuner_default_cache_dir();
 	assert_string_equal(dir, "/x/fg");
 	free(dir);
+	/* relative: against the cwd, as the run's child is given it; empty: unset */
+	assert_int_equal(setenv("FLAGGEMS_CACHE_DIR", "rel/fg", 1), 0);
+	dir = zl_tuner_default_cache_dir();
+	want = zl_absolute_path("rel/fg");
+	assert_true(dir[0] == '/');
+	assert_string_equal(dir, want);
+	free(want);
+	free(dir);
+	assert_int_equal(setenv("FLAGGEMS_CACHE_DIR", "", 1), 0);
+	assert_int_equal(setenv("HOME", "/home/someone", 1), 0);
+	dir = zl_tuner_default_cache_dir();
+	assert_string_equal(dir, "/home/someone/.flaggems");
+	free(dir);
 	assert_int_equal(unsetenv("FLAGGEMS_CACHE_DIR"), 0);
 	assert_int_equal(setenv("HOME", "/home/someone", 1), 0);
 	dir = zl_tuner_default_cache_dir();
