@@ -231,34 +231,11 @@ static int choose_devices(const struct zl_settings *s, struct strvec *out)
 		goto out;
 	}
 	if (s->devices.nr) {
-		const char *raw = s->v[ZL_SET_DEVICES].raw;
-
-		/* the list as typed: the split would drop blanks and empty items without a word */
-		if (raw && (strspn(raw, "0123456789,") != strlen(raw) || raw[0] == ',' || strstr(raw, ",,") ||
-			    raw[strlen(raw) - 1] == ',')) {
-			zl_print_error("invalid device list '%s' in %s: device indices (digits) separated by commas", raw,
-				       s->v[ZL_SET_DEVICES].from);
-			code = ZL_EXIT_USAGE;
-			goto out;
-		}
+		/* the settings resolver has refused bad items and repeats and made each canonical */
 		for (i = 0; i < s->devices.nr; i++) {
 			const char *d = s->devices.v[i];
-			long idx = 0;
+			long idx = atol(d);
 
-			/* one device has one spelling: "01" is 1, and the batch must not run two ops on it */
-			if (!*d || strspn(d, "0123456789") != strlen(d) || zl_parse_long(d, &idx)) {
-				zl_print_error("invalid device '%s' in %s: a device index is digits only", d,
-					       s->v[ZL_SET_DEVICES].from);
-				code = ZL_EXIT_USAGE;
-				goto out;
-			}
-			for (j = 0; j < out->nr; j++)
-				if (atol(out->v[j]) == idx) {
-					zl_print_error("device %ld is listed twice in %s ('%s')", idx,
-						       s->v[ZL_SET_DEVICES].from, s->v[ZL_SET_DEVICES].raw);
-					code = ZL_EXIT_USAGE;
-					goto out;
-				}
 			if (dl.available && !zl_devlist_find(&dl, (int)idx)) {
 				strbuf_addf(&msg, "device %s (from %s) does not exist; %s shows", d,
 					    s->v[ZL_SET_DEVICES].from, dl.how);
@@ -269,7 +246,7 @@ static int choose_devices(const struct zl_settings *s, struct strvec *out)
 				code = ZL_EXIT_PREFLIGHT;
 				goto out;
 			}
-			strvec_pushf(out, "%ld", idx);
+			strvec_push(out, d);
 		}
 	} else if (dl.available && dl.nr) {
 		for (i = 0; i < dl.nr; i++)
