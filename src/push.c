@@ -18,6 +18,7 @@
 #include "zlbench/fsutil.h"
 #include "zlbench/home.h"
 #include "zlbench/push.h"
+#include "zlbench/runload.h"
 #include "zlbench/strvec.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
@@ -506,14 +507,14 @@ static int is_warmup_shard(const char *dir)
 {
 	char *path = zl_path_join(dir, "run_identity.json");
 	struct strbuf text = STRBUF_INIT;
-	cJSON *id = NULL, *warmup, *role;
-	int shard = 0;
+	cJSON *id = NULL;
+	const char *role;
+	int shard;
 
 	if (strbuf_read_file(&text, path) >= 0)
 		id = cJSON_ParseWithLength(text.buf, text.len);
-	warmup = cJSON_GetObjectItemCaseSensitive(id, "warmup");
-	role = cJSON_GetObjectItemCaseSensitive(warmup, "role");
-	shard = cJSON_IsString(role) && !strcmp(role->valuestring, "shard");
+	role = id ? zl_json_path_string(id, "warmup.role") : NULL;
+	shard = role && !strcmp(role, "shard");
 	cJSON_Delete(id);
 	strbuf_release(&text);
 	free(path);
