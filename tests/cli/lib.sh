@@ -4,9 +4,9 @@ set -u
 
 : "${ZLBENCH:?ZLBENCH must point at the built zlbench binary}"
 : "${ZL_SOURCE_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
-: "${ZL_SHARED_DIR:=$ZL_SOURCE_DIR/../shared}"
+: "${ZL_FIXTURES_DIR:=$ZL_SOURCE_DIR/tests/fixtures}"
 : "${ZL_TEST_PYTHON:=/usr/bin/python3}"
-export ZL_SOURCE_DIR ZL_SHARED_DIR ZL_TEST_PYTHON
+export ZL_SOURCE_DIR ZL_FIXTURES_DIR ZL_TEST_PYTHON
 # A test must not depend on the developer's environment.
 unset ZL_BACKEND FLAGGEMS_DIR OP OP_FILE TEST_NODE BENCH_LEVEL SHAPE_FILE SHAPE_MODE \
       REPLAY_FROM ZL_ISOLATE_TUNER_CACHE ZL_DEVICES ZL_PYTHON ZL_RUNS_DIR \

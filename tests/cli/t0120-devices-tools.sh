@@ -2,7 +2,7 @@
 # zlbench devices with each vendor's query tool answering (real captured outputs).
 . "$(dirname "$0")/lib.sh"
 
-F="$ZL_SHARED_DIR/fixtures/devices"
+F="$ZL_FIXTURES_DIR/devices"
 mkdir -p "$TMP/bin"
 zl() { PATH="$TMP/bin" run_zl "$@"; }
 # cat_tool NAME FILE: a fake tool printing FILE (PATH holds only fakes, so /bin/cat by path)

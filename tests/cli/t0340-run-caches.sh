@@ -7,11 +7,11 @@ DEMO="$ZL_SOURCE_DIR/examples/demo"
 cd "$TMP"
 # a shared cache that already holds the real H200 mm winners (12) and benchmarked configs (1944)
 mkdir -p "$FLAGGEMS_CACHE_DIR/config_cache"
-cp "$ZL_SHARED_DIR/fixtures/flaggems-runs/tuner-db/mm_TunedConfig_nvidia_triton_3_6.db" \
+cp "$ZL_FIXTURES_DIR/flaggems-runs/tuner-db/mm_TunedConfig_nvidia_triton_3_6.db" \
 	"$FLAGGEMS_CACHE_DIR/config_cache/TunedConfig_nvidia_triton_3_6.db"
 # and a Triton cache with the real 3-variant fixture in it
 mkdir -p "$TRITON_CACHE_DIR"
-cp -r "$ZL_SHARED_DIR/fixtures/triton-cache-h200/." "$TRITON_CACHE_DIR/"
+cp -r "$ZL_FIXTURES_DIR/triton-cache-h200/." "$TRITON_CACHE_DIR/"
 
 run_zl run --backend cuda --flaggems-dir "$DEMO" --op softmax --python "$ZL_TEST_PYTHON" --out s1
 expect_rc 0

@@ -10,7 +10,7 @@ cd "$TMP"
 export ZL_NO_HISTORY=1
 db="$FLAGGEMS_CACHE_DIR/config_cache/TunedConfig_nvidia_triton_3_6.db"
 mkdir -p "$FLAGGEMS_CACHE_DIR/config_cache"
-cp "$ZL_SHARED_DIR/fixtures/flaggems-runs/tuner-db/mm_TunedConfig_nvidia_triton_3_6.db" "$db"
+cp "$ZL_FIXTURES_DIR/flaggems-runs/tuner-db/mm_TunedConfig_nvidia_triton_3_6.db" "$db"
 chmod u+w "$db"
 
 # hold_lock UNTIL_FILE: an exclusive lock on the DB until UNTIL_FILE exists (then commit)

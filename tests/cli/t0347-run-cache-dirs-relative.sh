@@ -9,7 +9,7 @@ export ZL_NO_HISTORY=1
 # a copy of the demo, so that a cache written in the wrong place stays under $TMP
 cp -r "$ZL_SOURCE_DIR/examples/demo" demo
 mkdir -p work/rel-cache/config_cache
-cp "$ZL_SHARED_DIR/fixtures/flaggems-runs/tuner-db/mm_TunedConfig_nvidia_triton_3_6.db" \
+cp "$ZL_FIXTURES_DIR/flaggems-runs/tuner-db/mm_TunedConfig_nvidia_triton_3_6.db" \
 	work/rel-cache/config_cache/TunedConfig_nvidia_triton_3_6.db
 chmod u+w work/rel-cache/config_cache/TunedConfig_nvidia_triton_3_6.db
 cd work

@@ -4,7 +4,7 @@
 # (15 cases), mm in cudagraph mode (15), router_gemm (10 hard-coded bf16 shapes).
 . "$(dirname "$0")/lib.sh"
 
-RUNS="$ZL_SHARED_DIR/fixtures/flaggems-runs"
+RUNS="$ZL_FIXTURES_DIR/flaggems-runs"
 mkdir -p "$TMP/fg/benchmark"
 cat >"$TMP/fg/benchmark/conftest.py" <<'PY'
 import shutil, os

@@ -41,7 +41,7 @@ contains "$TMP/err" "foreign:     $want"
 # winners per table on FlagGems' real mm tuner DB (replacing the DB the runs above made):
 # its 12 stored winners are inherited, the stand-in's 9 are new
 mkdir -p "$FLAGGEMS_CACHE_DIR/config_cache"
-cp "$ZL_SHARED_DIR/fixtures/flaggems-runs/tuner-db/mm_TunedConfig_nvidia_triton_3_6.db" \
+cp "$ZL_FIXTURES_DIR/flaggems-runs/tuner-db/mm_TunedConfig_nvidia_triton_3_6.db" \
 	"$FLAGGEMS_CACHE_DIR/config_cache/TunedConfig_nvidia_triton_3_6.db"
 chmod u+w "$FLAGGEMS_CACHE_DIR/config_cache/TunedConfig_nvidia_triton_3_6.db"
 zlrun --backend cuda --op mm --out real

@@ -51,7 +51,7 @@ grep -q '^nosuchop,preflight_failed,3,.*no benchmark for operator' "$TMP/m/ops_s
 	fail "nosuchop row: $(cat "$TMP/m/ops_status.csv")"
 
 # with a query tool the devices are checked before anything starts
-fake_tool nvidia-smi "exec /bin/cat '$ZL_SHARED_DIR/fixtures/devices/nvidia-smi-h200x2/query-gpu-noheader-nounits.csv'"
+fake_tool nvidia-smi "exec /bin/cat '$ZL_FIXTURES_DIR/devices/nvidia-smi-h200x2/query-gpu-noheader-nounits.csv'"
 batch --devices 0,5 --ops batch_p01 --out "$TMP/d"
 expect_rc 3
 contains "$TMP/err" "PREFLIGHT_FAILED check=devices"
@@ -69,7 +69,7 @@ expect_rc 3
 contains "$TMP/err" "PREFLIGHT_FAILED check=devices"
 contains "$TMP/err" "a broken driver stack?"
 [ -e "$TMP/d" ] && fail "a broken driver created the batch directory"
-fake_tool nvidia-smi "exec /bin/cat '$ZL_SHARED_DIR/fixtures/devices/nvidia-smi-h200x2/query-gpu-noheader-nounits.csv'"
+fake_tool nvidia-smi "exec /bin/cat '$ZL_FIXTURES_DIR/devices/nvidia-smi-h200x2/query-gpu-noheader-nounits.csv'"
 
 # usage errors
 batch --devices 0 --out "$TMP/u"

@@ -2,7 +2,7 @@
 # zlbench history: --ingest, the list as text, JSON and CSV, filters, idempotent re-ingest.
 . "$(dirname "$0")/lib.sh"
 MK="$ZL_SOURCE_DIR/tests/fixtures/runs/make_run.py"
-R="$ZL_SHARED_DIR/fixtures/flaggems-runs"
+R="$ZL_FIXTURES_DIR/flaggems-runs"
 mk() { "$ZL_TEST_PYTHON" "$MK" "$@" || fail "make_run.py $*"; }
 ago() { date -u -d "@$(( $(date +%s) - $1 * 86400 ))" +%Y-%m-%dT%H:%M:%SZ; }
 

@@ -4,7 +4,7 @@
 # overrides it.
 . "$(dirname "$0")/lib.sh"
 MK="$ZL_SOURCE_DIR/tests/fixtures/runs/make_run.py"
-R="$ZL_SHARED_DIR/fixtures/flaggems-runs/mm_core_kernel_h200.results.json"
+R="$ZL_FIXTURES_DIR/flaggems-runs/mm_core_kernel_h200.results.json"
 DEMO="$ZL_SOURCE_DIR/examples/demo"
 export ZL_HISTORY_DB="$TMP/elsewhere/runs.db"
 mkdir -p "$TMP/elsewhere"

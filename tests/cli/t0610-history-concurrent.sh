@@ -2,7 +2,7 @@
 # Eight zlbench processes ingest different runs into one new history database at once.
 . "$(dirname "$0")/lib.sh"
 MK="$ZL_SOURCE_DIR/tests/fixtures/runs/make_run.py"
-R="$ZL_SHARED_DIR/fixtures/flaggems-runs"
+R="$ZL_FIXTURES_DIR/flaggems-runs"
 N=8
 
 for i in $(seq 1 $N); do

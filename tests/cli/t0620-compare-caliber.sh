@@ -3,7 +3,7 @@
 # --allow-caliber-mismatch compares anyway and every output format says so.
 . "$(dirname "$0")/lib.sh"
 MK="$ZL_SOURCE_DIR/tests/fixtures/runs/make_run.py"
-R="$ZL_SHARED_DIR/fixtures/flaggems-runs/mm_core_kernel_h200.results.json"
+R="$ZL_FIXTURES_DIR/flaggems-runs/mm_core_kernel_h200.results.json"
 mk() { "$ZL_TEST_PYTHON" "$MK" "$@" || fail "make_run.py $*"; }
 
 mk "$TMP/a" --run-id 20261129-100000-cuda-mm-aaaaaa --results "$R"

@@ -8,7 +8,7 @@
 DEMO="$ZL_SOURCE_DIR/examples/demo"
 cd "$TMP"
 mkdir -p "$FLAGGEMS_CACHE_DIR/config_cache"
-cp "$ZL_SHARED_DIR/fixtures/flaggems-runs/tuner-db/mm_TunedConfig_nvidia_triton_3_6.db" \
+cp "$ZL_FIXTURES_DIR/flaggems-runs/tuner-db/mm_TunedConfig_nvidia_triton_3_6.db" \
 	"$FLAGGEMS_CACHE_DIR/config_cache/TunedConfig_nvidia_triton_3_6.db"
 # the fixture is read-only; the demo's tuner adds its winners to this copy
 chmod u+w "$FLAGGEMS_CACHE_DIR/config_cache/TunedConfig_nvidia_triton_3_6.db"

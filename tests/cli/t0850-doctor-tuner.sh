@@ -1,12 +1,12 @@
 #!/bin/bash
 # doctor step 6 (tuner_cache): a shared FlagGems tuner cache that already holds winners for
 # the op's kernels. Instance: an A/B side inherited them: 10 variants compiled instead of
-# 234, 17 s instead of 52 s. Real libtuner databases from an H200 run (../shared).
+# 234, 17 s instead of 52 s. Real libtuner databases from an H200 run (tests/fixtures).
 . "$(dirname "$0")/lib.sh"
 . "$ZL_SOURCE_DIR/tests/fixtures/doctor/doctor_lib.sh"
 cd "$TMP"
 fg_tree fg
-DBS="$ZL_SHARED_DIR/fixtures/flaggems-runs/tuner-db"
+DBS="$ZL_FIXTURES_DIR/flaggems-runs/tuner-db"
 CONFIG="$FLAGGEMS_CACHE_DIR/config_cache"
 
 # an empty cache: nothing inherited

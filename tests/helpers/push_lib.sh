@@ -6,7 +6,7 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy no_proxy
 # Retries wait 1 ms, 2 ms, ... instead of 0.5 s, 1 s, ...
 export ZL_PUSH_BACKOFF_MS=1
 COLLECTOR="$ZL_SOURCE_DIR/tests/helpers/http_collector.py"
-RESULTS_FIXTURE="$ZL_SHARED_DIR/fixtures/flaggems-runs/mm_core_kernel_h200.results.json"
+RESULTS_FIXTURE="$ZL_FIXTURES_DIR/flaggems-runs/mm_core_kernel_h200.results.json"
 # Unique per test run, so that finding it anywhere means it leaked.
 TOKEN="zl-push-token-$$-$RANDOM-s3cr3t"
 COLLECTOR_PIDS=""

@@ -45,11 +45,11 @@ static void write_text(const char *path, const char *text)
 	strbuf_release(&err);
 }
 
-static char *shared_path(const char *rel)
+static char *fixture_path(const char *rel)
 {
-	const char *shared = getenv("ZL_SHARED_DIR");
+	const char *fixtures = getenv("ZL_FIXTURES_DIR");
 
-	return xstrfmt("%s/%s", shared ? shared : ZL_SOURCE_DIR "/../shared", rel);
+	return xstrfmt("%s/%s", fixtures ? fixtures : ZL_SOURCE_DIR "/tests/fixtures", rel);
 }
 
 /* ---- CSV ------------------------------------------------------------------------ */
@@ -374,7 +374,7 @@ static void test_config_roundtrip(void **state)
 static void test_split_model_shapes(void **state)
 {
 	char *dir = tmpdir();
-	char *file = shared_path("fixtures/flaggems-data/models_shapes_qwen25.yaml");
+	char *file = fixture_path("flaggems-data/models_shapes_qwen25.yaml");
 	struct strvec paths = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT, all = STRBUF_INIT, again = STRBUF_INIT;
 	struct zl_shapes_doc *orig = NULL;
@@ -444,7 +444,7 @@ static void test_split_model_shapes(void **state)
 static void test_split_by_class(void **state)
 {
 	char *dir = tmpdir();
-	char *file = shared_path("fixtures/flaggems-data/core_shapes.yaml");
+	char *file = fixture_path("flaggems-data/core_shapes.yaml");
 	const char *const mro[] = { "BlasBenchmark", "Benchmark", NULL };
 	struct strvec paths = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;

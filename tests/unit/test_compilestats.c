@@ -16,10 +16,10 @@
 
 static char *fixture_cache(void)
 {
-	const char *shared = getenv("ZL_SHARED_DIR");
+	const char *fixtures = getenv("ZL_FIXTURES_DIR");
 
-	assert_non_null(shared);
-	return xstrfmt("%s/fixtures/triton-cache-h200", shared);
+	assert_non_null(fixtures);
+	return xstrfmt("%s/triton-cache-h200", fixtures);
 }
 
 static void put_file(const char *dir, const char *name, const char *data, size_t len)

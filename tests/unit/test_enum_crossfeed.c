@@ -1,5 +1,5 @@
 /*
- * Every captured output under shared/fixtures/devices fed to every parser: only
+ * Every captured output under tests/fixtures/devices fed to every parser: only
  * the parser of that tool and format may accept it; the others must refuse it
  * with a message (a vendor tool answering on the wrong backend, or a wrapper
  * printing another format, must not turn into a device list).
@@ -58,13 +58,13 @@ static int accepted_by(const char *dir, const char *file, size_t parser)
 
 static void test_crossfeed(void **state)
 {
-	const char *shared = getenv("ZL_SHARED_DIR");
+	const char *fixtures = getenv("ZL_FIXTURES_DIR");
 	size_t d, files = 0;
 	(void)state;
 
-	assert_non_null(shared);
+	assert_non_null(fixtures);
 	for (d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
-		char *path = xstrfmt("%s/fixtures/devices/%s", shared, dirs[d]);
+		char *path = xstrfmt("%s/devices/%s", fixtures, dirs[d]);
 		DIR *dh = opendir(path);
 		struct dirent *de;
 
@@ -98,7 +98,7 @@ static void test_crossfeed(void **state)
 		closedir(dh);
 		free(path);
 	}
-	/* the shared set holds 40 captured outputs; fewer means a directory went missing */
+	/* the fixture set holds 40 captured outputs; fewer means a directory went missing */
 	assert_true(files >= 40);
 }
 

@@ -71,10 +71,10 @@ static void fake_tool(struct sandbox *sb, const char *name, const char *body)
 	strbuf_release(&err);
 }
 
-/* A fake tool that prints a shared fixture. */
+/* A fake tool that prints a captured fixture. */
 static void fake_tool_cat(struct sandbox *sb, const char *name, const char *dir, const char *file)
 {
-	char *body = xstrfmt("exec /bin/cat '%s/fixtures/devices/%s/%s'", getenv("ZL_SHARED_DIR"),
+	char *body = xstrfmt("exec /bin/cat '%s/devices/%s/%s'", getenv("ZL_FIXTURES_DIR"),
 			     dir, file);
 
 	fake_tool(sb, name, body);

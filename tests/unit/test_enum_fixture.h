@@ -1,6 +1,6 @@
 /*
  * Helpers for the device-enumeration tests (tests/unit/test_enum_*.c): read a
- * captured tool output from $ZL_SHARED_DIR/fixtures/devices, parse it, and
+ * captured tool output from tests/fixtures/devices ($ZL_FIXTURES_DIR), parse it, and
  * feed a parser every prefix of an output (a truncated capture) and other garbage.
  * Include after <cmocka.h>.
  */
@@ -18,11 +18,11 @@
 /* The fixture's text; fails the test when it cannot be read. Caller releases sb. */
 static inline void read_fixture(struct strbuf *sb, const char *dir, const char *file)
 {
-	const char *shared = getenv("ZL_SHARED_DIR");
+	const char *fixtures = getenv("ZL_FIXTURES_DIR");
 	char *path;
 
-	assert_non_null(shared);
-	path = xstrfmt("%s/fixtures/devices/%s/%s", shared, dir, file);
+	assert_non_null(fixtures);
+	path = xstrfmt("%s/devices/%s/%s", fixtures, dir, file);
 	if (strbuf_read_file(sb, path) < 0)
 		fail_msg("cannot read fixture '%s'", path);
 	free(path);

@@ -183,15 +183,15 @@ static void test_urls(void **state)
 
 static void test_build_document(void **state)
 {
-	const char *shared = getenv("ZL_SHARED_DIR");
+	const char *fixtures = getenv("ZL_FIXTURES_DIR");
 	char *fixture, *run, *doc, *name, *dst;
 	struct strbuf raw = STRBUF_INIT, compact = STRBUF_INIT, err = STRBUF_INIT;
 	size_t replaced;
 	cJSON *j;
 	(void)state;
 
-	assert_non_null(shared);
-	fixture = xstrfmt("%s/fixtures/flaggems-runs/mm_core_kernel_h200.results.json", shared);
+	assert_non_null(fixtures);
+	fixture = xstrfmt("%s/flaggems-runs/mm_core_kernel_h200.results.json", fixtures);
 	assert_true(strbuf_read_file(&raw, fixture) > 0);
 	run = zl_path_join(tmpdir, "run");
 	assert_int_equal(zl_mkdir_p(run, &err), 0);

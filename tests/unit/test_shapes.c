@@ -15,12 +15,12 @@
 #include "zlbench/strbuf.h"
 #include "zlbench/util.h"
 
-static char *shared_path(const char *rel)
+static char *fixture_path(const char *rel)
 {
-	const char *shared = getenv("ZL_SHARED_DIR");
+	const char *fixtures = getenv("ZL_FIXTURES_DIR");
 
-	assert_non_null(shared);
-	return xstrfmt("%s/%s", shared, rel);
+	assert_non_null(fixtures);
+	return xstrfmt("%s/%s", fixtures, rel);
 }
 
 static struct zl_shapes_doc *parse_ok(const char *text)
@@ -194,7 +194,7 @@ static void assert_same_as_pyyaml(const char *path)
 
 static void test_core_shapes_facts(void **state)
 {
-	char *path = shared_path("fixtures/flaggems-data/core_shapes.yaml");
+	char *path = fixture_path("flaggems-data/core_shapes.yaml");
 	struct zl_shapes_doc *doc = NULL;
 	struct strbuf err = STRBUF_INIT;
 	struct zl_shapes_entry e;
@@ -249,7 +249,7 @@ static void test_core_shapes_facts(void **state)
 
 static void test_models_shapes(void **state)
 {
-	char *path = shared_path("fixtures/flaggems-data/models_shapes_qwen25.yaml");
+	char *path = fixture_path("flaggems-data/models_shapes_qwen25.yaml");
 	struct zl_shapes_doc *doc = NULL;
 	struct strbuf err = STRBUF_INIT;
 	(void)state;
@@ -267,8 +267,8 @@ static void test_models_shapes(void **state)
 
 static void test_real_files_match_pyyaml(void **state)
 {
-	char *core = shared_path("fixtures/flaggems-data/core_shapes.yaml");
-	char *qwen = shared_path("fixtures/flaggems-data/models_shapes_qwen25.yaml");
+	char *core = fixture_path("flaggems-data/core_shapes.yaml");
+	char *qwen = fixture_path("flaggems-data/models_shapes_qwen25.yaml");
 	(void)state;
 
 	assert_same_as_pyyaml(core);
@@ -491,7 +491,7 @@ static int notes_mention(const struct zl_yaml *root, const char *what)
 
 static void test_archive_vdot_core(void **state)
 {
-	char *path = shared_path("fixtures/flaggems-data/core_shapes.yaml");
+	char *path = fixture_path("flaggems-data/core_shapes.yaml");
 	struct zl_shapes_doc *doc = NULL, *back;
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	struct zl_shapes_archive a = { "vdot", "core", "file", NULL, NULL, NULL };
@@ -538,7 +538,7 @@ static void test_archive_vdot_core(void **state)
 
 static void test_archive_missing_and_class(void **state)
 {
-	char *path = shared_path("fixtures/flaggems-data/core_shapes.yaml");
+	char *path = fixture_path("flaggems-data/core_shapes.yaml");
 	struct zl_shapes_doc *doc = NULL, *back;
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	const char *const mro[] = { "BlasBenchmark", "Benchmark", NULL };
@@ -668,7 +668,7 @@ static void test_archive_odd_entries(void **state)
 static void test_archive_write(void **state)
 {
 	char tmpl[] = "/tmp/zl-archive-XXXXXX";
-	char *path = shared_path("fixtures/flaggems-data/core_shapes.yaml");
+	char *path = fixture_path("flaggems-data/core_shapes.yaml");
 	struct zl_shapes_doc *doc = NULL;
 	struct strbuf err = STRBUF_INIT, written = STRBUF_INIT, rendered = STRBUF_INIT;
 	struct zl_shapes_archive a = { "vdot", "core", "file", NULL, NULL, NULL };

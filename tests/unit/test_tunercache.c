@@ -19,10 +19,10 @@
 
 static char *fixture_db(const char *name)
 {
-	const char *shared = getenv("ZL_SHARED_DIR");
+	const char *fixtures = getenv("ZL_FIXTURES_DIR");
 
-	assert_non_null(shared);
-	return xstrfmt("%s/fixtures/flaggems-runs/tuner-db/%s", shared, name);
+	assert_non_null(fixtures);
+	return xstrfmt("%s/flaggems-runs/tuner-db/%s", fixtures, name);
 }
 
 /* A fresh cache dir with config_cache/ inside. Caller frees. */
@@ -99,7 +99,7 @@ static void test_real_mm_db(void **state)
 	size_t i;
 	(void)state;
 
-	/* Straight from the read-only shared directory: counting never writes. */
+	/* Straight from the fixture directory (read-only in a package): counting never writes. */
 	zl_tuner_count_db(path, -1, &st);
 	assert_int_equal(st.notes.nr, 0);
 	assert_int_equal(st.dbs, 1);
