@@ -200,7 +200,7 @@ static void test_default_path_uses_zl_home(void **state)
 /* The speedup geomean over the gems rows, computed from the file itself. */
 static double file_speedup_geomean(const char *name)
 {
-	char *path = fx_shared(name);
+	char *path = fx_real(name);
 	cJSON *doc = fx_read_json(path), *op_entry, *detail, *row;
 	double sum = 0;
 	long n = 0;

@@ -20,7 +20,7 @@ struct expect {
 
 static void expect_from(const char *name, struct expect *e)
 {
-	char *path = fx_shared(name);
+	char *path = fx_real(name);
 	cJSON *doc = fx_read_json(path), *op_entry, *detail, *row;
 
 	memset(e, 0, sizeof(*e));
