@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <cjson/cJSON.h>
 
+#include "json.h"    /* its readers walk run->identity with zl_json_path() */
 #include "strbuf.h"
 #include "strvec.h"
 
@@ -98,40 +99,6 @@ void zl_run_release(struct zl_run *run);
  * Returns 0, or -1 when dir holds no readable run_identity.json (err says why).
  */
 int zl_run_load(const char *dir, struct zl_run *run, struct strbuf *err);
-
-/*
- * Read a string at a dotted path ("tuner_cache.mode") in a cJSON object.
- * Returns the string (owned by the document), or NULL when absent or not a string.
- */
-const char *zl_json_path_string(const cJSON *root, const char *path);
-/* The item at a dotted path, or NULL. */
-const cJSON *zl_json_path(const cJSON *root, const char *path);
-/* A copy of the string at a dotted path (caller frees), or NULL. */
-char *zl_json_path_dup(const cJSON *root, const char *path);
-/*
- * Read and parse the JSON object at path whose "schema" is schema. NULL with err
- * set when it cannot be read (hint, when given, is added in parentheses: what the
- * path should have been) or is not such a document; the caller frees the result.
- */
-cJSON *zl_json_read_schema(const char *path, const char *schema, const char *hint, struct strbuf *err);
-
-/*
- * cJSON builders for output documents: a NULL string or a non-finite number
- * becomes null. 0, or -1 when cJSON could not allocate.
- */
-int zl_json_add_string(cJSON *obj, const char *key, const char *value);
-int zl_json_add_number(cJSON *obj, const char *key, double value);
-int zl_json_add_bool(cJSON *obj, const char *key, int value);
-
-/* A JSON array of sv's strings (NULL when cJSON could not allocate). */
-cJSON *zl_json_strvec(const struct strvec *sv);
-/* Push an array's strings onto sv; -1 when it is not an array of strings. */
-int zl_json_to_strvec(const cJSON *array, struct strvec *sv);
-/* Print doc and write it to path atomically. */
-int zl_json_write_atomic(const char *path, const cJSON *doc, struct strbuf *err);
-
-/* Append the canonical rendering of a JSON value (the shape format above) to sb. */
-void zl_json_canonical(struct strbuf *sb, const cJSON *item);
 
 /* Find a row by its key; NULL when absent. dtype matches with or without "torch.". */
 const struct zl_result *zl_run_find(const struct zl_run *run, const char *op, const char *dtype,

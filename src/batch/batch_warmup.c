@@ -14,7 +14,7 @@
 #include "zlbench/batch.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
-#include "zlbench/runload.h"
+#include "zlbench/json.h"
 #include "zlbench/shapes.h"
 #include "zlbench/util.h"
 #include "zlbench/banned.h"

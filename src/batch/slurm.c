@@ -15,8 +15,8 @@
 
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
+#include "zlbench/json.h"
 #include "zlbench/run.h"
-#include "zlbench/runload.h"
 #include "zlbench/slurm.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"

@@ -7,7 +7,7 @@
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/identity.h"
-#include "zlbench/runload.h"
+#include "zlbench/json.h"
 #include "zlbench/tunercache.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
@@ -66,8 +66,7 @@ struct jb {
 
 static cJSON *add(struct jb *jb, cJSON *obj, const char *key, cJSON *item)
 {
-	if (!item || !cJSON_AddItemToObject(obj, key, item)) {
-		cJSON_Delete(item);
+	if (zl_json_add_item(obj, key, item)) {
 		jb->failed = 1;
 		return NULL;
 	}

@@ -1,0 +1,62 @@
+/*
+ * JSON helpers over cJSON, for every module: reading by dotted path, building
+ * output documents where NULL and non-finite numbers become null, string arrays
+ * to and from strvec, schema-checked reads and atomic writes.
+ *
+ * Ownership: getters return pointers into the document (valid while it lives);
+ * the _dup, _strvec and _read_schema results belong to the caller.
+ */
+#ifndef ZLBENCH_JSON_H
+#define ZLBENCH_JSON_H
+
+#include <cjson/cJSON.h>
+
+#include "strbuf.h"
+#include "strvec.h"
+
+/*
+ * Read a string at a dotted path ("tuner_cache.mode") in a cJSON object.
+ * Returns the string (owned by the document), or NULL when absent or not a string.
+ */
+const char *zl_json_path_string(const cJSON *root, const char *path);
+/* The item at a dotted path, or NULL. */
+const cJSON *zl_json_path(const cJSON *root, const char *path);
+/* A copy of the string at a dotted path (caller frees), or NULL. */
+char *zl_json_path_dup(const cJSON *root, const char *path);
+/*
+ * Read and parse the JSON object at path whose "schema" is schema. NULL with err
+ * set when it cannot be read (hint, when given, is added in parentheses: what the
+ * path should have been) or is not such a document; the caller frees the result.
+ */
+cJSON *zl_json_read_schema(const char *path, const char *schema, const char *hint, struct strbuf *err);
+
+/*
+ * cJSON builders for output documents: a NULL string or a non-finite number
+ * becomes null. 0, or -1 when cJSON could not allocate.
+ */
+int zl_json_add_string(cJSON *obj, const char *key, const char *value);
+int zl_json_add_number(cJSON *obj, const char *key, double value);
+int zl_json_add_bool(cJSON *obj, const char *key, int value);
+/*
+ * Attach item under key in obj (key NULL: append it to the array obj). The
+ * container owns item from then on; when item is NULL (its creation failed) or
+ * cannot be attached, it is deleted and -1 returned, so callers write
+ *     if (zl_json_add_item(o, "list", zl_json_strvec(&sv))) goto oom;
+ */
+int zl_json_add_item(cJSON *obj, const char *key, cJSON *item);
+
+/* A JSON array of sv's strings (NULL when cJSON could not allocate). */
+cJSON *zl_json_strvec(const struct strvec *sv);
+/* Push an array's strings onto sv; -1 when it is not an array of strings. */
+int zl_json_to_strvec(const cJSON *array, struct strvec *sv);
+/* Print doc and write it to path atomically. */
+int zl_json_write_atomic(const char *path, const cJSON *doc, struct strbuf *err);
+
+/*
+ * Append the canonical rendering of a JSON value to sb: ", " and ": " separators,
+ * integers without a fraction, other numbers in the shortest form that reads back
+ * exactly (runload.h's shape strings, e.g. "[[384, 384], [384, 384]]").
+ */
+void zl_json_canonical(struct strbuf *sb, const cJSON *item);
+
+#endif
