@@ -7,6 +7,7 @@
 
 #include "backends/parsers.h"
 #include "zlbench/backend.h"
+#include "zlbench/json.h"
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
 
@@ -121,19 +122,6 @@ size_t zl_devlist_settle_ids(struct zl_devlist *dl, size_t *replaced)
 	return still;
 }
 
-static int add_string(cJSON *obj, const char *key, const char *value)
-{
-	cJSON *item = value ? cJSON_CreateString(value) : cJSON_CreateNull();
-
-	if (!item)
-		return -1;
-	if (!cJSON_AddItemToObject(obj, key, item)) {
-		cJSON_Delete(item);
-		return -1;
-	}
-	return 0;
-}
-
 cJSON *zl_device_to_json(const struct zl_device *d)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -142,7 +130,7 @@ cJSON *zl_device_to_json(const struct zl_device *d)
 	if (!o)
 		return NULL;
 	if (!cJSON_AddNumberToObject(o, "index", d->index) ||
-	    add_string(o, "name", d->name) || add_string(o, "uuid", d->uuid))
+	    zl_json_add_string(o, "name", d->name) || zl_json_add_string(o, "uuid", d->uuid))
 		goto fail;
 	mem = d->memory_mib >= 0 ? cJSON_CreateNumber((double)d->memory_mib) : cJSON_CreateNull();
 	if (!mem)
@@ -151,8 +139,8 @@ cJSON *zl_device_to_json(const struct zl_device *d)
 		cJSON_Delete(mem);
 		goto fail;
 	}
-	if (add_string(o, "driver", d->driver) || add_string(o, "bus_id", d->bus_id) ||
-	    add_string(o, "node", d->node))
+	if (zl_json_add_string(o, "driver", d->driver) || zl_json_add_string(o, "bus_id", d->bus_id) ||
+	    zl_json_add_string(o, "node", d->node))
 		goto fail;
 	return o;
 fail:

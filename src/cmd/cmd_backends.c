@@ -8,6 +8,7 @@
 #include "zlbench/backend.h"
 #include "zlbench/cmd.h"
 #include "zlbench/error.h"
+#include "zlbench/json.h"
 #include "zlbench/options.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/strvec.h"
@@ -150,12 +151,6 @@ static int add_list(cJSON *obj, const char *key, const char *const *list)
 	return 0;
 }
 
-static int add_str_or_null(cJSON *obj, const char *key, const char *value)
-{
-	return (value ? cJSON_AddStringToObject(obj, key, value) : cJSON_AddNullToObject(obj, key))
-		? 0 : -1;
-}
-
 static int add_caps(cJSON *obj, const struct zl_backend *b)
 {
 	cJSON *arr = cJSON_AddArrayToObject(obj, "capabilities");
@@ -185,19 +180,19 @@ static cJSON *backend_json(const struct zl_backend *b)
 
 	if (!o)
 		return NULL;
-	if (add_str_or_null(o, "name", b->name) || add_list(o, "aliases", b->aliases) ||
-	    add_str_or_null(o, "vendor_name", b->vendor_name) ||
-	    add_str_or_null(o, "vendor_module", b->vendor_module) ||
-	    add_str_or_null(o, "visibility_var", b->visibility_var) ||
+	if (zl_json_add_string(o, "name", b->name) || add_list(o, "aliases", b->aliases) ||
+	    zl_json_add_string(o, "vendor_name", b->vendor_name) ||
+	    zl_json_add_string(o, "vendor_module", b->vendor_module) ||
+	    zl_json_add_string(o, "visibility_var", b->visibility_var) ||
 	    add_list(o, "extra_visibility_vars", b->extra_visibility_vars) ||
 	    add_list(o, "slurm_sets", b->slurm_sets) ||
-	    add_str_or_null(o, "query_tool", b->query_tool) ||
+	    zl_json_add_string(o, "query_tool", b->query_tool) ||
 	    add_list(o, "query_argv", b->query_argv) ||
-	    add_str_or_null(o, "alt_query_tool", b->alt_query_tool) ||
+	    zl_json_add_string(o, "alt_query_tool", b->alt_query_tool) ||
 	    (b->alt_query_argv ? add_list(o, "alt_query_argv", b->alt_query_argv)
-			       : add_str_or_null(o, "alt_query_argv", NULL)) ||
-	    add_str_or_null(o, "dev_node_prefix", b->dev_node_prefix) ||
-	    add_str_or_null(o, "dev_node_probe", b->dev_node_probe) ||
+			       : zl_json_add_string(o, "alt_query_argv", NULL)) ||
+	    zl_json_add_string(o, "dev_node_prefix", b->dev_node_prefix) ||
+	    zl_json_add_string(o, "dev_node_probe", b->dev_node_probe) ||
 	    add_caps(o, b)) {
 		cJSON_Delete(o);
 		return NULL;

@@ -8,6 +8,7 @@
 #include "zlbench/backend.h"
 #include "zlbench/cmd.h"
 #include "zlbench/error.h"
+#include "zlbench/json.h"
 #include "zlbench/options.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/strvec.h"
@@ -219,12 +220,6 @@ static void print_text(FILE *out, const struct choice *c, const struct zl_devlis
 			c->b->visibility_var, vis);
 }
 
-static int add_json_string(cJSON *o, const char *key, const char *value)
-{
-	return (value ? cJSON_AddStringToObject(o, key, value) : cJSON_AddNullToObject(o, key))
-		? 0 : -1;
-}
-
 static cJSON *devices_json(const struct choice *c, const struct zl_devlist *dl)
 {
 	cJSON *root = cJSON_CreateObject();
@@ -233,17 +228,17 @@ static cJSON *devices_json(const struct choice *c, const struct zl_devlist *dl)
 
 	if (!root)
 		return NULL;
-	if (add_json_string(root, "backend", c->b->name) ||
-	    add_json_string(root, "backend_source", c->source) ||
-	    add_json_string(root, "backend_why", c->why.buf) ||
-	    add_json_string(root, "vendor", c->b->vendor_name) ||
+	if (zl_json_add_string(root, "backend", c->b->name) ||
+	    zl_json_add_string(root, "backend_source", c->source) ||
+	    zl_json_add_string(root, "backend_why", c->why.buf) ||
+	    zl_json_add_string(root, "vendor", c->b->vendor_name) ||
 	    !cJSON_AddBoolToObject(root, "verified", dl->available) ||
-	    add_json_string(root, "how", dl->how) ||
+	    zl_json_add_string(root, "how", dl->how) ||
 	    !cJSON_AddBoolToObject(root, "tool_failed", dl->tool_failed))
 		goto fail;
 	vis = cJSON_AddObjectToObject(root, "visibility");
-	if (!vis || add_json_string(vis, "variable", c->b->visibility_var) ||
-	    add_json_string(vis, "value", getenv(c->b->visibility_var)))
+	if (!vis || zl_json_add_string(vis, "variable", c->b->visibility_var) ||
+	    zl_json_add_string(vis, "value", getenv(c->b->visibility_var)))
 		goto fail;
 	arr = cJSON_AddArrayToObject(root, "devices");
 	if (!arr)

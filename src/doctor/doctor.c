@@ -13,6 +13,7 @@
 #include "zlbench/doctor_seen.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
+#include "zlbench/json.h"
 #include "zlbench/plan.h"
 #include "zlbench/resolve.h"
 #include "zlbench/shapes.h"
@@ -1480,41 +1481,6 @@ int zl_doctor_run(struct zl_doctor *d)
 
 /* ---- JSON --------------------------------------------------------------------------------- */
 
-static cJSON *string_array(const struct strvec *sv)
-{
-	cJSON *a = cJSON_CreateArray();
-	size_t i;
-
-	for (i = 0; a && i < sv->nr; i++) {
-		cJSON *s = cJSON_CreateString(sv->v[i]);
-
-		if (!s || !cJSON_AddItemToArray(a, s)) {
-			cJSON_Delete(s);
-			cJSON_Delete(a);
-			return NULL;
-		}
-	}
-	return a;
-}
-
-static int add_str_or_null(cJSON *o, const char *key, const char *value)
-{
-	return value ? cJSON_AddStringToObject(o, key, value) != NULL : cJSON_AddNullToObject(o, key) != NULL;
-}
-
-static int add_array(cJSON *o, const char *key, const struct strvec *sv)
-{
-	cJSON *a = string_array(sv);
-
-	if (!a)
-		return 0;
-	if (!cJSON_AddItemToObject(o, key, a)) {
-		cJSON_Delete(a);
-		return 0;
-	}
-	return 1;
-}
-
 struct cJSON *zl_doctor_to_json(const struct zl_doctor *d)
 {
 	cJSON *root = cJSON_CreateObject(), *steps = NULL;
@@ -1523,12 +1489,12 @@ struct cJSON *zl_doctor_to_json(const struct zl_doctor *d)
 
 	for (i = 0; i < ZL_DOCTOR_STEPS; i++)
 		warnings += d->results[i].status == ZL_DOCTOR_WARN;
-	ok = ok && add_str_or_null(root, "op", op_name(d)) &&
-	     add_str_or_null(root, "backend", d->s->backend ? d->s->backend->name : NULL) &&
-	     add_str_or_null(root, "flaggems_dir", d->s->flaggems_dir) &&
-	     add_str_or_null(root, "level", d->s->level) &&
+	ok = ok && !zl_json_add_string(root, "op", op_name(d)) &&
+	     !zl_json_add_string(root, "backend", d->s->backend ? d->s->backend->name : NULL) &&
+	     !zl_json_add_string(root, "flaggems_dir", d->s->flaggems_dir) &&
+	     !zl_json_add_string(root, "level", d->s->level) &&
 	     cJSON_AddBoolToObject(root, "ok", d->failed < 0) &&
-	     add_str_or_null(root, "failed_step", d->failed < 0 ? NULL : zl_doctor_steps[d->failed].name) &&
+	     !zl_json_add_string(root, "failed_step", d->failed < 0 ? NULL : zl_doctor_steps[d->failed].name) &&
 	     cJSON_AddNumberToObject(root, "warnings", (double)warnings) &&
 	     (steps = cJSON_AddArrayToObject(root, "steps"));
 	for (i = 0; ok && i < ZL_DOCTOR_STEPS; i++) {
@@ -1544,12 +1510,12 @@ struct cJSON *zl_doctor_to_json(const struct zl_doctor *d)
 		     cJSON_AddStringToObject(row, "name", zl_doctor_steps[i].name) &&
 		     cJSON_AddStringToObject(row, "title", zl_doctor_steps[i].title) &&
 		     cJSON_AddStringToObject(row, "status", zl_doctor_status_name(r->status)) &&
-		     add_str_or_null(row, "summary", r->summary) &&
-		     add_array(row, "evidence", &r->evidence) &&
-		     add_str_or_null(row, "fix", r->fix) &&
+		     !zl_json_add_string(row, "summary", r->summary) &&
+		     !zl_json_add_item(row, "evidence", zl_json_strvec(&r->evidence)) &&
+		     !zl_json_add_string(row, "fix", r->fix) &&
 		     cJSON_AddStringToObject(row, "seen", zl_doctor_steps[i].seen);
 	}
-	ok = ok && add_array(root, "commands", &d->commands);
+	ok = ok && !zl_json_add_item(root, "commands", zl_json_strvec(&d->commands));
 	if (!ok) {
 		cJSON_Delete(root);
 		return NULL;

@@ -9,6 +9,7 @@
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/history.h"
+#include "zlbench/json.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -1155,18 +1156,6 @@ static cJSON *diffs_json(const struct zl_diffs *d)
 	return arr;
 }
 
-/* Attach item under key; frees item and fails when it is NULL or cannot be attached. */
-static int attach(cJSON *obj, const char *key, cJSON *item)
-{
-	if (!item)
-		return -1;
-	if (!cJSON_AddItemToObject(obj, key, item)) {
-		cJSON_Delete(item);
-		return -1;
-	}
-	return 0;
-}
-
 static int run_json(cJSON *root, const char *key, const struct zl_run *r)
 {
 	cJSON *o = cJSON_AddObjectToObject(root, key);
@@ -1186,12 +1175,12 @@ static int caliber_json(cJSON *root, const struct zl_compare *c)
 
 	return !o || zl_json_add_bool(o, "ok", !cal->mismatches.nr) ||
 	       zl_json_add_bool(o, "mismatch_allowed", cal->mismatches.nr > 0) ||
-	       attach(o, "mismatches", diffs_json(&cal->mismatches)) ||
+	       zl_json_add_item(o, "mismatches", diffs_json(&cal->mismatches)) ||
 	       zl_json_add_string(o, "autotune", cal->autotune) ||
 	       zl_json_add_bool(o, "autotune_proper", cal->autotune_proper) ||
 	       zl_json_add_bool(o, "cache_inheritance", cal->cache_inheritance) ||
-	       attach(o, "flags", zl_json_strvec(&cal->flags)) ||
-	       attach(o, "variables", diffs_json(&cal->variables)) ? -1 : 0;
+	       zl_json_add_item(o, "flags", zl_json_strvec(&cal->flags)) ||
+	       zl_json_add_item(o, "variables", diffs_json(&cal->variables)) ? -1 : 0;
 }
 
 static int row_json(cJSON *arr, const struct zl_compare_row *r)
@@ -1301,8 +1290,8 @@ int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct
 	    zl_json_add_string(gate, "rule", c->opts.fail_pct >= 0 ? rule.buf : NULL) ||
 	    zl_json_add_bool(gate, "failed", c->gate_failed) ||
 	    zl_json_add_number(gate, "failed_rows", (double)c->gate_rows) ||
-	    attach(gate, "reasons", zl_json_strvec(&c->gate_reasons)) ||
-	    attach(root, "warnings", zl_json_strvec(&c->warnings)))
+	    zl_json_add_item(gate, "reasons", zl_json_strvec(&c->gate_reasons)) ||
+	    zl_json_add_item(root, "warnings", zl_json_strvec(&c->warnings)))
 		goto oom;
 	text = cJSON_Print(root);
 	if (!text)
