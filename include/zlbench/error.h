@@ -17,7 +17,5 @@ void zl_print_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 
 /* --quiet / --verbose; set once by main. */
 extern int zl_verbosity; /* -1 quiet, 0 normal, 1 verbose */
-/* Colour on a terminal only and never with NO_COLOR. */
-int zl_use_color(int fd);
 
 #endif

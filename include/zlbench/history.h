@@ -152,36 +152,4 @@ int zl_history_op_durations(struct zl_history *h, const char *backend, const cha
 double zl_op_durations_get(const struct zl_op_durations *d, const char *op);
 void zl_op_durations_release(struct zl_op_durations *d);
 
-/*
- * Output helpers shared by `history` and `compare`.
- *
- * CSV (RFC 4180): a field is quoted when it holds a comma, quote, CR, LF or
- * leading/trailing blank, quotes doubled; rows end with CRLF.
- */
-void zl_csv_field(struct strbuf *sb, const char *field, int first_in_row);
-void zl_csv_end_row(struct strbuf *sb);
-
-/*
- * An aligned text table: add cells row by row (the first row is the header),
- * then print. Colour codes surround a cell's text only when printing in colour,
- * so alignment never depends on them. Owner: the caller; zl_table_release().
- */
-enum zl_color { ZL_COLOR_NONE = 0, ZL_COLOR_GREEN, ZL_COLOR_RED, ZL_COLOR_YELLOW, ZL_COLOR_BOLD };
-struct zl_table {
-	size_t ncols;
-	unsigned long right;      /* bit i: column i right-aligned (numbers) */
-	struct strvec cells;      /* row-major */
-	enum zl_color *colors;    /* one per cell */
-	size_t alloc_colors;
-};
-void zl_table_init(struct zl_table *t, size_t ncols, unsigned long right_mask);
-void zl_table_add(struct zl_table *t, const char *cell, enum zl_color color);
-void zl_table_addf(struct zl_table *t, enum zl_color color, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void zl_table_print(const struct zl_table *t, FILE *out, int use_color);
-void zl_table_release(struct zl_table *t);
-/* The escape sequence that starts a colour ("" for none) and the reset sequence. */
-const char *zl_color_start(enum zl_color c);
-#define ZL_COLOR_RESET "\033[0m"
-
 #endif

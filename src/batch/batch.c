@@ -27,6 +27,8 @@
 #include "zlbench/json.h"
 #include "zlbench/resolve.h"
 #include "zlbench/run.h"
+#include "zlbench/table.h"
+#include "zlbench/term.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"

@@ -16,6 +16,7 @@
 #include "zlbench/run.h"
 #include "zlbench/settings.h"
 #include "zlbench/slurm.h"
+#include "zlbench/term.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"

@@ -13,6 +13,7 @@
 #include "zlbench/runload.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/strvec.h"
+#include "zlbench/term.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"

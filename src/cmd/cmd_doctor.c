@@ -10,6 +10,7 @@
 #include "zlbench/error.h"
 #include "zlbench/resolve.h"
 #include "zlbench/settings.h"
+#include "zlbench/term.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"

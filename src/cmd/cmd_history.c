@@ -14,6 +14,7 @@
 #include "zlbench/options.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/strvec.h"
+#include "zlbench/table.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"

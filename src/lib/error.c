@@ -1,8 +1,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "zlbench/error.h"
 #include "zlbench/banned.h"
@@ -47,18 +45,4 @@ void zl_print_warning(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("warning: ", fmt, ap);
 	va_end(ap);
-}
-
-int zl_use_color(int fd)
-{
-	const char *no_color = getenv("NO_COLOR");
-	const char *term = getenv("TERM");
-
-	if (no_color && *no_color)
-		return 0;
-	if (term && !*term)
-		return 0;
-	if (term && term[0] == 'd' && !strcmp(term, "dumb"))
-		return 0;
-	return isatty(fd);
 }

@@ -10,6 +10,7 @@
 #include "zlbench/fsutil.h"
 #include "zlbench/history.h"
 #include "zlbench/json.h"
+#include "zlbench/table.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"

@@ -14,6 +14,7 @@
 #include "zlbench/history.h"
 #include "zlbench/runload.h"
 #include "zlbench/strbuf.h"
+#include "zlbench/table.h"
 #include "../fixtures/runs/runfixture.h"
 
 struct fx {

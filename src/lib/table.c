@@ -1,0 +1,112 @@
+/* Aligned text tables and CSV fields (include/zlbench/table.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zlbench/table.h"
+#include "zlbench/term.h"
+#include "zlbench/util.h"
+#include "zlbench/banned.h"
+
+void zl_csv_field(struct strbuf *sb, const char *field, int first_in_row)
+{
+	const char *s = field ? field : "";
+	size_t len = strlen(s);
+	int quote = strpbrk(s, ",\"\r\n") != NULL ||
+		    (len && (s[0] == ' ' || s[len - 1] == ' '));
+
+	if (!first_in_row)
+		strbuf_addch(sb, ',');
+	if (!quote) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	strbuf_addch(sb, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			strbuf_addch(sb, '"');
+		strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '"');
+}
+
+void zl_csv_end_row(struct strbuf *sb)
+{
+	strbuf_addstr(sb, "\r\n");
+}
+
+void zl_table_init(struct zl_table *t, size_t ncols, unsigned long right_mask)
+{
+	t->ncols = ncols;
+	t->right = right_mask;
+	strvec_init(&t->cells);
+	t->colors = NULL;
+	t->alloc_colors = 0;
+}
+
+void zl_table_add(struct zl_table *t, const char *cell, enum zl_color color)
+{
+	ALLOC_GROW(t->colors, t->cells.nr + 1, t->alloc_colors);
+	t->colors[t->cells.nr] = color;
+	strvec_push(&t->cells, cell ? cell : "");
+}
+
+void zl_table_addf(struct zl_table *t, enum zl_color color, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	zl_table_add(t, sb.buf, color);
+	strbuf_release(&sb);
+}
+
+/* Display width: count UTF-8 lead bytes, so "±" or "×" take one column. */
+static size_t text_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+void zl_table_print(const struct zl_table *t, FILE *out, int use_color)
+{
+	size_t *width = xcalloc(t->ncols ? t->ncols : 1, sizeof(*width));
+	size_t i;
+
+	for (i = 0; i < t->cells.nr; i++) {
+		size_t w = text_width(t->cells.v[i]);
+		if (w > width[i % t->ncols])
+			width[i % t->ncols] = w;
+	}
+	for (i = 0; i < t->cells.nr; i++) {
+		size_t col = i % t->ncols;
+		size_t pad = width[col] - text_width(t->cells.v[i]);
+		int right = col < 8 * sizeof(t->right) && (t->right >> col) & 1;
+		int colored = use_color && t->colors[i] != ZL_COLOR_NONE;
+		int last = col == t->ncols - 1;
+
+		if (right)
+			fprintf(out, "%*s", (int)pad, "");
+		fprintf(out, "%s%s%s", colored ? zl_color_start(t->colors[i]) : "", t->cells.v[i],
+			colored ? ZL_COLOR_RESET : "");
+		if (!right && !last)
+			fprintf(out, "%*s", (int)pad, "");
+		fputs(last ? "\n" : "  ", out);
+	}
+	free(width);
+}
+
+void zl_table_release(struct zl_table *t)
+{
+	strvec_clear(&t->cells);
+	free(t->colors);
+	t->colors = NULL;
+	t->alloc_colors = 0;
+}

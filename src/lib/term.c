@@ -1,0 +1,35 @@
+/* Colour on a terminal (include/zlbench/term.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "zlbench/term.h"
+#include "zlbench/util.h"
+#include "zlbench/banned.h"
+
+static const char *const color_codes[] = {
+	[ZL_COLOR_NONE] = "",
+	[ZL_COLOR_GREEN] = "\033[32m",
+	[ZL_COLOR_RED] = "\033[31m",
+	[ZL_COLOR_YELLOW] = "\033[33m",
+	[ZL_COLOR_BOLD] = "\033[1m",
+};
+
+const char *zl_color_start(enum zl_color c)
+{
+	return (size_t)c < ZL_ARRAY_SIZE(color_codes) ? color_codes[c] : "";
+}
+
+int zl_use_color(int fd)
+{
+	const char *no_color = getenv("NO_COLOR");
+	const char *term = getenv("TERM");
+
+	if (no_color && *no_color)
+		return 0;
+	if (term && !*term)
+		return 0;
+	if (term && term[0] == 'd' && !strcmp(term, "dumb"))
+		return 0;
+	return isatty(fd);
+}
