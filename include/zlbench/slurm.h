@@ -184,9 +184,6 @@ void zl_slurm_job_name(struct strbuf *out, const char *dir);
 /* ZL_SLURM_POLL and ZL_SLURM_TIMEOUT, when set, are positive numbers of seconds; -1 with err naming the culprit. */
 int zl_slurm_check_env(struct strbuf *err);
 
-/* Quote s for bash: as is when it only holds safe characters, else in single quotes. */
-void zl_slurm_shell_quote(struct strbuf *out, const char *s);
-
 /* ---- running --------------------------------------------------------------------------- */
 
 struct zl_slurm_run_opts {

@@ -17,6 +17,7 @@
 #include "zlbench/fsutil.h"
 #include "zlbench/json.h"
 #include "zlbench/run.h"
+#include "zlbench/shquote.h"
 #include "zlbench/slurm.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
@@ -646,25 +647,6 @@ int zl_slurm_check_sbatch_args(const struct strvec *args, struct strbuf *err)
 	return 0;
 }
 
-void zl_slurm_shell_quote(struct strbuf *out, const char *s)
-{
-	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,@+-";
-	const char *p;
-
-	if (*s && strspn(s, safe) == strlen(s)) {
-		strbuf_addstr(out, s);
-		return;
-	}
-	strbuf_addch(out, '\'');
-	for (p = s; *p; p++) {
-		if (*p == '\'')
-			strbuf_addstr(out, "'\\''");
-		else
-			strbuf_addch(out, *p);
-	}
-	strbuf_addch(out, '\'');
-}
-
 void zl_slurm_job_name(struct strbuf *out, const char *dir)
 {
 	const char *base = strrchr(dir, '/');
@@ -699,7 +681,7 @@ void zl_slurm_script(const struct zl_slurm_config *c, const struct zl_slurm_subm
 	strbuf_addstr(out, "# Submitted as:");
 	for (i = 0; i < sub->sbatch_argv.nr; i++) {
 		strbuf_addch(out, ' ');
-		zl_slurm_shell_quote(out, sub->sbatch_argv.v[i]);
+		zl_shell_quote(out, sub->sbatch_argv.v[i]);
 	}
 	strbuf_addch(out, '\n');
 	strbuf_addstr(out, "#SBATCH --job-name=");
@@ -729,14 +711,14 @@ void zl_slurm_script(const struct zl_slurm_config *c, const struct zl_slurm_subm
 			   "   exit 2 ;;\nesac\n");
 	/* a node without the binary is a broken environment: the op's row says preflight_failed, and why */
 	strbuf_addstr(out, "if [ ! -x ");
-	zl_slurm_shell_quote(out, c->zlbench);
+	zl_shell_quote(out, c->zlbench);
 	strbuf_addstr(out, " ]; then\n   printf 'zlbench: preflight failed: the zlbench binary %s is not executable on node "
 			   "%s: --launcher slurm needs it at the same path on every node (a shared filesystem)\\n' ");
-	zl_slurm_shell_quote(out, c->zlbench);
+	zl_shell_quote(out, c->zlbench);
 	strbuf_addstr(out, " \"${SLURMD_NODENAME:-$(hostname)}\" >&2\n"
 			   "   echo 'PREFLIGHT_FAILED check=slurm_task' >&2\n   exit 3\nfi\nexec ");
-	zl_slurm_shell_quote(out, c->zlbench);
+	zl_shell_quote(out, c->zlbench);
 	strbuf_addstr(out, " batch --slurm-task ");
-	zl_slurm_shell_quote(out, c->dir);
+	zl_shell_quote(out, c->dir);
 	strbuf_addstr(out, " --op \"$op\" --attempt \"$attempt\"\n");
 }

@@ -14,7 +14,7 @@
 #include "zlbench/fsutil.h"
 #include "zlbench/plan.h"
 #include "zlbench/run.h"
-#include "zlbench/slurm.h"
+#include "zlbench/shquote.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -72,10 +72,10 @@ static void add_word(struct strbuf *out, const char *word, const char *run_dir)
 	if (n && !strncmp(word, run_dir, n) && (word[n] == '/' || !word[n])) {
 		strbuf_addstr(out, "\"$ZL_RUN_DIR\"");
 		if (word[n])
-			zl_slurm_shell_quote(out, word + n);
+			zl_shell_quote(out, word + n);
 		return;
 	}
-	zl_slurm_shell_quote(out, word);
+	zl_shell_quote(out, word);
 }
 
 void zl_doctor_command_line(const char *dir, const struct strvec *env, const struct strvec *argv,
@@ -84,7 +84,7 @@ void zl_doctor_command_line(const char *dir, const struct strvec *env, const str
 	size_t i, unset = 0;
 
 	strbuf_addstr(out, "(cd ");
-	zl_slurm_shell_quote(out, dir);
+	zl_shell_quote(out, dir);
 	/* the doctor's own directory is gone once it ends: a fresh one per rerun */
 	strbuf_addstr(out, " && export ZL_RUN_DIR=\"$(mktemp -d)\" && echo \"files in $ZL_RUN_DIR\" >&2 &&");
 	for (i = 0; i < env->nr; i++) {
@@ -93,7 +93,7 @@ void zl_doctor_command_line(const char *dir, const struct strvec *env, const str
 		if (strchr(e, '=') || !last_edit(env, i) || !strcmp(e, "ZL_RUN_DIR"))
 			continue;
 		strbuf_addstr(out, unset++ ? " " : " unset ");
-		zl_slurm_shell_quote(out, e);
+		zl_shell_quote(out, e);
 	}
 	if (unset)
 		strbuf_addstr(out, " &&");

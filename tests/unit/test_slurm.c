@@ -12,6 +12,7 @@
 #include "zlbench/child.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/run.h"
+#include "zlbench/shquote.h"
 #include "zlbench/slurm.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/util.h"
@@ -408,16 +409,16 @@ static void test_shell_quote(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
 	(void)state;
-	zl_slurm_shell_quote(&sb, "/opt/zl-bench/bin/zlbench");
+	zl_shell_quote(&sb, "/opt/zl-bench/bin/zlbench");
 	assert_string_equal(sb.buf, "/opt/zl-bench/bin/zlbench");
 	strbuf_reset(&sb);
-	zl_slurm_shell_quote(&sb, "a b$c");
+	zl_shell_quote(&sb, "a b$c");
 	assert_string_equal(sb.buf, "'a b$c'");
 	strbuf_reset(&sb);
-	zl_slurm_shell_quote(&sb, "it's");
+	zl_shell_quote(&sb, "it's");
 	assert_string_equal(sb.buf, "'it'\\''s'");
 	strbuf_reset(&sb);
-	zl_slurm_shell_quote(&sb, "");
+	zl_shell_quote(&sb, "");
 	assert_string_equal(sb.buf, "''");
 	strbuf_release(&sb);
 }
