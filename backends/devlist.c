@@ -63,14 +63,14 @@ const struct zl_device *zl_devlist_find(const struct zl_devlist *dl, int index)
 
 void zl_devlist_set_how(struct zl_devlist *dl, const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
+	char *how;
 
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	how = xstrvfmt(fmt, ap);
 	va_end(ap);
 	free(dl->how);
-	dl->how = strbuf_detach(&sb, NULL);
+	dl->how = how;
 }
 
 static int by_index(const void *a, const void *b)

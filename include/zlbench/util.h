@@ -19,8 +19,9 @@ char *xstrndup(const char *s, size_t n);
 void *xgrow(void *ptr, size_t elt, size_t nr, size_t *alloc);
 #define ALLOC_GROW(p, nr, alloc) ((p) = xgrow((p), sizeof(*(p)), (nr), &(alloc)))
 
-/* Formatted allocation; the caller frees. */
+/* Formatted allocation; the caller frees. A format vsnprintf refuses aborts (a bug, not input). */
 char *xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xstrvfmt(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 int zl_starts_with(const char *s, const char *prefix);
 int zl_ends_with(const char *s, const char *suffix);

@@ -81,14 +81,14 @@ void zl_batch_row_set(struct zl_batch_row *r, enum zl_batch_col c, const char *v
 
 void zl_batch_row_setf(struct zl_batch_row *r, enum zl_batch_col c, const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
+	char *value;
 
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	value = xstrvfmt(fmt, ap);
 	va_end(ap);
 	free(r->v[c]);
-	r->v[c] = strbuf_detach(&sb, NULL);
+	r->v[c] = value;
 }
 
 void zl_batch_row_render(const struct zl_batch_row *r, struct strbuf *out)

@@ -47,28 +47,28 @@ static void set_status(struct zl_doctor_result *r, enum zl_doctor_status st, con
 	__attribute__((format(printf, 3, 4)));
 static void set_status(struct zl_doctor_result *r, enum zl_doctor_status st, const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
+	char *summary;
 
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	summary = xstrvfmt(fmt, ap);
 	va_end(ap);
 	free(r->summary);
-	r->summary = strbuf_detach(&sb, NULL);
+	r->summary = summary;
 	r->status = st;
 }
 
 static void set_fix(struct zl_doctor_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_fix(struct zl_doctor_result *r, const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
+	char *fix;
 
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	fix = xstrvfmt(fmt, ap);
 	va_end(ap);
 	free(r->fix);
-	r->fix = strbuf_detach(&sb, NULL);
+	r->fix = fix;
 }
 
 void zl_doctor_init(struct zl_doctor *d, struct zl_settings *s)

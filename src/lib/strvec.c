@@ -32,13 +32,13 @@ const char *strvec_push(struct strvec *sv, const char *s)
 
 const char *strvec_pushf(struct strvec *sv, const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
+	char *s;
 
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	s = xstrvfmt(fmt, ap);
 	va_end(ap);
-	return push_owned(sv, strbuf_detach(&sb, NULL));
+	return push_owned(sv, s);
 }
 
 void strvec_pushv(struct strvec *sv, const char **items)

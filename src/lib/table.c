@@ -54,14 +54,14 @@ void zl_table_add(struct zl_table *t, const char *cell, enum zl_color color)
 
 void zl_table_addf(struct zl_table *t, enum zl_color color, const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
+	char *cell;
 
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	cell = xstrvfmt(fmt, ap);
 	va_end(ap);
-	zl_table_add(t, sb.buf, color);
-	strbuf_release(&sb);
+	zl_table_add(t, cell, color);
+	free(cell);
 }
 
 /* Display width: count UTF-8 lead bytes, so "±" or "×" take one column. */

@@ -70,23 +70,31 @@ void *xgrow(void *ptr, size_t elt, size_t nr, size_t *alloc)
 	return xrealloc(ptr, want * elt);
 }
 
-char *xstrfmt(const char *fmt, ...)
+char *xstrvfmt(const char *fmt, va_list ap)
 {
-	va_list ap, cp;
+	va_list cp;
 	int n;
 	char *p;
 
-	va_start(ap, fmt);
 	va_copy(cp, ap);
 	n = vsnprintf(NULL, 0, fmt, cp);
 	va_end(cp);
 	if (n < 0) {
-		va_end(ap);
 		fprintf(stderr, "zlbench: fatal: bad format '%s'\n", fmt);
 		abort();
 	}
 	p = xmalloc((size_t)n + 1);
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+char *xstrfmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	p = xstrvfmt(fmt, ap);
 	va_end(ap);
 	return p;
 }
