@@ -22,6 +22,10 @@
  *
  * The bearer token goes into the Authorization header only: it is never
  * printed, logged nor written to any file (spool files hold URL + payload).
+ *
+ * Modules (src/results/): push.c runs a push or a flush and keeps the report;
+ * push_doc.h builds the documents, push_transport.h sends them (URLs, libcurl,
+ * retries), push_spool.h keeps what could not be sent.
  */
 #ifndef ZLBENCH_PUSH_H
 #define ZLBENCH_PUSH_H
@@ -129,36 +133,5 @@ long zl_push_spool_count(const struct zl_push_opts *o);
  * else -1 with a one-line summary in err (what was spooled where, or rejected).
  */
 int zl_push_simple(const char *dir, const char *url, struct strbuf *err);
-
-/* Pure helpers, exposed for the unit tests. */
-/*
- * The wait before retry number retry (0 = the first retry): backoff_ms * 2^retry,
- * with "equal jitter" (half fixed, half from rnd), cut to what is left of the budget.
- */
-long zl_push_backoff_wait_ms(long backoff_ms, int retry, long spent_ms, long budget_ms,
-			     unsigned rnd);
-/* 1 when an HTTP status is worth retrying (5xx, 408, 429). */
-int zl_push_status_retryable(long status);
-/*
- * The server's message from a response body: a JSON "message" or "error" field
- * (or error.message), else the first non-blank line; control characters become
- * '?' and it is cut to 300 bytes. Empty when the body says nothing.
- */
-void zl_push_server_message(const char *body, size_t len, struct strbuf *out);
-/* The URL as shown to people: user:password removed. Caller frees. */
-char *zl_push_display_url(const char *url);
-/*
- * Build the push document of one run directory: *doc (one line) and *name (its
- * run_id, else the directory's name); the caller frees both. -1 when
- * run_identity.json is missing or not a JSON object, results.json (optional) is
- * not one, or the run is still running.
- */
-int zl_push_build_document(const char *run_dir, char **doc, char **name, struct strbuf *err);
-/*
- * Append JSON text to out without whitespace outside strings, with NaN, Infinity
- * and -Infinity outside strings replaced by null (*replaced counts them). Does not
- * validate; -1 when a string is left open.
- */
-int zl_push_json_compact(const char *in, size_t len, struct strbuf *out, size_t *replaced);
 
 #endif

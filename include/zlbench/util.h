@@ -41,4 +41,7 @@ double zl_now_epoch(void);
 /* Levenshtein distance (for "did you mean"). */
 size_t zl_edit_distance(const char *a, const char *b);
 
+/* 32 random bits for jitter and unique names (not for secrets): getrandom, else pid ^ time. */
+unsigned zl_random_u32(void);
+
 #endif

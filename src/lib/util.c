@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
@@ -227,4 +229,13 @@ int zl_exit_from_pytest(int pytest_status)
 	case 5: return ZL_EXIT_NO_TESTS;
 	default: return pytest_status;
 	}
+}
+
+unsigned zl_random_u32(void)
+{
+	uint32_t v;
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
+		return v;
+	return (unsigned)getpid() ^ (unsigned)time(NULL);
 }

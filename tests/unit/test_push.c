@@ -12,6 +12,8 @@
 #include "zlbench/fsutil.h"
 #include "zlbench/home.h"
 #include "zlbench/push.h"
+#include "zlbench/push_doc.h"
+#include "zlbench/push_transport.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/util.h"
 

@@ -1,0 +1,259 @@
+/* The push document of a run directory, and the run directories below a batch directory. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/json.h"
+#include "zlbench/push.h"
+#include "zlbench/push_doc.h"
+#include "zlbench/strvec.h"
+#include "zlbench/util.h"
+#include "zlbench/banned.h"
+
+/* A batch directory nests run directories at most this deep. */
+#define BATCH_SEARCH_DEPTH 3
+
+/* Non-finite numbers Python's json module writes, and what strict JSON says instead. */
+static const char *const non_finite[] = { "-Infinity", "Infinity", "NaN" };
+
+int zl_push_json_compact(const char *in, size_t len, struct strbuf *out, size_t *replaced)
+{
+	size_t i = 0, k;
+	int in_string = 0;
+
+	*replaced = 0;
+	while (i < len) {
+		char c = in[i];
+
+		if (in_string) {
+			strbuf_addch(out, c);
+			if (c == '\\' && i + 1 < len)
+				strbuf_addch(out, in[++i]);
+			else if (c == '"')
+				in_string = 0;
+			i++;
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			i++;
+			continue;
+		}
+		if (c == '"')
+			in_string = 1;
+		for (k = 0; k < ZL_ARRAY_SIZE(non_finite); k++) {
+			size_t n = strlen(non_finite[k]);
+			if (len - i >= n && !memcmp(in + i, non_finite[k], n))
+				break;
+		}
+		if (k < ZL_ARRAY_SIZE(non_finite)) {
+			strbuf_addstr(out, "null");
+			i += strlen(non_finite[k]);
+			(*replaced)++;
+			continue;
+		}
+		strbuf_addch(out, c);
+		i++;
+	}
+	return in_string ? -1 : 0;
+}
+
+/*
+ * Read path into text as one compact line of strict JSON holding an object, its
+ * numbers byte for byte as written (cJSON's re-print would round them). Returns
+ * 0, 1 when the file is missing and optional, -1 on error. *parsed (when asked
+ * for) gets the parsed object; the caller deletes it.
+ */
+static int read_json_object(const char *path, int optional, struct strbuf *text, cJSON **parsed,
+			    struct strbuf *err)
+{
+	struct strbuf raw = STRBUF_INIT;
+	size_t replaced;
+	cJSON *j;
+
+	if (strbuf_read_file(&raw, path) < 0) {
+		int saved = errno;
+		strbuf_release(&raw);
+		if (optional && saved == ENOENT)
+			return 1;
+		return zl_error(err, "cannot read '%s': %s", path, strerror(saved));
+	}
+	if (zl_push_json_compact(raw.buf, raw.len, text, &replaced)) {
+		strbuf_release(&raw);
+		return zl_error(err, "'%s' is not valid JSON (unterminated string)", path);
+	}
+	strbuf_release(&raw);
+	j = cJSON_ParseWithLength(text->buf, text->len);
+	if (!j)
+		return zl_error(err, "'%s' is not valid JSON", path);
+	if (!cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		return zl_error(err, "'%s' does not hold a JSON object", path);
+	}
+	if (replaced)
+		zl_print_warning("'%s': %zu NaN/Infinity value(s) sent as null (not valid JSON)",
+				 path, replaced);
+	if (parsed)
+		*parsed = j;
+	else
+		cJSON_Delete(j);
+	return 0;
+}
+
+char *zl_push_base_name(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *slash;
+
+	strbuf_addstr(&sb, path);
+	while (sb.len > 1 && sb.buf[sb.len - 1] == '/')
+		strbuf_setlen(&sb, sb.len - 1);
+	slash = strrchr(sb.buf, '/');
+	if (slash && slash[1]) {
+		char *b = xstrdup(slash + 1);
+		strbuf_release(&sb);
+		return b;
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+int zl_push_build_document(const char *run_dir, char **doc, char **name, struct strbuf *err)
+{
+	char *id_path = zl_path_join(run_dir, "run_identity.json");
+	char *res_path = zl_path_join(run_dir, "results.json");
+	struct strbuf identity = STRBUF_INIT, results = STRBUF_INIT, out = STRBUF_INIT;
+	cJSON *parsed = NULL, *f;
+	int rc = -1, have_results;
+
+	*doc = NULL;
+	*name = NULL;
+	if (read_json_object(id_path, 0, &identity, &parsed, err))
+		goto out;
+	f = cJSON_GetObjectItemCaseSensitive(parsed, "run_id");
+	*name = cJSON_IsString(f) && f->valuestring[0] ? xstrdup(f->valuestring) : zl_push_base_name(run_dir);
+	f = cJSON_GetObjectItemCaseSensitive(parsed, "status");
+	/* A running run's identity is a draft: pushing it would store a wrong record. */
+	if (cJSON_IsString(f) && !strcmp(f->valuestring, "running")) {
+		zl_error(err, "run '%s' is still running (status \"running\" in '%s'); not pushed",
+			 *name, id_path);
+		goto out;
+	}
+	have_results = read_json_object(res_path, 1, &results, NULL, err);
+	if (have_results < 0)
+		goto out;
+	strbuf_addstr(&out, "{\"schema\":\"" ZL_PUSH_SCHEMA "\",\"identity\":");
+	strbuf_addbuf(&out, &identity);
+	strbuf_addstr(&out, ",\"results\":");
+	strbuf_addstr(&out, have_results == 0 ? results.buf : "null");
+	strbuf_addch(&out, '}');
+	*doc = strbuf_detach(&out, NULL);
+	rc = 0;
+out:
+	if (rc) {
+		free(*name);
+		*name = NULL;
+	}
+	cJSON_Delete(parsed);
+	strbuf_release(&identity);
+	strbuf_release(&results);
+	strbuf_release(&out);
+	free(id_path);
+	free(res_path);
+	return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int zl_push_has_identity(const char *dir)
+{
+	char *p = zl_path_join(dir, "run_identity.json");
+	int yes = zl_is_file(p);
+
+	free(p);
+	return yes;
+}
+
+/* Subdirectories of dir (not links, not hidden), sorted. */
+static int list_subdirs(const char *dir, struct strvec *out, struct strbuf *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct strvec names = STRVEC_INIT;
+	size_t i;
+
+	if (!d)
+		return zl_error(err, "cannot read directory '%s': %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *p;
+
+		if (de->d_name[0] == '.')
+			continue;
+		p = zl_path_join(dir, de->d_name);
+		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
+			strvec_push(&names, p);
+		free(p);
+	}
+	closedir(d);
+	if (names.nr)
+		qsort(names.v, names.nr, sizeof(*names.v), cmp_str);
+	for (i = 0; i < names.nr; i++)
+		strvec_push(out, names.v[i]);
+	strvec_clear(&names);
+	return 0;
+}
+
+/*
+ * A batch's warm-up shard (warmup.role "shard"): a record run over a slice of the
+ * shapes, whose figures the op's timed run supersedes. An unreadable identity is
+ * not one: pushing it reports the damage.
+ */
+static int is_warmup_shard(const char *dir)
+{
+	char *path = zl_path_join(dir, "run_identity.json");
+	struct strbuf text = STRBUF_INIT;
+	cJSON *id = NULL;
+	const char *role;
+	int shard;
+
+	if (strbuf_read_file(&text, path) >= 0)
+		id = cJSON_ParseWithLength(text.buf, text.len);
+	role = id ? zl_json_path_string(id, "warmup.role") : NULL;
+	shard = role && !strcmp(role, "shard");
+	cJSON_Delete(id);
+	strbuf_release(&text);
+	free(path);
+	return shard;
+}
+
+/* Run directories below dir, in name order; warm-up shards are counted in *skipped. */
+int zl_push_find_runs(const char *dir, int depth, struct strvec *runs, size_t *skipped,
+		      struct strbuf *err)
+{
+	struct strvec subs = STRVEC_INIT;
+	size_t i;
+	int rc = 0;
+
+	if (list_subdirs(dir, &subs, err))
+		return -1;
+	for (i = 0; i < subs.nr && !rc; i++) {
+		if (zl_push_has_identity(subs.v[i])) {
+			if (is_warmup_shard(subs.v[i]))
+				(*skipped)++;
+			else
+				strvec_push(runs, subs.v[i]);
+		} else if (depth < BATCH_SEARCH_DEPTH) {
+			rc = zl_push_find_runs(subs.v[i], depth + 1, runs, skipped, err);
+		}
+	}
+	strvec_clear(&subs);
+	return rc;
+}
