@@ -64,13 +64,10 @@ const struct zl_device *zl_devlist_find(const struct zl_devlist *dl, int index)
 void zl_devlist_set_how(struct zl_devlist *dl, const char *fmt, ...)
 {
 	va_list ap;
-	char *how;
 
 	va_start(ap, fmt);
-	how = xstrvfmt(fmt, ap);
+	xstrvfmt_set(&dl->how, fmt, ap);
 	va_end(ap);
-	free(dl->how);
-	dl->how = how;
 }
 
 static int by_index(const void *a, const void *b)

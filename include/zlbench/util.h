@@ -22,6 +22,8 @@ void *xgrow(void *ptr, size_t elt, size_t nr, size_t *alloc);
 /* Formatted allocation; the caller frees. A format vsnprintf refuses aborts (a bug, not input). */
 char *xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xstrvfmt(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+/* Format into *slot, freeing what it held after formatting (an argument may be that value). */
+void xstrvfmt_set(char **slot, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 int zl_starts_with(const char *s, const char *prefix);
 int zl_ends_with(const char *s, const char *suffix);

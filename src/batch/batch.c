@@ -82,13 +82,10 @@ void zl_batch_row_set(struct zl_batch_row *r, enum zl_batch_col c, const char *v
 void zl_batch_row_setf(struct zl_batch_row *r, enum zl_batch_col c, const char *fmt, ...)
 {
 	va_list ap;
-	char *value;
 
 	va_start(ap, fmt);
-	value = xstrvfmt(fmt, ap);
+	xstrvfmt_set(&r->v[c], fmt, ap);
 	va_end(ap);
-	free(r->v[c]);
-	r->v[c] = value;
 }
 
 void zl_batch_row_render(const struct zl_batch_row *r, struct strbuf *out)

@@ -48,13 +48,10 @@ static void set_status(struct zl_doctor_result *r, enum zl_doctor_status st, con
 static void set_status(struct zl_doctor_result *r, enum zl_doctor_status st, const char *fmt, ...)
 {
 	va_list ap;
-	char *summary;
 
 	va_start(ap, fmt);
-	summary = xstrvfmt(fmt, ap);
+	xstrvfmt_set(&r->summary, fmt, ap);
 	va_end(ap);
-	free(r->summary);
-	r->summary = summary;
 	r->status = st;
 }
 
@@ -62,13 +59,10 @@ static void set_fix(struct zl_doctor_result *r, const char *fmt, ...) __attribut
 static void set_fix(struct zl_doctor_result *r, const char *fmt, ...)
 {
 	va_list ap;
-	char *fix;
 
 	va_start(ap, fmt);
-	fix = xstrvfmt(fmt, ap);
+	xstrvfmt_set(&r->fix, fmt, ap);
 	va_end(ap);
-	free(r->fix);
-	r->fix = fix;
 }
 
 void zl_doctor_init(struct zl_doctor *d, struct zl_settings *s)

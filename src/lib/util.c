@@ -90,6 +90,14 @@ char *xstrvfmt(const char *fmt, va_list ap)
 	return p;
 }
 
+void xstrvfmt_set(char **slot, const char *fmt, va_list ap)
+{
+	char *s = xstrvfmt(fmt, ap);
+
+	free(*slot);
+	*slot = s;
+}
+
 char *xstrfmt(const char *fmt, ...)
 {
 	va_list ap;
