@@ -94,8 +94,9 @@ int zl_report_history_page(struct zl_history *h, const struct zl_history_filter 
  * Mark the points where the series y[0..n) (latencies; NAN: no point) shifted:
  * shift[i] = +1 when the level went up at point i, -1 when it went down, else 0.
  * Returns the number of shifts. The rule, on the logs x of the present points:
- *   noise s = 1.4826 * MAD(x[i] - x[i-1]) / sqrt(2): one point's spread, from the
- *   point-to-point differences (a step moves only one of them);
+ *   noise s = 1.4826 * median(|x[i] - x[i-1]|) / sqrt(2): one point's spread, from
+ *   the point-to-point differences (a step moves only one of them; for normal noise
+ *   of sd sigma this is sigma);
  *   at each point i with w = min(ZL_STEP_WINDOW, points before i, points from i on)
  *   >= 1, the jump d = median(the w points from i) - median(the w points before i);
  *   a candidate when |d| > max(ZL_STEP_SIGMAS * s * sqrt(2 / w), log(1 + floor_rel))

@@ -392,7 +392,7 @@ static void timeline(struct strbuf *out, const struct batch_view *v)
 	}
 	strbuf_addstr(out, "<div class=\"legend\">");
 	for (i = 0; i < ZL_ARRAY_SIZE(status_classes) - 1; i++)
-		strbuf_addf(out, "<span class=\"c-%s\">\xe2\x96\xa0 %s</span>", status_classes[i], status_classes[i]);
+		strbuf_addf(out, "<span class=\"c-%s\">\xe2\x96\xa0 %s</span> ", status_classes[i], status_classes[i]);
 	strbuf_addstr(out, "</div>\n");
 	zl_html_figure_begin(out, "schedule");
 	zl_timeline_svg(&t, out);

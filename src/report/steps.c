@@ -47,7 +47,7 @@ static size_t window(size_t i, size_t m)
 size_t zl_step_detect(const double *y, size_t n, double floor_rel, signed char *shift)
 {
 	double *x = xcalloc(n ? n : 1, sizeof(*x)), *d = xcalloc(n ? n : 1, sizeof(*d));
-	double *tmp = xcalloc(n ? n : 1, sizeof(*tmp)), s, md, floor_log = log1p(fmax(floor_rel, 0));
+	double *tmp = xcalloc(n ? n : 1, sizeof(*tmp)), s, floor_log = log1p(fmax(floor_rel, 0));
 	size_t *at = xcalloc(n ? n : 1, sizeof(*at)), m = 0, i, found = 0;
 
 	memset(shift, 0, n * sizeof(*shift));
@@ -58,12 +58,12 @@ size_t zl_step_detect(const double *y, size_t n, double floor_rel, signed char *
 		}
 	if (m < 3)
 		goto out;
-	/* the point-to-point noise: MAD of the successive differences, scaled to one point's sd */
+	/*
+	 * The point-to-point noise: the median absolute successive difference (around 0,
+	 * their mean for a level series), scaled to one point's sd.
+	 */
 	for (i = 1; i < m; i++)
-		d[i - 1] = x[i] - x[i - 1];
-	md = median(d, m - 1, tmp);
-	for (i = 1; i < m; i++)
-		d[i - 1] = fabs(x[i] - x[i - 1] - md);
+		d[i - 1] = fabs(x[i] - x[i - 1]);
 	s = 1.4826 * median(d, m - 1, tmp) / sqrt(2.0);
 	/* d[i]: the jump of the medians at present point i, 0 where i is no candidate */
 	d[0] = 0;
