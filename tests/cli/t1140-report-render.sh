@@ -4,7 +4,7 @@
 # the page's width (tests/helpers/png_check.py explains the check: a test-only stylesheet
 # makes the root box that wide and paints the canvas magenta; anything the page draws past
 # it shows up right of it). With ZL_REPORT_PNG_DIR set, the 1280 px screenshots are also
-# saved there (cut to 1600 px high): scripts/report-images.sh keeps them in docs/images/.
+# saved there (cut to 2000 px high): scripts/report-images.sh keeps them in docs/images/.
 # Skips (exit 0) when chromium or Pillow is missing outside CI; in CI (CI=true) that fails.
 . "$(dirname "$0")/lib.sh"
 FIX="$ZL_SOURCE_DIR/tests/fixtures/flaggems"
@@ -85,7 +85,7 @@ grep -q "looks blank" "$TMP/blank.err" || { cat "$TMP/blank.err"; fail "the blan
 
 if [ -n "${ZL_REPORT_PNG_DIR:-}" ]; then
 	for kind in run compare history batch; do
-		render "$TMP/$kind.html" 1280 6000 --crop "$ZL_REPORT_PNG_DIR/report-$kind.png" 1600
+		render "$TMP/$kind.html" 1280 6000 --crop "$ZL_REPORT_PNG_DIR/report-$kind.png" 2000
 	done
 fi
 pass
