@@ -83,7 +83,8 @@ static const char stylesheet[] =
 	"svg .st-crashed{fill:var(--crashed)}svg .st-interrupted{fill:var(--interrupted)}"
 	"svg .st-preflight_failed{fill:var(--preflight)}svg .st-running{fill:var(--running)}svg .st-other{fill:var(--mut)}\n"
 	"svg .shard{opacity:.6}svg text.in{fill:#fff;font-size:11px}\n"
-	"@media (max-width:40rem){main{padding:.5rem .7rem 2rem}h1{font-size:1.2rem}.grid{grid-template-columns:1fr}}\n"
+	"@media (max-width:40rem){main{padding:.5rem .7rem 2rem}h1{font-size:1.2rem}.grid{grid-template-columns:1fr}"
+	".cal{grid-template-columns:repeat(2,minmax(0,1fr));gap:.3rem .8rem}}\n"
 	"@media print{:root{--bg:#fff;--fg:#000;--mut:#444;--line:#bbb;--grid:#e4e4e4;--box:#f4f4f4}"
 	"body{font-size:11pt}main{max-width:none;padding:0}.scroll{overflow:visible}"
 	".chart{min-width:0}th{position:static}figure,.cal,tr{break-inside:avoid}h2,h3{break-after:avoid}}\n";
