@@ -31,7 +31,7 @@ static const char *id_string(const struct zl_run *run, const char *path)
 	return zl_json_path_string(run->identity, path);
 }
 
-/* "NVIDIA H200 (GPU-0)" per device, joined; unverified devices say how they were chosen. */
+/* "#0 <name> (<uuid>)" per device, joined; " - not verified" when enumeration was unavailable. */
 static void devices_text(struct strbuf *sb, const struct zl_run *run)
 {
 	const cJSON *devs = id_item(run, "devices"), *d;

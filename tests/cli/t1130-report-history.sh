@@ -1,9 +1,9 @@
 #!/bin/bash
 # zlbench report --history: nine stored runs of mm (real H200 results, scaled): the FlagGems
-# commit changes before run 4 and FlagGems gets 20 % slower from run 6 on, run-to-run noise
-# +-1 %. Every trend (the op's speedup and each shape's latencies) shows the commit as a
-# break and exactly one shift, at run 6, on the FlagGems series only; --since and --backend
-# filter; usage errors.
+# commit changes before run 4, the timer before run 8, and FlagGems gets 20 % slower from run
+# 6 on, run-to-run noise +-1 %. Every trend (the op's speedup and each shape's latencies)
+# shows both changes as breaks and exactly one shift, at run 6, on the FlagGems series only;
+# --since and --backend filter; usage errors.
 . "$(dirname "$0")/lib.sh"
 MK="$ZL_SOURCE_DIR/tests/fixtures/runs/make_run.py"
 CHECK="$ZL_SOURCE_DIR/tests/helpers/html_check.py"
@@ -15,15 +15,17 @@ expect_rc 2
 contains "$TMP/err" "no history database at"
 
 for i in 1 2 3 4 5 6 7 8 9; do
-	commit=ed2508bc
+	commit=ed2508bc timer=direct
 	[ "$i" -ge 4 ] && commit=1a2b3c4d
+	[ "$i" -ge 8 ] && timer=graph
 	read -r gems torch < <("$ZL_TEST_PYTHON" -c "
 import random
 r = random.Random($i)
 print(round(1 + r.uniform(-0.01, 0.01) + (0.2 if $i >= 6 else 0), 4), round(1 + r.uniform(-0.01, 0.01), 4))")
 	"$ZL_TEST_PYTHON" "$MK" "$TMP/r$i" --run-id "2026110$i-100000-cuda-mm-00000$i" --results "$R" \
 		--scale gems="$gems" --scale torch="$torch" --set started_at="\"2026-11-0${i}T10:00:00Z\"" \
-		--set flaggems.commit="\"$commit\"" || fail "make_run.py $i"
+		--set flaggems.commit="\"$commit\"" --set timer.plan="\"$timer\"" --set timer.used="\"$timer\"" ||
+		fail "make_run.py $i"
 	run_zl history --ingest "$TMP/r$i"
 	expect_rc 0
 done
@@ -44,9 +46,11 @@ svgs = d["svgs"]
 assert len(svgs) == 1 + 15, [s["title"] for s in svgs]
 assert svgs[0]["title"] == "mm: geomean speedup of FlagGems over torch per run"
 for s in svgs:
-    # the commit change between run 3 and run 4: one break, labelled
-    assert s["classes"].get("brk", 0) == 2 and "commit" in s["texts"], (s["title"], s["classes"])
+    # the commit change between run 3 and run 4, the timer's between 7 and 8: two breaks, labelled
+    assert s["classes"].get("brk", 0) == 4 and "commit" in s["texts"] and "timer" in s["texts"], \
+        (s["title"], s["classes"], s["texts"])
     assert any("FlagGems commit: ed2508bc \u2192 1a2b3c4d" in t for t in s["tips"]), s["tips"]
+    assert any("timer plan: direct \u2192 graph; timer used: direct \u2192 graph" in t for t in s["tips"]), s["tips"]
     shifts = [t for t in s["tips"] if "shifted" in t]
     if s is svgs[0]:
         assert shifts == ["FlagGems speedup shifted down here (beyond its noise)"], shifts
