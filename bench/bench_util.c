@@ -44,6 +44,8 @@ int bench_run(const char *const *argv, const char *const *env, struct bench_samp
 	while (r < 0 && errno == EINTR);
 	out->wall_ms = (zl_now_monotonic() - t0) * 1000.0;
 	out->maxrss_kib = r > 0 ? ru.ru_maxrss : -1;
+	out->cpu_ms = r > 0 ? (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000.0 +
+				      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000.0 : -1;
 	out->exit_code = child_exit_code(status);
 	child_release(&cp);
 	strbuf_release(&err);

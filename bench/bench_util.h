@@ -6,6 +6,7 @@
 
 struct bench_sample {
 	double wall_ms;
+	double cpu_ms;       /* user + system time of the child (what it needed, whatever the load) */
 	long maxrss_kib;
 	int exit_code;
 };

@@ -7,6 +7,8 @@
  *                       (and again when a session starts, to list the sessions)
  *   ops_status.csv      RFC 4180 with a header row; one row appended and fsync'd as
  *                       each operator ends (columns: zl_batch_columns below)
+ *   schedule.jsonl      one line per `zlbench run` child as it ends: device, start, end,
+ *                       status (batch_schedule.h; the report's timeline)
  *   runs/<op>/          the run directory of the op's first attempt; a later attempt
  *                       (after --resume) gets runs/<op>.2/, runs/<op>.3/, ...
  *   logs/<attempt>.log  everything the `zlbench run` child printed

@@ -107,6 +107,13 @@ struct zl_history_filter {
 };
 #define ZL_HISTORY_FILTER_INIT { NULL, NULL, NULL, 0 }
 
+/*
+ * A --since argument as the stored form YYYY-MM-DDTHH:MM:SSZ: a date
+ * (YYYY-MM-DD[THH:MM[:SS]][Z]) or an age (12h, 7d, 2w: that long before now).
+ * Caller frees; NULL with err when it is neither (cmd_history.c, shared by report).
+ */
+char *zl_history_since_value(const char *s, struct strbuf *err);
+
 /* Runs matching f, newest first, appended to out. */
 int zl_history_query(struct zl_history *h, const struct zl_history_filter *f,
 		     struct zl_history_list *out, struct strbuf *err);

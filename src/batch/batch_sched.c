@@ -21,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "zlbench/batch.h"
+#include "zlbench/batch_schedule.h"
 #include "zlbench/child.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
@@ -719,6 +720,26 @@ static void shards_over(struct sched *s, struct op_state *op)
 	strbuf_release(&err);
 }
 
+/* What ran where and when, for the report's timeline (batch_schedule.h). */
+static void schedule_note(const struct sched *s, const struct task *t)
+{
+	const struct zl_batch_row *r = &t->row;
+	double now = zl_now_epoch();
+	struct zl_sched_line l = {
+		.op = t->op->op, .attempt = t->op->attempt, .role = role_names[t->kind],
+		.shard = t->kind == TASK_SHARD ? t->shard : 0, .device = s->c->devices.v[t->device],
+		.start_epoch = t->started_epoch > 0 ? t->started_epoch : now, .end_epoch = now,
+		.status = r->v[ZL_BCOL_STATUS],
+		.exit_code = r->v[ZL_BCOL_EXIT_CODE] ? atoi(r->v[ZL_BCOL_EXIT_CODE]) : -1,
+		.run_dir = r->v[ZL_BCOL_RUN_DIR], .log = t->log_rel,
+	};
+	struct strbuf err = STRBUF_INIT;
+
+	if (zl_schedule_append(s->c->dir, &l, &err))
+		zl_print_warning("%s", err.buf);
+	strbuf_release(&err);
+}
+
 static void task_done(struct sched *s, struct task *t, int start_failed, const char *start_err)
 {
 	struct op_state *op = t->op;
@@ -730,6 +751,7 @@ static void task_done(struct sched *s, struct task *t, int start_failed, const c
 	if (!start_failed)
 		scan_log(s, t);
 	fill_row(s, t, start_failed, start_err);
+	schedule_note(s, t);
 	t->state = TASK_DONE;
 	s->on_device[t->device] = NULL;
 	if (t->kind != TASK_SHARD) {

@@ -127,8 +127,8 @@ static const struct {
 	{ 'w', 7 * 86400 },
 };
 
-/* --since: a date in the stored form; an age becomes the UTC time that long ago. */
-static char *since_value(const char *s, struct strbuf *err)
+/* --since: a date in the stored form; an age becomes the UTC time that long ago (history.h). */
+char *zl_history_since_value(const char *s, struct strbuf *err)
 {
 	size_t len = strlen(s), i;
 	char *date = normalise_date(s);
@@ -325,7 +325,7 @@ int cmd_history(int argc, const char **argv)
 		zl_print_error("invalid --limit '%s': expected a whole number >= 0", opt_limit);
 		goto out;
 	}
-	if (opt_since && !(since = since_value(opt_since, &err))) {
+	if (opt_since && !(since = zl_history_since_value(opt_since, &err))) {
 		zl_print_error("%s", err.buf);
 		goto out;
 	}

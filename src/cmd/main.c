@@ -24,6 +24,7 @@ static const struct zl_command commands[] = {
 	{ "devices", cmd_devices, "enumerate a backend's devices", help_devices },
 	{ "history", cmd_history, "list stored runs from the history database", help_history },
 	{ "compare", cmd_compare, "compare two runs after checking their caliber", help_compare },
+	{ "report", cmd_report, "write one self-contained HTML page of a run, batch, comparison or history", help_report },
 	{ "push", cmd_push, "POST a run or batch to a collector (spools on failure)", help_push },
 	{ "doctor", cmd_doctor, "explain why an operator will not run", help_doctor },
 	{ "completion", cmd_completion, "print a bash or zsh completion script", help_completion },

@@ -1,0 +1,107 @@
+/* Short labels and small conversions the report pages share. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "zlbench/report/parts.h"
+#include "zlbench/util.h"
+#include "zlbench/banned.h"
+
+static const struct {
+	const char *long_name, *short_name;
+} dtype_names[] = {
+	{ "bfloat16", "bf16" }, { "float16", "f16" }, { "float32", "f32" }, { "float64", "f64" },
+	{ "half", "f16" }, { "float", "f32" }, { "double", "f64" },
+	{ "float8_e4m3fn", "f8e4m3" }, { "float8_e5m2", "f8e5m2" },
+	{ "int8", "i8" }, { "int16", "i16" }, { "int32", "i32" }, { "int64", "i64" }, { "uint8", "u8" },
+	{ "complex64", "c64" }, { "complex128", "c128" },
+};
+
+void zl_report_dtype(struct strbuf *sb, const char *dtype)
+{
+	size_t i;
+
+	if (!dtype || !*dtype) {
+		strbuf_addstr(sb, "?");
+		return;
+	}
+	if (zl_starts_with(dtype, "torch."))
+		dtype += strlen("torch.");
+	for (i = 0; i < ZL_ARRAY_SIZE(dtype_names); i++)
+		if (!strcmp(dtype, dtype_names[i].long_name)) {
+			strbuf_addstr(sb, dtype_names[i].short_name);
+			return;
+		}
+	strbuf_addstr(sb, dtype);
+}
+
+void zl_report_shape(struct strbuf *sb, const char *shape)
+{
+	int in_string = 0;
+	char prev = 0;
+
+	for (; shape && *shape; prev = *shape++) {
+		if (*shape == '"' && prev != '\\')
+			in_string = !in_string;
+		if (*shape == ' ' && !in_string)
+			continue;
+		strbuf_addch(sb, *shape);
+	}
+}
+
+void zl_report_ratio(char buf[32], double r)
+{
+	if (!isfinite(r))
+		snprintf(buf, 32, "-");
+	else
+		snprintf(buf, 32, "%.3g\xc3\x97", r);
+}
+
+void zl_report_id(struct strbuf *sb, const char *prefix, const char *text)
+{
+	strbuf_addstr(sb, prefix);
+	for (; text && *text; text++) {
+		unsigned char c = (unsigned char)*text;
+		strbuf_addch(sb, isalnum(c) || c == '-' || c == '_' ? c : '-');
+	}
+}
+
+void zl_report_duration(char buf[32], double s)
+{
+	if (!isfinite(s))
+		snprintf(buf, 32, "-");
+	else if (s < 120)
+		snprintf(buf, 32, "%.3g s", s);
+	else if (s < 2 * 3600)
+		snprintf(buf, 32, "%.3g min", s / 60);
+	else
+		snprintf(buf, 32, "%.3g h", s / 3600);
+}
+
+double zl_report_parse_time(const char *iso)
+{
+	struct tm tm;
+	int y, mo, d, h, mi, n = 0;
+	double sec;
+	char z = 0;
+	time_t t;
+
+	if (!iso)
+		return NAN;
+	if (sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%lf%c%n", &y, &mo, &d, &h, &mi, &sec, &z, &n) != 7 || z != 'Z' ||
+	    iso[n] || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || !(sec >= 0 && sec < 61))
+		return NAN;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	t = timegm(&tm);
+	if (t == (time_t)-1)
+		return NAN;
+	return (double)t + sec;
+}

@@ -1,0 +1,461 @@
+/*
+ * The A/B page: an `zlbench ab` directory (ab.json and the run directories of its
+ * rounds, A1 B1 B2 A2 ...) drawn as a comparison.
+ *
+ * `zlbench ab` is being written while this is; what this page assumes of its
+ * directory (docs/report.md says the same):
+ *   - ab.json is a JSON object. Its rounds are listed in "rounds" (or "runs"): each
+ *     an object with the run directory in "run_dir" (or "dir", "path"; relative to
+ *     the ab directory), the round's name in "name" (or "round", "label") and its
+ *     arm in "arm" (or "side"): "A"/"B", else the name's first letter; or a plain
+ *     string, the run directory. Without such a list, the sub-directories (and
+ *     those under runs/) named A<n>/B<n> that hold a run_identity.json are the rounds.
+ *   - When ab.json holds "rows" (objects with op, dtype, shape, side, ratio, ci_low,
+ *     ci_high, verdict as CONTRACTS.md section 5 names them), those rows are drawn.
+ *   - Otherwise each arm is pooled: per row, the median latency over the arm's
+ *     rounds, with the spread across rounds (their IQR) as the row's noise when it
+ *     is wider than the rounds' own, and compare's rule is applied to the pooled A
+ *     and B. The samples of an arm are its rounds' samples together.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "zlbench/compare.h"
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/report.h"
+#include "zlbench/report/html.h"
+#include "zlbench/report/parts.h"
+#include "zlbench/report/svg.h"
+#include "zlbench/util.h"
+#include "zlbench/banned.h"
+
+struct round {
+	char *name;
+	int arm;               /* 0 A, 1 B */
+	char *dir;
+	struct zl_run run;
+	int loaded;
+};
+
+struct ab {
+	const char *dir;
+	cJSON *doc;
+	struct round *v;
+	size_t nr, alloc;
+	struct strvec notes;
+};
+
+static const char *first_string(const cJSON *o, const char *const *keys)
+{
+	for (; *keys; keys++) {
+		const char *s = zl_json_path_string(o, *keys);
+		if (s)
+			return s;
+	}
+	return NULL;
+}
+
+static int arm_of(const char *arm, const char *name)
+{
+	const char *s = arm && *arm ? arm : name;
+
+	if (!s || !*s)
+		return -1;
+	return toupper((unsigned char)s[0]) == 'A' ? 0 : toupper((unsigned char)s[0]) == 'B' ? 1 : -1;
+}
+
+static void add_round(struct ab *ab, const char *name, int arm, const char *dir)
+{
+	struct round *r;
+
+	ALLOC_GROW(ab->v, ab->nr + 1, ab->alloc);
+	r = &ab->v[ab->nr++];
+	memset(r, 0, sizeof(*r));
+	r->name = xstrdup(name);
+	r->arm = arm;
+	r->dir = dir[0] == '/' ? xstrdup(dir) : zl_path_join(ab->dir, dir);
+	zl_run_init(&r->run);
+}
+
+static void rounds_from_json(struct ab *ab)
+{
+	static const char *const dir_keys[] = { "run_dir", "dir", "path", NULL };
+	static const char *const name_keys[] = { "name", "round", "label", NULL };
+	static const char *const arm_keys[] = { "arm", "side", NULL };
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(ab->doc, "rounds"), *it;
+
+	if (!cJSON_IsArray(list))
+		list = cJSON_GetObjectItemCaseSensitive(ab->doc, "runs");
+	cJSON_ArrayForEach(it, list) {
+		const char *dir = cJSON_IsString(it) ? it->valuestring : first_string(it, dir_keys);
+		const char *name = cJSON_IsString(it) ? NULL : first_string(it, name_keys);
+		const char *base;
+		int arm;
+
+		if (!dir)
+			continue;
+		base = strrchr(dir, '/');
+		base = base && base[1] ? base + 1 : dir;
+		if (!name)
+			name = base;
+		arm = arm_of(cJSON_IsString(it) ? NULL : first_string(it, arm_keys), name);
+		if (arm < 0)
+			strvec_pushf(&ab->notes, "ab.json: round '%s' is neither A nor B: left out", name);
+		else
+			add_round(ab, name, arm, dir);
+	}
+}
+
+/* A<n> or B<n>. */
+static int round_name(const char *s)
+{
+	size_t digits;
+
+	if (arm_of(NULL, s) < 0)
+		return 0;
+	digits = strspn(s + 1, "0123456789");
+	return digits > 0 && !s[1 + digits];
+}
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static void rounds_from_dirs(struct ab *ab, const char *sub)
+{
+	char *dir = sub ? zl_path_join(ab->dir, sub) : xstrdup(ab->dir);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct strvec names = STRVEC_INIT;
+	size_t i;
+
+	while (d && (e = readdir(d))) {
+		char *rel, *id;
+
+		if (!round_name(e->d_name))
+			continue;
+		rel = sub ? xstrfmt("%s/%s", sub, e->d_name) : xstrdup(e->d_name);
+		id = xstrfmt("%s/%s/run_identity.json", ab->dir, rel);
+		if (zl_is_file(id))
+			strvec_push(&names, rel);
+		free(rel);
+		free(id);
+	}
+	if (d)
+		closedir(d);
+	if (names.nr)
+		qsort(names.v, names.nr, sizeof(*names.v), by_name);
+	for (i = 0; i < names.nr; i++) {
+		const char *base = strrchr(names.v[i], '/');
+		base = base ? base + 1 : names.v[i];
+		add_round(ab, base, arm_of(NULL, base), names.v[i]);
+	}
+	strvec_clear(&names);
+	free(dir);
+}
+
+static void ab_release(struct ab *ab)
+{
+	size_t i;
+
+	for (i = 0; i < ab->nr; i++) {
+		free(ab->v[i].name);
+		free(ab->v[i].dir);
+		zl_run_release(&ab->v[i].run);
+	}
+	free(ab->v);
+	cJSON_Delete(ab->doc);
+	strvec_clear(&ab->notes);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Per row of pooled (a copy of the arm's first round): the median over the arm's rounds. */
+static void pool_arm(const struct ab *ab, int arm, struct zl_run *pooled)
+{
+	double *vals = xcalloc(ab->nr ? ab->nr : 1, sizeof(*vals));
+	double *iqrs = xcalloc(ab->nr ? ab->nr : 1, sizeof(*iqrs));
+	size_t i, k;
+
+	for (i = 0; i < pooled->nr_results; i++) {
+		struct zl_result *p = &pooled->results[i];
+		size_t n = 0, ni = 0;
+		double spread, own;
+
+		for (k = 0; k < ab->nr; k++) {
+			const struct zl_result *r;
+
+			if (ab->v[k].arm != arm || !ab->v[k].loaded)
+				continue;
+			r = zl_run_find(&ab->v[k].run, p->op, p->dtype, p->shape, p->occurrence, p->side);
+			if (r && r->latency_ms > 0)
+				vals[n++] = r->latency_ms;
+			if (r && isfinite(r->iqr_ms))
+				iqrs[ni++] = r->iqr_ms;
+		}
+		if (!n) {
+			p->latency_ms = NAN;
+			continue;
+		}
+		qsort(vals, n, sizeof(*vals), cmp_double);
+		qsort(iqrs, ni, sizeof(*iqrs), cmp_double);
+		p->latency_ms = zl_quantile_sorted(vals, n, 0.5);
+		spread = n > 1 ? zl_quantile_sorted(vals, n, 0.75) - zl_quantile_sorted(vals, n, 0.25) : NAN;
+		own = ni ? zl_quantile_sorted(iqrs, ni, 0.5) : NAN;
+		p->iqr_ms = isfinite(spread) && !(own > spread) ? spread : own;
+		if (n > 1 && (p->samples < 2 || !isfinite(own)))
+			p->samples = (long)n;
+	}
+	free(vals);
+	free(iqrs);
+}
+
+static void pool_samples(const struct ab *ab, int arm, struct zl_samples *out)
+{
+	size_t k, i, j;
+
+	for (k = 0; k < ab->nr; k++) {
+		struct zl_samples one;
+
+		if (ab->v[k].arm != arm || !ab->v[k].loaded)
+			continue;
+		zl_samples_init(&one);
+		zl_samples_load(ab->v[k].dir, &one);
+		for (i = 0; i < one.nr; i++) {
+			struct zl_samples_entry *e = NULL;
+
+			for (j = 0; j < out->nr && !e; j++)
+				if (!strcmp(out->v[j].key, one.v[i].key))
+					e = &out->v[j];
+			if (!e) {
+				ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+				e = &out->v[out->nr++];
+				memset(e, 0, sizeof(*e));
+				e->key = xstrdup(one.v[i].key);
+			}
+			e->v = xrealloc(e->v, (e->n + one.v[i].n + 1) * sizeof(*e->v));
+			memcpy(e->v + e->n, one.v[i].v, one.v[i].n * sizeof(*e->v));
+			e->n += one.v[i].n;
+			e->subset |= one.v[i].subset;
+		}
+		zl_samples_release(&one);
+	}
+}
+
+static double json_num(const cJSON *o, const char *key)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(it) ? it->valuedouble : NAN;
+}
+
+/* ab.json's own rows (CONTRACTS.md section 5 names), when it has them. */
+static int rows_from_json(const struct ab *ab, struct zl_report_cmp *rc)
+{
+	static const char *const names[] = { "faster", "slower", "same", "unsure", "missing" };
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(ab->doc, "rows"), *it;
+	size_t n = 0;
+
+	cJSON_ArrayForEach(it, rows) {
+		const char *verdict = zl_json_path_string(it, "verdict"), *side_s = zl_json_path_string(it, "side");
+		const char *why = zl_json_path_string(it, "unsure_reason");
+		const cJSON *shape = cJSON_GetObjectItemCaseSensitive(it, "shape");
+		struct zl_report_row *r;
+		struct strbuf sh = STRBUF_INIT;
+		enum zl_side side = ZL_SIDE_GEMS;
+		const cJSON *occ = cJSON_GetObjectItemCaseSensitive(it, "occurrence");
+		size_t v;
+
+		if (!verdict || !zl_json_path_string(it, "op"))
+			continue;
+		if (side_s)
+			zl_side_parse(side_s, &side);
+		if (cJSON_IsString(shape))
+			strbuf_addstr(&sh, shape->valuestring);
+		else
+			zl_json_canonical(&sh, shape);
+		r = zl_report_cmp_add(rc, zl_json_path_string(it, "op"), zl_json_path_string(it, "dtype"), sh.buf,
+				      cJSON_IsNumber(occ) ? (int)occ->valuedouble : 1, side);
+		strbuf_release(&sh);
+		r->ratio = json_num(it, "ratio");
+		r->ci_low = json_num(it, "ci_low");
+		r->ci_high = json_num(it, "ci_high");
+		r->a_ms = json_num(it, "a_ms");
+		r->b_ms = json_num(it, "b_ms");
+		r->verdict = ZL_RV_UNSURE;
+		for (v = 0; v < ZL_ARRAY_SIZE(names); v++)
+			if (!strcmp(verdict, names[v]))
+				r->verdict = (enum zl_report_verdict)v;
+		if (why)
+			r->note = xstrdup(why);
+		n++;
+	}
+	return n > 0;
+}
+
+static void rounds_table(struct strbuf *out, const struct ab *ab, const char *how)
+{
+	static const char *const heads[] = { "round", "arm", "run", "status", "started", "duration",
+					     "FlagGems speedup (geomean)", "directory" };
+	size_t i;
+
+	strbuf_addstr(out, "<h2>Rounds</h2>\n");
+	zl_html_elem(out, "p", "class=\"sub\"", how);
+	zl_html_table_begin(out, NULL, heads, ZL_ARRAY_SIZE(heads));
+	for (i = 0; i < ab->nr; i++) {
+		const struct round *r = &ab->v[i];
+		struct strvec ops = STRVEC_INIT;
+		char buf[32];
+		size_t n = 0, losses = 0;
+		double g = NAN;
+
+		if (i)
+			zl_html_tr(out);
+		zl_html_td(out, r->name, NULL);
+		zl_html_td(out, r->arm ? "B" : "A", NULL);
+		zl_html_td(out, r->loaded ? r->run.run_id : "not loaded", "mono");
+		zl_html_td(out, r->loaded ? r->run.status : NULL, r->loaded && r->run.status &&
+			    !strcmp(r->run.status, "passed") ? "v-passed" : "v-failed");
+		zl_html_td(out, r->loaded ? r->run.started_at : NULL, NULL);
+		zl_report_duration(buf, r->loaded ? r->run.duration_s : NAN);
+		zl_html_td(out, buf, "n");
+		if (r->loaded) {
+			zl_report_run_ops(&r->run, &ops);
+			if (ops.nr)
+				g = zl_report_op_speedup(&r->run, ops.v[0], &n, &losses);
+		}
+		zl_report_ratio(buf, g);
+		zl_html_td(out, buf, "n");
+		zl_html_td(out, r->dir, "mono");
+		strvec_clear(&ops);
+	}
+	zl_html_table_end(out);
+}
+
+int zl_report_ab_page(const char *ab_dir, const struct zl_compare_opts *opts, const char *now,
+		      struct strbuf *out, struct strbuf *err)
+{
+	struct ab ab;
+	struct strbuf text = STRBUF_INIT, extra = STRBUF_INIT, sub = STRBUF_INIT, title = STRBUF_INIT,
+		      why = STRBUF_INIT;
+	struct zl_run pooled[2];
+	struct zl_samples samples[2];
+	struct zl_compare cmp;
+	struct zl_report_cmp rc;
+	struct zl_compare_opts o = *opts;
+	char *path = zl_path_join(ab_dir, "ab.json");
+	int first[2] = { -1, -1 }, rc_ret = -1, arm, own_rows;
+	size_t i;
+
+	memset(&ab, 0, sizeof(ab));
+	ab.dir = ab_dir;
+	strvec_init(&ab.notes);
+	for (arm = 0; arm < 2; arm++) {
+		zl_run_init(&pooled[arm]);
+		zl_samples_init(&samples[arm]);
+	}
+	zl_compare_init(&cmp);
+	zl_report_cmp_init(&rc);
+	if (strbuf_read_file(&text, path) < 0) {
+		zl_error(err, "cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	ab.doc = cJSON_ParseWithLength(text.buf, text.len);
+	if (!cJSON_IsObject(ab.doc)) {
+		zl_error(err, "'%s' is not a json object", path);
+		goto out;
+	}
+	rounds_from_json(&ab);
+	if (!ab.nr)
+		rounds_from_dirs(&ab, NULL);
+	if (!ab.nr)
+		rounds_from_dirs(&ab, "runs");
+	for (i = 0; i < ab.nr; i++) {
+		strbuf_reset(&why);
+		ab.v[i].loaded = !zl_run_load(ab.v[i].dir, &ab.v[i].run, &why);
+		if (!ab.v[i].loaded)
+			strvec_pushf(&ab.notes, "round %s: %s", ab.v[i].name, why.buf);
+		else if (first[ab.v[i].arm] < 0)
+			first[ab.v[i].arm] = (int)i;
+	}
+	if (first[0] < 0 || first[1] < 0) {
+		zl_error(err, "'%s' names no loadable run of both A and B (rounds in ab.json's \"rounds\", or "
+			 "directories A1, B1, ...)", ab_dir);
+		goto out;
+	}
+	for (arm = 0; arm < 2; arm++) {
+		strbuf_reset(&why);
+		if (zl_run_load(ab.v[first[arm]].dir, &pooled[arm], &why)) {
+			zl_error(err, "%s", why.buf);
+			goto out;
+		}
+		pool_arm(&ab, arm, &pooled[arm]);
+		pool_samples(&ab, arm, &samples[arm]);
+	}
+	o.allow_mismatch = 1;
+	zl_compare_runs(&pooled[0], &pooled[1], &o, &cmp);
+	zl_report_cmp_from_compare(&cmp, &rc);
+	own_rows = rows_from_json(&ab, &rc);
+	if (own_rows) {
+		/* ab.json's rows replace the pooled ones; the caliber and gate stay compare's */
+		size_t keep = rc.nr, j;
+		struct zl_report_row *tmp = rc.rows;
+
+		for (j = 0; j < cmp.nr_rows && j < keep; j++) {
+			free(tmp[j].op);
+			free(tmp[j].dtype);
+			free(tmp[j].shape);
+			free(tmp[j].note);
+		}
+		memmove(rc.rows, rc.rows + cmp.nr_rows, (keep - cmp.nr_rows) * sizeof(*rc.rows));
+		rc.nr = keep - cmp.nr_rows;
+		free(rc.interval);
+		rc.interval = xstrdup("the interval ab.json gives (ci_low to ci_high)");
+		free(rc.method);
+		rc.method = xstrdup("verdicts as ab.json gives them");
+	}
+	for (i = 0; i < ab.notes.nr; i++)
+		strvec_push(&rc.warnings, ab.notes.v[i]);
+	strbuf_addf(&title, "zlbench ab: %s", pooled[0].op ? pooled[0].op : "B against A");
+	for (i = 0; i < ab.nr; i++)
+		strbuf_addf(&sub, "%s%s", i ? " " : "", ab.v[i].name);
+	strbuf_addf(&sub, " \xc2\xb7 %s", ab_dir);
+	rounds_table(&extra, &ab, own_rows ? "The rounds in run order. The rows below are ab.json's own."
+					   : "The rounds in run order. A and B below are each arm's rounds pooled: per "
+					     "row the median latency over its rounds, with the spread across rounds as "
+					     "the noise when it is wider than a round's own; the samples are the "
+					     "rounds' together. Each arm's caliber is its first round's.");
+	zl_html_page_begin(out, title.buf, sub.buf);
+	zl_report_compare_body(&rc, &pooled[0], &pooled[1], &samples[0], &samples[1], extra.buf, out);
+	zl_html_page_end(out, now);
+	rc_ret = 0;
+out:
+	for (arm = 0; arm < 2; arm++) {
+		zl_run_release(&pooled[arm]);
+		zl_samples_release(&samples[arm]);
+	}
+	zl_compare_release(&cmp);
+	zl_report_cmp_release(&rc);
+	ab_release(&ab);
+	strbuf_release(&text);
+	strbuf_release(&extra);
+	strbuf_release(&sub);
+	strbuf_release(&title);
+	strbuf_release(&why);
+	free(path);
+	return rc_ret;
+}

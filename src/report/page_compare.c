@@ -1,0 +1,499 @@
+/*
+ * The compare page: the gate on top, the caliber of A and B and what differs, per
+ * row B/A with its interval as a forest plot coloured by verdict, the samples of
+ * the rows that moved, and every row in a table. It draws from struct
+ * zl_report_cmp, which zl_report_cmp_from_compare() fills from compare.h.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zlbench/report.h"
+#include "zlbench/report/html.h"
+#include "zlbench/report/parts.h"
+#include "zlbench/report/svg.h"
+#include "zlbench/util.h"
+#include "zlbench/banned.h"
+
+/* How many moved rows get their samples drawn (the largest moves first). */
+#define MAX_SAMPLE_ROWS 12
+
+static const struct {
+	const char *name;
+	const char *mark;      /* chart class */
+	const char *note;      /* chart note class */
+	int order;             /* sort: the rows that need attention first */
+} verdicts[] = {
+	[ZL_RV_FASTER] = { "faster", "w", "nw", 2 },
+	[ZL_RV_SLOWER] = { "slower", "l", "nl", 0 },
+	[ZL_RV_SAME] = { "same", "s", "ns", 3 },
+	[ZL_RV_UNSURE] = { "unsure", "u", "nu", 1 },
+	[ZL_RV_MISSING] = { "missing", "m", "nu", 4 },
+};
+
+const char *zl_report_verdict_name(enum zl_report_verdict v)
+{
+	return (size_t)v < ZL_ARRAY_SIZE(verdicts) ? verdicts[v].name : "?";
+}
+
+void zl_report_cmp_init(struct zl_report_cmp *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->gate = -1;
+	c->geomean = c->geo_lo = c->geo_hi = NAN;
+	strvec_init(&c->gate_lines);
+	strvec_init(&c->mismatches);
+	strvec_init(&c->caliber);
+	strvec_init(&c->warnings);
+}
+
+void zl_report_cmp_release(struct zl_report_cmp *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++) {
+		free(c->rows[i].op);
+		free(c->rows[i].dtype);
+		free(c->rows[i].shape);
+		free(c->rows[i].note);
+	}
+	free(c->rows);
+	strvec_clear(&c->gate_lines);
+	strvec_clear(&c->mismatches);
+	strvec_clear(&c->caliber);
+	strvec_clear(&c->warnings);
+	free(c->interval);
+	free(c->method);
+	zl_report_cmp_init(c);
+}
+
+struct zl_report_row *zl_report_cmp_add(struct zl_report_cmp *c, const char *op, const char *dtype,
+					const char *shape, int occurrence, enum zl_side side)
+{
+	struct zl_report_row *r;
+
+	ALLOC_GROW(c->rows, c->nr + 1, c->alloc);
+	r = &c->rows[c->nr++];
+	memset(r, 0, sizeof(*r));
+	r->op = xstrdup(op ? op : "");
+	r->dtype = xstrdup(dtype ? dtype : "");
+	r->shape = xstrdup(shape ? shape : "");
+	r->occurrence = occurrence;
+	r->side = side;
+	r->a_ms = r->b_ms = r->ratio = r->ci_low = r->ci_high = NAN;
+	r->verdict = ZL_RV_MISSING;
+	return r;
+}
+
+/*
+ * The adapter. Today's compare (compare.h) has no confidence interval: a row is
+ * "same" when |B - A| <= band, that is when B/A +- band/A holds 1, so that
+ * interval is what the forest plot draws, and the caption says so. When compare
+ * gains ci_low/ci_high/p_value (CONTRACTS.md section 5), this is the one place to
+ * point at them.
+ */
+void zl_report_cmp_from_compare(const struct zl_compare *c, struct zl_report_cmp *out)
+{
+	static const enum zl_report_verdict map[] = {
+		[ZL_VERDICT_SAME] = ZL_RV_SAME,
+		[ZL_VERDICT_FASTER] = ZL_RV_FASTER,
+		[ZL_VERDICT_SLOWER] = ZL_RV_SLOWER,
+		[ZL_VERDICT_MISSING] = ZL_RV_MISSING,
+	};
+	size_t i;
+
+	for (i = 0; i < c->nr_rows; i++) {
+		const struct zl_compare_row *cr = &c->rows[i];
+		struct zl_report_row *r = zl_report_cmp_add(out, cr->op, cr->dtype, cr->shape, cr->occurrence, cr->side);
+		struct strbuf note = STRBUF_INIT;
+
+		r->a_ms = cr->a_ms;
+		r->b_ms = cr->b_ms;
+		r->ratio = cr->ratio;
+		if (isfinite(cr->band_ms) && cr->a_ms > 0) {
+			r->ci_low = fmax((cr->b_ms - cr->band_ms) / cr->a_ms, 1e-6);
+			r->ci_high = (cr->b_ms + cr->band_ms) / cr->a_ms;
+		}
+		r->verdict = (size_t)cr->verdict < ZL_ARRAY_SIZE(map) ? map[cr->verdict] : ZL_RV_UNSURE;
+		r->gate_failed = cr->gate_failed;
+		if (cr->verdict != ZL_VERDICT_MISSING)
+			strbuf_addf(&note, "band by %s", zl_noise_basis_name(cr->basis));
+		if (cr->lost_in_b)
+			strbuf_addf(&note, "%slost in B", note.len ? "; " : "");
+		if (cr->gate_failed)
+			strbuf_addf(&note, "%sfails the gate", note.len ? "; " : "");
+		r->note = note.len ? strbuf_detach(&note, NULL) : NULL;
+		strbuf_release(&note);
+	}
+	out->gate = c->opts.fail_pct < 0 ? -1 : c->gate_failed ? 1 : 0;
+	if (out->gate >= 0)
+		strvec_pushf(&out->gate_lines, "--fail-on-regression %g %%: %zu of %zu FlagGems rows fail it",
+			     c->opts.fail_pct, c->gate_rows, c->gems_rows);
+	for (i = 0; i < c->gate_reasons.nr; i++)
+		strvec_push(&out->gate_lines, c->gate_reasons.v[i]);
+	for (i = 0; i < c->caliber.mismatches.nr; i++)
+		strvec_pushf(&out->mismatches, "%s: %s vs %s", c->caliber.mismatches.v[i].field,
+			     c->caliber.mismatches.v[i].a, c->caliber.mismatches.v[i].b);
+	if (c->caliber.autotune)
+		strvec_pushf(&out->caliber, "autotune: %s", c->caliber.autotune);
+	for (i = 0; i < c->caliber.variables.nr; i++)
+		strvec_pushf(&out->caliber, "%s: %s \xe2\x86\x92 %s", c->caliber.variables.v[i].field,
+			     c->caliber.variables.v[i].a, c->caliber.variables.v[i].b);
+	for (i = 0; i < c->caliber.flags.nr; i++)
+		strvec_push(&out->warnings, c->caliber.flags.v[i]);
+	for (i = 0; i < c->warnings.nr; i++)
+		strvec_push(&out->warnings, c->warnings.v[i]);
+	out->interval = xstrfmt("compare's noise band, B/A \xc2\xb1 band/A with band = max((IQR_A + IQR_B) / 2, "
+				"%g %% of A) from the timer's IQRs, else %g %% of A: a row is \"same\" exactly when "
+				"its whisker holds 1 (compare has no confidence interval yet)",
+				c->opts.threshold_pct, c->opts.threshold_pct);
+	out->method = xstrfmt("compare's rule: %zu rows by the timer's IQRs, %zu by the %g %% threshold",
+			      c->rows_iqr, c->rows_threshold, c->opts.threshold_pct);
+	out->geomean = c->overall.geomean;
+	out->geo_lo = c->overall.lo;
+	out->geo_hi = c->overall.hi;
+	out->geo_n = c->overall.n;
+}
+
+/* ---- the page ------------------------------------------------------------------------------ */
+
+static void row_label(struct strbuf *sb, const struct zl_report_row *r, int with_op)
+{
+	if (with_op)
+		strbuf_addf(sb, "%s ", r->op);
+	zl_report_dtype(sb, r->dtype);
+	strbuf_addch(sb, ' ');
+	zl_report_shape(sb, r->shape);
+	if (r->occurrence > 1)
+		strbuf_addf(sb, " #%d", r->occurrence);
+	strbuf_addf(sb, " %s", zl_side_name(r->side));
+}
+
+struct order {
+	const struct zl_report_row *r;
+	size_t idx;
+};
+
+/* Slower rows first, then unsure, faster, same, missing; within a verdict the largest B/A first. */
+static int by_attention(const void *x, const void *y)
+{
+	const struct zl_report_row *a = ((const struct order *)x)->r, *b = ((const struct order *)y)->r;
+	int oa = verdicts[a->verdict].order, ob = verdicts[b->verdict].order;
+
+	if (oa != ob)
+		return oa - ob;
+	if (isfinite(a->ratio) && isfinite(b->ratio) && a->ratio != b->ratio)
+		return a->ratio > b->ratio ? -1 : 1;
+	return ((const struct order *)x)->idx < ((const struct order *)y)->idx ? -1 : 1;
+}
+
+static void gate_block(struct strbuf *out, const struct zl_report_cmp *cmp)
+{
+	struct strvec none = STRVEC_INIT;
+
+	if (cmp->mismatches.nr)
+		zl_html_notes(out, "bad", "Caliber mismatch: A and B were not measured alike (drawn anyway)",
+			      &cmp->mismatches);
+	if (cmp->gate < 0) {
+		strvec_push(&none, "no gate asked: --fail-on-regression PCT draws compare's gate here");
+		zl_html_notes(out, "warn", "Gate", &none);
+	} else {
+		zl_html_notes(out, cmp->gate ? "bad" : "ok", cmp->gate ? "Gate: FAILED" : "Gate: passed",
+			      &cmp->gate_lines);
+	}
+	strvec_clear(&none);
+}
+
+static void summary(struct strbuf *out, const struct zl_report_cmp *cmp)
+{
+	size_t counts[2][ZL_ARRAY_SIZE(verdicts)] = { { 0 } }, i, v;
+	char g[32], lo[32], hi[32];
+
+	for (i = 0; i < cmp->nr; i++)
+		counts[cmp->rows[i].side == ZL_SIDE_GEMS][cmp->rows[i].verdict]++;
+	strbuf_addstr(out, "<p>");
+	for (v = 0; v < 2; v++) {
+		size_t side = 1 - v, k;
+
+		zl_html_textf(out, "%s rows:", side ? "FlagGems" : "torch");
+		for (k = 0; k < ZL_ARRAY_SIZE(verdicts); k++)
+			if (counts[side][k])
+				strbuf_addf(out, " <span class=\"v-%s\">%zu %s</span>", verdicts[k].name, counts[side][k],
+					    verdicts[k].name);
+		strbuf_addstr(out, v ? "." : ". ");
+	}
+	zl_report_ratio(g, cmp->geomean);
+	zl_report_ratio(lo, cmp->geo_lo);
+	zl_report_ratio(hi, cmp->geo_hi);
+	if (isfinite(cmp->geomean))
+		zl_html_textf(out, " Geomean B/A of the FlagGems rows: %s (95 %% interval %s to %s, %zu shapes).", g, lo,
+			      hi, cmp->geo_n);
+	strbuf_addstr(out, "</p>\n");
+	if (cmp->method)
+		zl_html_elem(out, "p", "class=\"sub\"", cmp->method);
+}
+
+static void caliber_section(struct strbuf *out, const struct zl_report_cmp *cmp, const struct zl_run *a,
+			    const struct zl_run *b)
+{
+	const struct zl_run *runs[2] = { a, b };
+	const char *names[2] = { "A", "B" };
+	struct strvec w = STRVEC_INIT;
+	int s;
+
+	strbuf_addstr(out, "<h2>Caliber</h2>\n");
+	if (cmp->caliber.nr)
+		zl_html_notes(out, "ok", "What differs between A and B (the A/B variables)", &cmp->caliber);
+	for (s = 0; s < 2; s++) {
+		struct strvec rw = STRVEC_INIT;
+		size_t i;
+
+		if (!runs[s])
+			continue;
+		zl_report_run_warnings(runs[s], &rw);
+		for (i = 0; i < rw.nr; i++)
+			strvec_pushf(&w, "%s: %s", names[s], rw.v[i]);
+		strvec_clear(&rw);
+	}
+	for (s = 0; s < (int)cmp->warnings.nr; s++)
+		strvec_push(&w, cmp->warnings.v[s]);
+	zl_html_notes(out, "warn", "Warnings", &w);
+	strvec_clear(&w);
+	if (a && b)
+		zl_report_caliber_table(out, runs, names, 2);
+}
+
+static void forest(struct strbuf *out, const struct zl_report_cmp *cmp, const struct order *ord, size_t n,
+		   const char *op, size_t ops)
+{
+	struct zl_rowchart c;
+	struct strbuf label = STRBUF_INIT, tip = STRBUF_INIT, title = STRBUF_INIT, cap = STRBUF_INIT,
+		      id = STRBUF_INIT;
+	size_t i, drawn = 0;
+
+	strbuf_addf(&title, "%s: B/A per row with its interval, coloured by verdict", op);
+	zl_rowchart_init(&c, title.buf);
+	zl_rowchart_panel(&c, 0, "B/A (log): left of 1 B is faster, right slower", 1, 1.0, 1);
+	for (i = 0; i < n; i++) {
+		const struct zl_report_row *r = ord[i].r;
+		char ratio[32], am[32], bm[32], note[48];
+		struct zl_chart_row *row;
+
+		if (strcmp(r->op, op))
+			continue;
+		strbuf_reset(&label);
+		strbuf_reset(&tip);
+		row_label(&label, r, 0);
+		zl_report_ratio(ratio, r->ratio);
+		zl_fmt_ms(am, r->a_ms);
+		zl_fmt_ms(bm, r->b_ms);
+		strbuf_addf(&tip, "%s %s %s %s: A %s ms, B %s ms, B/A %s", r->op, r->dtype, r->shape,
+			    zl_side_name(r->side), am, bm, ratio);
+		if (isfinite(r->ci_low))
+			strbuf_addf(&tip, " [%.4g, %.4g]", r->ci_low, r->ci_high);
+		strbuf_addf(&tip, ", %s", verdicts[r->verdict].name);
+		if (r->note)
+			strbuf_addf(&tip, " (%s)", r->note);
+		snprintf(note, sizeof(note), "%s %s", ratio, verdicts[r->verdict].name);
+		row = zl_rowchart_add(&c, label.buf, note, verdicts[r->verdict].note, tip.buf);
+		if (isfinite(r->ci_low) && isfinite(r->ci_high))
+			zl_row_mark(row, 0, ZL_MARK_WHISKER, r->ci_low, r->ci_high, verdicts[r->verdict].mark);
+		zl_row_mark(row, 0, r->side == ZL_SIDE_GEMS ? ZL_MARK_DOT : ZL_MARK_RING, r->ratio, NAN,
+			    verdicts[r->verdict].mark);
+		drawn++;
+	}
+	if (ops > 1) {
+		strbuf_addstr(out, "<h3>");
+		zl_html_escape(out, op);
+		strbuf_addstr(out, "</h3>\n");
+	}
+	zl_report_id(&id, "forest-", op);
+	zl_html_figure_begin(out, id.buf);
+	zl_rowchart_svg(&c, out);
+	strbuf_addf(&cap, "Forest plot of %s: %zu rows, slower first, then unsure, faster, same, missing. Each row is "
+		    "B/A on a log scale (dot: FlagGems row, ring: torch row, the baseline whose drift is the "
+		    "machine's); the whisker is %s. Red slower, green faster, grey same, amber unsure or missing.",
+		    op, drawn, cmp->interval ? cmp->interval : "the interval of the ratio");
+	zl_html_figure_end(out, cap.buf);
+	zl_rowchart_release(&c);
+	strbuf_release(&label);
+	strbuf_release(&tip);
+	strbuf_release(&title);
+	strbuf_release(&cap);
+	strbuf_release(&id);
+}
+
+static int moved(const struct zl_report_row *r)
+{
+	return r->verdict == ZL_RV_FASTER || r->verdict == ZL_RV_SLOWER;
+}
+
+static int by_move(const void *x, const void *y)
+{
+	const struct zl_report_row *a = ((const struct order *)x)->r, *b = ((const struct order *)y)->r;
+	double ma = fabs(log(a->ratio)), mb = fabs(log(b->ratio));
+
+	if (ma != mb)
+		return ma > mb ? -1 : 1;
+	return ((const struct order *)x)->idx < ((const struct order *)y)->idx ? -1 : 1;
+}
+
+static void samples_section(struct strbuf *out, const struct zl_report_cmp *cmp, const struct zl_samples *sa,
+			    const struct zl_samples *sb)
+{
+	struct order *mv = xcalloc(cmp->nr ? cmp->nr : 1, sizeof(*mv));
+	struct strvec lacking = STRVEC_INIT;
+	struct strbuf label = STRBUF_INIT, cap = STRBUF_INIT;
+	struct zl_strips st;
+	size_t n = 0, i, drawn = 0;
+
+	strbuf_addstr(out, "<h2>Samples of the rows that moved</h2>\n");
+	for (i = 0; i < cmp->nr; i++)
+		if (moved(&cmp->rows[i]) && isfinite(cmp->rows[i].ratio) && cmp->rows[i].ratio > 0) {
+			mv[n].r = &cmp->rows[i];
+			mv[n].idx = i;
+			n++;
+		}
+	if (!n) {
+		zl_html_elem(out, "p", NULL, "No row moved: no row is faster or slower.");
+		free(mv);
+		return;
+	}
+	qsort(mv, n, sizeof(*mv), by_move);
+	zl_strips_init(&st, "Per-call samples of A and B for the rows that moved the most");
+	st.gap_after_pairs = 1;
+	for (i = 0; i < n && drawn < MAX_SAMPLE_ROWS; i++) {
+		const struct zl_report_row *r = mv[i].r;
+		const struct zl_samples_entry *ea = sa ? zl_samples_find(sa, r->op, r->dtype, r->shape, r->occurrence,
+									 r->side) : NULL;
+		const struct zl_samples_entry *eb = sb ? zl_samples_find(sb, r->op, r->dtype, r->shape, r->occurrence,
+									 r->side) : NULL;
+
+		strbuf_reset(&label);
+		row_label(&label, r, 1);
+		if (!ea || !eb) {
+			strvec_push(&lacking, label.buf);
+			continue;
+		}
+		strbuf_addstr(&label, " A");
+		zl_strips_add(&st, label.buf, "s", ea->v, ea->n);
+		label.buf[label.len - 1] = 'B';
+		zl_strips_add(&st, label.buf, verdicts[r->verdict].mark, eb->v, eb->n);
+		drawn++;
+	}
+	if (drawn) {
+		zl_html_figure_begin(out, "samples");
+		zl_strips_svg(&st, out);
+		strbuf_addf(&cap, "The raw per-call samples (plugins/timer.jsonl samples_ms) of the %zu rows that moved the "
+			    "most, A in grey above B in its verdict's colour: one dot per sample (at most %d drawn per "
+			    "row), the box from the first to the third quartile, the bar at the median.", drawn,
+			    ZL_STRIP_MAX_DOTS);
+		if (n > drawn + lacking.nr)
+			strbuf_addf(&cap, " %zu more rows moved (the table lists them).", n - drawn - lacking.nr);
+		zl_html_figure_end(out, cap.buf);
+	}
+	if (lacking.nr)
+		zl_html_notes(out, "warn", "No samples_ms recorded in A or B for these rows (older runs keep only summaries)",
+			      &lacking);
+	zl_strips_release(&st);
+	strvec_clear(&lacking);
+	strbuf_release(&label);
+	strbuf_release(&cap);
+	free(mv);
+}
+
+static void rows_table(struct strbuf *out, const struct zl_report_cmp *cmp, const struct order *ord)
+{
+	static const char *const heads[] = { "op", "dtype", "shape", "side", "A ms", "B ms", "B/A", "interval",
+					     "verdict", "note" };
+	struct strbuf t = STRBUF_INIT;
+	size_t i;
+
+	strbuf_addstr(out, "<h2>All rows</h2>\n<details><summary>");
+	zl_html_textf(out, "%zu rows, in the order of the forest plots", cmp->nr);
+	strbuf_addstr(out, "</summary>\n");
+	zl_html_table_begin(out, NULL, heads, ZL_ARRAY_SIZE(heads));
+	for (i = 0; i < cmp->nr; i++) {
+		const struct zl_report_row *r = ord[i].r;
+		char buf[64], cls[32];
+
+		if (i)
+			zl_html_tr(out);
+		zl_html_td(out, r->op, NULL);
+		zl_html_td(out, r->dtype, NULL);
+		strbuf_reset(&t);
+		zl_report_shape(&t, r->shape);
+		if (r->occurrence > 1)
+			strbuf_addf(&t, " #%d", r->occurrence);
+		zl_html_td(out, t.buf, "mono");
+		zl_html_td(out, zl_side_name(r->side), NULL);
+		zl_fmt_ms(buf, r->a_ms);
+		zl_html_td(out, buf, "n");
+		zl_fmt_ms(buf, r->b_ms);
+		zl_html_td(out, buf, "n");
+		zl_report_ratio(buf, r->ratio);
+		zl_html_td(out, buf, "n");
+		if (isfinite(r->ci_low))
+			snprintf(buf, sizeof(buf), "%.4g \xe2\x80\x93 %.4g", r->ci_low, r->ci_high);
+		else
+			snprintf(buf, sizeof(buf), "-");
+		zl_html_td(out, buf, "n");
+		snprintf(cls, sizeof(cls), "v-%s", verdicts[r->verdict].name);
+		zl_html_td(out, verdicts[r->verdict].name, cls);
+		zl_html_td(out, r->note ? r->note : "", "wrap");
+	}
+	zl_html_table_end(out);
+	strbuf_addstr(out, "</details>\n");
+	strbuf_release(&t);
+}
+
+void zl_report_compare_body(const struct zl_report_cmp *cmp, const struct zl_run *a, const struct zl_run *b,
+			    const struct zl_samples *sa, const struct zl_samples *sb, const char *extra_html,
+			    struct strbuf *out)
+{
+	struct order *ord = xcalloc(cmp->nr ? cmp->nr : 1, sizeof(*ord));
+	struct strvec ops = STRVEC_INIT;
+	size_t i;
+
+	for (i = 0; i < cmp->nr; i++) {
+		ord[i].r = &cmp->rows[i];
+		ord[i].idx = i;
+		if (strvec_find(&ops, cmp->rows[i].op) < 0)
+			strvec_push(&ops, cmp->rows[i].op);
+	}
+	if (cmp->nr)
+		qsort(ord, cmp->nr, sizeof(*ord), by_attention);
+	gate_block(out, cmp);
+	summary(out, cmp);
+	if (extra_html)
+		strbuf_addstr(out, extra_html);
+	caliber_section(out, cmp, a, b);
+	strbuf_addstr(out, "<h2>B/A per row</h2>\n");
+	if (!cmp->nr)
+		zl_html_elem(out, "p", NULL, "No rows: neither run has results.");
+	for (i = 0; i < ops.nr; i++)
+		forest(out, cmp, ord, cmp->nr, ops.v[i], ops.nr);
+	samples_section(out, cmp, sa, sb);
+	rows_table(out, cmp, ord);
+	strvec_clear(&ops);
+	free(ord);
+}
+
+void zl_report_compare_page(const struct zl_report_cmp *cmp, const struct zl_run *a, const struct zl_run *b,
+			    const char *title, const char *subtitle, const char *now, struct strbuf *out)
+{
+	struct zl_samples sa, sb;
+
+	zl_samples_init(&sa);
+	zl_samples_init(&sb);
+	if (a)
+		zl_samples_load(a->dir, &sa);
+	if (b)
+		zl_samples_load(b->dir, &sb);
+	zl_html_page_begin(out, title, subtitle);
+	zl_report_compare_body(cmp, a, b, &sa, &sb, NULL, out);
+	zl_html_page_end(out, now);
+	zl_samples_release(&sa);
+	zl_samples_release(&sb);
+}

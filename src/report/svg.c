@@ -1,0 +1,938 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zlbench/report/html.h"
+#include "zlbench/report/svg.h"
+#include "zlbench/util.h"
+#include "zlbench/banned.h"
+
+/* Every chart's text is 12 px monospace: 7.2 px per character is close enough to lay out. */
+#define CHAR_W 7.2
+#define ROW_H 18.0
+#define DEFAULT_W 720
+
+/* ---- axes ------------------------------------------------------------------------ */
+
+/* Heckbert's nice number: 1, 2, 5 or 10 times a power of ten near x (rounded or ceiled). */
+static double nice_number(double x, int round)
+{
+	double e = floor(log10(x)), f = x / pow(10, e), nf;
+
+	if (round)
+		nf = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
+	else
+		nf = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
+	return nf * pow(10, e);
+}
+
+static void add_tick(struct zl_axis *ax, double v)
+{
+	if (ax->nticks < ZL_AXIS_MAX_TICKS)
+		ax->ticks[ax->nticks++] = v;
+}
+
+/* Ticks every d from the first multiple of d at or above lo up to hi. */
+static void linear_ticks(struct zl_axis *ax, double lo, double hi, double d)
+{
+	double k, first = ceil(lo / d - 1e-9);
+
+	for (k = first; k * d <= hi * (1 + 1e-12) + 1e-12 * d; k++) {
+		double v = k * d;
+		add_tick(ax, fabs(v) < d * 1e-9 ? 0.0 : v);
+		if (ax->nticks == ZL_AXIS_MAX_TICKS)
+			break;
+	}
+}
+
+void zl_axis_linear(struct zl_axis *ax, double lo, double hi, int target)
+{
+	double range, d;
+
+	memset(ax, 0, sizeof(*ax));
+	if (!isfinite(lo) || !isfinite(hi)) {
+		lo = 0;
+		hi = 1;
+	}
+	if (hi < lo) {
+		double t = lo;
+		lo = hi;
+		hi = t;
+	}
+	if (hi == lo) {
+		double pad = lo ? fabs(lo) * 0.5 : 1;
+		lo -= pad;
+		hi += pad;
+	}
+	if (target < 2)
+		target = 2;
+	range = nice_number(hi - lo, 0);
+	d = nice_number(range / (target - 1), 1);
+	ax->lo = floor(lo / d) * d;
+	ax->hi = ceil(hi / d) * d;
+	linear_ticks(ax, ax->lo, ax->hi, d);
+}
+
+void zl_axis_log(struct zl_axis *ax, double lo, double hi, int target)
+{
+	double llo, lhi, pad, decades, e;
+
+	memset(ax, 0, sizeof(*ax));
+	ax->log = 1;
+	if (!(hi > 0) || !isfinite(hi))
+		hi = lo > 0 && isfinite(lo) ? lo : 1;
+	if (!(lo > 0) || !isfinite(lo))
+		lo = hi / 10;
+	if (hi < lo) {
+		double t = lo;
+		lo = hi;
+		hi = t;
+	}
+	if (hi / lo < 1.02) {
+		/* one value (or nearly): a band of +-10 % around it */
+		double mid = sqrt(lo * hi);
+		lo = mid / 1.1;
+		hi = mid * 1.1;
+	}
+	if (target < 2)
+		target = 2;
+	llo = log10(lo);
+	lhi = log10(hi);
+	pad = 0.04 * (lhi - llo);
+	ax->lo = pow(10, llo - pad);
+	ax->hi = pow(10, lhi + pad);
+	decades = log10(ax->hi / ax->lo);
+	if (decades >= 3) {
+		int k = (int)ceil(decades / target);
+		if (k < 1)
+			k = 1;
+		for (e = ceil(log10(ax->lo) - 1e-9); e <= floor(log10(ax->hi) + 1e-9); e++)
+			if (fmod(fabs(e), (double)k) == 0)
+				add_tick(ax, pow(10, e));
+	} else if (decades >= 1) {
+		static const double mult[] = { 1, 2, 5 };
+		size_t m;
+
+		for (e = floor(log10(ax->lo)); e <= ceil(log10(ax->hi)); e++)
+			for (m = 0; m < ZL_ARRAY_SIZE(mult); m++) {
+				double v = mult[m] * pow(10, e);
+				if (v >= ax->lo * (1 - 1e-9) && v <= ax->hi * (1 + 1e-9))
+					add_tick(ax, v);
+			}
+	} else {
+		linear_ticks(ax, ax->lo, ax->hi, nice_number((ax->hi - ax->lo) / (target - 1), 1));
+	}
+}
+
+double zl_axis_pos(const struct zl_axis *ax, double v, double p0, double p1)
+{
+	double f;
+
+	if (ax->log)
+		f = v > 0 ? (log(v) - log(ax->lo)) / (log(ax->hi) - log(ax->lo)) : 0;
+	else
+		f = (v - ax->lo) / (ax->hi - ax->lo);
+	if (!isfinite(f) || f < 0)
+		f = 0;
+	if (f > 1)
+		f = 1;
+	return p0 + f * (p1 - p0);
+}
+
+void zl_axis_label(char buf[32], double v)
+{
+	double a = fabs(v);
+
+	if (a >= 1e6)
+		snprintf(buf, 32, "%.4gM", v / 1e6);
+	else if (a >= 1e4)
+		snprintf(buf, 32, "%.4gk", v / 1e3);
+	else
+		snprintf(buf, 32, "%.4g", v);
+}
+
+/* ---- shared drawing helpers -------------------------------------------------------- */
+
+/* Characters of a UTF-8 string (code points, not bytes). */
+static size_t text_chars(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+/* Append s escaped, cut to max characters with an ellipsis. */
+static void text_cut(struct strbuf *sb, const char *s, size_t max)
+{
+	size_t i = 0, chars = 0;
+
+	if (!s)
+		return;
+	if (text_chars(s) <= max) {
+		zl_html_escape(sb, s);
+		return;
+	}
+	while (s[i] && chars + 1 < max) {
+		i++;
+		while (((unsigned char)s[i] & 0xc0) == 0x80)
+			i++;
+		chars++;
+	}
+	zl_html_escape_len(sb, s, i);
+	strbuf_addstr(sb, "\xe2\x80\xa6");
+}
+
+static void svg_begin(struct strbuf *sb, double w, double h, const char *title)
+{
+	strbuf_addf(sb, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"", w, h);
+	zl_html_escape(sb, title);
+	strbuf_addstr(sb, "\"><title>");
+	zl_html_escape(sb, title);
+	strbuf_addstr(sb, "</title>\n");
+}
+
+static void svg_text(struct strbuf *sb, double x, double y, const char *cls, const char *text)
+{
+	strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\"%s%s%s>", x, y, cls ? " class=\"" : "", cls ? cls : "",
+		    cls ? "\"" : "");
+	zl_html_escape(sb, text);
+	strbuf_addstr(sb, "</text>");
+}
+
+static void svg_tip(struct strbuf *sb, const char *tip)
+{
+	if (!tip)
+		return;
+	strbuf_addstr(sb, "<title>");
+	zl_html_escape(sb, tip);
+	strbuf_addstr(sb, "</title>");
+}
+
+/* A power of ten (the tick a log axis labels first). */
+static int major_tick(const struct zl_axis *ax, double v)
+{
+	double e = log10(v);
+
+	return !ax->log || (v > 0 && fabs(e - floor(e + 0.5)) < 1e-9);
+}
+
+/*
+ * Vertical grid lines at the axis' ticks from y0 to y1, and their labels at label_y
+ * (< 0: none). Labels that would touch a neighbour are left out, powers of ten
+ * placed first on a log axis.
+ */
+static void x_grid(struct strbuf *sb, const struct zl_axis *ax, double p0, double p1, double y0, double y1,
+		   double label_y)
+{
+	double placed[ZL_AXIS_MAX_TICKS][2];
+	size_t nplaced = 0, i, k;
+	int pass;
+	char lab[32];
+
+	strbuf_addstr(sb, "<path class=\"gr\" d=\"");
+	for (i = 0; i < ax->nticks; i++)
+		strbuf_addf(sb, "M%.1f %.1fV%.1f", zl_axis_pos(ax, ax->ticks[i], p0, p1), y0, y1);
+	strbuf_addstr(sb, "\"/>");
+	if (label_y < 0)
+		return;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < ax->nticks; i++) {
+			double x = zl_axis_pos(ax, ax->ticks[i], p0, p1), half;
+			int clash = 0;
+
+			if (major_tick(ax, ax->ticks[i]) != !pass)
+				continue;
+			zl_axis_label(lab, ax->ticks[i]);
+			half = strlen(lab) * CHAR_W / 2 + 3;
+			for (k = 0; k < nplaced; k++)
+				clash |= x + half > placed[k][0] && x - half < placed[k][1];
+			if (clash)
+				continue;
+			placed[nplaced][0] = x - half;
+			placed[nplaced][1] = x + half;
+			nplaced++;
+			svg_text(sb, x, label_y, "tl c", lab);
+		}
+	strbuf_addch(sb, '\n');
+}
+
+/* Horizontal grid lines at the axis' ticks (y axis from p0 at the bottom to p1 at the top), labels at x. */
+static void y_grid(struct strbuf *sb, const struct zl_axis *ax, double p0, double p1, double x0, double x1,
+		   double label_x)
+{
+	char lab[32];
+	size_t i;
+
+	strbuf_addstr(sb, "<path class=\"gr\" d=\"");
+	for (i = 0; i < ax->nticks; i++)
+		strbuf_addf(sb, "M%.1f %.1fH%.1f", x0, zl_axis_pos(ax, ax->ticks[i], p0, p1), x1);
+	strbuf_addstr(sb, "\"/>");
+	for (i = 0; i < ax->nticks; i++) {
+		zl_axis_label(lab, ax->ticks[i]);
+		svg_text(sb, label_x, zl_axis_pos(ax, ax->ticks[i], p0, p1) + 4, "tl e", lab);
+	}
+	strbuf_addch(sb, '\n');
+}
+
+static int drawable(int log, double v)
+{
+	return isfinite(v) && (!log || v > 0);
+}
+
+/* ---- row chart ---------------------------------------------------------------------- */
+
+void zl_rowchart_init(struct zl_rowchart *c, const char *title)
+{
+	memset(c, 0, sizeof(*c));
+	c->title = xstrdup(title ? title : "");
+}
+
+void zl_rowchart_release(struct zl_rowchart *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++) {
+		free(c->rows[i].label);
+		free(c->rows[i].note);
+		free(c->rows[i].tip);
+	}
+	free(c->rows);
+	free(c->title);
+	memset(c, 0, sizeof(*c));
+}
+
+void zl_rowchart_panel(struct zl_rowchart *c, int i, const char *title, int log, double ref, double weight)
+{
+	if (i < 0 || i > 1)
+		return;
+	c->panel[i].title = title;
+	c->panel[i].log = log;
+	c->panel[i].ref = ref;
+	c->panel[i].weight = weight > 0 ? weight : 1;
+	if (c->npanels < i + 1)
+		c->npanels = i + 1;
+}
+
+struct zl_chart_row *zl_rowchart_add(struct zl_rowchart *c, const char *label, const char *note,
+				     const char *note_cls, const char *tip)
+{
+	struct zl_chart_row *r;
+
+	ALLOC_GROW(c->rows, c->nr + 1, c->alloc);
+	r = &c->rows[c->nr++];
+	memset(r, 0, sizeof(*r));
+	r->label = xstrdup(label ? label : "");
+	r->note = note ? xstrdup(note) : NULL;
+	r->note_cls = note_cls;
+	r->tip = tip ? xstrdup(tip) : NULL;
+	return r;
+}
+
+void zl_row_mark(struct zl_chart_row *r, int panel, enum zl_mark_kind kind, double v0, double v1,
+		 const char *cls)
+{
+	struct zl_mark *m;
+
+	if (r->nmarks >= ZL_ROW_MARKS || panel < 0 || panel > 1)
+		return;
+	m = &r->mark[r->nmarks++];
+	m->kind = kind;
+	m->panel = panel;
+	m->v0 = v0;
+	m->v1 = v1;
+	m->cls = cls;
+}
+
+/* The domain of panel p: every drawable mark value and the reference. */
+static void panel_axis(const struct zl_rowchart *c, int p, double width, struct zl_axis *ax)
+{
+	const struct zl_panel *pn = &c->panel[p];
+	double lo = INFINITY, hi = -INFINITY;
+	int target = (int)(width / 75);
+	size_t i;
+	int k;
+
+	for (i = 0; i < c->nr; i++)
+		for (k = 0; k < c->rows[i].nmarks; k++) {
+			const struct zl_mark *m = &c->rows[i].mark[k];
+			double v[2] = { m->v0, m->v1 };
+			int j, nv = m->kind == ZL_MARK_LINK || m->kind == ZL_MARK_WHISKER ||
+				    m->kind == ZL_MARK_BAND ? 2 : 1;
+
+			if (m->panel != p)
+				continue;
+			for (j = 0; j < nv; j++)
+				if (drawable(pn->log, v[j])) {
+					lo = fmin(lo, v[j]);
+					hi = fmax(hi, v[j]);
+				}
+		}
+	if (drawable(pn->log, pn->ref)) {
+		lo = fmin(lo, pn->ref);
+		hi = fmax(hi, pn->ref);
+	}
+	if (target < 3)
+		target = 3;
+	if (!isfinite(lo)) {
+		lo = pn->log ? 0.1 : 0;
+		hi = pn->log ? 10 : 1;
+	}
+	if (pn->log)
+		zl_axis_log(ax, lo, hi, target);
+	else
+		zl_axis_linear(ax, fmin(lo, 0), hi, target);
+}
+
+static void draw_mark(struct strbuf *sb, const struct zl_mark *m, const struct zl_axis *ax, int log,
+		      double ref, double p0, double p1, double y)
+{
+	double x0, x1;
+
+	if (!drawable(log, m->v0))
+		return;
+	x0 = zl_axis_pos(ax, m->v0, p0, p1);
+	switch (m->kind) {
+	case ZL_MARK_DOT:
+		strbuf_addf(sb, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.6\"/>", m->cls, x0, y);
+		break;
+	case ZL_MARK_RING:
+		strbuf_addf(sb, "<circle class=\"%s ring\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.6\"/>", m->cls, x0, y);
+		break;
+	case ZL_MARK_LINK:
+	case ZL_MARK_WHISKER:
+	case ZL_MARK_BAND:
+		if (!drawable(log, m->v1))
+			return;
+		x1 = zl_axis_pos(ax, m->v1, p0, p1);
+		if (m->kind == ZL_MARK_LINK)
+			strbuf_addf(sb, "<path class=\"%s\" d=\"M%.1f %.1fH%.1f\"/>", m->cls, x0, y, x1);
+		else if (m->kind == ZL_MARK_WHISKER)
+			strbuf_addf(sb, "<path class=\"%s\" d=\"M%.1f %.1fv8M%.1f %.1fH%.1fM%.1f %.1fv8\"/>",
+				    m->cls, x0, y - 4, x0, y, x1, x1, y - 4);
+		else
+			strbuf_addf(sb, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+				    fmin(x0, x1), y - ROW_H / 2, fmax(fabs(x1 - x0), 1.0), ROW_H);
+		break;
+	case ZL_MARK_BAR:
+		x1 = drawable(log, ref) ? zl_axis_pos(ax, ref, p0, p1) : p0;
+		strbuf_addf(sb, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"10\"/>", m->cls,
+			    fmin(x0, x1), y - 5, fmax(fabs(x1 - x0), 1.0));
+		break;
+	}
+}
+
+void zl_rowchart_svg(const struct zl_rowchart *c, struct strbuf *sb)
+{
+	const double w = DEFAULT_W, top = 40, gap = 20;
+	size_t label_chars = 4, note_chars = 0, max_label, i;
+	double label_w, note_w, x0, x1, weights = 0, h, bottom, px[2][2];
+	struct zl_axis ax[2];
+	int p, k, npanels = c->npanels ? c->npanels : 1;
+
+	for (i = 0; i < c->nr; i++) {
+		size_t lc = text_chars(c->rows[i].label), nc = text_chars(c->rows[i].note);
+		label_chars = lc > label_chars ? lc : label_chars;
+		note_chars = nc > note_chars ? nc : note_chars;
+	}
+	label_w = fmin(label_chars * CHAR_W + 12, 0.42 * w);
+	max_label = (size_t)((label_w - 12) / CHAR_W + 0.5);
+	note_w = note_chars ? note_chars * CHAR_W + 14 : 0;
+	x0 = label_w;
+	x1 = w - note_w - 10;
+	for (p = 0; p < npanels; p++)
+		weights += c->panel[p].weight > 0 ? c->panel[p].weight : 1;
+	for (p = 0; p < npanels; p++) {
+		double share = (c->panel[p].weight > 0 ? c->panel[p].weight : 1) / weights;
+		double span = (x1 - x0 - gap * (npanels - 1)) * share;
+		px[p][0] = p ? px[p - 1][1] + gap : x0;
+		px[p][1] = px[p][0] + span;
+		panel_axis(c, p, span, &ax[p]);
+	}
+	bottom = top + c->nr * ROW_H;
+	h = bottom + (c->nr > 28 ? 24 : 8);
+	svg_begin(sb, w, h, c->title);
+	for (p = 0; p < npanels; p++) {
+		const struct zl_panel *pn = &c->panel[p];
+
+		if (pn->title)
+			svg_text(sb, px[p][0], 13, "hd", pn->title);
+		x_grid(sb, &ax[p], px[p][0], px[p][1], top - 6, bottom, 29);
+		if (c->nr > 28) {
+			size_t t;
+			char lab[32];
+
+			for (t = 0; t < ax[p].nticks; t++) {
+				zl_axis_label(lab, ax[p].ticks[t]);
+				svg_text(sb, zl_axis_pos(&ax[p], ax[p].ticks[t], px[p][0], px[p][1]), bottom + 17,
+					 "tl c", lab);
+			}
+		}
+		strbuf_addf(sb, "<path class=\"ax\" d=\"M%.1f %.1fH%.1f\"/>", px[p][0], top - 6, px[p][1]);
+		if (drawable(pn->log, pn->ref)) {
+			double xr = zl_axis_pos(&ax[p], pn->ref, px[p][0], px[p][1]);
+			strbuf_addf(sb, "<path class=\"ref\" d=\"M%.1f %.1fV%.1f\"/>", xr, top - 6, bottom);
+		}
+		strbuf_addch(sb, '\n');
+	}
+	for (i = 0; i < c->nr; i++) {
+		const struct zl_chart_row *r = &c->rows[i];
+		double y = top + i * ROW_H + ROW_H / 2;
+
+		strbuf_addstr(sb, "<g>");
+		svg_tip(sb, r->tip ? r->tip : r->label);
+		strbuf_addf(sb, "<text class=\"e\" x=\"%.1f\" y=\"%.1f\">", label_w - 8, y + 4);
+		text_cut(sb, r->label, max_label);
+		strbuf_addstr(sb, "</text>");
+		for (k = 0; k < r->nmarks; k++) {
+			int pi = r->mark[k].panel < npanels ? r->mark[k].panel : 0;
+			draw_mark(sb, &r->mark[k], &ax[pi], c->panel[pi].log, c->panel[pi].ref, px[pi][0],
+				  px[pi][1], y);
+		}
+		if (r->note) {
+			struct strbuf cls = STRBUF_INIT;
+
+			strbuf_addstr(&cls, "e");
+			if (r->note_cls)
+				strbuf_addf(&cls, " %s", r->note_cls);
+			svg_text(sb, w - 6, y + 4, cls.buf, r->note);
+			strbuf_release(&cls);
+		}
+		strbuf_addstr(sb, "</g>\n");
+	}
+	strbuf_addstr(sb, "</svg>\n");
+}
+
+/* ---- timeline ------------------------------------------------------------------------- */
+
+void zl_timeline_init(struct zl_timeline *t, const char *title)
+{
+	memset(t, 0, sizeof(*t));
+	t->title = xstrdup(title ? title : "");
+	strvec_init(&t->lanes);
+}
+
+void zl_timeline_release(struct zl_timeline *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++) {
+		free(t->v[i].label);
+		free(t->v[i].tip);
+	}
+	free(t->v);
+	free(t->title);
+	strvec_clear(&t->lanes);
+	memset(t, 0, sizeof(*t));
+}
+
+size_t zl_timeline_lane(struct zl_timeline *t, const char *name)
+{
+	long i = strvec_find(&t->lanes, name);
+
+	if (i >= 0)
+		return (size_t)i;
+	strvec_push(&t->lanes, name);
+	return t->lanes.nr - 1;
+}
+
+void zl_timeline_add(struct zl_timeline *t, size_t lane, double t0, double t1, const char *label,
+		     const char *tip, const char *cls)
+{
+	struct zl_span *s;
+
+	if (!isfinite(t0) || !isfinite(t1) || lane >= t->lanes.nr)
+		return;
+	ALLOC_GROW(t->v, t->nr + 1, t->alloc);
+	s = &t->v[t->nr++];
+	s->lane = lane;
+	s->t0 = t0;
+	s->t1 = t1 < t0 ? t0 : t1;
+	s->label = xstrdup(label ? label : "");
+	s->tip = tip ? xstrdup(tip) : NULL;
+	s->cls = cls ? cls : "st-other";
+}
+
+void zl_timeline_svg(const struct zl_timeline *t, struct strbuf *sb)
+{
+	const double w = DEFAULT_W, lane_h = 24, top = 34;
+	double origin = INFINITY, end = -INFINITY, unit, lane_w, x0, x1, bottom, h;
+	const char *unit_name;
+	size_t i, lane_chars = 6;
+	struct zl_axis ax;
+	char head[48];
+
+	for (i = 0; i < t->nr; i++) {
+		origin = fmin(origin, t->v[i].t0);
+		end = fmax(end, t->v[i].t1);
+	}
+	if (!t->nr) {
+		origin = 0;
+		end = 1;
+	}
+	for (i = 0; i < t->lanes.nr; i++)
+		if (text_chars(t->lanes.v[i]) > lane_chars)
+			lane_chars = text_chars(t->lanes.v[i]);
+	lane_w = fmin(lane_chars * CHAR_W + 14, 180);
+	if (end - origin >= 2 * 3600) {
+		unit = 3600;
+		unit_name = "h";
+	} else if (end - origin >= 180) {
+		unit = 60;
+		unit_name = "min";
+	} else {
+		unit = 1;
+		unit_name = "s";
+	}
+	zl_axis_linear(&ax, 0, fmax((end - origin) / unit, 1e-3), 8);
+	x0 = lane_w;
+	x1 = w - 12;
+	bottom = top + t->lanes.nr * lane_h;
+	h = bottom + 8;
+	svg_begin(sb, w, h, t->title);
+	snprintf(head, sizeof(head), "elapsed (%s)", unit_name);
+	svg_text(sb, 4, 13, "hd", head);
+	x_grid(sb, &ax, x0, x1, top - 6, bottom, 27);
+	strbuf_addstr(sb, "<path class=\"gr\" d=\"");
+	for (i = 0; i <= t->lanes.nr; i++)
+		strbuf_addf(sb, "M%.1f %.1fH%.1f", 0.0, top + i * lane_h, x1);
+	strbuf_addstr(sb, "\"/>\n");
+	for (i = 0; i < t->lanes.nr; i++) {
+		strbuf_addf(sb, "<text class=\"e\" x=\"%.1f\" y=\"%.1f\">", lane_w - 8, top + i * lane_h + lane_h / 2 + 4);
+		text_cut(sb, t->lanes.v[i], (size_t)((lane_w - 14) / CHAR_W + 0.5));
+		strbuf_addstr(sb, "</text>");
+	}
+	strbuf_addch(sb, '\n');
+	for (i = 0; i < t->nr; i++) {
+		const struct zl_span *s = &t->v[i];
+		double a = zl_axis_pos(&ax, (s->t0 - origin) / unit, x0, x1);
+		double b = zl_axis_pos(&ax, (s->t1 - origin) / unit, x0, x1);
+		double y = top + s->lane * lane_h + 3, bw = fmax(b - a, 1.0);
+		size_t fit = (size_t)((bw - 6) / (CHAR_W * 11 / 12));
+
+		strbuf_addstr(sb, "<g>");
+		svg_tip(sb, s->tip ? s->tip : s->label);
+		strbuf_addf(sb, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"2\"/>",
+			    s->cls, a, y, bw, lane_h - 6);
+		if (*s->label && fit >= 3 && fit >= text_chars(s->label) / 2 + 1) {
+			strbuf_addf(sb, "<text class=\"in\" x=\"%.1f\" y=\"%.1f\">", a + 3, y + lane_h / 2 + 1);
+			text_cut(sb, s->label, fit);
+			strbuf_addstr(sb, "</text>");
+		}
+		strbuf_addstr(sb, "</g>\n");
+	}
+	strbuf_addstr(sb, "</svg>\n");
+}
+
+/* ---- trend ------------------------------------------------------------------------------ */
+
+void zl_trend_init(struct zl_trend *t, const char *title, size_t n, int log, int width)
+{
+	memset(t, 0, sizeof(*t));
+	t->title = xstrdup(title ? title : "");
+	t->n = n;
+	t->log = log;
+	t->width = width > 0 ? width : DEFAULT_W;
+	strvec_init(&t->xlabels);
+}
+
+void zl_trend_release(struct zl_trend *t)
+{
+	size_t i;
+	int s;
+
+	for (s = 0; s < t->ns; s++) {
+		free(t->s[s].name);
+		free(t->s[s].y);
+		free(t->s[s].shift);
+	}
+	for (i = 0; i < t->nbreaks; i++) {
+		free(t->breaks[i].label);
+		free(t->breaks[i].tip);
+	}
+	free(t->breaks);
+	free(t->title);
+	strvec_clear(&t->xlabels);
+	memset(t, 0, sizeof(*t));
+}
+
+struct zl_trend_series *zl_trend_series(struct zl_trend *t, const char *name, const char *cls,
+					const double *y)
+{
+	struct zl_trend_series *s;
+
+	if (t->ns >= ZL_TREND_SERIES)
+		return NULL;
+	s = &t->s[t->ns++];
+	s->name = xstrdup(name ? name : "");
+	s->cls = cls;
+	s->y = xcalloc(t->n ? t->n : 1, sizeof(*s->y));
+	s->shift = xcalloc(t->n ? t->n : 1, sizeof(*s->shift));
+	if (t->n)
+		memcpy(s->y, y, t->n * sizeof(*s->y));
+	return s;
+}
+
+void zl_trend_break(struct zl_trend *t, size_t at, const char *label, const char *tip)
+{
+	struct zl_trend_break *b;
+
+	ALLOC_GROW(t->breaks, t->nbreaks + 1, t->alloc_breaks);
+	b = &t->breaks[t->nbreaks++];
+	b->at = at;
+	b->label = xstrdup(label ? label : "");
+	b->tip = tip ? xstrdup(tip) : NULL;
+}
+
+void zl_trend_svg(const struct zl_trend *t, struct strbuf *sb)
+{
+	const double w = t->width, left = 52, right = 10, top = 24;
+	double h = fmin(fmax(w * 0.48, 180), 260), bottom = h - 38, step, last_label = -1e9;
+	double lo = INFINITY, hi = -INFINITY, legend_x;
+	struct zl_axis ay;
+	size_t i, nlab;
+	int s;
+
+	for (s = 0; s < t->ns; s++)
+		for (i = 0; i < t->n; i++)
+			if (drawable(t->log, t->s[s].y[i])) {
+				lo = fmin(lo, t->s[s].y[i]);
+				hi = fmax(hi, t->s[s].y[i]);
+			}
+	if (t->log)
+		zl_axis_log(&ay, lo, hi, 5);
+	else
+		zl_axis_linear(&ay, isfinite(lo) ? lo : 0, isfinite(hi) ? hi : 1, 5);
+	step = (w - left - right) / (double)(t->n ? t->n : 1);
+	svg_begin(sb, w, h, t->title);
+	if (t->ylabel)
+		svg_text(sb, 4, 12, "hd", t->ylabel);
+	y_grid(sb, &ay, bottom, top, left, w - right, left - 5);
+	strbuf_addf(sb, "<path class=\"ax\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", left, top, bottom, w - right);
+	/* a few x labels: the first, the last and evenly between, never overlapping */
+	nlab = t->n < 4 ? t->n : 4;
+	for (i = 0; i < nlab && t->xlabels.nr == t->n; i++) {
+		size_t at = nlab > 1 ? i * (t->n - 1) / (nlab - 1) : 0;
+		double x = left + (at + 0.5) * step;
+		const char *lab = t->xlabels.v[at];
+
+		double half = text_chars(lab) * CHAR_W / 2;
+
+		/* kept inside the chart: the first and last labels sit at its edges */
+		x = fmin(fmax(x, left + half), w - right - half);
+		if (x - last_label < 2 * half + 6)
+			continue;
+		svg_text(sb, x, bottom + 15, "tl c", lab);
+		last_label = x;
+	}
+	last_label = -1e9;
+	for (i = 0; i < t->nbreaks; i++) {
+		const struct zl_trend_break *b = &t->breaks[i];
+		double x = left + b->at * step;
+
+		strbuf_addstr(sb, "<g>");
+		svg_tip(sb, b->tip ? b->tip : b->label);
+		strbuf_addf(sb, "<path class=\"brk\" d=\"M%.1f %.1fV%.1f\"/>", x, top - 4, bottom);
+		if (x - last_label > text_chars(b->label) * CHAR_W + 4 && x + 2 + text_chars(b->label) * 6 < w) {
+			strbuf_addf(sb, "<text class=\"brk\" x=\"%.1f\" y=\"%.1f\">", x + 2, top - 8);
+			zl_html_escape(sb, b->label);
+			strbuf_addstr(sb, "</text>");
+			last_label = x;
+		}
+		strbuf_addstr(sb, "</g>\n");
+	}
+	for (s = 0; s < t->ns; s++) {
+		const struct zl_trend_series *se = &t->s[s];
+		int pen = 0;
+
+		strbuf_addf(sb, "<path class=\"%s ln\" d=\"", se->cls);
+		for (i = 0; i < t->n; i++) {
+			if (!drawable(t->log, se->y[i])) {
+				pen = 0;
+				continue;
+			}
+			strbuf_addf(sb, "%c%.1f %.1f", pen ? 'L' : 'M', left + (i + 0.5) * step,
+				    zl_axis_pos(&ay, se->y[i], bottom, top));
+			pen = 1;
+		}
+		strbuf_addstr(sb, "\"/>\n");
+		for (i = 0; i < t->n; i++) {
+			double x = left + (i + 0.5) * step, y;
+			char val[32];
+
+			if (!drawable(t->log, se->y[i]))
+				continue;
+			y = zl_axis_pos(&ay, se->y[i], bottom, top);
+			zl_fmt_ms(val, se->y[i]);
+			strbuf_addf(sb, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.4\">", se->cls, x, y);
+			strbuf_addstr(sb, "<title>");
+			zl_html_textf(sb, "%s, %s: %s", se->name,
+				      t->xlabels.nr == t->n ? t->xlabels.v[i] : "", val);
+			strbuf_addstr(sb, "</title></circle>");
+			if (se->shift[i]) {
+				/* a step up points up above the point; a step down points down below it */
+				int up = se->shift[i] > 0;
+				strbuf_addf(sb, "<path class=\"%s\" d=\"M%.1f %.1fl-5 %d h10z\"><title>",
+					    up != !!se->up_good ? "l" : "w",
+					    x, up ? y - 13 : y + 13, up ? 8 : -8);
+				zl_html_textf(sb, "%s shifted %s here (beyond its noise)", se->name,
+					      up ? "up" : "down");
+				strbuf_addstr(sb, "</title></path>");
+			}
+		}
+		strbuf_addch(sb, '\n');
+	}
+	/* legend under the axis, right-aligned */
+	legend_x = w - right;
+	for (s = t->ns - 1; s >= 0; s--) {
+		double tw = text_chars(t->s[s].name) * CHAR_W;
+
+		legend_x -= tw;
+		svg_text(sb, legend_x, h - 6, "tl", t->s[s].name);
+		strbuf_addf(sb, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"/>", t->s[s].cls, legend_x - 8,
+			    h - 10);
+		legend_x -= 22;
+	}
+	strbuf_addstr(sb, "</svg>\n");
+}
+
+/* ---- strips ------------------------------------------------------------------------------ */
+
+void zl_strips_init(struct zl_strips *s, const char *title)
+{
+	memset(s, 0, sizeof(*s));
+	s->title = xstrdup(title ? title : "");
+}
+
+void zl_strips_release(struct zl_strips *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++) {
+		free(s->v[i].label);
+		free(s->v[i].v);
+	}
+	free(s->v);
+	free(s->title);
+	memset(s, 0, sizeof(*s));
+}
+
+void zl_strips_add(struct zl_strips *s, const char *label, const char *cls, const double *v, size_t n)
+{
+	struct zl_strip *st;
+
+	ALLOC_GROW(s->v, s->nr + 1, s->alloc);
+	st = &s->v[s->nr++];
+	st->label = xstrdup(label ? label : "");
+	st->cls = cls;
+	st->n = n;
+	st->v = xcalloc(n ? n : 1, sizeof(*st->v));
+	if (n)
+		memcpy(st->v, v, n * sizeof(*v));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double zl_quantile_sorted(const double *sorted, size_t n, double q)
+{
+	double pos, frac;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	pos = q * (double)(n - 1);
+	i = (size_t)floor(pos);
+	frac = pos - (double)i;
+	if (i + 1 >= n)
+		return sorted[n - 1];
+	return sorted[i] + frac * (sorted[i + 1] - sorted[i]);
+}
+
+void zl_strips_svg(const struct zl_strips *s, struct strbuf *sb)
+{
+	const double w = DEFAULT_W, row = 28, top = 36, pair_gap = 10;
+	double lo = INFINITY, hi = -INFINITY, label_w, x0, x1, h, y;
+	size_t i, j, label_chars = 4, max_label;
+	struct zl_axis ax;
+
+	for (i = 0; i < s->nr; i++) {
+		for (j = 0; j < s->v[i].n; j++)
+			if (s->v[i].v[j] > 0 && isfinite(s->v[i].v[j])) {
+				lo = fmin(lo, s->v[i].v[j]);
+				hi = fmax(hi, s->v[i].v[j]);
+			}
+		if (text_chars(s->v[i].label) > label_chars)
+			label_chars = text_chars(s->v[i].label);
+	}
+	if (isfinite(lo) && hi / lo > 4)
+		zl_axis_log(&ax, lo, hi, 8);
+	else
+		zl_axis_linear(&ax, isfinite(lo) ? lo : 0, isfinite(hi) ? hi : 1, 8);
+	label_w = fmin(label_chars * CHAR_W + 12, 0.45 * w);
+	max_label = (size_t)((label_w - 12) / CHAR_W + 0.5);
+	x0 = label_w;
+	x1 = w - 120;
+	h = top + s->nr * row + (s->gap_after_pairs ? (double)(s->nr / 2) * pair_gap : 0) + 8;
+	svg_begin(sb, w, h, s->title);
+	svg_text(sb, x0, 13, "hd", ax.log ? "ms per call (log scale)" : "ms per call");
+	x_grid(sb, &ax, x0, x1, top - 6, h - 8, 29);
+	y = top;
+	for (i = 0; i < s->nr; i++) {
+		const struct zl_strip *st = &s->v[i];
+		double *sorted = xcalloc(st->n ? st->n : 1, sizeof(*sorted));
+		double mid = y + row / 2, q1, q2, q3;
+		size_t stride = st->n > ZL_STRIP_MAX_DOTS ? (st->n + ZL_STRIP_MAX_DOTS - 1) / ZL_STRIP_MAX_DOTS : 1;
+		char note[64], med[32];
+
+		if (st->n)
+			memcpy(sorted, st->v, st->n * sizeof(*sorted));
+		qsort(sorted, st->n, sizeof(*sorted), cmp_double);
+		q1 = zl_quantile_sorted(sorted, st->n, 0.25);
+		q2 = zl_quantile_sorted(sorted, st->n, 0.5);
+		q3 = zl_quantile_sorted(sorted, st->n, 0.75);
+		free(sorted);
+		zl_fmt_ms(med, q2);
+		snprintf(note, sizeof(note), "n=%zu med %s", st->n, med);
+		strbuf_addstr(sb, "<g>");
+		strbuf_addstr(sb, "<title>");
+		zl_html_textf(sb, "%s: %zu samples%s, quartiles %.4g / %.4g / %.4g ms", st->label, st->n,
+			      stride > 1 ? " (every k-th drawn)" : "", q1, q2, q3);
+		strbuf_addstr(sb, "</title>");
+		strbuf_addf(sb, "<text class=\"e\" x=\"%.1f\" y=\"%.1f\">", label_w - 8, mid + 4);
+		text_cut(sb, st->label, max_label);
+		strbuf_addstr(sb, "</text>");
+		if (st->n) {
+			double a = zl_axis_pos(&ax, q1, x0, x1), b = zl_axis_pos(&ax, q3, x0, x1);
+
+			strbuf_addf(sb, "<rect class=\"box\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"16\"/>", a,
+				    mid - 8, fmax(b - a, 1.0));
+		}
+		for (j = 0; j < st->n; j += stride) {
+			/* a fixed jitter from the index: the same page every time */
+			unsigned int hsh = (unsigned int)(j * 2654435761u);
+			double jit = ((hsh >> 16) & 0xff) / 255.0 * 14 - 7;
+
+			if (!drawable(ax.log, st->v[j]))
+				continue;
+			strbuf_addf(sb, "<circle class=\"%s pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"1.8\"/>", st->cls,
+				    zl_axis_pos(&ax, st->v[j], x0, x1), mid + jit);
+		}
+		if (st->n)
+			strbuf_addf(sb, "<path class=\"%s\" d=\"M%.1f %.1fv18\" style=\"stroke-width:2.5\"/>", st->cls,
+				    zl_axis_pos(&ax, q2, x0, x1), mid - 9);
+		svg_text(sb, w - 6, mid + 4, "e tl", note);
+		strbuf_addstr(sb, "</g>\n");
+		y += row;
+		if (s->gap_after_pairs && i % 2 == 1)
+			y += pair_gap;
+	}
+	strbuf_addstr(sb, "</svg>\n");
+}

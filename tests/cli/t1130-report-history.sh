@@ -1,0 +1,85 @@
+#!/bin/bash
+# zlbench report --history: nine stored runs of mm (real H200 results, scaled): the FlagGems
+# commit changes before run 4, the timer before run 8, and FlagGems gets 20 % slower from run
+# 6 on, run-to-run noise +-1 %. Every trend (the op's speedup and each shape's latencies)
+# shows both changes as breaks and exactly one shift, at run 6, on the FlagGems series only;
+# --since and --backend filter; usage errors.
+. "$(dirname "$0")/lib.sh"
+MK="$ZL_SOURCE_DIR/tests/fixtures/runs/make_run.py"
+CHECK="$ZL_SOURCE_DIR/tests/helpers/html_check.py"
+R="$ZL_FIXTURES_DIR/flaggems-runs/mm_core_kernel_h200.results.json"
+check() { "$ZL_TEST_PYTHON" "$CHECK" "$1" --json "$2" || fail "html_check $1"; }
+
+run_zl report --history -o "$TMP/none.html"
+expect_rc 2
+contains "$TMP/err" "no history database at"
+
+for i in 1 2 3 4 5 6 7 8 9; do
+	commit=ed2508bc timer=direct
+	[ "$i" -ge 4 ] && commit=1a2b3c4d
+	[ "$i" -ge 8 ] && timer=graph
+	read -r gems torch < <("$ZL_TEST_PYTHON" -c "
+import random
+r = random.Random($i)
+print(round(1 + r.uniform(-0.01, 0.01) + (0.2 if $i >= 6 else 0), 4), round(1 + r.uniform(-0.01, 0.01), 4))")
+	"$ZL_TEST_PYTHON" "$MK" "$TMP/r$i" --run-id "2026110$i-100000-cuda-mm-00000$i" --results "$R" \
+		--scale gems="$gems" --scale torch="$torch" --set started_at="\"2026-11-0${i}T10:00:00Z\"" \
+		--set flaggems.commit="\"$commit\"" --set timer.plan="\"$timer\"" --set timer.used="\"$timer\"" ||
+		fail "make_run.py $i"
+	run_zl history --ingest "$TMP/r$i"
+	expect_rc 0
+done
+# another op and another backend, left out by the filters below
+"$ZL_TEST_PYTHON" "$MK" "$TMP/musa" --run-id 20261105-110000-musa-mm-musa01 --results "$R" \
+	--set backend='"musa"' --set started_at='"2026-11-05T11:00:00Z"' || fail "make_run.py musa"
+run_zl history --ingest "$TMP/musa"
+
+run_zl report --history --op mm --backend cuda -o "$TMP/h.html"
+expect_rc 0
+check "$TMP/h.html" "$TMP/h.json"
+"$ZL_TEST_PYTHON" - "$TMP/h.json" <<'PY' || fail "history page"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["headings"]["h1"] == ["zlbench history"] and "mm" in d["headings"]["h2"], d["headings"]
+assert "9 runs of mm on cuda" in d["text"], d["text"][:200]
+svgs = d["svgs"]
+assert len(svgs) == 1 + 15, [s["title"] for s in svgs]
+assert svgs[0]["title"] == "mm: geomean speedup of FlagGems over torch per run"
+for s in svgs:
+    # the commit change between run 3 and run 4, the timer's between 7 and 8: two breaks, labelled
+    assert s["classes"].get("brk", 0) == 4 and "commit" in s["texts"] and "timer" in s["texts"], \
+        (s["title"], s["classes"], s["texts"])
+    assert any("FlagGems commit: ed2508bc \u2192 1a2b3c4d" in t for t in s["tips"]), s["tips"]
+    assert any("timer plan: direct \u2192 graph; timer used: direct \u2192 graph" in t for t in s["tips"]), s["tips"]
+    shifts = [t for t in s["tips"] if "shifted" in t]
+    if s is svgs[0]:
+        assert shifts == ["FlagGems speedup shifted down here (beyond its noise)"], shifts
+        assert s["classes"].get("l", 0) == 1, s["classes"]
+    else:
+        # FlagGems 20 % slower at run 6; torch never moved beyond its 1 % noise
+        assert shifts == ["FlagGems shifted up here (beyond its noise)"], (s["title"], shifts)
+    # the shift sits on the point of run 6 (11-06)
+    pts = [t for t in s["tips"] if t.startswith("FlagGems")]
+    i = s["tips"].index(shifts[0])
+    assert s["tips"][i - 1].startswith("FlagGems") and "11-06 10:00" in s["tips"][i - 1], s["tips"][i - 1]
+assert "before 20261104-100000-cuda-mm-000004 (11-04 10:00): FlagGems commit: ed2508bc \u2192 1a2b3c4d" in d["text"]
+assert d["table_rows"][-1] == 10, d["table_rows"]
+assert "musa" not in d["text"].split("Runs")[-1]
+PY
+
+run_zl report --history --since 2026-11-05 -o "$TMP/since.html"
+expect_rc 0
+contains "$TMP/since.html" "6 runs since 2026-11-05T00:00:00Z"
+run_zl report --history --since yesterday
+expect_rc 2
+contains "$TMP/err" "invalid --since 'yesterday'"
+run_zl report --history --backend nosuch
+expect_rc 2
+contains "$TMP/err" "unknown backend 'nosuch'"
+run_zl report --history --op nosuch -o "$TMP/empty.html"
+expect_rc 0
+contains "$TMP/empty.html" "No stored run matches."
+run_zl report --history "$TMP/r1"
+expect_rc 2
+contains "$TMP/err" "--history takes no directory"
+pass
