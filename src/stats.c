@@ -1,20 +1,14 @@
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "zlbench/stats.h"
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
 
 /* ---- sorting ---------------------------------------------------------------- */
-
-static void swap_d(double *x, double *y)
-{
-	double t = *x;
-
-	*x = *y;
-	*y = t;
-}
 
 static void insertion_sort(double *v, size_t n)
 {
@@ -29,89 +23,69 @@ static void insertion_sort(double *v, size_t n)
 	}
 }
 
-static void sift_down(double *v, size_t root, size_t n)
+/* A double's bits as an unsigned key that sorts in the same order (-0 before +0). */
+static uint64_t sort_key(double d)
 {
-	for (;;) {
-		size_t child = 2 * root + 1;
+	uint64_t u;
 
-		if (child >= n)
-			return;
-		if (child + 1 < n && v[child] < v[child + 1])
-			child++;
-		if (v[root] >= v[child])
-			return;
-		swap_d(&v[root], &v[child]);
-		root = child;
-	}
+	memcpy(&u, &d, sizeof(u));
+	return u >> 63 ? ~u : u | UINT64_C(0x8000000000000000);
 }
 
-static void heap_sort(double *v, size_t n)
+static double key_value(uint64_t k)
 {
-	size_t i;
+	uint64_t u = k >> 63 ? k & ~UINT64_C(0x8000000000000000) : ~k;
+	double d;
 
-	for (i = n / 2; i-- > 0;)
-		sift_down(v, i, n);
-	for (i = n; i-- > 1;) {
-		swap_d(&v[0], &v[i]);
-		sift_down(v, 0, i);
-	}
+	memcpy(&d, &u, sizeof(d));
+	return d;
 }
 
 /*
- * Introsort: quicksort (median of three, Hoare partition) that turns to heapsort
- * past 2 log2(n) levels, insertion sort below 16 values. qsort's comparison
- * callback costs a call per comparison: this is about 3x faster on timer samples.
+ * LSD radix sort on the keys, 8 bits a pass, skipping the passes whose byte is the
+ * same in every key (timer samples share their sign and most of their exponent).
+ * Comparison sorts mispredict about every other branch on random samples: this is
+ * several times faster than qsort for the 10,000 rows x 2,000 samples of a compare.
  */
-static void intro_sort(double *v, size_t n, int depth)
+static void radix_sort(double *v, size_t n)
 {
-	while (n > 16) {
-		size_t mid = n / 2;
-		ptrdiff_t i = -1, j = (ptrdiff_t)n;
-		double pivot;
+	uint64_t *k = xmalloc(2 * n * sizeof(*k)), *src = k, *dst = k + n, *t;
+	size_t count[256], i, pass;
 
-		if (depth-- == 0) {
-			heap_sort(v, n);
-			return;
+	for (i = 0; i < n; i++)
+		src[i] = sort_key(v[i]);
+	for (pass = 0; pass < 8; pass++) {
+		unsigned shift = (unsigned)(8 * pass);
+		size_t sum = 0;
+
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(src[i] >> shift) & 0xff]++;
+		if (count[(src[0] >> shift) & 0xff] == n)
+			continue;
+		for (i = 0; i < 256; i++) {
+			size_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
 		}
-		if (v[mid] < v[0])
-			swap_d(&v[mid], &v[0]);
-		if (v[n - 1] < v[0])
-			swap_d(&v[n - 1], &v[0]);
-		if (v[n - 1] < v[mid])
-			swap_d(&v[n - 1], &v[mid]);
-		pivot = v[mid];
-		for (;;) {
-			do
-				i++;
-			while (v[i] < pivot);
-			do
-				j--;
-			while (v[j] > pivot);
-			if (i >= j)
-				break;
-			swap_d(&v[i], &v[j]);
-		}
-		/* [0, j] and [j + 1, n): recurse into the smaller part, loop on the larger */
-		if ((size_t)j + 1 < n - (size_t)j - 1) {
-			intro_sort(v, (size_t)j + 1, depth);
-			v += j + 1;
-			n -= (size_t)j + 1;
-		} else {
-			intro_sort(v + j + 1, n - (size_t)j - 1, depth);
-			n = (size_t)j + 1;
-		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
 	}
-	insertion_sort(v, n);
+	for (i = 0; i < n; i++)
+		v[i] = key_value(src[i]);
+	free(k);
 }
 
 void zl_stats_sort(double *v, size_t n)
 {
-	int depth = 0;
-	size_t m;
-
-	for (m = n; m > 1; m >>= 1)
-		depth += 2;
-	intro_sort(v, n, depth);
+	if (n <= 64)
+		insertion_sort(v, n);
+	else
+		radix_sort(v, n);
 }
 
 double zl_stats_quantile(const double *sorted, size_t n, double q)

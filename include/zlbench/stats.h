@@ -2,7 +2,7 @@
  * Statistics on raw timer samples: pure functions, no allocation unless stated,
  * no I/O. docs/verdicts.md says which of them compare's verdicts use and why.
  *
- * - Sorting: zl_stats_sort() (introsort on doubles; the functions below that take
+ * - Sorting: zl_stats_sort() (radix sort on the bits of doubles; the functions that take
  *   `sorted` arrays want ascending order and finite values).
  * - Trimmed mean and its standard error from the winsorized variance (Yuen 1974):
  *   g = floor(trim * n) values cut at each end, h = n - 2g kept,
