@@ -1175,10 +1175,9 @@ static void medians_summary(const struct zl_compare *c, struct strbuf *sb)
 static void verdict_summary(const struct zl_compare *c, struct strbuf *sb)
 {
 	if (c->rows_samples)
-		strbuf_addf(sb, "%zu rows on samples (faster/slower: beyond the threshold with "
-			    "Mann-Whitney p < %g and the %g%% CI clear of no change; same: the CI inside "
-			    "±threshold; otherwise unsure)", c->rows_samples, ZL_VERDICT_ALPHA,
-			    ZL_VERDICT_CONF * 100);
+		strbuf_addf(sb, "%zu rows on samples (same: the %g%% CI of B/A inside ±threshold; "
+			    "faster/slower: the CI beyond it and Mann-Whitney p < %g; otherwise unsure)",
+			    c->rows_samples, ZL_VERDICT_CONF * 100, ZL_VERDICT_ALPHA);
 	if (c->rows_samples && c->rows_iqr + c->rows_threshold)
 		strbuf_addstr(sb, "; ");
 	if (c->rows_iqr + c->rows_threshold)

@@ -90,7 +90,11 @@ static int modes_matter(const struct zl_bimodal *m, double t)
 	return m->bimodal && m->high_mean - m->low_mean >= t / 2 * m->low_mean;
 }
 
-/* The decision of docs/verdicts.md on the figures in v; NAN figures never pass a test. */
+/*
+ * The decision of docs/verdicts.md on the figures in v; NAN figures never pass a
+ * test. same / slower / faster: the interval lies inside the threshold / beyond it
+ * (and the samples differ significantly); anything in between is unsure.
+ */
 static void decide(struct zl_row_verdict *v, double alpha)
 {
 	double t = v->threshold_pct / 100;
@@ -101,10 +105,10 @@ static void decide(struct zl_row_verdict *v, double alpha)
 	} else if (v->ci_low >= 1 - t && v->ci_high <= 1 + t) {
 		v->verdict = ZL_VERDICT_SAME;
 		return;
-	} else if (v->ratio > 1 + t && v->p_value < alpha && v->ci_low > 1) {
+	} else if (v->ci_low > 1 + t && v->p_value < alpha) {
 		v->verdict = ZL_VERDICT_SLOWER;
 		return;
-	} else if (v->ratio < 1 - t && v->p_value < alpha && v->ci_high < 1) {
+	} else if (v->ci_high < 1 - t && v->p_value < alpha) {
 		v->verdict = ZL_VERDICT_FASTER;
 		return;
 	} else if (!(v->p_min < alpha) || isnan(v->ci_low)) {

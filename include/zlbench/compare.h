@@ -33,8 +33,8 @@
  *      cannot show; p = two-sided Mann-Whitney U on the raw samples.
  *        unsure (bimodal)  either side has two modes (stats.h) set apart by >= T/2
  *        same              the interval lies inside [1 - T, 1 + T]
- *        slower / faster   ratio beyond 1 + T / 1 - T, p < ZL_VERDICT_ALPHA and
- *                          the interval excludes 1
+ *        slower / faster   the interval lies above 1 + T / below 1 - T, and
+ *                          p < ZL_VERDICT_ALPHA
  *        unsure            otherwise: too few samples (p < alpha unreachable),
  *                          not significant, or the interval overlaps the threshold
  *    - method "medians: no samples_ms" (older runs, runs from the history): the
@@ -87,7 +87,7 @@
 #define ZL_FIXED_FLOOR_PCT 5.0
 /* A floor F implies a run-to-run standard deviation of log(B/A) of F / ZL_FLOOR_SIGMAS. */
 #define ZL_FLOOR_SIGMAS 3.0
-/* Mann-Whitney p below this (and the threshold) makes faster/slower: <= 1 in 10,000 A/A rows. */
+/* Mann-Whitney p must be below this for faster/slower: <= 1 in 10,000 A/A rows. */
 #define ZL_VERDICT_ALPHA 1e-4
 #define ZL_VERDICT_TRIM 0.1
 #define ZL_VERDICT_CONF 0.95
