@@ -149,8 +149,9 @@ struct zl_row_verdict {
 };
 
 /*
- * The verdict of one row from its raw samples (any order; copied, not changed).
- * Always fills out; fewer than 2 samples on a side make it "unsure" (too few).
+ * The verdict of one row from its raw samples (positive and finite, any order;
+ * copied, not changed). Always fills out; fewer than 2 samples on a side make it
+ * "unsure" (too few).
  */
 void zl_verdict_samples(const double *a, size_t na, const double *b, size_t nb,
 			const struct zl_verdict_opts *o, struct zl_row_verdict *out);
