@@ -19,16 +19,28 @@
  *    The usual A/B variables (FlagGems commit, Triton/torch version, TRITON_* /
  *    ZL_* environment, ...) are listed, never refused.
  *
- * 2. Rows: per (op, dtype, shape, occurrence, side) A ms, B ms, ratio B/A and a
- *    verdict. Noise rule: when both sides have timer statistics (plugins/timer.jsonl:
- *    an interquartile range from at least 2 samples), the result is "same" when
- *        |B - A| <= band(threshold) = max((IQR_A + IQR_B) / 2, threshold * A),
- *    i.e. when the bands median +- IQR/2 of the two sides overlap, with the
- *    run-to-run floor under the band (the IQR is within one run; an H200 A/A
- *    differed by up to 6.4 %, see docs/validation.md). Otherwise the stated
- *    threshold applies: band(threshold) = threshold * A, "same" when
- *    |B/A - 1| <= threshold (default 5 %).
- *    A row whose latency is missing or not positive on either side is "missing".
+ * 2. Rows: per (op, dtype, shape, occurrence, side) A, B, ratio B/A and a verdict:
+ *    "faster", "slower", "same", "unsure" (with a reason and advice) or "missing"
+ *    (no latency on a side). The full rule and why: docs/verdicts.md. In short:
+ *    the threshold of a row is T = max(--threshold, floor), the floor being that
+ *    of a matching calibration for the row's size class (history.h), else the
+ *    fixed ZL_FIXED_FLOOR_PCT.
+ *    - method "samples" (both sides have >= 2 samples_ms in plugins/timer.jsonl):
+ *      the estimate of a side is its 10 % trimmed mean; ratio = B/A of the
+ *      estimates with a 95 % interval on log(B/A) from the trimmed means' standard
+ *      errors (Yuen) plus a run-to-run standard deviation of
+ *      max(calibrated spread, floor / ZL_FLOOR_SIGMAS), which one run's samples
+ *      cannot show; p = two-sided Mann-Whitney U on the raw samples.
+ *        unsure (bimodal)  either side has two modes (stats.h) set apart by >= T/2
+ *        same              the interval lies inside [1 - T, 1 + T]
+ *        slower / faster   the interval lies above 1 + T / below 1 - T, and
+ *                          p < ZL_VERDICT_ALPHA
+ *        unsure            otherwise: too few samples (p < alpha unreachable),
+ *                          not significant, or the interval overlaps the threshold
+ *    - method "medians: no samples_ms" (older runs, runs from the history): the
+ *      rule before samples existed, with T as above: same when |B - A| <=
+ *      max((IQR_A + IQR_B) / 2, T * A) where both sides have timer IQRs from >= 2
+ *      samples, else when |B/A - 1| <= T. No interval, no p.
  *
  * 3. Geomean of the gems-side ratios, per op and overall, with a 95 % bootstrap
  *    confidence interval over the shapes: splitmix64 seeded with
@@ -37,21 +49,25 @@
  *    idx = next() % n, its geomean is exp(mean(log r[idx])); the resample
  *    geomeans are sorted and the bounds are the nearest-rank percentiles
  *    g[ceil(0.025 R) - 1] and g[ceil(0.975 R) - 1]. Ratios enter in row order.
+ *    Drift control: when A and B name the same torch version, the torch side of a
+ *    shape is the same library call in both, so its B/A measures the machine. The
+ *    torch-side geomean gets the same interval, and each op's and the overall
+ *    figure also get the geomean of (gems B/A) / (torch B/A) per shape. "machine
+ *    drift" is reported when the torch interval excludes 1 and the torch geomean
+ *    is at least ZL_DRIFT_MIN_PCT away from 1.
  *
- * 4. Gate (fail_pct >= 0): failed when the overall geomean exceeds 1 + pct/100,
- *    or a gems-side row has B/A > 1 + pct/100 and B - A > band(min(threshold, pct)).
- *    It also fails, whatever the figures, when A's or B's status is not "passed"
- *    (a run that failed or crashed is neither a baseline nor a pass), when no gems
- *    row has a latency on both sides, and when a gems row of A has no latency in B
- *    (a shape B lost: failed, crashed or dropped) unless allow_missing.
- *    The gate's floor follows pct when pct is below the threshold, so a 4 %
- *    slowdown under a tight IQR fails --fail-on-regression 3 even though its
- *    verdict, under the 5 % run-to-run floor, is "same". Torch-side slowdowns that
- *    pass the same test are warnings (the machine or baseline drifted).
+ * 4. Gate (fail_pct >= 0): failed when the overall gems geomean exceeds
+ *    1 + pct/100, or a gems row is "slower" with B/A > 1 + pct/100 (with
+ *    fail_on_unsure also an "unsure" gems row whose interval reaches above
+ *    1 + pct/100, or has none). It also fails, whatever the figures, when A's or B's
+ *    status is not "passed", when no gems row has a latency on both sides, and when
+ *    a gems row of A has no latency in B (a shape B lost: failed, crashed or
+ *    dropped) unless allow_missing. Torch rows are never gated.
  *
  * Owner: the caller owns struct zl_compare and the two runs; the compare
- * borrows the runs (keep them alive while using it) and copies everything it
- * stores; zl_compare_release() frees it.
+ * borrows the runs and opts.calibration (keep them alive while using it) and
+ * copies everything it stores; zl_compare_release() frees it. The verdict
+ * engine's functions allocate nothing the caller must free.
  */
 #ifndef ZLBENCH_COMPARE_H
 #define ZLBENCH_COMPARE_H
@@ -61,29 +77,124 @@
 #include <stdio.h>
 
 #include "runload.h"
+#include "stats.h"
 #include "strbuf.h"
 #include "strvec.h"
 
 #define ZL_BOOTSTRAP_RESAMPLES 2000
 #define ZL_BOOTSTRAP_SEED UINT64_C(0x7a6c62656e6368) /* "zlbench" */
-#define ZL_DEFAULT_THRESHOLD_PCT 5.0
+/* The floor without a matching calibration: the H200 A/A of docs/validation.md section 4. */
+#define ZL_FIXED_FLOOR_PCT 5.0
+/* A floor F implies a run-to-run standard deviation of log(B/A) of F / ZL_FLOOR_SIGMAS. */
+#define ZL_FLOOR_SIGMAS 3.0
+/* Mann-Whitney p must be below this for faster/slower: <= 1 in 10,000 A/A rows. */
+#define ZL_VERDICT_ALPHA 1e-4
+#define ZL_VERDICT_TRIM 0.1
+#define ZL_VERDICT_CONF 0.95
+#define ZL_DRIFT_MIN_PCT 1.0
 
-enum zl_verdict { ZL_VERDICT_SAME, ZL_VERDICT_FASTER, ZL_VERDICT_SLOWER, ZL_VERDICT_MISSING };
+enum zl_verdict {
+	ZL_VERDICT_SAME,
+	ZL_VERDICT_FASTER,
+	ZL_VERDICT_SLOWER,
+	ZL_VERDICT_UNSURE,
+	ZL_VERDICT_MISSING
+};
 const char *zl_verdict_name(enum zl_verdict v);
 
-enum zl_noise_basis { ZL_BASIS_IQR, ZL_BASIS_THRESHOLD, ZL_BASIS_NONE };
+enum zl_noise_basis { ZL_BASIS_IQR, ZL_BASIS_THRESHOLD, ZL_BASIS_NONE, ZL_BASIS_SAMPLES };
 const char *zl_noise_basis_name(enum zl_noise_basis b);
 
+/* How a row was judged; the names are the contract's "method" strings. */
+enum zl_method { ZL_METHOD_SAMPLES, ZL_METHOD_MEDIANS, ZL_METHOD_PAIRS, ZL_METHOD_NONE };
+/* "samples", "medians: no samples_ms", "pairs", "none" */
+const char *zl_method_name(enum zl_method m);
+
+enum zl_unsure {
+	ZL_UNSURE_NONE,
+	ZL_UNSURE_FEW_SAMPLES,
+	ZL_UNSURE_BIMODAL,
+	ZL_UNSURE_NOT_SIGNIFICANT,
+	ZL_UNSURE_OVERLAP
+};
+/* "too few samples", "bimodal samples", "not significant", "interval overlaps the threshold" */
+const char *zl_unsure_name(enum zl_unsure u);
+
+/* ---- the verdict engine (also for `zlbench ab` and `zlbench calibrate`) ------ */
+
+struct zl_verdict_opts {
+	double threshold_pct;    /* the user's smallest change that counts; 0: the floor alone */
+	double floor_pct;        /* the run-to-run floor for this row (> 0) */
+	double spread_rel;       /* calibrated run-to-run sd of log(B/A); NAN or 0 when none */
+	double alpha;            /* ZL_VERDICT_ALPHA */
+	double trim;             /* ZL_VERDICT_TRIM */
+	double conf;             /* ZL_VERDICT_CONF */
+};
+#define ZL_VERDICT_OPTS_INIT \
+	{ 0, ZL_FIXED_FLOOR_PCT, NAN, ZL_VERDICT_ALPHA, ZL_VERDICT_TRIM, ZL_VERDICT_CONF }
+
+struct zl_row_verdict {
+	enum zl_verdict verdict;
+	enum zl_method method;
+	enum zl_unsure unsure;       /* ZL_UNSURE_NONE unless verdict is unsure */
+	double threshold_pct;        /* T = max(threshold, floor) */
+	double run_sd;               /* run-to-run sd of log(B/A) put into the interval */
+	size_t a_n, b_n;             /* samples per side (pairs: all rounds together) */
+	double a_ms, b_ms;           /* the estimates (trimmed means; pairs: of all rounds) */
+	double ratio, ci_low, ci_high, p_value, p_min;   /* NAN when unknown */
+	double se_log;               /* of log(ratio), run-to-run part included */
+	double within_se_log;        /* the samples' part alone */
+	struct zl_bimodal a_modes, b_modes;
+	size_t pairs;                /* pairs: interleaved rounds; else 0 */
+};
+
+/*
+ * The verdict of one row from its raw samples (positive and finite, any order;
+ * copied, not changed). Always fills out; fewer than 2 samples on a side make it
+ * "unsure" (too few).
+ */
+void zl_verdict_samples(const double *a, size_t na, const double *b, size_t nb,
+			const struct zl_verdict_opts *o, struct zl_row_verdict *out);
+
+/*
+ * The verdict of one row from interleaved rounds (`zlbench ab`): pair i is a[i]
+ * (A's samples in round i) against b[i]. With one pair it is zl_verdict_samples.
+ * With more, the ratio is the geomean of the pairs' trimmed-mean ratios and its
+ * interval a t interval with pairs - 1 degrees of freedom over the pairs' log
+ * ratios: the pairs show the run-to-run variation themselves, so no floor enters
+ * the interval (the threshold is still max(threshold, floor)). p is the larger of
+ * the paired t test's and Mann-Whitney's on all of A's against all of B's samples.
+ */
+struct zl_sample_set {
+	const double *v;
+	size_t n;
+};
+void zl_verdict_pairs(const struct zl_sample_set *a, const struct zl_sample_set *b, size_t pairs,
+		      const struct zl_verdict_opts *o, struct zl_row_verdict *out);
+
+/* Why a row is unsure, one line ("interval overlaps the threshold: ..."); nothing otherwise. */
+void zl_verdict_reason(const struct zl_row_verdict *v, struct strbuf *sb);
+/* What to run to decide an unsure row of op, one line; nothing otherwise. */
+void zl_verdict_advice(const struct zl_row_verdict *v, const char *op, int floor_calibrated,
+		       struct strbuf *sb);
+
+/* ---- comparing two runs ------------------------------------------------------ */
+
+struct zl_calibration;
+
 struct zl_compare_opts {
-	double threshold_pct;   /* "same" band when noise data is missing */
+	double threshold_pct;   /* --threshold: the smallest change that counts; 0: the floor */
 	double fail_pct;        /* gate; < 0: no gate */
 	int allow_mismatch;     /* caliber mismatches reported, not refused */
 	int resamples;
 	uint64_t seed;
 	int allow_missing;      /* gate: shapes of A without a latency in B are warned, not failed */
+	int fail_on_unsure;     /* gate: unsure gems rows that may be beyond pct fail it too */
+	const struct zl_calibration *calibration;  /* borrowed; NULL: the fixed floor */
+	const char *floor_note; /* borrowed: why there is no calibration (NULL: not looked up) */
 };
 #define ZL_COMPARE_OPTS_INIT \
-	{ ZL_DEFAULT_THRESHOLD_PCT, -1.0, 0, ZL_BOOTSTRAP_RESAMPLES, ZL_BOOTSTRAP_SEED, 0 }
+	{ 0, -1.0, 0, ZL_BOOTSTRAP_RESAMPLES, ZL_BOOTSTRAP_SEED, 0, 0, NULL, NULL }
 
 /* One field that differs; a and b are "(none)" when absent. */
 struct zl_diff {
@@ -111,21 +222,40 @@ struct zl_compare_row {
 	char *shape;
 	int occurrence;
 	enum zl_side side;
-	double a_ms, b_ms, ratio;    /* NAN when missing */
+	double a_ms, b_ms, ratio;    /* NAN when missing; samples: the trimmed means */
 	double a_iqr, b_iqr;         /* NAN when unknown */
-	long a_samples, b_samples;   /* -1 when unknown */
+	long a_samples, b_samples;   /* the timer's sample counts; -1 when unknown */
 	enum zl_noise_basis basis;
-	double band_ms;              /* |B - A| up to this is "same"; NAN when missing */
+	double band_ms;              /* medians: |B - A| up to this is "same"; NAN otherwise */
 	enum zl_verdict verdict;
-	double gate_band_ms;         /* band(min(threshold, pct)); NAN without a gate or latency */
-	int gate_failed;             /* a gems row that fails the gate (torch rows: warned only) */
+	enum zl_method method;
+	double ci_low, ci_high;      /* 95 % interval of the ratio; NAN without samples */
+	double p_value;              /* NAN without samples */
+	double floor_pct;            /* the floor of this row */
+	int floor_calibrated;        /* the floor is the calibration's (else fixed) */
+	double threshold_pct;        /* max(threshold, floor) */
+	struct zl_row_verdict detail;/* the engine's figures (samples rows) */
+	char *unsure_reason;         /* NULL unless unsure */
+	char *advice;                /* NULL unless unsure */
+	double norm_ratio;           /* gems rows: (gems B/A) / (torch B/A) of the shape; NAN otherwise */
+	int gate_failed;             /* a gems row that fails the gate */
 	int lost_in_b;               /* a gems row with a latency in A and none in B */
+	int in_a, in_b;              /* the row is in A's results / in B's */
 };
 
 struct zl_geomean {
 	char *op;                    /* NULL for the overall figure */
 	size_t n;                    /* ratios used; 0: no figure (geomean NAN) */
 	double geomean, lo, hi;
+	size_t norm_n;               /* gems/torch ratios (drift control); 0: none */
+	double norm, norm_lo, norm_hi;
+};
+
+struct zl_drift {
+	int control;                 /* same, known torch version in A and B */
+	char *torch_a, *torch_b;     /* the versions (NULL when unknown) */
+	struct zl_geomean torch;     /* torch-side B/A over shapes */
+	int moved;                   /* machine drift (see 3.) */
 };
 
 struct zl_compare {
@@ -137,7 +267,11 @@ struct zl_compare {
 	struct zl_geomean *ops;
 	size_t nr_ops, alloc_ops;
 	struct zl_geomean overall;
-	size_t rows_iqr, rows_threshold; /* how many verdicts used each rule */
+	struct zl_drift drift;
+	size_t rows_iqr, rows_threshold; /* medians rows by IQR band / by threshold */
+	size_t rows_samples;         /* rows judged on samples */
+	size_t rows_unsure;
+	size_t a_without_samples, b_without_samples; /* rows with a latency but no samples_ms */
 	int gate_failed;
 	size_t gate_rows;            /* gems rows that failed the gate (lost shapes included) */
 	size_t gems_rows;            /* gems rows in A or B */
@@ -152,23 +286,29 @@ size_t zl_caliber_check(const struct zl_run *a, const struct zl_run *b, struct z
 
 void zl_compare_init(struct zl_compare *c);
 void zl_compare_release(struct zl_compare *c);
-/* Compare a and b (caliber, rows, geomeans, gate); the caller decides on mismatches. */
+/* Compare a and b (caliber, rows, geomeans, drift, gate); the caller decides on mismatches. */
 void zl_compare_runs(const struct zl_run *a, const struct zl_run *b,
 		     const struct zl_compare_opts *opts, struct zl_compare *out);
 
 /*
- * band(floor_pct) of one row (see above); *basis says whether timer IQRs entered it.
+ * The medians rule's band of one row: max((IQR_A + IQR_B) / 2, floor_pct * A) when
+ * both sides have IQRs from >= 2 samples, else floor_pct * A; *basis says which.
  * The latencies must be positive.
  */
 double zl_compare_band(double a_ms, double a_iqr, long a_samples, double b_iqr, long b_samples,
 		       double floor_pct, enum zl_noise_basis *basis);
-/* The gate's floor: min(threshold, pct). */
-double zl_compare_gate_floor(const struct zl_compare_opts *opts);
 
-/* The verdict rule of one row (see above). *band_ms and *basis describe it. */
+/* The medians rule of one row (see above). *band_ms and *basis describe it. */
 enum zl_verdict zl_compare_verdict(double a_ms, double b_ms, double a_iqr, long a_samples,
 				   double b_iqr, long b_samples, double threshold_pct,
 				   double *band_ms, enum zl_noise_basis *basis);
+
+/*
+ * The floor of a row whose A estimate is a_ms: the calibration's for its size
+ * class (*calibrated = 1, *spread_rel its spread), else ZL_FIXED_FLOOR_PCT.
+ */
+double zl_compare_floor(const struct zl_compare_opts *opts, double a_ms, double *spread_rel,
+			int *calibrated);
 
 /* The PRNG of the bootstrap. */
 uint64_t zl_splitmix64(uint64_t *state);

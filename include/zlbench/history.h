@@ -2,8 +2,10 @@
  * The run history: one SQLite database, by default $ZL_HOME/history.db.
  *
  * Tables: `runs` (one row per run_id, the identity fields as columns plus the
- * whole run_identity.json in `identity`) and `results` (one row per op, dtype,
- * shape, occurrence and side of a run; see runload.h). The schema version is
+ * whole run_identity.json in `identity`), `results` (one row per op, dtype,
+ * shape, occurrence and side of a run; see runload.h), and `calibrations` with
+ * `calibration_classes` (the measured run-to-run noise of one set-up, below).
+ * The schema version is
  * `PRAGMA user_version`, raised by the migrations array in history.c (all
  * pending ones in one transaction); a database newer than this zlbench is refused.
  *
@@ -27,7 +29,7 @@
 #include "strbuf.h"
 #include "strvec.h"
 
-#define ZL_HISTORY_SCHEMA_VERSION 2
+#define ZL_HISTORY_SCHEMA_VERSION 3
 #define ZL_HISTORY_BUSY_TIMEOUT_MS 10000
 
 struct zl_history;
@@ -158,5 +160,85 @@ int zl_history_op_durations(struct zl_history *h, const char *backend, const cha
 /* Mean seconds of op, or -1 when the history has none. */
 double zl_op_durations_get(const struct zl_op_durations *d, const char *op);
 void zl_op_durations_release(struct zl_op_durations *d);
+
+/*
+ * Calibrations (`zlbench calibrate`, docs/verdicts.md): how much identical runs of
+ * one set-up differ, keyed by backend, device name, timer (the timer that measured:
+ * profiler, graph, direct) and FlagGems commit. Figures are per size class of
+ * kernel time, the class of a row being that of its A-side estimate:
+ *   spread_rel   run-to-run spread: the standard deviation of log(B/A) over the
+ *                rows of pairs of identical runs (0.01 = 1 %)
+ *   false_flag   the share of those A/A rows compare called faster or slower with
+ *                its threshold at 1, 2 and 5 % (zl_calibration_levels_pct)
+ *   floor_pct    the floor the calibration recommends: compare's threshold is at
+ *                least this, and its intervals carry a run-to-run standard deviation
+ *                of max(spread_rel, floor / ZL_FLOOR_SIGMAS) (compare.h)
+ * compare uses the newest calibration whose key matches run A's (backend, device
+ * name, timer.used else timer.plan, FlagGems commit), else B's commit, and names it.
+ *
+ * Table calibrations: id, backend, device_name, timer, flaggems_commit, created_at
+ * (ISO 8601 UTC), runs (K), ops and run_ids (JSON arrays of strings), detail (JSON,
+ * free for the calibrating command). Table calibration_classes: (calibration,
+ * size_class) key, rows, spread_rel, false_flag_1, false_flag_2, false_flag_5,
+ * floor_pct; a class without rows is absent.
+ */
+enum zl_size_class {
+	ZL_SIZE_UNDER_5US,       /* < 5 us */
+	ZL_SIZE_5_50US,          /* 5-50 us */
+	ZL_SIZE_50_500US,        /* 50-500 us */
+	ZL_SIZE_OVER_500US,      /* >= 500 us */
+	ZL_SIZE__COUNT
+};
+/* "<5us", "5-50us", "50-500us", ">=500us". */
+const char *zl_size_class_name(enum zl_size_class c);
+/* 0, or -1 when s names no class. */
+int zl_size_class_parse(const char *s, enum zl_size_class *out);
+/* The class of a kernel time in ms; ZL_SIZE__COUNT when it is not a positive number. */
+enum zl_size_class zl_size_class_of(double ms);
+
+#define ZL_CALIBRATION_LEVELS 3
+extern const double zl_calibration_levels_pct[ZL_CALIBRATION_LEVELS]; /* 1, 2, 5 */
+
+struct zl_calibration_class {
+	int present;             /* the class was measured (the other fields mean something) */
+	long rows;
+	double spread_rel;       /* NAN when unknown */
+	double false_flag[ZL_CALIBRATION_LEVELS];  /* shares in [0, 1]; NAN when unknown */
+	double floor_pct;        /* > 0 */
+};
+
+struct zl_calibration {
+	long id;                 /* row id; 0 until stored or found */
+	char *backend;
+	char *device_name;
+	char *timer;
+	char *flaggems_commit;
+	char *created_at;        /* NULL when storing: now */
+	long runs;               /* identical runs measured; -1 when unknown */
+	struct strvec ops;
+	struct strvec run_ids;
+	char *detail;            /* JSON text or NULL */
+	struct zl_calibration_class cls[ZL_SIZE__COUNT];
+};
+/* Owner: the caller; _release frees the strings and vectors and re-initialises. */
+void zl_calibration_init(struct zl_calibration *c);
+void zl_calibration_release(struct zl_calibration *c);
+
+/*
+ * Store cal in one transaction; cal->id (and created_at when NULL) are filled in.
+ * The key fields must be set, at least one class present, each present class with
+ * floor_pct > 0, rows >= 0, spread_rel >= 0 and false flags in [0, 1] (or NAN).
+ */
+int zl_history_store_calibration(struct zl_history *h, struct zl_calibration *cal,
+				 struct strbuf *err);
+/*
+ * The newest calibration with this key into out (freshly initialised): 1 found,
+ * 0 none, -1 error (err set).
+ */
+int zl_history_find_calibration(struct zl_history *h, const char *backend, const char *device_name,
+				const char *timer, const char *flaggems_commit,
+				struct zl_calibration *out, struct strbuf *err);
+/* "calibration 3 (cuda, NVIDIA H200, graph timer, flaggems ed2508bc, 2026-11-30T10:00:00Z)" */
+void zl_calibration_describe(const struct zl_calibration *c, struct strbuf *sb);
 
 #endif

@@ -52,6 +52,18 @@ struct zl_result {
 	char *timer;             /* timer used: graph, direct, ... */
 	long samples;
 	double median_ms, min_ms, max_ms, iqr_ms;
+	/*
+	 * The raw samples (timer.jsonl's samples_ms, docs/run-directory.md): NULL when the
+	 * line has none (older runs, runs loaded from the history). Only finite positive
+	 * numbers are kept; the rest are counted in run->notes.
+	 */
+	double *samples_ms;
+	size_t nr_samples_ms;
+	long samples_total;      /* samples kept before a storage cap; -1 when unknown */
+	int samples_subset;      /* samples_stored is "subset": samples_ms is every k-th one */
+	double estimate_ms;      /* the timer's estimate; NAN when unknown */
+	char *estimator;         /* e.g. "trimmed_mean_0.1"; NULL when unknown */
+	double noise_rel;        /* relative half-width of the estimate's 95 % interval; NAN when unknown */
 };
 
 /*
@@ -88,6 +100,7 @@ struct zl_run {
 	size_t nr_results, alloc_results;
 	int has_results;         /* results.json was read */
 	int has_timer;           /* plugins/timer.jsonl was read */
+	size_t rows_with_samples;  /* results rows that got samples_ms */
 	struct strvec notes;     /* what was missing or odd, one lowercase line each */
 };
 

@@ -19,7 +19,7 @@
 #include "zlbench/banned.h"
 
 static const char *opt_fail, *opt_threshold, *opt_db;
-static int opt_json, opt_csv, opt_markdown, opt_allow, opt_allow_missing;
+static int opt_json, opt_csv, opt_markdown, opt_allow, opt_allow_missing, opt_fail_on_unsure;
 
 static const struct zl_option compare_options[] = {
 	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Output (default: a table for the terminal):", 0, NULL, 0,
@@ -30,10 +30,12 @@ static const struct zl_option compare_options[] = {
 	  NULL, 0, NULL, 0 },
 	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Judgement:", 0, NULL, 0, NULL, 0 },
 	{ ZL_OPT_STRING, "fail-on-regression", 0, &opt_fail, "PCT",
-	  "exit 1 when the geomean, or a gems shape beyond noise, is > PCT % slower (see 4.)", 0, NULL,
+	  "exit 1 when the geomean, or a gems shape called slower, is > PCT % slower (see 4.)", 0, NULL,
 	  0, NULL, 0 },
+	{ ZL_OPT_FLAG, "fail-on-unsure", 0, &opt_fail_on_unsure, NULL,
+	  "the gate also fails on unsure gems shapes that may be > PCT % slower", 1, NULL, 0, NULL, 0 },
 	{ ZL_OPT_STRING, "threshold", 0, &opt_threshold, "PCT",
-	  "\"same\" band without timer IQRs; floor under the IQR band (default 5)", 0, NULL, 0,
+	  "the smallest change that counts; never below the floor (default: the floor)", 0, NULL, 0,
 	  NULL, 0 },
 	{ ZL_OPT_FLAG, "allow-missing-shapes", 0, &opt_allow_missing, NULL,
 	  "gate: warn about gems shapes of A that B lacks instead of failing", 1, NULL, 0, NULL, 0 },
@@ -51,12 +53,12 @@ void help_compare(FILE *out)
 {
 	fprintf(out,
 		"usage: zlbench compare A B [--json|--csv|--markdown] [--fail-on-regression PCT]\n"
-		"                       [--threshold PCT] [--allow-missing-shapes]\n"
+		"                       [--fail-on-unsure] [--threshold PCT] [--allow-missing-shapes]\n"
 		"                       [--allow-caliber-mismatch] [--db PATH]\n\n"
 		"Compares run B against run A. A and B are run directories, or run ids (or a\n"
 		"unique prefix) looked up in the history database. A run whose directory is\n"
-		"gone is rebuilt from what the database stored (identity and result rows), and\n"
-		"the output says \"loaded from history: directory gone\".\n\n"
+		"gone is rebuilt from what the database stored (identity and result rows, not\n"
+		"the raw samples), and the output says \"loaded from history: directory gone\".\n\n"
 		"1. Caliber first. These must match: backend, vendor, device name, level, shape\n"
 		"   mode and shape sha256, test node, FlagGems mode, timer plan, tuner-cache mode.\n"
 		"   A mismatch is refused (exit 2, one line per field) unless\n"
@@ -67,22 +69,33 @@ void help_compare(FILE *out)
 		"   kernels used a tuner (when both runs name their tuned kernels: a shared one).\n"
 		"   The usual A/B variables (FlagGems commit, Triton/torch version,\n"
 		"   TRITON_*/ZL_*/FLAGGEMS_* environment) are listed.\n"
-		"2. Per op, dtype, shape and side (torch, gems): A ms, B ms, B/A and a verdict.\n"
-		"   With timer statistics (plugins/timer.jsonl) on both sides: \"same\" when\n"
-		"   |B-A| <= max((IQR_A+IQR_B)/2, threshold * A), the threshold being the\n"
-		"   run-to-run floor (an H200 A/A differed by up to 6.4%%); without: \"same\" when\n"
-		"   |B/A-1| <= --threshold.\n"
+		"2. Per op, dtype, shape and side (torch, gems): A, B, B/A with its 95%% CI, p and\n"
+		"   a verdict: faster, slower, same, or unsure (with the reason and what to run).\n"
+		"   The threshold of a row is max(--threshold, floor); the floor is that of the\n"
+		"   newest calibration (zlbench calibrate) in the history database for A's\n"
+		"   backend, device, timer and FlagGems commit (else B's commit) for the row's\n"
+		"   size class of kernel time, else a fixed 5%%; the output names it.\n"
+		"   With raw samples (samples_ms in plugins/timer.jsonl) on both sides, the 95%%\n"
+		"   CI of B/A (trimmed means, widened by the run-to-run noise the floor implies)\n"
+		"   decides: same when it lies inside +-threshold, faster or slower when it lies\n"
+		"   beyond it and Mann-Whitney p < 0.0001; otherwise unsure (too few samples,\n"
+		"   not significant, CI overlapping the threshold, two modes).\n"
+		"   Without samples (older runs): \"medians: no samples_ms\", the earlier rule:\n"
+		"   same when |B-A| <= max((IQR_A+IQR_B)/2, threshold * A) with timer IQRs, else\n"
+		"   when |B/A-1| <= threshold. docs/verdicts.md has the details.\n"
 		"3. Geomean of the gems-side B/A per op and overall, with a 95%% bootstrap\n"
 		"   confidence interval over shapes (2000 resamples, fixed seed: reproducible).\n"
-		"4. Gate (--fail-on-regression PCT): fails when the overall geomean is more than\n"
-		"   PCT %% slower, or a gems shape is more than PCT %% slower and B-A exceeds\n"
-		"   max((IQR_A+IQR_B)/2, min(threshold, PCT) * A) (without timer statistics:\n"
-		"   min(threshold, PCT) * A). A PCT below the threshold is honoured: such a shape\n"
-		"   fails even when its verdict is \"same\". It also fails when A's or B's status\n"
-		"   is not \"passed\", when no gems shape has a latency on both sides, and when a\n"
-		"   gems shape of A has no latency in B (failed, crashed, dropped; with\n"
-		"   --allow-missing-shapes only a warning). The output names each failing shape\n"
-		"   and why (a gate column, the gate's lines; CSV: gate_result).\n\n"
+		"   When A and B ran the same torch version, the torch side is a control: its\n"
+		"   geomean is shown, gems/torch per shape too, and \"machine drift\" is reported\n"
+		"   when the torch side moved (CI clear of 1, at least 1%% away).\n"
+		"4. Gate (--fail-on-regression PCT): fails when the overall gems geomean is more\n"
+		"   than PCT %% slower, or a gems shape is \"slower\" and more than PCT %% slower\n"
+		"   (--fail-on-unsure: also an unsure one whose CI reaches beyond PCT %%). A PCT\n"
+		"   below the floor cannot be decided: such shapes come out unsure. It also fails\n"
+		"   when A's or B's status is not \"passed\", when no gems shape has a latency on\n"
+		"   both sides, and when a gems shape of A has no latency in B (failed, crashed,\n"
+		"   dropped; with --allow-missing-shapes only a warning). The output names each\n"
+		"   failing shape and why (a gate column, the gate's lines; CSV: gate_result).\n\n"
 		"Options:\n");
 	zl_options_usage(out, compare_tables);
 	fprintf(out,
@@ -97,7 +110,7 @@ void help_compare(FILE *out)
 		"\nExamples:\n"
 		"  zlbench compare runs/A runs/B\n"
 		"  zlbench compare 20261129-101500-cuda-mm-1a2b3c 20261129-113000-cuda-mm-4d5e6f --markdown\n"
-		"  zlbench compare runs/A runs/B --fail-on-regression 3\n");
+		"  zlbench compare runs/A runs/B --fail-on-regression 3 --fail-on-unsure\n");
 }
 
 /* Plain decimal digits with at most one point: no hex, exponent, sign, inf or nan. */
@@ -179,6 +192,63 @@ out:
 	return ret;
 }
 
+/* The history database's path when one exists (caller frees), else NULL with why in note. */
+static char *existing_db(struct strbuf *note)
+{
+	char *path = opt_db ? xstrdup(opt_db) : zl_history_default_path();
+
+	if (path && zl_is_file(path))
+		return path;
+	strbuf_addf(note, "no history database at '%s'", path ? path : "$ZL_HOME/history.db");
+	free(path);
+	return NULL;
+}
+
+/*
+ * The floor's calibration: the newest in the history database for A's backend,
+ * device name, timer (used, else planned) and FlagGems commit, else B's commit.
+ * 1 found (into cal); 0 not found, note says why. A database that cannot be read
+ * leaves the fixed floor and says so: the comparison itself does not need it.
+ */
+static int find_calibration(struct zl_history **h, const struct zl_run *a, const struct zl_run *b,
+			    struct zl_calibration *cal, struct strbuf *note)
+{
+	const char *timer = zl_json_path_string(a->identity, "timer.used");
+	struct strbuf err = STRBUF_INIT;
+	char *path = NULL;
+	int rc = 0;
+
+	if (!timer || !strcmp(timer, "mixed"))
+		timer = a->timer_plan;
+	if (!*h) {
+		path = existing_db(note);
+		if (!path)
+			goto out;
+		if (zl_history_open(path, h, &err)) {
+			strbuf_addf(note, "calibrations not read: %s", err.buf);
+			goto out;
+		}
+	}
+	rc = zl_history_find_calibration(*h, a->backend, a->device_name, timer, a->flaggems_commit, cal,
+					 &err);
+	if (!rc && b->flaggems_commit && a->flaggems_commit && strcmp(a->flaggems_commit, b->flaggems_commit))
+		rc = zl_history_find_calibration(*h, b->backend, b->device_name, timer, b->flaggems_commit,
+						 cal, &err);
+	if (rc < 0) {
+		strbuf_addf(note, "calibrations not read: %s", err.buf);
+		rc = 0;
+	} else if (!rc) {
+		strbuf_addf(note, "no calibration for %s, %s, %s timer, flaggems %s in '%s'; zlbench "
+			    "calibrate measures one", a->backend ? a->backend : "(none)",
+			    a->device_name ? a->device_name : "(none)", timer ? timer : "(none)",
+			    a->flaggems_commit ? a->flaggems_commit : "(none)", zl_history_path(*h));
+	}
+out:
+	free(path);
+	strbuf_release(&err);
+	return rc;
+}
+
 static int render(const struct zl_compare *c)
 {
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
@@ -209,6 +279,8 @@ int cmd_compare(int argc, const char **argv)
 	struct strvec args = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
 	struct zl_history *h = NULL;
+	struct zl_calibration cal;
+	struct strbuf floor_note = STRBUF_INIT;
 	struct zl_run a, b;
 	struct zl_compare cmp;
 	int rc, ret = ZL_EXIT_USAGE;
@@ -216,6 +288,7 @@ int cmd_compare(int argc, const char **argv)
 
 	zl_run_init(&a);
 	zl_run_init(&b);
+	zl_calibration_init(&cal);
 	zl_compare_init(&cmp);
 	rc = zl_parse_options(argc - 1, argv + 1, compare_tables, &args, NULL, &err);
 	if (rc == 1) {
@@ -241,8 +314,13 @@ int cmd_compare(int argc, const char **argv)
 		goto out;
 	opts.allow_mismatch = opt_allow;
 	opts.allow_missing = opt_allow_missing;
+	opts.fail_on_unsure = opt_fail_on_unsure;
 	if (load_side(args.v[0], &h, &a) || load_side(args.v[1], &h, &b))
 		goto out;
+	if (find_calibration(&h, &a, &b, &cal, &floor_note))
+		opts.calibration = &cal;
+	else
+		opts.floor_note = floor_note.buf;
 	zl_compare_runs(&a, &b, &opts, &cmp);
 	if (cmp.caliber.mismatches.nr && !opts.allow_mismatch) {
 		for (i = 0; i < cmp.caliber.mismatches.nr; i++) {
@@ -260,6 +338,8 @@ int cmd_compare(int argc, const char **argv)
 	ret = cmp.gate_failed ? ZL_EXIT_FAILED : ZL_EXIT_OK;
 out:
 	zl_compare_release(&cmp);
+	zl_calibration_release(&cal);
+	strbuf_release(&floor_note);
 	zl_run_release(&a);
 	zl_run_release(&b);
 	zl_history_close(h);

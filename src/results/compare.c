@@ -15,36 +15,6 @@
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
-static const char *const verdict_names[] = {
-	[ZL_VERDICT_SAME] = "same",
-	[ZL_VERDICT_FASTER] = "faster",
-	[ZL_VERDICT_SLOWER] = "slower",
-	[ZL_VERDICT_MISSING] = "missing",
-};
-
-static const enum zl_color verdict_colors[] = {
-	[ZL_VERDICT_SAME] = ZL_COLOR_NONE,
-	[ZL_VERDICT_FASTER] = ZL_COLOR_GREEN,
-	[ZL_VERDICT_SLOWER] = ZL_COLOR_RED,
-	[ZL_VERDICT_MISSING] = ZL_COLOR_YELLOW,
-};
-
-static const char *const basis_names[] = {
-	[ZL_BASIS_IQR] = "iqr",
-	[ZL_BASIS_THRESHOLD] = "threshold",
-	[ZL_BASIS_NONE] = "none",
-};
-
-const char *zl_verdict_name(enum zl_verdict v)
-{
-	return (size_t)v < ZL_ARRAY_SIZE(verdict_names) ? verdict_names[v] : "?";
-}
-
-const char *zl_noise_basis_name(enum zl_noise_basis b)
-{
-	return (size_t)b < ZL_ARRAY_SIZE(basis_names) ? basis_names[b] : "?";
-}
-
 /* ---- caliber ---------------------------------------------------------------- */
 
 /* Fields that must match for A and B to be measured with the same caliber. */
@@ -555,11 +525,6 @@ double zl_compare_band(double a_ms, double a_iqr, long a_samples, double b_iqr, 
 	return band < floor_ms ? floor_ms : band;
 }
 
-double zl_compare_gate_floor(const struct zl_compare_opts *opts)
-{
-	return opts->fail_pct < opts->threshold_pct ? opts->fail_pct : opts->threshold_pct;
-}
-
 enum zl_verdict zl_compare_verdict(double a_ms, double b_ms, double a_iqr, long a_samples,
 				   double b_iqr, long b_samples, double threshold_pct,
 				   double *band_ms, enum zl_noise_basis *basis)
@@ -578,7 +543,30 @@ enum zl_verdict zl_compare_verdict(double a_ms, double b_ms, double a_iqr, long 
 	return diff < 0 ? ZL_VERDICT_FASTER : ZL_VERDICT_SLOWER;
 }
 
+double zl_compare_floor(const struct zl_compare_opts *opts, double a_ms, double *spread_rel,
+			int *calibrated)
+{
+	const struct zl_calibration *cal = opts->calibration;
+	enum zl_size_class sc = zl_size_class_of(a_ms);
+
+	*spread_rel = NAN;
+	*calibrated = 0;
+	if (cal && sc < ZL_SIZE__COUNT && cal->cls[sc].present) {
+		*spread_rel = cal->cls[sc].spread_rel;
+		*calibrated = 1;
+		return cal->cls[sc].floor_pct;
+	}
+	return ZL_FIXED_FLOOR_PCT;
+}
+
 /* ---- the comparison ------------------------------------------------------- */
+
+static void geomean_init(struct zl_geomean *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->geomean = g->lo = g->hi = NAN;
+	g->norm = g->norm_lo = g->norm_hi = NAN;
+}
 
 void zl_compare_init(struct zl_compare *c)
 {
@@ -587,7 +575,8 @@ void zl_compare_init(struct zl_compare *c)
 	memset(c, 0, sizeof(*c));
 	c->opts = defaults;
 	zl_caliber_init(&c->caliber);
-	c->overall.geomean = c->overall.lo = c->overall.hi = NAN;
+	geomean_init(&c->overall);
+	geomean_init(&c->drift.torch);
 	strvec_init(&c->gate_reasons);
 	strvec_init(&c->warnings);
 }
@@ -601,14 +590,153 @@ void zl_compare_release(struct zl_compare *c)
 		free(c->rows[i].op);
 		free(c->rows[i].dtype);
 		free(c->rows[i].shape);
+		free(c->rows[i].unsure_reason);
+		free(c->rows[i].advice);
 	}
 	free(c->rows);
 	for (i = 0; i < c->nr_ops; i++)
 		free(c->ops[i].op);
 	free(c->ops);
+	free(c->drift.torch_a);
+	free(c->drift.torch_b);
 	strvec_clear(&c->gate_reasons);
 	strvec_clear(&c->warnings);
 	zl_compare_init(c);
+}
+
+/*
+ * Rows by key, sorted for binary search: zl_run_find scans every row, which made
+ * comparing two runs of 10,000 rows quadratic.
+ */
+struct keyed {
+	char *key;
+	size_t idx;
+};
+struct key_index {
+	struct keyed *v;
+	size_t nr, alloc;
+};
+
+static const char *dtype_key(const char *dtype)
+{
+	if (!dtype)
+		return "";
+	return zl_starts_with(dtype, "torch.") ? dtype + strlen("torch.") : dtype;
+}
+
+/* side < 0: a key for both sides of a shape */
+static char *row_key(const char *op, const char *dtype, const char *shape, int occurrence, int side)
+{
+	return xstrfmt("%s\n%s\n%s\n%d\n%d", op ? op : "", dtype_key(dtype), shape ? shape : "",
+		       occurrence, side);
+}
+
+static int cmp_keyed(const void *x, const void *y)
+{
+	return strcmp(((const struct keyed *)x)->key, ((const struct keyed *)y)->key);
+}
+
+static void index_add(struct key_index *ix, char *key, size_t idx)
+{
+	ALLOC_GROW(ix->v, ix->nr + 1, ix->alloc);
+	ix->v[ix->nr].key = key;
+	ix->v[ix->nr++].idx = idx;
+}
+
+static void index_sort(struct key_index *ix)
+{
+	if (ix->nr)
+		qsort(ix->v, ix->nr, sizeof(*ix->v), cmp_keyed);
+}
+
+/* The index of key, or SIZE_MAX (the first of equal keys: rows are unique by key). */
+static size_t index_find(const struct key_index *ix, const char *key)
+{
+	struct keyed probe = { (char *)key, 0 };
+	const struct keyed *hit = ix->nr ? bsearch(&probe, ix->v, ix->nr, sizeof(*ix->v), cmp_keyed) : NULL;
+
+	return hit ? hit->idx : SIZE_MAX;
+}
+
+static void index_release(struct key_index *ix)
+{
+	size_t i;
+
+	for (i = 0; i < ix->nr; i++)
+		free(ix->v[i].key);
+	free(ix->v);
+	memset(ix, 0, sizeof(*ix));
+}
+
+static int has_samples(const struct zl_result *r)
+{
+	return r && r->samples_ms && r->nr_samples_ms >= 2;
+}
+
+static int positive(double v)
+{
+	return isfinite(v) && v > 0;
+}
+
+static void judge_samples(struct zl_compare *c, struct zl_compare_row *row, const struct zl_result *ra,
+			  const struct zl_result *rb, double spread)
+{
+	struct zl_verdict_opts vo = ZL_VERDICT_OPTS_INIT;
+	struct strbuf sb = STRBUF_INIT;
+
+	vo.threshold_pct = c->opts.threshold_pct;
+	vo.floor_pct = row->floor_pct;
+	vo.spread_rel = spread;
+	zl_verdict_samples(ra->samples_ms, ra->nr_samples_ms, rb->samples_ms, rb->nr_samples_ms, &vo,
+			   &row->detail);
+	row->method = ZL_METHOD_SAMPLES;
+	row->basis = ZL_BASIS_SAMPLES;
+	row->verdict = row->detail.verdict;
+	row->a_ms = row->detail.a_ms;
+	row->b_ms = row->detail.b_ms;
+	row->ratio = row->detail.ratio;
+	row->ci_low = row->detail.ci_low;
+	row->ci_high = row->detail.ci_high;
+	row->p_value = row->detail.p_value;
+	c->rows_samples++;
+	if (row->verdict != ZL_VERDICT_UNSURE)
+		return;
+	c->rows_unsure++;
+	zl_verdict_reason(&row->detail, &sb);
+	row->unsure_reason = strbuf_detach(&sb, NULL);
+	zl_verdict_advice(&row->detail, row->op, row->floor_calibrated, &sb);
+	row->advice = strbuf_detach(&sb, NULL);
+}
+
+/* The verdict of a row: on samples when both sides have them, else today's rule on the latencies. */
+static void judge_row(struct zl_compare *c, struct zl_compare_row *row, const struct zl_result *ra,
+		      const struct zl_result *rb)
+{
+	double spread;
+
+	row->floor_pct = zl_compare_floor(&c->opts, positive(row->a_ms) ? row->a_ms : row->b_ms, &spread,
+					  &row->floor_calibrated);
+	row->threshold_pct = c->opts.threshold_pct > row->floor_pct ? c->opts.threshold_pct : row->floor_pct;
+	if (!positive(row->a_ms) || !positive(row->b_ms)) {
+		row->verdict = ZL_VERDICT_MISSING;
+		row->method = ZL_METHOD_NONE;
+		row->basis = ZL_BASIS_NONE;
+		return;
+	}
+	if (has_samples(ra) && has_samples(rb)) {
+		judge_samples(c, row, ra, rb, spread);
+		return;
+	}
+	c->a_without_samples += !has_samples(ra);
+	c->b_without_samples += !has_samples(rb);
+	row->method = ZL_METHOD_MEDIANS;
+	row->verdict = zl_compare_verdict(row->a_ms, row->b_ms, row->a_iqr, row->a_samples, row->b_iqr,
+					  row->b_samples, row->threshold_pct, &row->band_ms, &row->basis);
+	row->ratio = row->b_ms / row->a_ms;
+	if (row->basis == ZL_BASIS_IQR)
+		c->rows_iqr++;
+	else
+		c->rows_threshold++;
 }
 
 static void add_row(struct zl_compare *c, const struct zl_result *ra, const struct zl_result *rb)
@@ -618,51 +746,120 @@ static void add_row(struct zl_compare *c, const struct zl_result *ra, const stru
 
 	ALLOC_GROW(c->rows, c->nr_rows + 1, c->alloc_rows);
 	row = &c->rows[c->nr_rows++];
+	memset(row, 0, sizeof(*row));
 	row->op = xstrdup(key->op);
 	row->dtype = xstrdup(key->dtype);
 	row->shape = xstrdup(key->shape);
 	row->occurrence = key->occurrence;
 	row->side = key->side;
+	row->in_a = ra != NULL;
+	row->in_b = rb != NULL;
 	row->a_ms = ra ? ra->latency_ms : NAN;
 	row->b_ms = rb ? rb->latency_ms : NAN;
 	row->a_iqr = ra ? ra->iqr_ms : NAN;
 	row->b_iqr = rb ? rb->iqr_ms : NAN;
 	row->a_samples = ra ? ra->samples : -1;
 	row->b_samples = rb ? rb->samples : -1;
-	row->verdict = zl_compare_verdict(row->a_ms, row->b_ms, row->a_iqr, row->a_samples,
-					  row->b_iqr, row->b_samples, c->opts.threshold_pct,
-					  &row->band_ms, &row->basis);
-	row->ratio = row->verdict == ZL_VERDICT_MISSING ? NAN : row->b_ms / row->a_ms;
-	row->gate_band_ms = NAN;
-	row->gate_failed = 0;
-	row->lost_in_b = row->side == ZL_SIDE_GEMS && isfinite(row->a_ms) && row->a_ms > 0 &&
-			 !(isfinite(row->b_ms) && row->b_ms > 0);
+	row->ratio = row->band_ms = row->ci_low = row->ci_high = row->p_value = NAN;
+	row->norm_ratio = NAN;
+	judge_row(c, row, ra, rb);
+	row->lost_in_b = row->side == ZL_SIDE_GEMS && positive(row->a_ms) && !positive(row->b_ms);
 	c->gems_rows += row->side == ZL_SIDE_GEMS;
-	if (row->basis == ZL_BASIS_IQR)
-		c->rows_iqr++;
-	else if (row->basis == ZL_BASIS_THRESHOLD)
-		c->rows_threshold++;
 }
 
-static void build_rows(struct zl_compare *c)
+/* Rows of A in A's order (paired with B's by key), then B's rows that A lacks. */
+static void build_rows(struct zl_compare *c, size_t *only_a, size_t *only_b)
 {
+	struct key_index ib = { NULL, 0, 0 };
+	char *used = xcalloc(c->b->nr_results ? c->b->nr_results : 1, 1);
 	size_t i;
 
+	for (i = 0; i < c->b->nr_results; i++) {
+		const struct zl_result *r = &c->b->results[i];
+		index_add(&ib, row_key(r->op, r->dtype, r->shape, r->occurrence, (int)r->side), i);
+	}
+	index_sort(&ib);
 	for (i = 0; i < c->a->nr_results; i++) {
 		const struct zl_result *ra = &c->a->results[i];
-		add_row(c, ra, zl_run_find(c->b, ra->op, ra->dtype, ra->shape, ra->occurrence, ra->side));
+		char *key = row_key(ra->op, ra->dtype, ra->shape, ra->occurrence, (int)ra->side);
+		size_t j = index_find(&ib, key);
+
+		free(key);
+		if (j != SIZE_MAX)
+			used[j] = 1;
+		else if (ra->side == ZL_SIDE_GEMS)
+			(*only_a)++;
+		add_row(c, ra, j != SIZE_MAX ? &c->b->results[j] : NULL);
 	}
 	for (i = 0; i < c->b->nr_results; i++) {
-		const struct zl_result *rb = &c->b->results[i];
-		if (!zl_run_find(c->a, rb->op, rb->dtype, rb->shape, rb->occurrence, rb->side))
-			add_row(c, NULL, rb);
+		if (used[i])
+			continue;
+		*only_b += c->b->results[i].side == ZL_SIDE_GEMS;
+		add_row(c, NULL, &c->b->results[i]);
 	}
+	free(used);
+	index_release(&ib);
+}
+
+/* gems B/A over torch B/A of the same shape: what is left when the machine moved both. */
+static void build_norm_ratios(struct zl_compare *c)
+{
+	struct key_index torch = { NULL, 0, 0 };
+	size_t i;
+
+	for (i = 0; i < c->nr_rows; i++) {
+		const struct zl_compare_row *r = &c->rows[i];
+		if (r->side == ZL_SIDE_TORCH && isfinite(r->ratio))
+			index_add(&torch, row_key(r->op, r->dtype, r->shape, r->occurrence, -1), i);
+	}
+	index_sort(&torch);
+	for (i = 0; i < c->nr_rows; i++) {
+		struct zl_compare_row *r = &c->rows[i];
+		char *key;
+		size_t j;
+
+		if (r->side != ZL_SIDE_GEMS || !isfinite(r->ratio))
+			continue;
+		key = row_key(r->op, r->dtype, r->shape, r->occurrence, -1);
+		j = index_find(&torch, key);
+		free(key);
+		if (j != SIZE_MAX)
+			r->norm_ratio = r->ratio / c->rows[j].ratio;
+	}
+	index_release(&torch);
+}
+
+/* Geomean of the rows of op (NULL: all) on side; norm: of their gems/torch ratios. */
+static void geomean_of(const struct zl_compare *c, const char *op, enum zl_side side, int norm,
+		       double *buf, struct zl_geomean *g)
+{
+	struct zl_geomean tmp;
+	size_t i, n = 0;
+
+	for (i = 0; i < c->nr_rows; i++) {
+		const struct zl_compare_row *r = &c->rows[i];
+		double v = norm ? r->norm_ratio : r->ratio;
+
+		if (r->side != side || r->verdict == ZL_VERDICT_MISSING || !positive(v) ||
+		    (op && strcmp(r->op, op)))
+			continue;
+		buf[n++] = v;
+	}
+	if (!norm) {
+		zl_geomean_ci(buf, n, c->opts.resamples, c->opts.seed, g);
+		return;
+	}
+	zl_geomean_ci(buf, n, c->opts.resamples, c->opts.seed, &tmp);
+	g->norm_n = tmp.n;
+	g->norm = tmp.geomean;
+	g->norm_lo = tmp.lo;
+	g->norm_hi = tmp.hi;
 }
 
 static void build_geomeans(struct zl_compare *c)
 {
-	double *ratios = xcalloc(c->nr_rows ? c->nr_rows : 1, sizeof(*ratios));
-	size_t i, j, n;
+	double *buf = xcalloc(c->nr_rows ? c->nr_rows : 1, sizeof(*buf));
+	size_t i, j;
 
 	for (i = 0; i < c->nr_rows; i++) {
 		const char *op = c->rows[i].op;
@@ -673,20 +870,36 @@ static void build_geomeans(struct zl_compare *c)
 				break;
 		if (j < c->nr_ops)
 			continue;
-		for (n = 0, j = i; j < c->nr_rows; j++)
-			if (c->rows[j].side == ZL_SIDE_GEMS && c->rows[j].verdict != ZL_VERDICT_MISSING &&
-			    !strcmp(c->rows[j].op, op))
-				ratios[n++] = c->rows[j].ratio;
 		ALLOC_GROW(c->ops, c->nr_ops + 1, c->alloc_ops);
 		g = &c->ops[c->nr_ops++];
+		geomean_init(g);
 		g->op = xstrdup(op);
-		zl_geomean_ci(ratios, n, c->opts.resamples, c->opts.seed, g);
+		geomean_of(c, op, ZL_SIDE_GEMS, 0, buf, g);
+		if (c->drift.control)
+			geomean_of(c, op, ZL_SIDE_GEMS, 1, buf, g);
 	}
-	for (n = 0, i = 0; i < c->nr_rows; i++)
-		if (c->rows[i].side == ZL_SIDE_GEMS && c->rows[i].verdict != ZL_VERDICT_MISSING)
-			ratios[n++] = c->rows[i].ratio;
-	zl_geomean_ci(ratios, n, c->opts.resamples, c->opts.seed, &c->overall);
-	free(ratios);
+	geomean_of(c, NULL, ZL_SIDE_GEMS, 0, buf, &c->overall);
+	if (c->drift.control) {
+		geomean_of(c, NULL, ZL_SIDE_GEMS, 1, buf, &c->overall);
+		geomean_of(c, NULL, ZL_SIDE_TORCH, 0, buf, &c->drift.torch);
+	}
+	free(buf);
+}
+
+/* The torch side is a control when both runs name the same torch version. */
+static void build_drift(struct zl_compare *c)
+{
+	struct zl_drift *d = &c->drift;
+	const struct zl_geomean *t = &d->torch;
+
+	d->torch_a = zl_json_path_dup(c->a->identity, "vendor_guard.torch_version");
+	d->torch_b = zl_json_path_dup(c->b->identity, "vendor_guard.torch_version");
+	d->control = d->torch_a && d->torch_b && !strcmp(d->torch_a, d->torch_b);
+	if (d->control)
+		build_norm_ratios(c);
+	build_geomeans(c);
+	d->moved = d->control && t->n >= 2 && (t->hi < 1 || t->lo > 1) &&
+		   fabs(t->geomean - 1) >= ZL_DRIFT_MIN_PCT / 100;
 }
 
 static void row_label(struct strbuf *sb, const struct zl_compare_row *r)
@@ -712,9 +925,9 @@ static void status_text(struct strbuf *sb, const struct zl_run *r)
 		strbuf_addf(sb, " (%s)", reason);
 }
 
-static void build_warnings(struct zl_compare *c)
+static void build_warnings(struct zl_compare *c, size_t only_a, size_t only_b)
 {
-	size_t i, only_a = 0, only_b = 0, no_latency = 0, torch_moved = 0, torch_rows = 0;
+	size_t i, no_latency = 0, torch_moved = 0, torch_rows = 0;
 	struct strbuf sb = STRBUF_INIT;
 
 	for (i = 0; i < 2; i++) {
@@ -738,14 +951,9 @@ static void build_warnings(struct zl_compare *c)
 		if (r->side != ZL_SIDE_GEMS) {
 			torch_rows++;
 			torch_moved += r->verdict == ZL_VERDICT_FASTER || r->verdict == ZL_VERDICT_SLOWER;
-			continue;
-		}
-		if (!zl_run_find(c->b, r->op, r->dtype, r->shape, r->occurrence, r->side))
-			only_a++;
-		else if (!zl_run_find(c->a, r->op, r->dtype, r->shape, r->occurrence, r->side))
-			only_b++;
-		else if (r->verdict == ZL_VERDICT_MISSING)
+		} else if (r->verdict == ZL_VERDICT_MISSING && r->in_a && r->in_b) {
 			no_latency++;
+		}
 	}
 	if (only_a)
 		strvec_pushf(&c->warnings, "%zu shapes are only in A", only_a);
@@ -759,25 +967,14 @@ static void build_warnings(struct zl_compare *c)
 			     torch_moved, torch_rows);
 }
 
-/* Why a row's band is what it is, for a gate line. */
-static void band_reason(struct strbuf *sb, const struct zl_compare_row *r, double floor_pct)
-{
-	if (r->basis != ZL_BASIS_IQR)
-		strbuf_addf(sb, "the %g%% gate floor, no timer IQR", floor_pct);
-	else if ((r->a_iqr + r->b_iqr) / 2 > r->a_ms * floor_pct / 100)
-		strbuf_addstr(sb, "the timer IQRs");
-	else
-		strbuf_addf(sb, "the %g%% gate floor over tighter timer IQRs", floor_pct);
-}
-
 /*
- * A row fails when B/A > 1 + pct and B - A is beyond band(min(threshold, pct)): the
- * user's pct is honoured below the run-to-run floor that keeps verdicts quiet on A/A.
+ * A gems row fails when it is "slower" and more than pct slower; with
+ * --fail-on-unsure also when it is "unsure" and its interval does not rule out
+ * more than pct slower. Verdicts carry the floor: a pct below it cannot be decided.
  */
-static void gate_row(struct zl_compare *c, struct zl_compare_row *r, double limit, double floor_pct)
+static void gate_row(struct zl_compare *c, struct zl_compare_row *r, double limit)
 {
-	struct strbuf label = STRBUF_INIT, why = STRBUF_INIT;
-	enum zl_noise_basis basis;
+	struct strbuf label = STRBUF_INIT;
 
 	if (r->verdict == ZL_VERDICT_MISSING) {
 		/* a shape B lost is no pass: it may be the very one that regressed */
@@ -787,27 +984,32 @@ static void gate_row(struct zl_compare *c, struct zl_compare_row *r, double limi
 		}
 		return;
 	}
-	r->gate_band_ms = zl_compare_band(r->a_ms, r->a_iqr, r->a_samples, r->b_iqr, r->b_samples,
-					  floor_pct, &basis);
-	if (r->ratio <= limit || r->b_ms - r->a_ms <= r->gate_band_ms)
+	if (r->side != ZL_SIDE_GEMS)
 		return;
-	row_label(&label, r);
-	band_reason(&why, r, floor_pct);
-	if (r->verdict != ZL_VERDICT_SLOWER)
-		strbuf_addf(&why, "; verdict %s: within the %g%% run-to-run floor",
-			    zl_verdict_name(r->verdict), c->opts.threshold_pct);
-	if (r->side == ZL_SIDE_GEMS) {
-		r->gate_failed = 1;
-		c->gate_failed = 1;
-		c->gate_rows++;
-		strvec_pushf(&c->gate_reasons, "%s: B/A %.4f, %.1f%% slower beyond noise (limit %g%%): "
-			     "B-A %.6f ms > band %.6f ms from %s", label.buf, r->ratio, (r->ratio - 1) * 100,
-			     c->opts.fail_pct, r->b_ms - r->a_ms, r->gate_band_ms, why.buf);
+	if (r->verdict == ZL_VERDICT_SLOWER && r->ratio > limit) {
+		row_label(&label, r);
+		if (r->method == ZL_METHOD_SAMPLES)
+			strvec_pushf(&c->gate_reasons, "%s: B/A %.4f [%.4f, %.4f], %.1f%% slower (limit %g%%): "
+				     "slower beyond its %g%% threshold, Mann-Whitney p %.2g", label.buf, r->ratio,
+				     r->ci_low, r->ci_high, (r->ratio - 1) * 100, c->opts.fail_pct,
+				     r->threshold_pct, r->p_value);
+		else
+			strvec_pushf(&c->gate_reasons, "%s: B/A %.4f, %.1f%% slower (limit %g%%): slower by "
+				     "the medians rule (%s, no samples_ms)", label.buf, r->ratio,
+				     (r->ratio - 1) * 100, c->opts.fail_pct,
+				     r->basis == ZL_BASIS_IQR ? "beyond the timer IQRs and its threshold" :
+				     "beyond its threshold");
+	} else if (c->opts.fail_on_unsure && r->verdict == ZL_VERDICT_UNSURE && !(r->ci_high <= limit)) {
+		row_label(&label, r);
+		strvec_pushf(&c->gate_reasons, "%s: unsure (%s) and --fail-on-unsure: B/A %.4f, its %g%% CI "
+			     "reaches %.4f, beyond the %g%% limit", label.buf, zl_unsure_name(r->detail.unsure),
+			     r->ratio, ZL_VERDICT_CONF * 100, r->ci_high, c->opts.fail_pct);
 	} else {
-		strvec_pushf(&c->warnings, "baseline %s: B/A %.4f, slower beyond noise (not gated)",
-			     label.buf, r->ratio);
+		return;
 	}
-	strbuf_release(&why);
+	r->gate_failed = 1;
+	c->gate_failed = 1;
+	c->gate_rows++;
 	strbuf_release(&label);
 }
 
@@ -869,24 +1071,29 @@ static void apply_gate(struct zl_compare *c)
 			     c->overall.geomean, (c->overall.geomean - 1) * 100, c->opts.fail_pct);
 	}
 	for (i = 0; i < c->nr_rows; i++)
-		gate_row(c, &c->rows[i], limit, zl_compare_gate_floor(&c->opts));
+		gate_row(c, &c->rows[i], limit);
 }
 
 void zl_compare_runs(const struct zl_run *a, const struct zl_run *b,
 		     const struct zl_compare_opts *opts, struct zl_compare *out)
 {
+	size_t only_a = 0, only_b = 0;
+
 	out->a = a;
 	out->b = b;
 	if (opts)
 		out->opts = *opts;
 	zl_caliber_check(a, b, &out->caliber);
-	build_rows(out);
-	build_geomeans(out);
-	build_warnings(out);
+	build_rows(out, &only_a, &only_b);
+	build_drift(out);
+	build_warnings(out, only_a, only_b);
 	apply_gate(out);
 }
 
 /* ---- rendering -------------------------------------------------------------- */
+
+/* Unsure rows listed one by one in text and Markdown; JSON and CSV carry them all. */
+#define UNSURE_LISTED 20
 
 static int has_mismatch(const struct zl_compare *c)
 {
@@ -903,35 +1110,124 @@ static void mismatch_summary(const struct zl_compare *c, struct strbuf *sb, cons
 	}
 }
 
-static void noise_summary(const struct zl_compare *c, struct strbuf *sb)
+/* "calibration 3" or "fixed": the contract's floor source of a row. */
+static void floor_source(const struct zl_compare *c, const struct zl_compare_row *r, struct strbuf *sb)
 {
+	if (r->floor_calibrated)
+		strbuf_addf(sb, "calibration %ld", c->opts.calibration->id);
+	else
+		strbuf_addstr(sb, "fixed");
+}
+
+/* Where the floor comes from, one line. */
+static void floor_summary(const struct zl_compare *c, struct strbuf *sb)
+{
+	const struct zl_calibration *cal = c->opts.calibration;
+	size_t i, missing = 0;
+	const char *sep = ": ";
+
+	if (!cal) {
+		strbuf_addf(sb, "fixed %g%%", ZL_FIXED_FLOOR_PCT);
+		if (c->opts.floor_note)
+			strbuf_addf(sb, " (%s)", c->opts.floor_note);
+	} else {
+		zl_calibration_describe(cal, sb);
+		for (i = 0; i < ZL_SIZE__COUNT; i++) {
+			if (!cal->cls[i].present) {
+				missing++;
+				continue;
+			}
+			strbuf_addf(sb, "%s%s %g%%", sep, zl_size_class_name((enum zl_size_class)i),
+				    cal->cls[i].floor_pct);
+			sep = ", ";
+		}
+		if (missing)
+			strbuf_addf(sb, "; other size classes: fixed %g%%", ZL_FIXED_FLOOR_PCT);
+	}
+	if (c->opts.threshold_pct > 0)
+		strbuf_addf(sb, "; --threshold %g%%: each row's threshold is max(%g%%, its floor)",
+			    c->opts.threshold_pct, c->opts.threshold_pct);
+}
+
+static const char *sides_text(size_t a, size_t b)
+{
+	return a && b ? "A and B" : a ? "A" : "B";
+}
+
+/* The medians rows: how many by timer IQR, how many by the threshold alone, and why. */
+static void medians_summary(const struct zl_compare *c, struct strbuf *sb)
+{
+	strbuf_addf(sb, "%s (in %s): ", zl_method_name(ZL_METHOD_MEDIANS),
+		    sides_text(c->a_without_samples, c->b_without_samples));
 	if (c->rows_iqr)
-		strbuf_addf(sb, "%zu rows by timer IQR (same when |B-A| <= max((IQR_A+IQR_B)/2, %g%% of A))",
-			    c->rows_iqr, c->opts.threshold_pct);
+		strbuf_addf(sb, "%zu rows by timer IQR (same when |B-A| <= max((IQR_A+IQR_B)/2, "
+			    "threshold * A))", c->rows_iqr);
 	if (c->rows_iqr && c->rows_threshold)
 		strbuf_addstr(sb, "; ");
 	if (c->rows_threshold) {
-		strbuf_addf(sb, "%zu rows by the %g%% threshold (no timer IQR from 2 or more samples",
-			    c->rows_threshold, c->opts.threshold_pct);
+		strbuf_addf(sb, "%zu rows by the threshold (no timer IQR from 2 or more samples",
+			    c->rows_threshold);
 		if (!c->a->has_timer || !c->b->has_timer)
 			strbuf_addf(sb, ": no plugins/timer.jsonl in %s",
-				    !c->a->has_timer && !c->b->has_timer ? "A and B" :
-				    !c->a->has_timer ? "A" : "B");
+				    sides_text(!c->a->has_timer, !c->b->has_timer));
 		strbuf_addch(sb, ')');
 	}
-	if (!c->rows_iqr && !c->rows_threshold)
+}
+
+static void verdict_summary(const struct zl_compare *c, struct strbuf *sb)
+{
+	if (c->rows_samples)
+		strbuf_addf(sb, "%zu rows on samples (same: the %g%% CI of B/A inside ±threshold; "
+			    "faster/slower: the CI beyond it and Mann-Whitney p < %g; otherwise unsure)",
+			    c->rows_samples, ZL_VERDICT_CONF * 100, ZL_VERDICT_ALPHA);
+	if (c->rows_samples && c->rows_iqr + c->rows_threshold)
+		strbuf_addstr(sb, "; ");
+	if (c->rows_iqr + c->rows_threshold)
+		medians_summary(c, sb);
+	if (!c->rows_samples && !c->rows_iqr && !c->rows_threshold)
 		strbuf_addstr(sb, "no comparable rows");
+	if (c->rows_unsure)
+		strbuf_addf(sb, "; %zu unsure", c->rows_unsure);
 }
 
 static void gate_rule(const struct zl_compare *c, struct strbuf *sb)
 {
-	double floor_pct = zl_compare_gate_floor(&c->opts);
-
-	strbuf_addf(sb, "fails when the overall geomean is more than %g%% slower, or a gems shape is more "
-		    "than %g%% slower and B-A exceeds max((IQR_A+IQR_B)/2, %g%% of A) (%g%% of A without "
-		    "timer IQR)", c->opts.fail_pct, c->opts.fail_pct, floor_pct, floor_pct);
+	strbuf_addf(sb, "fails when the overall gems geomean is more than %g%% slower, or a gems shape "
+		    "is slower (beyond its threshold, max(--threshold, floor)) and more than %g%% slower",
+		    c->opts.fail_pct, c->opts.fail_pct);
+	if (c->opts.fail_on_unsure)
+		strbuf_addf(sb, ", or unsure with a %g%% CI reaching beyond %g%% slower (--fail-on-unsure)",
+			    ZL_VERDICT_CONF * 100, c->opts.fail_pct);
 	strbuf_addf(sb, "; also when A or B did not pass, no gems shape is on both sides%s",
 		    c->opts.allow_missing ? "" : ", or B lacks a gems shape of A");
+}
+
+/* The drift line: only when the torch side moved. */
+static void drift_line(const struct zl_compare *c, struct strbuf *sb)
+{
+	const struct zl_drift *d = &c->drift;
+
+	strbuf_addf(sb, "machine drift: torch side geomean %.4f [%.4f, %.4f] over %zu shapes (torch %s in "
+		    "A and B: the same library calls)", d->torch.geomean, d->torch.lo, d->torch.hi,
+		    d->torch.n, d->torch_a);
+	if (c->overall.norm_n)
+		strbuf_addf(sb, "; gems/torch geomean %.4f [%.4f, %.4f] next to gems-only %.4f [%.4f, %.4f]",
+			    c->overall.norm, c->overall.norm_lo, c->overall.norm_hi, c->overall.geomean,
+			    c->overall.lo, c->overall.hi);
+}
+
+/* Why the torch side is no control, or NULL when it is one. */
+static const char *no_control_reason(const struct zl_compare *c, struct strbuf *sb)
+{
+	const struct zl_drift *d = &c->drift;
+
+	if (d->control)
+		return NULL;
+	if (d->torch_a && d->torch_b)
+		strbuf_addf(sb, "torch %s in A, %s in B: the torch side changed too", d->torch_a, d->torch_b);
+	else
+		strbuf_addf(sb, "the torch version of %s is unknown", sides_text(!d->torch_a, !d->torch_b));
+	return sb->buf;
 }
 
 static void fmt_ms(struct strbuf *sb, double v)
@@ -946,6 +1242,35 @@ static void fmt_change(struct strbuf *sb, double ratio)
 {
 	if (isfinite(ratio))
 		strbuf_addf(sb, "%+.1f%%", (ratio - 1) * 100);
+	else
+		strbuf_addch(sb, '-');
+}
+
+static void fmt_row_ci(struct strbuf *sb, const struct zl_compare_row *r)
+{
+	if (isfinite(r->ci_low) && isfinite(r->ci_high))
+		strbuf_addf(sb, "[%.4f, %.4f]", r->ci_low, r->ci_high);
+	else
+		strbuf_addch(sb, '-');
+}
+
+static void fmt_p(struct strbuf *sb, double p)
+{
+	if (isfinite(p))
+		strbuf_addf(sb, "%.2g", p);
+	else
+		strbuf_addch(sb, '-');
+}
+
+/* "samples 2000/2000", "medians iqr ±0.000123", "medians ±5%". */
+static void fmt_method(struct strbuf *sb, const struct zl_compare_row *r)
+{
+	if (r->method == ZL_METHOD_SAMPLES)
+		strbuf_addf(sb, "samples %zu/%zu", r->detail.a_n, r->detail.b_n);
+	else if (r->basis == ZL_BASIS_IQR)
+		strbuf_addf(sb, "medians iqr ±%.6f", r->band_ms);
+	else if (r->basis == ZL_BASIS_THRESHOLD)
+		strbuf_addf(sb, "medians ±%g%%", r->threshold_pct);
 	else
 		strbuf_addch(sb, '-');
 }
@@ -973,6 +1298,16 @@ static void fmt_ci(struct strbuf *sb, const struct zl_geomean *g)
 		strbuf_addch(sb, '-');
 }
 
+static void fmt_norm(struct strbuf *sb, const struct zl_geomean *g, int ci)
+{
+	if (!g->norm_n)
+		strbuf_addch(sb, '-');
+	else if (ci)
+		strbuf_addf(sb, "[%.4f, %.4f]", g->norm_lo, g->norm_hi);
+	else
+		strbuf_addf(sb, "%.4f", g->norm);
+}
+
 static void print_diffs(FILE *out, const char *title, const struct zl_diffs *d)
 {
 	size_t i;
@@ -984,17 +1319,25 @@ static void print_diffs(FILE *out, const char *title, const struct zl_diffs *d)
 		fprintf(out, "  %s: %s -> %s\n", d->v[i].field, d->v[i].a, d->v[i].b);
 }
 
+static const enum zl_color verdict_colors[] = {
+	[ZL_VERDICT_SAME] = ZL_COLOR_NONE,
+	[ZL_VERDICT_FASTER] = ZL_COLOR_GREEN,
+	[ZL_VERDICT_SLOWER] = ZL_COLOR_RED,
+	[ZL_VERDICT_UNSURE] = ZL_COLOR_YELLOW,
+	[ZL_VERDICT_MISSING] = ZL_COLOR_YELLOW,
+};
+
 static void print_rows_table(const struct zl_compare *c, FILE *out, int use_color)
 {
 	static const char *const head[] = { "op", "dtype", "shape", "side", "A ms", "B ms", "B/A",
-					    "change", "verdict", "noise", "gate" };
+					    "change", "95% CI", "p", "verdict", "method", "gate" };
 	/* the gate column only when there is a gate */
 	size_t ncols = ZL_ARRAY_SIZE(head) - (c->opts.fail_pct < 0);
 	struct zl_table t;
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
 
-	zl_table_init(&t, ncols, (1ul << 4) | (1ul << 5) | (1ul << 6) | (1ul << 7));
+	zl_table_init(&t, ncols, (1ul << 4) | (1ul << 5) | (1ul << 6) | (1ul << 7) | (1ul << 9));
 	for (i = 0; i < ncols; i++)
 		zl_table_add(&t, head[i], ZL_COLOR_BOLD);
 	for (i = 0; i < c->nr_rows; i++) {
@@ -1021,14 +1364,15 @@ static void print_rows_table(const struct zl_compare *c, FILE *out, int use_colo
 		strbuf_reset(&sb);
 		fmt_change(&sb, r->ratio);
 		zl_table_add(&t, sb.buf, verdict_colors[r->verdict]);
+		strbuf_reset(&sb);
+		fmt_row_ci(&sb, r);
+		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
+		strbuf_reset(&sb);
+		fmt_p(&sb, r->p_value);
+		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
 		zl_table_add(&t, zl_verdict_name(r->verdict), verdict_colors[r->verdict]);
 		strbuf_reset(&sb);
-		if (r->basis == ZL_BASIS_IQR)
-			strbuf_addf(&sb, "iqr ±%.6f", r->band_ms);
-		else if (r->basis == ZL_BASIS_THRESHOLD)
-			strbuf_addf(&sb, "±%g%%", c->opts.threshold_pct);
-		else
-			strbuf_addch(&sb, '-');
+		fmt_method(&sb, r);
 		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
 		if (ncols == ZL_ARRAY_SIZE(head))
 			zl_table_add(&t, r->gate_failed ? "FAILED" : "", ZL_COLOR_RED);
@@ -1038,28 +1382,74 @@ static void print_rows_table(const struct zl_compare *c, FILE *out, int use_colo
 	strbuf_release(&sb);
 }
 
+/* Each unsure row with its reason and advice, at most UNSURE_LISTED of them. */
+static void print_unsure(const struct zl_compare *c, FILE *out, const char *warn, const char *reset)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, shown = 0;
+
+	if (!c->rows_unsure)
+		return;
+	fprintf(out, "%sunsure: %zu rows (--fail-on-unsure makes the gate fail on gems rows among them "
+		"that may be too slow):%s\n", warn, c->rows_unsure, reset);
+	for (i = 0; i < c->nr_rows && shown < UNSURE_LISTED; i++) {
+		const struct zl_compare_row *r = &c->rows[i];
+
+		if (r->verdict != ZL_VERDICT_UNSURE)
+			continue;
+		strbuf_reset(&sb);
+		row_label(&sb, r);
+		fprintf(out, "  %s: %s\n    advice: %s\n", sb.buf, r->unsure_reason, r->advice);
+		shown++;
+	}
+	if (c->rows_unsure > shown)
+		fprintf(out, "  ... and %zu more (--json and --csv list them all)\n", c->rows_unsure - shown);
+	fputc('\n', out);
+	strbuf_release(&sb);
+}
+
 static void print_geomeans(const struct zl_compare *c, FILE *out, int use_color)
 {
+	int norm = c->drift.control;
+	size_t ncols = norm ? 6 : 4, i;
 	struct zl_table t;
 	struct strbuf sb = STRBUF_INIT;
-	size_t i;
 
-	fprintf(out, "geomean of B/A, gems side (95%% bootstrap CI over shapes, %d resamples):\n",
-		c->opts.resamples);
-	zl_table_init(&t, 4, (1ul << 1) | (1ul << 3));
-	for (i = 0; i <= c->nr_ops; i++) {
-		const struct zl_geomean *g = i < c->nr_ops ? &c->ops[i] : &c->overall;
+	fprintf(out, "geomean of B/A (95%% bootstrap CI over shapes, %d resamples):\n", c->opts.resamples);
+	zl_table_init(&t, ncols, (1ul << 1) | (1ul << 3) | (1ul << 4));
+	zl_table_add(&t, "", ZL_COLOR_BOLD);
+	zl_table_add(&t, "gems", ZL_COLOR_BOLD);
+	zl_table_add(&t, "95% CI", ZL_COLOR_BOLD);
+	zl_table_add(&t, "shapes", ZL_COLOR_BOLD);
+	if (norm) {
+		zl_table_add(&t, "gems/torch", ZL_COLOR_BOLD);
+		zl_table_add(&t, "95% CI", ZL_COLOR_BOLD);
+	}
+	for (i = 0; i <= c->nr_ops + (size_t)norm; i++) {
+		const struct zl_geomean *g = i < c->nr_ops ? &c->ops[i] :
+					     i == c->nr_ops ? &c->overall : &c->drift.torch;
 		enum zl_color color = !g->n ? ZL_COLOR_NONE :
 				      g->hi < 1 ? ZL_COLOR_GREEN : g->lo > 1 ? ZL_COLOR_RED : ZL_COLOR_NONE;
 
-		zl_table_addf(&t, ZL_COLOR_NONE, "  %s", i < c->nr_ops ? g->op : "overall");
+		zl_table_addf(&t, ZL_COLOR_NONE, "  %s", i < c->nr_ops ? g->op :
+			      i == c->nr_ops ? "overall" : "torch side (control)");
 		strbuf_reset(&sb);
 		fmt_geomean(&sb, g);
-		zl_table_add(&t, sb.buf, color);
+		zl_table_add(&t, sb.buf, i > c->nr_ops ? ZL_COLOR_NONE : color);
 		strbuf_reset(&sb);
 		fmt_ci(&sb, g);
 		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
 		zl_table_addf(&t, ZL_COLOR_NONE, "n=%zu", g->n);
+		if (norm) {
+			strbuf_reset(&sb);
+			if (i <= c->nr_ops)
+				fmt_norm(&sb, g, 0);
+			zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
+			strbuf_reset(&sb);
+			if (i <= c->nr_ops)
+				fmt_norm(&sb, g, 1);
+			zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
+		}
 	}
 	zl_table_print(&t, out, use_color);
 	zl_table_release(&t);
@@ -1108,11 +1498,22 @@ void zl_compare_print_text(const struct zl_compare *c, FILE *out, int use_color)
 	for (i = 0; i < c->caliber.flags.nr; i++)
 		fprintf(out, "%sflag: %s%s\n", warn, c->caliber.flags.v[i], reset);
 	print_diffs(out, "A/B variables:", &c->caliber.variables);
-	noise_summary(c, &sb);
-	fprintf(out, "noise: %s\n\n", sb.buf);
+	floor_summary(c, &sb);
+	fprintf(out, "floor: %s\n", sb.buf);
+	strbuf_reset(&sb);
+	verdict_summary(c, &sb);
+	fprintf(out, "verdicts: %s\n\n", sb.buf);
 	print_rows_table(c, out, use_color);
 	fputc('\n', out);
+	print_unsure(c, out, warn, reset);
 	print_geomeans(c, out, use_color);
+	strbuf_reset(&sb);
+	if (c->drift.moved) {
+		drift_line(c, &sb);
+		fprintf(out, "%s%s%s\n", warn, sb.buf, reset);
+	} else if (no_control_reason(c, &sb)) {
+		fprintf(out, "drift control: none (%s)\n", sb.buf);
+	}
 	for (i = 0; i < c->warnings.nr; i++)
 		fprintf(out, "%swarning: %s%s\n", warn, c->warnings.v[i], reset);
 	if (c->opts.fail_pct >= 0) {
@@ -1166,6 +1567,7 @@ static int run_json(cJSON *root, const char *key, const struct zl_run *r)
 	       zl_json_add_string(o, "started_at", r->started_at) ||
 	       zl_json_add_bool(o, "has_results", r->has_results) ||
 	       zl_json_add_bool(o, "has_timer", r->has_timer) ||
+	       zl_json_add_number(o, "rows_with_samples", (double)r->rows_with_samples) ||
 	       zl_json_add_string(o, "history", zl_history_loaded_note(r)) ? -1 : 0;
 }
 
@@ -1184,35 +1586,80 @@ static int caliber_json(cJSON *root, const struct zl_compare *c)
 	       zl_json_add_item(o, "variables", diffs_json(&cal->variables)) ? -1 : 0;
 }
 
-static int row_json(cJSON *arr, const struct zl_compare_row *r)
+static int modes_json(cJSON *o, const char *key, const struct zl_bimodal *m)
 {
-	cJSON *o = cJSON_CreateObject();
+	cJSON *x = cJSON_AddObjectToObject(o, key);
+
+	return !x || zl_json_add_bool(x, "bimodal", m->bimodal) ||
+	       zl_json_add_number(x, "sarle", m->sarle) ||
+	       zl_json_add_number(x, "low_mean_ms", m->low_mean) ||
+	       zl_json_add_number(x, "high_mean_ms", m->high_mean) ||
+	       zl_json_add_number(x, "high_frac", m->high_frac) || zl_json_add_number(x, "dip", m->dip) ? -1 : 0;
+}
+
+static int row_json(cJSON *arr, const struct zl_compare *c, const struct zl_compare_row *r)
+{
+	cJSON *o = cJSON_CreateObject(), *fl;
+	struct strbuf src = STRBUF_INIT;
+	int bad;
 
 	if (!o || !cJSON_AddItemToArray(arr, o)) {
 		cJSON_Delete(o);
 		return -1;
 	}
-	return zl_json_add_string(o, "op", r->op) || zl_json_add_string(o, "dtype", r->dtype) ||
-	       zl_json_add_string(o, "shape", r->shape) ||
-	       zl_json_add_number(o, "occurrence", r->occurrence) ||
-	       zl_json_add_string(o, "side", zl_side_name(r->side)) ||
-	       zl_json_add_number(o, "a_ms", r->a_ms) || zl_json_add_number(o, "b_ms", r->b_ms) ||
-	       zl_json_add_number(o, "ratio", r->ratio) ||
-	       zl_json_add_string(o, "verdict", zl_verdict_name(r->verdict)) ||
-	       zl_json_add_string(o, "basis", zl_noise_basis_name(r->basis)) ||
-	       zl_json_add_number(o, "band_ms", r->band_ms) ||
-	       zl_json_add_number(o, "a_iqr_ms", r->a_iqr) || zl_json_add_number(o, "b_iqr_ms", r->b_iqr) ||
-	       zl_json_add_number(o, "a_samples", r->a_samples < 0 ? NAN : (double)r->a_samples) ||
-	       zl_json_add_number(o, "b_samples", r->b_samples < 0 ? NAN : (double)r->b_samples) ||
-	       zl_json_add_number(o, "gate_band_ms", r->gate_band_ms) ||
-	       zl_json_add_bool(o, "gate_failed", r->gate_failed) ? -1 : 0;
+	floor_source(c, r, &src);
+	fl = cJSON_AddObjectToObject(o, "floor");
+	bad = zl_json_add_string(o, "op", r->op) || zl_json_add_string(o, "dtype", r->dtype) ||
+	      zl_json_add_string(o, "shape", r->shape) ||
+	      zl_json_add_number(o, "occurrence", r->occurrence) ||
+	      zl_json_add_string(o, "side", zl_side_name(r->side)) ||
+	      zl_json_add_number(o, "a_ms", r->a_ms) || zl_json_add_number(o, "b_ms", r->b_ms) ||
+	      zl_json_add_number(o, "ratio", r->ratio) ||
+	      zl_json_add_number(o, "ci_low", r->ci_low) || zl_json_add_number(o, "ci_high", r->ci_high) ||
+	      zl_json_add_number(o, "p_value", r->p_value) ||
+	      zl_json_add_string(o, "verdict", zl_verdict_name(r->verdict)) ||
+	      zl_json_add_string(o, "method", zl_method_name(r->method)) ||
+	      !fl || zl_json_add_number(fl, "pct", r->floor_pct) || zl_json_add_string(fl, "source", src.buf) ||
+	      zl_json_add_number(o, "threshold_pct", r->threshold_pct) ||
+	      zl_json_add_string(o, "unsure_reason", r->unsure_reason) ||
+	      zl_json_add_string(o, "advice", r->advice) ||
+	      zl_json_add_string(o, "basis", zl_noise_basis_name(r->basis)) ||
+	      zl_json_add_number(o, "band_ms", r->band_ms) ||
+	      zl_json_add_number(o, "a_iqr_ms", r->a_iqr) || zl_json_add_number(o, "b_iqr_ms", r->b_iqr) ||
+	      zl_json_add_number(o, "a_samples", r->a_samples < 0 ? NAN : (double)r->a_samples) ||
+	      zl_json_add_number(o, "b_samples", r->b_samples < 0 ? NAN : (double)r->b_samples) ||
+	      zl_json_add_number(o, "gems_torch_ratio", r->norm_ratio) ||
+	      zl_json_add_bool(o, "gate_failed", r->gate_failed);
+	if (!bad && r->method == ZL_METHOD_SAMPLES) {
+		cJSON *s = cJSON_AddObjectToObject(o, "samples");
+
+		bad = !s || zl_json_add_number(s, "a_n", (double)r->detail.a_n) ||
+		      zl_json_add_number(s, "b_n", (double)r->detail.b_n) ||
+		      zl_json_add_number(s, "p_min", r->detail.p_min) ||
+		      zl_json_add_number(s, "se_log", r->detail.se_log) ||
+		      zl_json_add_number(s, "within_se_log", r->detail.within_se_log) ||
+		      zl_json_add_number(s, "run_sd_log", r->detail.run_sd) ||
+		      modes_json(s, "a_modes", &r->detail.a_modes) || modes_json(s, "b_modes", &r->detail.b_modes);
+	}
+	strbuf_release(&src);
+	return bad ? -1 : 0;
 }
 
-static int geomean_json(cJSON *o, const struct zl_geomean *g)
+static int geomean_json(cJSON *o, const struct zl_geomean *g, int norm)
 {
-	return (g->op && zl_json_add_string(o, "op", g->op)) ||
-	       zl_json_add_number(o, "n", (double)g->n) || zl_json_add_number(o, "geomean", g->geomean) ||
-	       zl_json_add_number(o, "ci_low", g->lo) || zl_json_add_number(o, "ci_high", g->hi) ? -1 : 0;
+	cJSON *n;
+
+	if ((g->op && zl_json_add_string(o, "op", g->op)) ||
+	    zl_json_add_number(o, "n", (double)g->n) || zl_json_add_number(o, "geomean", g->geomean) ||
+	    zl_json_add_number(o, "ci_low", g->lo) || zl_json_add_number(o, "ci_high", g->hi))
+		return -1;
+	if (!norm)
+		return 0;
+	n = cJSON_AddObjectToObject(o, "gems_torch");
+	return !n || zl_json_add_number(n, "n", (double)g->norm_n) ||
+	       zl_json_add_number(n, "geomean", g->norm_n ? g->norm : NAN) ||
+	       zl_json_add_number(n, "ci_low", g->norm_n ? g->norm_lo : NAN) ||
+	       zl_json_add_number(n, "ci_high", g->norm_n ? g->norm_hi : NAN) ? -1 : 0;
 }
 
 static int geomeans_json(cJSON *root, const struct zl_compare *c)
@@ -1231,7 +1678,7 @@ static int geomeans_json(cJSON *root, const struct zl_compare *c)
 		return -1;
 	overall = cJSON_AddObjectToObject(o, "overall");
 	ops = cJSON_AddArrayToObject(o, "ops");
-	if (!overall || !ops || geomean_json(overall, &c->overall))
+	if (!overall || !ops || geomean_json(overall, &c->overall, c->drift.control))
 		return -1;
 	for (i = 0; i < c->nr_ops; i++) {
 		cJSON *g = cJSON_CreateObject();
@@ -1239,10 +1686,95 @@ static int geomeans_json(cJSON *root, const struct zl_compare *c)
 			cJSON_Delete(g);
 			return -1;
 		}
-		if (geomean_json(g, &c->ops[i]))
+		if (geomean_json(g, &c->ops[i], c->drift.control))
 			return -1;
 	}
 	return 0;
+}
+
+static int calibration_json(cJSON *o, const struct zl_calibration *cal)
+{
+	cJSON *x, *classes;
+	size_t i, k;
+
+	if (!cal)
+		return cJSON_AddNullToObject(o, "calibration") ? 0 : -1;
+	x = cJSON_AddObjectToObject(o, "calibration");
+	if (!x || zl_json_add_number(x, "id", (double)cal->id) ||
+	    zl_json_add_string(x, "backend", cal->backend) ||
+	    zl_json_add_string(x, "device_name", cal->device_name) ||
+	    zl_json_add_string(x, "timer", cal->timer) ||
+	    zl_json_add_string(x, "flaggems_commit", cal->flaggems_commit) ||
+	    zl_json_add_string(x, "created_at", cal->created_at) ||
+	    !(classes = cJSON_AddObjectToObject(x, "classes")))
+		return -1;
+	for (i = 0; i < ZL_SIZE__COUNT; i++) {
+		const struct zl_calibration_class *cc = &cal->cls[i];
+		cJSON *c, *ff;
+
+		if (!cc->present)
+			continue;
+		c = cJSON_AddObjectToObject(classes, zl_size_class_name((enum zl_size_class)i));
+		if (!c || zl_json_add_number(c, "floor_pct", cc->floor_pct) ||
+		    zl_json_add_number(c, "spread_rel", cc->spread_rel) ||
+		    zl_json_add_number(c, "rows", (double)cc->rows) ||
+		    !(ff = cJSON_AddObjectToObject(c, "false_flag")))
+			return -1;
+		for (k = 0; k < ZL_CALIBRATION_LEVELS; k++) {
+			char key[16];
+
+			snprintf(key, sizeof(key), "%g", zl_calibration_levels_pct[k]);
+			if (zl_json_add_number(ff, key, cc->false_flag[k]))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int verdicts_json(cJSON *root, const struct zl_compare *c)
+{
+	cJSON *v = cJSON_AddObjectToObject(root, "verdicts");
+	cJSON *fl = cJSON_AddObjectToObject(root, "floor");
+	struct strbuf sb = STRBUF_INIT;
+	int bad;
+
+	verdict_summary(c, &sb);
+	bad = !v || zl_json_add_string(v, "summary", sb.buf) ||
+	      zl_json_add_number(v, "alpha", ZL_VERDICT_ALPHA) ||
+	      zl_json_add_number(v, "confidence", ZL_VERDICT_CONF) ||
+	      zl_json_add_number(v, "trim", ZL_VERDICT_TRIM) ||
+	      zl_json_add_number(v, "floor_sigmas", ZL_FLOOR_SIGMAS) ||
+	      zl_json_add_number(v, "threshold_pct", c->opts.threshold_pct > 0 ? c->opts.threshold_pct : NAN) ||
+	      zl_json_add_number(v, "rows_samples", (double)c->rows_samples) ||
+	      zl_json_add_number(v, "rows_medians", (double)(c->rows_iqr + c->rows_threshold)) ||
+	      zl_json_add_number(v, "rows_unsure", (double)c->rows_unsure);
+	strbuf_reset(&sb);
+	floor_summary(c, &sb);
+	bad = bad || !fl || zl_json_add_number(fl, "fixed_pct", ZL_FIXED_FLOOR_PCT) ||
+	      zl_json_add_string(fl, "summary", sb.buf) || zl_json_add_string(fl, "note", c->opts.floor_note) ||
+	      calibration_json(fl, c->opts.calibration);
+	strbuf_release(&sb);
+	return bad ? -1 : 0;
+}
+
+static int drift_json(cJSON *root, const struct zl_compare *c)
+{
+	const struct zl_drift *d = &c->drift;
+	cJSON *o = cJSON_AddObjectToObject(root, "drift"), *t;
+	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
+	int bad;
+
+	if (d->moved)
+		drift_line(c, &sb);
+	bad = !o || zl_json_add_bool(o, "control", d->control) ||
+	      zl_json_add_string(o, "torch_a", d->torch_a) || zl_json_add_string(o, "torch_b", d->torch_b) ||
+	      zl_json_add_string(o, "no_control", no_control_reason(c, &why)) ||
+	      zl_json_add_bool(o, "moved", d->moved) ||
+	      zl_json_add_string(o, "line", d->moved ? sb.buf : NULL) ||
+	      !(t = cJSON_AddObjectToObject(o, "torch")) || geomean_json(t, &d->torch, 0);
+	strbuf_release(&sb);
+	strbuf_release(&why);
+	return bad ? -1 : 0;
 }
 
 int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct strbuf *err)
@@ -1266,10 +1798,12 @@ int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct
 		if (bad)
 			goto oom;
 	}
+	if (verdicts_json(root, c))
+		goto oom;
 	noise = cJSON_AddObjectToObject(root, "noise");
-	if (!noise || zl_json_add_string(noise, "rule", "iqr: same when |B-A| <= max((IQR_A+IQR_B)/2, threshold * A); "
-					 "threshold: same when |B/A-1| <= threshold") ||
-	    zl_json_add_number(noise, "threshold_pct", c->opts.threshold_pct) ||
+	if (!noise || zl_json_add_string(noise, "rule", "medians without samples_ms: iqr: same when "
+					 "|B-A| <= max((IQR_A+IQR_B)/2, threshold * A); threshold: same "
+					 "when |B/A-1| <= threshold") ||
 	    zl_json_add_number(noise, "rows_iqr", (double)c->rows_iqr) ||
 	    zl_json_add_number(noise, "rows_threshold", (double)c->rows_threshold))
 		goto oom;
@@ -1277,17 +1811,15 @@ int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct
 	if (!rows)
 		goto oom;
 	for (i = 0; i < c->nr_rows; i++)
-		if (row_json(rows, &c->rows[i]))
+		if (row_json(rows, c, &c->rows[i]))
 			goto oom;
-	if (geomeans_json(root, c))
+	if (geomeans_json(root, c) || drift_json(root, c))
 		goto oom;
 	gate = cJSON_AddObjectToObject(root, "gate");
-	strbuf_reset(&rule);
 	if (c->opts.fail_pct >= 0)
 		gate_rule(c, &rule);
 	if (!gate || zl_json_add_number(gate, "fail_pct", c->opts.fail_pct >= 0 ? c->opts.fail_pct : NAN) ||
-	    zl_json_add_number(gate, "floor_pct",
-			       c->opts.fail_pct >= 0 ? zl_compare_gate_floor(&c->opts) : NAN) ||
+	    zl_json_add_bool(gate, "fail_on_unsure", c->opts.fail_on_unsure) ||
 	    zl_json_add_string(gate, "rule", c->opts.fail_pct >= 0 ? rule.buf : NULL) ||
 	    zl_json_add_bool(gate, "failed", c->gate_failed) ||
 	    zl_json_add_number(gate, "failed_rows", (double)c->gate_rows) ||
@@ -1321,49 +1853,60 @@ static void gate_summary(const struct zl_compare *c, struct strbuf *sb)
 		strbuf_addf(sb, "%s%s", i ? "; " : ": ", c->gate_reasons.v[i]);
 }
 
+static void csv_num(struct strbuf *sb, struct strbuf *cell, double v)
+{
+	strbuf_reset(cell);
+	if (isfinite(v))
+		strbuf_addf(cell, "%.10g", v);
+	zl_csv_field(sb, cell->buf, 0);
+}
+
 /*
- * CSV: one line per row; the caliber, gate_result, autotune and flags columns carry
- * the run-level facts (an allowed mismatch, the gate's reasons, the autotune set-up,
- * cache inheritance and other flags) into every row. With no row at all, one line
- * with empty row fields still carries them.
+ * CSV: one line per row; the run-level columns (caliber, gate_result, autotune,
+ * flags, floor_summary, drift) carry the run's facts into every row. With no row
+ * at all, one line with empty row fields still carries them.
  */
 void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
 {
 	static const char *const head[] = { "op", "dtype", "shape", "occurrence", "side", "a_ms",
-					    "b_ms", "ratio", "change_pct", "verdict", "basis",
-					    "band_ms", "caliber", "gate", "gate_result", "autotune",
-					    "flags" };
-	struct strbuf cell = STRBUF_INIT, caliber = STRBUF_INIT, gate = STRBUF_INIT;
-	struct strbuf flags = STRBUF_INIT;
-	size_t i;
+					    "b_ms", "ratio", "change_pct", "ci_low", "ci_high",
+					    "p_value", "verdict", "method", "floor_pct", "floor_source",
+					    "threshold_pct", "unsure_reason", "advice", "basis", "band_ms",
+					    "gems_torch_ratio", "gate",
+					    /* run-level */
+					    "caliber", "gate_result", "autotune", "flags", "floor_summary",
+					    "drift" };
+	enum { RUN_COLUMNS = 6 };
+	struct strbuf cell = STRBUF_INIT, runcols[RUN_COLUMNS];
+	size_t i, k;
 
+	for (k = 0; k < RUN_COLUMNS; k++)
+		strbuf_init(&runcols[k], 0);
 	if (c->caliber.mismatches.nr) {
-		strbuf_addstr(&caliber, "mismatch allowed: ");
-		mismatch_summary(c, &caliber, "; ");
+		strbuf_addstr(&runcols[0], "mismatch allowed: ");
+		mismatch_summary(c, &runcols[0], "; ");
 	} else {
-		strbuf_addstr(&caliber, "ok");
+		strbuf_addstr(&runcols[0], "ok");
 	}
-	gate_summary(c, &gate);
+	gate_summary(c, &runcols[1]);
+	strbuf_addstr(&runcols[2], c->caliber.autotune ? c->caliber.autotune : "");
 	for (i = 0; i < c->caliber.flags.nr; i++)
-		strbuf_addf(&flags, "%s%s", i ? "; " : "", c->caliber.flags.v[i]);
+		strbuf_addf(&runcols[3], "%s%s", i ? "; " : "", c->caliber.flags.v[i]);
+	floor_summary(c, &runcols[4]);
+	if (c->drift.moved)
+		drift_line(c, &runcols[5]);
 	for (i = 0; i < ZL_ARRAY_SIZE(head); i++)
 		zl_csv_field(sb, head[i], i == 0);
 	zl_csv_end_row(sb);
 	if (!c->nr_rows) {
-		for (i = 0; i < ZL_ARRAY_SIZE(head) - 5; i++)
+		for (i = 0; i < ZL_ARRAY_SIZE(head) - RUN_COLUMNS; i++)
 			zl_csv_field(sb, "", i == 0);
-		zl_csv_field(sb, caliber.buf, 0);
-		zl_csv_field(sb, "", 0);
-		zl_csv_field(sb, gate.buf, 0);
-		zl_csv_field(sb, c->caliber.autotune, 0);
-		zl_csv_field(sb, flags.buf, 0);
+		for (k = 0; k < RUN_COLUMNS; k++)
+			zl_csv_field(sb, runcols[k].buf, 0);
 		zl_csv_end_row(sb);
 	}
 	for (i = 0; i < c->nr_rows; i++) {
 		const struct zl_compare_row *r = &c->rows[i];
-		const double nums[] = { r->a_ms, r->b_ms, r->ratio,
-					isfinite(r->ratio) ? (r->ratio - 1) * 100 : NAN };
-		size_t k;
 
 		zl_csv_field(sb, r->op, 1);
 		zl_csv_field(sb, r->dtype, 0);
@@ -1372,31 +1915,35 @@ void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
 		strbuf_addf(&cell, "%d", r->occurrence);
 		zl_csv_field(sb, cell.buf, 0);
 		zl_csv_field(sb, zl_side_name(r->side), 0);
-		for (k = 0; k < ZL_ARRAY_SIZE(nums); k++) {
-			strbuf_reset(&cell);
-			if (isfinite(nums[k]))
-				strbuf_addf(&cell, "%.10g", nums[k]);
-			zl_csv_field(sb, cell.buf, 0);
-		}
+		csv_num(sb, &cell, r->a_ms);
+		csv_num(sb, &cell, r->b_ms);
+		csv_num(sb, &cell, r->ratio);
+		csv_num(sb, &cell, isfinite(r->ratio) ? (r->ratio - 1) * 100 : NAN);
+		csv_num(sb, &cell, r->ci_low);
+		csv_num(sb, &cell, r->ci_high);
+		csv_num(sb, &cell, r->p_value);
 		zl_csv_field(sb, zl_verdict_name(r->verdict), 0);
-		zl_csv_field(sb, zl_noise_basis_name(r->basis), 0);
+		zl_csv_field(sb, zl_method_name(r->method), 0);
+		csv_num(sb, &cell, r->floor_pct);
 		strbuf_reset(&cell);
-		if (isfinite(r->band_ms))
-			strbuf_addf(&cell, "%.10g", r->band_ms);
+		floor_source(c, r, &cell);
 		zl_csv_field(sb, cell.buf, 0);
-		zl_csv_field(sb, caliber.buf, 0);
+		csv_num(sb, &cell, r->threshold_pct);
+		zl_csv_field(sb, r->unsure_reason ? r->unsure_reason : "", 0);
+		zl_csv_field(sb, r->advice ? r->advice : "", 0);
+		zl_csv_field(sb, zl_noise_basis_name(r->basis), 0);
+		csv_num(sb, &cell, r->band_ms);
+		csv_num(sb, &cell, r->norm_ratio);
 		/* empty without a gate, and on rows the gate does not judge (torch, new in B) */
 		zl_csv_field(sb, c->opts.fail_pct < 0 || r->side != ZL_SIDE_GEMS ? "" :
-				 r->gate_failed ? "failed" : isfinite(r->gate_band_ms) ? "passed" : "", 0);
-		zl_csv_field(sb, gate.buf, 0);
-		zl_csv_field(sb, c->caliber.autotune, 0);
-		zl_csv_field(sb, flags.buf, 0);
+				 r->gate_failed ? "failed" : r->verdict != ZL_VERDICT_MISSING ? "passed" : "", 0);
+		for (k = 0; k < RUN_COLUMNS; k++)
+			zl_csv_field(sb, runcols[k].buf, 0);
 		zl_csv_end_row(sb);
 	}
 	strbuf_release(&cell);
-	strbuf_release(&caliber);
-	strbuf_release(&gate);
-	strbuf_release(&flags);
+	for (k = 0; k < RUN_COLUMNS; k++)
+		strbuf_release(&runcols[k]);
 }
 
 /*
@@ -1433,6 +1980,131 @@ static void md_cell(struct strbuf *sb, const char *s)
 		strbuf_addch(sb, *s);
 	}
 	strbuf_addstr(sb, " |");
+}
+
+static void md_geomeans(const struct zl_compare *c, struct strbuf *sb)
+{
+	int norm = c->drift.control;
+	struct strbuf cell = STRBUF_INIT;
+	size_t i;
+
+	strbuf_addf(sb, "**Geomean of B/A** (95%% bootstrap CI over shapes, %d resamples)\n\n",
+		    c->opts.resamples);
+	strbuf_addstr(sb, norm ? "| op | gems B/A | 95% CI | shapes | gems/torch | 95% CI |\n"
+				 "|---|---:|---:|---:|---:|---:|\n" :
+				 "| op | gems B/A | 95% CI | shapes |\n|---|---:|---:|---:|\n");
+	for (i = 0; i <= c->nr_ops + (size_t)norm; i++) {
+		const struct zl_geomean *g = i < c->nr_ops ? &c->ops[i] :
+					     i == c->nr_ops ? &c->overall : &c->drift.torch;
+
+		strbuf_addch(sb, '|');
+		strbuf_reset(&cell);
+		if (i < c->nr_ops)
+			strbuf_addstr(&cell, g->op);
+		else
+			strbuf_addstr(&cell, i == c->nr_ops ? "**overall**" : "torch side (control)");
+		md_cell(sb, cell.buf);
+		strbuf_reset(&cell);
+		fmt_geomean(&cell, g);
+		md_cell(sb, cell.buf);
+		strbuf_reset(&cell);
+		fmt_ci(&cell, g);
+		md_cell(sb, cell.buf);
+		strbuf_addf(sb, " %zu |", g->n);
+		if (norm) {
+			strbuf_reset(&cell);
+			if (i <= c->nr_ops)
+				fmt_norm(&cell, g, 0);
+			md_cell(sb, cell.buf);
+			strbuf_reset(&cell);
+			if (i <= c->nr_ops)
+				fmt_norm(&cell, g, 1);
+			md_cell(sb, cell.buf);
+		}
+		strbuf_addch(sb, '\n');
+	}
+	strbuf_release(&cell);
+}
+
+static void md_rows(const struct zl_compare *c, struct strbuf *sb)
+{
+	struct strbuf cell = STRBUF_INIT;
+	size_t i;
+
+	strbuf_addf(sb, "<details><summary>%zu rows</summary>\n\n", c->nr_rows);
+	strbuf_addstr(sb, "| op | dtype | shape | side | A ms | B ms | B/A | 95% CI | p | verdict | method "
+		      "| floor |\n|---|---|---|---|---:|---:|---:|---:|---:|---|---|---|\n");
+	for (i = 0; i < c->nr_rows; i++) {
+		const struct zl_compare_row *r = &c->rows[i];
+
+		strbuf_addch(sb, '|');
+		md_cell(sb, r->op);
+		md_cell(sb, r->dtype);
+		strbuf_reset(&cell);
+		shape_cell(&cell, r);
+		md_cell(sb, cell.buf);
+		md_cell(sb, zl_side_name(r->side));
+		strbuf_reset(&cell);
+		fmt_ms(&cell, r->a_ms);
+		md_cell(sb, cell.buf);
+		strbuf_reset(&cell);
+		fmt_ms(&cell, r->b_ms);
+		md_cell(sb, cell.buf);
+		strbuf_reset(&cell);
+		if (isfinite(r->ratio))
+			strbuf_addf(&cell, "%.4f", r->ratio);
+		else
+			strbuf_addch(&cell, '-');
+		md_cell(sb, cell.buf);
+		strbuf_reset(&cell);
+		fmt_row_ci(&cell, r);
+		md_cell(sb, cell.buf);
+		strbuf_reset(&cell);
+		fmt_p(&cell, r->p_value);
+		md_cell(sb, cell.buf);
+		strbuf_reset(&cell);
+		strbuf_addf(&cell, r->verdict == ZL_VERDICT_SLOWER ? "**%s**" : "%s",
+			    zl_verdict_name(r->verdict));
+		if (r->gate_failed)
+			strbuf_addstr(&cell, ", **gate failed**");
+		md_cell(sb, cell.buf);
+		strbuf_reset(&cell);
+		fmt_method(&cell, r);
+		md_cell(sb, cell.buf);
+		strbuf_reset(&cell);
+		strbuf_addf(&cell, "%g%% ", r->floor_pct);
+		floor_source(c, r, &cell);
+		md_cell(sb, cell.buf);
+		strbuf_addch(sb, '\n');
+	}
+	strbuf_addstr(sb, "\n</details>\n\n");
+	strbuf_release(&cell);
+}
+
+static void md_unsure(const struct zl_compare *c, struct strbuf *sb)
+{
+	struct strbuf label = STRBUF_INIT;
+	size_t i, shown = 0;
+
+	if (!c->rows_unsure)
+		return;
+	strbuf_addf(sb, "**Unsure: %zu rows** (not judged; `--fail-on-unsure` gates them)\n\n", c->rows_unsure);
+	for (i = 0; i < c->nr_rows && shown < UNSURE_LISTED; i++) {
+		const struct zl_compare_row *r = &c->rows[i];
+
+		if (r->verdict != ZL_VERDICT_UNSURE)
+			continue;
+		strbuf_reset(&label);
+		row_label(&label, r);
+		strbuf_addstr(sb, "- ");
+		md_code(sb, label.buf);
+		strbuf_addf(sb, ": %s. Advice: %s\n", r->unsure_reason, r->advice);
+		shown++;
+	}
+	if (c->rows_unsure > shown)
+		strbuf_addf(sb, "- ... and %zu more (`--json` lists them all)\n", c->rows_unsure - shown);
+	strbuf_addch(sb, '\n');
+	strbuf_release(&label);
 }
 
 void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
@@ -1477,61 +2149,22 @@ void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
 		}
 		strbuf_addch(sb, '\n');
 	}
-	strbuf_addf(sb, "**Geomean of B/A, gems side** (95%% bootstrap CI over shapes, %d resamples)\n\n",
-		    c->opts.resamples);
-	strbuf_addstr(sb, "| op | geomean B/A | 95% CI | shapes |\n|---|---:|---:|---:|\n");
-	for (i = 0; i <= c->nr_ops; i++) {
-		const struct zl_geomean *g = i < c->nr_ops ? &c->ops[i] : &c->overall;
-
-		strbuf_addch(sb, '|');
-		strbuf_reset(&cell);
-		strbuf_addf(&cell, i < c->nr_ops ? "%s" : "**%s**", i < c->nr_ops ? g->op : "overall");
-		md_cell(sb, cell.buf);
-		strbuf_reset(&cell);
-		fmt_geomean(&cell, g);
-		md_cell(sb, cell.buf);
-		strbuf_reset(&cell);
-		fmt_ci(&cell, g);
-		md_cell(sb, cell.buf);
-		strbuf_addf(sb, " %zu |\n", g->n);
-	}
+	floor_summary(c, &cell);
+	strbuf_addf(sb, "**Floor:** %s\n\n", cell.buf);
 	strbuf_reset(&cell);
-	noise_summary(c, &cell);
-	strbuf_addf(sb, "\nNoise: %s.\n\n", cell.buf);
-	strbuf_addf(sb, "<details><summary>%zu rows</summary>\n\n", c->nr_rows);
-	strbuf_addstr(sb, "| op | dtype | shape | side | A ms | B ms | B/A | verdict |\n"
-		      "|---|---|---|---|---:|---:|---:|---|\n");
-	for (i = 0; i < c->nr_rows; i++) {
-		const struct zl_compare_row *r = &c->rows[i];
-
-		strbuf_addch(sb, '|');
-		md_cell(sb, r->op);
-		md_cell(sb, r->dtype);
-		strbuf_reset(&cell);
-		shape_cell(&cell, r);
-		md_cell(sb, cell.buf);
-		md_cell(sb, zl_side_name(r->side));
-		strbuf_reset(&cell);
-		fmt_ms(&cell, r->a_ms);
-		md_cell(sb, cell.buf);
-		strbuf_reset(&cell);
-		fmt_ms(&cell, r->b_ms);
-		md_cell(sb, cell.buf);
-		strbuf_reset(&cell);
-		if (isfinite(r->ratio))
-			strbuf_addf(&cell, "%.4f", r->ratio);
-		else
-			strbuf_addch(&cell, '-');
-		md_cell(sb, cell.buf);
-		strbuf_reset(&cell);
-		strbuf_addf(&cell, r->verdict == ZL_VERDICT_SLOWER ? "**%s**" : "%s",
-			    zl_verdict_name(r->verdict));
-		if (r->gate_failed)
-			strbuf_addstr(&cell, ", **gate failed**");
-		md_cell(sb, cell.buf);
-		strbuf_addch(sb, '\n');
+	verdict_summary(c, &cell);
+	strbuf_addf(sb, "**Verdicts:** %s.\n\n", cell.buf);
+	md_geomeans(c, sb);
+	strbuf_reset(&cell);
+	if (c->drift.moved) {
+		drift_line(c, &cell);
+		strbuf_addf(sb, "\n> :warning: **%s**\n", cell.buf);
+	} else if (no_control_reason(c, &cell)) {
+		strbuf_addf(sb, "\nDrift control: none (%s).\n", cell.buf);
 	}
-	strbuf_addstr(sb, "\n</details>\n\n");
+	strbuf_addch(sb, '\n');
+	md_unsure(c, sb);
+	md_rows(c, sb);
 	for (i = 0; i < c->warnings.nr; i++)
 		strbuf_addf(sb, "- warning: %s\n", c->warnings.v[i]);
 	if (c->warnings.nr)

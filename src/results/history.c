@@ -61,6 +61,20 @@ static const struct migration migrations[] = {
 	  "CREATE INDEX runs_op_started ON runs(op, started_at);"
 	  "CREATE INDEX runs_backend_started ON runs(backend, started_at);",
 	  backfill_host },
+	/* 3: calibrations of the run-to-run noise, the floor of compare's verdicts (history.h) */
+	{ "CREATE TABLE calibrations ("
+	  " id INTEGER PRIMARY KEY,"
+	  " backend TEXT NOT NULL, device_name TEXT NOT NULL, timer TEXT NOT NULL,"
+	  " flaggems_commit TEXT NOT NULL, created_at TEXT NOT NULL,"
+	  " runs INTEGER, ops TEXT, run_ids TEXT, detail TEXT);"
+	  "CREATE TABLE calibration_classes ("
+	  " calibration INTEGER NOT NULL REFERENCES calibrations(id) ON DELETE CASCADE,"
+	  " size_class TEXT NOT NULL, rows INTEGER NOT NULL, spread_rel REAL,"
+	  " false_flag_1 REAL, false_flag_2 REAL, false_flag_5 REAL, floor_pct REAL NOT NULL,"
+	  " PRIMARY KEY (calibration, size_class));"
+	  "CREATE INDEX calibrations_key ON calibrations(backend, device_name, timer,"
+	  " flaggems_commit, created_at);",
+	  NULL },
 };
 
 _Static_assert(ZL_ARRAY_SIZE(migrations) == ZL_HISTORY_SCHEMA_VERSION,
@@ -895,6 +909,9 @@ static int load_result_rows(struct zl_history *h, sqlite3_int64 id, struct zl_ru
 		r->max_ms = column_real(st, 12);
 		r->iqr_ms = column_real(st, 13);
 		r->error_msg = column_dup(st, 14);
+		/* the raw samples are not stored: compare falls back to the summary figures */
+		r->samples_total = -1;
+		r->estimate_ms = r->noise_rel = NAN;
 		/* rows carry the timer's figures only when plugins/timer.jsonl had them */
 		if (r->timer || r->samples >= 0 || !isnan(r->iqr_ms))
 			run->has_timer = 1;
@@ -1000,3 +1017,297 @@ void zl_op_durations_release(struct zl_op_durations *d)
 	d->nr = d->alloc = 0;
 }
 
+/* ---- calibrations ----------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	double below_ms;         /* upper bound of the class */
+} size_classes[ZL_SIZE__COUNT] = {
+	[ZL_SIZE_UNDER_5US] = { "<5us", 0.005 },
+	[ZL_SIZE_5_50US] = { "5-50us", 0.05 },
+	[ZL_SIZE_50_500US] = { "50-500us", 0.5 },
+	[ZL_SIZE_OVER_500US] = { ">=500us", INFINITY },
+};
+
+const double zl_calibration_levels_pct[ZL_CALIBRATION_LEVELS] = { 1, 2, 5 };
+
+const char *zl_size_class_name(enum zl_size_class c)
+{
+	return (size_t)c < ZL_SIZE__COUNT ? size_classes[c].name : "?";
+}
+
+int zl_size_class_parse(const char *s, enum zl_size_class *out)
+{
+	size_t i;
+
+	for (i = 0; s && i < ZL_SIZE__COUNT; i++)
+		if (!strcmp(s, size_classes[i].name)) {
+			*out = (enum zl_size_class)i;
+			return 0;
+		}
+	return -1;
+}
+
+enum zl_size_class zl_size_class_of(double ms)
+{
+	size_t i;
+
+	if (!(ms > 0) || !isfinite(ms))
+		return ZL_SIZE__COUNT;
+	for (i = 0; i + 1 < ZL_SIZE__COUNT && ms >= size_classes[i].below_ms; i++)
+		;
+	return (enum zl_size_class)i;
+}
+
+void zl_calibration_init(struct zl_calibration *c)
+{
+	size_t i, k;
+
+	memset(c, 0, sizeof(*c));
+	c->runs = -1;
+	strvec_init(&c->ops);
+	strvec_init(&c->run_ids);
+	for (i = 0; i < ZL_SIZE__COUNT; i++) {
+		c->cls[i].spread_rel = c->cls[i].floor_pct = NAN;
+		for (k = 0; k < ZL_CALIBRATION_LEVELS; k++)
+			c->cls[i].false_flag[k] = NAN;
+	}
+}
+
+void zl_calibration_release(struct zl_calibration *c)
+{
+	free(c->backend);
+	free(c->device_name);
+	free(c->timer);
+	free(c->flaggems_commit);
+	free(c->created_at);
+	free(c->detail);
+	strvec_clear(&c->ops);
+	strvec_clear(&c->run_ids);
+	zl_calibration_init(c);
+}
+
+void zl_calibration_describe(const struct zl_calibration *c, struct strbuf *sb)
+{
+	strbuf_addf(sb, "calibration %ld (%s, %s, %s timer, flaggems %s, %s)", c->id,
+		    c->backend ? c->backend : "?", c->device_name ? c->device_name : "?",
+		    c->timer ? c->timer : "?", c->flaggems_commit ? c->flaggems_commit : "?",
+		    c->created_at ? c->created_at : "?");
+}
+
+/* NAN, or a finite number in [lo, hi]. */
+static int optional_in(double v, double lo, double hi)
+{
+	return isnan(v) || (v >= lo && v <= hi);
+}
+
+static int check_calibration(const struct zl_calibration *cal, struct strbuf *err)
+{
+	static const char *const keys[] = { "backend", "device name", "timer", "flaggems commit" };
+	const char *values[] = { cal->backend, cal->device_name, cal->timer, cal->flaggems_commit };
+	size_t i, k, present = 0;
+
+	for (i = 0; i < ZL_ARRAY_SIZE(keys); i++)
+		if (!values[i] || !*values[i])
+			return zl_error(err, "calibration: no %s", keys[i]);
+	for (i = 0; i < ZL_SIZE__COUNT; i++) {
+		const struct zl_calibration_class *c = &cal->cls[i];
+		int bad = 0;
+
+		if (!c->present)
+			continue;
+		present++;
+		if (!(c->floor_pct > 0) || !isfinite(c->floor_pct))
+			return zl_error(err, "calibration class '%s': floor %g is not a positive percentage",
+					size_classes[i].name, c->floor_pct);
+		for (k = 0; k < ZL_CALIBRATION_LEVELS; k++)
+			bad |= !optional_in(c->false_flag[k], 0, 1);
+		if (bad || c->rows < 0 || !optional_in(c->spread_rel, 0, INFINITY))
+			return zl_error(err, "calibration class '%s': rows, spread or false-flag rates out "
+					"of range", size_classes[i].name);
+	}
+	if (!present)
+		return zl_error(err, "calibration: no size class was measured");
+	return 0;
+}
+
+static char *strvec_json_text(const struct strvec *sv)
+{
+	cJSON *arr = zl_json_strvec(sv);
+	char *text = arr ? cJSON_PrintUnformatted(arr) : NULL;
+
+	cJSON_Delete(arr);
+	return text;
+}
+
+static int insert_classes(struct zl_history *h, const struct zl_calibration *cal, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int ret = 0;
+
+	if (prepare(h, "INSERT INTO calibration_classes (calibration, size_class, rows, spread_rel,"
+		    " false_flag_1, false_flag_2, false_flag_5, floor_pct)"
+		    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &st, err))
+		return -1;
+	for (i = 0; i < ZL_SIZE__COUNT && !ret; i++) {
+		const struct zl_calibration_class *c = &cal->cls[i];
+
+		if (!c->present)
+			continue;
+		if (sqlite3_bind_int64(st, 1, cal->id) != SQLITE_OK ||
+		    bind_text(st, 2, size_classes[i].name) || bind_int(st, 3, c->rows, 0) ||
+		    bind_real(st, 4, c->spread_rel) || bind_real(st, 5, c->false_flag[0]) ||
+		    bind_real(st, 6, c->false_flag[1]) || bind_real(st, 7, c->false_flag[2]) ||
+		    bind_real(st, 8, c->floor_pct))
+			ret = db_error(err, h->db, h->path, "cannot bind a value");
+		else if (step_done(h, st, err))
+			ret = -1;
+		else if (sqlite3_reset(st) != SQLITE_OK)
+			ret = db_error(err, h->db, h->path, "cannot reset a statement");
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int zl_history_store_calibration(struct zl_history *h, struct zl_calibration *cal,
+				 struct strbuf *err)
+{
+	sqlite3_stmt *st = NULL;
+	char *ops = NULL, *run_ids = NULL;
+	char now[32];
+	int ret = -1;
+
+	if (check_calibration(cal, err))
+		return -1;
+	if (h->version < 3)
+		return zl_error(err, "history database '%s' is at schema version %d: no calibrations "
+				"before version 3", h->path, h->version);
+	ops = strvec_json_text(&cal->ops);
+	run_ids = strvec_json_text(&cal->run_ids);
+	if (!ops || !run_ids) {
+		zl_error(err, "cannot serialise a calibration: out of memory");
+		goto out;
+	}
+	if (!cal->created_at) {
+		zl_utc_iso8601(now, zl_now_epoch());
+		cal->created_at = xstrdup(now);
+	}
+	if (begin_immediate(h, err))
+		goto out;
+	if (prepare(h, "INSERT INTO calibrations (backend, device_name, timer, flaggems_commit,"
+		    " created_at, runs, ops, run_ids, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+		    &st, err))
+		goto fail;
+	if (bind_text(st, 1, cal->backend) || bind_text(st, 2, cal->device_name) ||
+	    bind_text(st, 3, cal->timer) || bind_text(st, 4, cal->flaggems_commit) ||
+	    bind_text(st, 5, cal->created_at) || bind_int(st, 6, cal->runs, cal->runs < 0) ||
+	    bind_text(st, 7, ops) || bind_text(st, 8, run_ids) || bind_text(st, 9, cal->detail)) {
+		db_error(err, h->db, h->path, "cannot bind a value");
+		goto fail;
+	}
+	if (step_done(h, st, err))
+		goto fail;
+	cal->id = (long)sqlite3_last_insert_rowid(h->db);
+	if (insert_classes(h, cal, err))
+		goto fail;
+	if (commit(h, err))
+		goto out;
+	ret = 0;
+	goto out;
+fail:
+	rollback(h);
+	cal->id = 0;
+out:
+	sqlite3_finalize(st);
+	free(ops);
+	free(run_ids);
+	return ret;
+}
+
+/* A stored JSON array of strings onto sv; anything else is left out. */
+static void json_text_to_strvec(const char *text, struct strvec *sv)
+{
+	cJSON *arr = text ? cJSON_Parse(text) : NULL;
+
+	if (zl_json_to_strvec(arr, sv))
+		strvec_clear(sv);
+	cJSON_Delete(arr);
+}
+
+static int load_classes(struct zl_history *h, struct zl_calibration *out, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prepare(h, "SELECT size_class, rows, spread_rel, false_flag_1, false_flag_2, false_flag_5,"
+		    " floor_pct FROM calibration_classes WHERE calibration = ?1", &st, err))
+		return -1;
+	if (sqlite3_bind_int64(st, 1, out->id) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return db_error(err, h->db, h->path, "cannot bind a value");
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		enum zl_size_class sc;
+		struct zl_calibration_class *c;
+		size_t k;
+
+		/* a class this zlbench does not know (a later one's) is not used */
+		if (zl_size_class_parse((const char *)sqlite3_column_text(st, 0), &sc))
+			continue;
+		c = &out->cls[sc];
+		c->rows = (long)sqlite3_column_int64(st, 1);
+		c->spread_rel = column_real(st, 2);
+		for (k = 0; k < ZL_CALIBRATION_LEVELS; k++)
+			c->false_flag[k] = column_real(st, 3 + (int)k);
+		c->floor_pct = column_real(st, 6);
+		c->present = c->floor_pct > 0;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(err, h->db, h->path, "cannot read calibration classes");
+	return 0;
+}
+
+int zl_history_find_calibration(struct zl_history *h, const char *backend, const char *device_name,
+				const char *timer, const char *flaggems_commit,
+				struct zl_calibration *out, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc, found;
+
+	if (h->version < 3 || !backend || !device_name || !timer || !flaggems_commit)
+		return 0;
+	if (prepare(h, "SELECT id, backend, device_name, timer, flaggems_commit, created_at, runs, ops,"
+		    " run_ids, detail FROM calibrations WHERE backend = ?1 AND device_name = ?2"
+		    " AND timer = ?3 AND flaggems_commit = ?4 ORDER BY created_at DESC, id DESC LIMIT 1",
+		    &st, err))
+		return -1;
+	if (bind_text(st, 1, backend) || bind_text(st, 2, device_name) || bind_text(st, 3, timer) ||
+	    bind_text(st, 4, flaggems_commit)) {
+		sqlite3_finalize(st);
+		return db_error(err, h->db, h->path, "cannot bind a value");
+	}
+	rc = sqlite3_step(st);
+	found = rc == SQLITE_ROW;
+	if (found) {
+		out->id = (long)sqlite3_column_int64(st, 0);
+		out->backend = column_dup(st, 1);
+		out->device_name = column_dup(st, 2);
+		out->timer = column_dup(st, 3);
+		out->flaggems_commit = column_dup(st, 4);
+		out->created_at = column_dup(st, 5);
+		out->runs = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(st, 6);
+		json_text_to_strvec((const char *)sqlite3_column_text(st, 7), &out->ops);
+		json_text_to_strvec((const char *)sqlite3_column_text(st, 8), &out->run_ids);
+		out->detail = column_dup(st, 9);
+	}
+	sqlite3_finalize(st);
+	if (!found && rc != SQLITE_DONE)
+		return db_error(err, h->db, h->path, "cannot look up calibrations");
+	if (found && load_classes(h, out, err)) {
+		zl_calibration_release(out);
+		return -1;
+	}
+	return found;
+}

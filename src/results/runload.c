@@ -61,6 +61,8 @@ static void result_release(struct zl_result *r)
 	free(r->shape);
 	free(r->error_msg);
 	free(r->timer);
+	free(r->samples_ms);
+	free(r->estimator);
 }
 
 /* The string fields of struct zl_run, filled from run_identity.json by this table. */
@@ -206,6 +208,8 @@ static void add_row(struct zl_run *run, const char *op, const char *dtype, const
 	r->error_msg = err_msg ? xstrdup(err_msg) : NULL;
 	r->samples = -1;
 	r->median_ms = r->min_ms = r->max_ms = r->iqr_ms = NAN;
+	r->samples_total = -1;
+	r->estimate_ms = r->noise_rel = NAN;
 }
 
 static void load_detail(struct zl_run *run, const char *op_key, const cJSON *detail,
@@ -331,15 +335,42 @@ static int timer_occurrence(struct timer_seen **seen, size_t *nr, size_t *alloc,
 	return 1;
 }
 
+/* samples_ms into r (replacing what it had); returns how many entries were not positive numbers. */
+static size_t attach_samples(struct zl_result *r, const cJSON *rec)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(rec, "samples_ms");
+	const cJSON *it;
+	size_t bad = 0, n;
+
+	free(r->samples_ms);
+	r->samples_ms = NULL;
+	r->nr_samples_ms = 0;
+	if (!cJSON_IsArray(arr) || !(n = (size_t)cJSON_GetArraySize(arr)))
+		return 0;
+	r->samples_ms = xcalloc(n, sizeof(*r->samples_ms));
+	cJSON_ArrayForEach(it, arr) {
+		if (cJSON_IsNumber(it) && isfinite(it->valuedouble) && it->valuedouble > 0)
+			r->samples_ms[r->nr_samples_ms++] = it->valuedouble;
+		else
+			bad++;
+	}
+	if (!r->nr_samples_ms) {
+		free(r->samples_ms);
+		r->samples_ms = NULL;
+	}
+	return bad;
+}
+
 /* 1 when matched, 0 when no results row has this key. */
 static int attach_timer(struct zl_run *run, const cJSON *rec, struct timer_seen **seen,
-			size_t *nr_seen, size_t *alloc_seen)
+			size_t *nr_seen, size_t *alloc_seen, size_t *bad_samples)
 {
 	const char *op = zl_json_path_string(rec, "op");
 	const char *dtype = zl_json_path_string(rec, "dtype");
 	const char *side_s = zl_json_path_string(rec, "side");
 	const cJSON *samples = first_item(rec, timer_samples_keys);
 	const cJSON *used = first_item(rec, timer_used_keys);
+	const cJSON *total;
 	struct strbuf key = STRBUF_INIT;
 	struct zl_result *r;
 	enum zl_side side;
@@ -366,6 +397,15 @@ static int attach_timer(struct zl_run *run, const cJSON *rec, struct timer_seen 
 		r->samples = cJSON_GetArraySize(samples);
 	free(r->timer);
 	r->timer = cJSON_IsString(used) ? xstrdup(used->valuestring) : NULL;
+	*bad_samples += attach_samples(r, rec);
+	run->rows_with_samples += r->samples_ms != NULL;
+	total = cJSON_GetObjectItemCaseSensitive(rec, "samples_total");
+	r->samples_total = cJSON_IsNumber(total) ? (long)total->valuedouble : -1;
+	r->samples_subset = same_str(zl_json_path_string(rec, "samples_stored"), "subset");
+	r->estimate_ms = json_number(cJSON_GetObjectItemCaseSensitive(rec, "estimate_ms"));
+	r->noise_rel = json_number(cJSON_GetObjectItemCaseSensitive(rec, "noise_rel"));
+	free(r->estimator);
+	r->estimator = zl_json_path_dup(rec, "estimator");
 	return 1;
 }
 
@@ -374,7 +414,7 @@ static void load_timer(struct zl_run *run)
 	char *path = zl_path_join(run->dir, "plugins/timer.jsonl");
 	struct strbuf text = STRBUF_INIT;
 	struct timer_seen *seen = NULL;
-	size_t nr_seen = 0, alloc_seen = 0, lineno = 0, bad = 0, unmatched = 0, i;
+	size_t nr_seen = 0, alloc_seen = 0, lineno = 0, bad = 0, unmatched = 0, bad_samples = 0, i;
 	char *line, *next;
 
 	if (strbuf_read_file(&text, path) < 0) {
@@ -395,7 +435,7 @@ static void load_timer(struct zl_run *run)
 		rec = cJSON_Parse(line);
 		if (!cJSON_IsObject(rec))
 			bad++;
-		else if (!attach_timer(run, rec, &seen, &nr_seen, &alloc_seen))
+		else if (!attach_timer(run, rec, &seen, &nr_seen, &alloc_seen, &bad_samples))
 			unmatched++;
 		cJSON_Delete(rec);
 	}
@@ -405,6 +445,9 @@ static void load_timer(struct zl_run *run)
 	if (unmatched)
 		strvec_pushf(&run->notes, "plugins/timer.jsonl: %zu measurements match no results row",
 			     unmatched);
+	if (bad_samples)
+		strvec_pushf(&run->notes, "plugins/timer.jsonl: %zu entries of samples_ms are not positive "
+			     "numbers and were skipped", bad_samples);
 out:
 	for (i = 0; i < nr_seen; i++)
 		free(seen[i].key);

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "zlbench/compare.h"
+#include "zlbench/history.h"
 #include "zlbench/runload.h"
 #include "zlbench/strbuf.h"
 #include "../fixtures/runs/runfixture.h"
@@ -519,11 +520,16 @@ static void test_compare_rows_geomean_gate(void **state)
 	zl_compare_release(&c);
 }
 
-/* With timer statistics, a 3 % change inside wide noise is "same", outside tight noise "slower". */
+/*
+ * Without samples ("medians: no samples_ms"): a 3 % change inside wide noise is
+ * "same", and under the 5 % floor too however tight the IQRs; --threshold cannot
+ * go below the floor (it could before issue 14), a calibrated floor can.
+ */
 static void test_noise_aware(void **state)
 {
 	struct pair *p = *state;
 	struct zl_compare_opts opts = ZL_COMPARE_OPTS_INIT;
+	struct zl_calibration cal;
 	struct zl_compare c;
 	size_t i;
 
@@ -531,114 +537,519 @@ static void test_noise_aware(void **state)
 	zl_compare_init(&c);
 	zl_compare_runs(&p->a, &p->b, &opts, &c);
 	assert_int_equal(c.rows_iqr, 30);
-	for (i = 0; i < c.nr_rows; i++)
+	assert_int_equal(c.rows_samples, 0);
+	for (i = 0; i < c.nr_rows; i++) {
 		assert_int_equal(c.rows[i].verdict, ZL_VERDICT_SAME);
+		assert_int_equal(c.rows[i].method, ZL_METHOD_MEDIANS);
+		assert_true(isnan(c.rows[i].ci_low) && isnan(c.rows[i].p_value));
+		assert_true(c.rows[i].floor_pct == ZL_FIXED_FLOOR_PCT && !c.rows[i].floor_calibrated);
+	}
 	zl_compare_release(&c);
 
-	/* tight noise, but 3 % is under the default 5 % run-to-run floor: same */
+	/* tight noise, but 3 % is under the 5 % floor: same; a 1 % threshold is raised to the floor */
 	write_and_load(p, 1.03, NULL, 0.005);
+	opts.threshold_pct = 1;
 	zl_compare_init(&c);
 	zl_compare_runs(&p->a, &p->b, &opts, &c);
-	for (i = 0; i < c.nr_rows; i++)
+	for (i = 0; i < c.nr_rows; i++) {
 		assert_int_equal(c.rows[i].verdict, ZL_VERDICT_SAME);
+		assert_true(c.rows[i].threshold_pct == 5);
+	}
 	zl_compare_release(&c);
 
-	/* with a 1 % floor the same tight noise makes 3 % a slowdown */
-	opts.threshold_pct = 1;
+	/* a calibration with a 1 % floor makes the same tight 3 % a slowdown */
+	zl_calibration_init(&cal);
+	cal.id = 7;
+	for (i = 0; i < ZL_SIZE__COUNT; i++) {
+		cal.cls[i].present = 1;
+		cal.cls[i].floor_pct = 1;
+	}
+	opts.calibration = &cal;
 	opts.fail_pct = 2;
 	zl_compare_init(&c);
 	zl_compare_runs(&p->a, &p->b, &opts, &c);
-	for (i = 0; i < c.nr_rows; i++)
+	for (i = 0; i < c.nr_rows; i++) {
 		assert_int_equal(c.rows[i].verdict,
 				 c.rows[i].side == ZL_SIDE_GEMS ? ZL_VERDICT_SLOWER : ZL_VERDICT_SAME);
+		assert_true(c.rows[i].floor_calibrated && c.rows[i].floor_pct == 1);
+	}
 	assert_true(c.gate_failed);
+	assert_int_equal(c.gate_rows, 15);
 	zl_compare_release(&c);
+	opts.calibration = NULL;
 
 	/* the same 3 % with no timer data is within the 5 % threshold */
-	opts.threshold_pct = 5;
+	opts.threshold_pct = 0;
 	write_and_load(p, 1.03, NULL, -1);
 	zl_compare_init(&c);
 	zl_compare_runs(&p->a, &p->b, &opts, &c);
 	assert_int_equal(c.rows_threshold, 30);
 	for (i = 0; i < c.nr_rows; i++)
 		assert_int_equal(c.rows[i].verdict, ZL_VERDICT_SAME);
-	/*
-	 * geomean 1.03 > 1.02 fails the gate, and so does every gems shape: without timer
-	 * data the gate's floor is min(threshold 5, pct 2) = 2 %, and 3 % is beyond it
-	 */
+	/* geomean 1.03 > 1.02 fails the gate; the rows, "same", do not (they did before issue 14) */
 	assert_true(c.gate_failed);
-	assert_int_equal(c.gate_reasons.nr, 16);
-	assert_int_equal(c.gate_rows, 15);
+	assert_int_equal(c.gate_reasons.nr, 1);
+	assert_int_equal(c.gate_rows, 0);
 	assert_non_null(strstr(c.gate_reasons.v[0], "overall geomean"));
-	assert_non_null(strstr(c.gate_reasons.v[1], "verdict same: within the 5% run-to-run floor"));
 	zl_compare_release(&c);
+	zl_calibration_release(&cal);
 }
 
 /*
- * The gate honours a pct below the threshold: 4 % slower under a tight IQR is "same"
- * (the 5 % run-to-run floor) yet fails --fail-on-regression 3; wide noise still passes.
+ * The gate judges verdicts: 4 % slower on float16 under tight IQRs is "same" under the
+ * 5 % floor, so --fail-on-regression 3 passes (before issue 14 the gate lowered the
+ * floor to pct and failed these rows; now a pct below the floor cannot be decided).
  */
 static void test_gate_below_threshold(void **state)
 {
 	struct pair *p = *state;
 	struct zl_compare_opts opts = ZL_COMPARE_OPTS_INIT;
 	struct zl_compare c;
-	size_t i, failed = 0;
+	size_t i;
 
 	/* float16 only: the overall geomean 1.04^(1/3) = 1.013 stays under every limit below */
 	write_and_load(p, 1.04, "torch.float16", 0.002);
 	opts.fail_pct = 3;
-	assert_true(zl_compare_gate_floor(&opts) == 3);
 	zl_compare_init(&c);
 	zl_compare_runs(&p->a, &p->b, &opts, &c);
 	assert_int_equal(c.rows_iqr, 30);
 	for (i = 0; i < c.nr_rows; i++) {
-		const struct zl_compare_row *r = &c.rows[i];
-		int hit = r->side == ZL_SIDE_GEMS && !strcmp(r->dtype, "torch.float16");
-
-		assert_int_equal(r->verdict, ZL_VERDICT_SAME);
-		assert_int_equal(r->gate_failed, hit);
-		/* the gate's band is the 3 % floor over a 0.2 % IQR */
-		assert_true(fabs(r->gate_band_ms - 0.03 * r->a_ms) < 1e-12);
-		failed += r->gate_failed;
+		assert_int_equal(c.rows[i].verdict, ZL_VERDICT_SAME);
+		assert_false(c.rows[i].gate_failed);
 	}
-	assert_int_equal(failed, 5);
-	assert_true(c.gate_failed);
-	assert_int_equal(c.gate_rows, 5);
-	assert_int_equal(c.gate_reasons.nr, 5);
-	assert_non_null(strstr(c.gate_reasons.v[0], "(gems): B/A 1.0400, 4.0% slower beyond noise (limit 3%)"));
-	assert_non_null(strstr(c.gate_reasons.v[0], "the 3% gate floor over tighter timer IQRs"));
-	zl_compare_release(&c);
-
-	/* 4 % is within a 5 % limit, and within 4.5 % */
-	opts.fail_pct = 5;
-	zl_compare_init(&c);
-	zl_compare_runs(&p->a, &p->b, &opts, &c);
 	assert_false(c.gate_failed);
 	assert_int_equal(c.gate_reasons.nr, 0);
 	zl_compare_release(&c);
-	opts.fail_pct = 4.5;
+
+	/* --fail-on-unsure changes nothing without samples: medians rows are never unsure */
+	opts.fail_on_unsure = 1;
 	zl_compare_init(&c);
 	zl_compare_runs(&p->a, &p->b, &opts, &c);
 	assert_false(c.gate_failed);
+	assert_int_equal(c.rows_unsure, 0);
 	zl_compare_release(&c);
+}
 
-	/* a 5 % IQR on both sides covers 4 %: not beyond noise, whatever pct says */
-	write_and_load(p, 1.04, "torch.float16", 0.05);
-	opts.fail_pct = 3;
+/* ---- the verdict engine ---------------------------------------------------------- */
+
+/* n samples around center with relative noise cv (lognormal), seeded. */
+static double *draw(size_t n, double center, double cv, uint64_t seed)
+{
+	double *v = xcalloc(n, sizeof(*v));
+	uint64_t st = seed;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v[i] = center * exp(cv * fx_gauss(&st));
+	return v;
+}
+
+static void engine(const double *a, size_t na, const double *b, size_t nb, double floor_pct,
+		   double threshold_pct, struct zl_row_verdict *v)
+{
+	struct zl_verdict_opts o = ZL_VERDICT_OPTS_INIT;
+
+	o.floor_pct = floor_pct;
+	o.threshold_pct = threshold_pct;
+	zl_verdict_samples(a, na, b, nb, &o, v);
+}
+
+static void test_engine_samples(void **state)
+{
+	double *a = draw(500, 0.1, 0.01, 1), *b = draw(500, 0.1, 0.01, 2);
+	double *b3 = draw(500, 0.103, 0.01, 3), *b10 = draw(500, 0.09, 0.01, 4);
+	double *b5 = draw(500, 0.105, 0.01, 5);
+	struct zl_row_verdict v;
+	struct strbuf sb = STRBUF_INIT;
+	double t;
+	(void)state;
+
+	/* A/A under the fixed floor: same; the interval carries the run-to-run sd 5 % / 3 */
+	engine(a, 500, b, 500, 5, 0, &v);
+	assert_int_equal(v.verdict, ZL_VERDICT_SAME);
+	assert_int_equal(v.method, ZL_METHOD_SAMPLES);
+	assert_true(fabs(v.run_sd - log1p(0.05) / 3) < 1e-15);
+	assert_true(v.se_log > v.run_sd && v.within_se_log < 0.002);
+	assert_true(v.ci_low > 0.95 && v.ci_high < 1.05 && v.ci_high - v.ci_low > 2 * 1.95 * v.run_sd);
+	assert_true(v.p_value > 1e-4);
+	assert_true(v.a_n == 500 && v.b_n == 500);
+	/* 3 % slower under a 1 % floor: slower, significant, the interval clear of 1 */
+	engine(a, 500, b3, 500, 1, 0, &v);
+	assert_int_equal(v.verdict, ZL_VERDICT_SLOWER);
+	assert_true(v.p_value < 1e-10 && v.ci_low > 1.01 && fabs(v.ratio - 1.03) < 0.003);
+	/* the same 3 % under the fixed 5 % floor: unsure, the interval crosses +5 % */
+	engine(a, 500, b3, 500, 5, 0, &v);
+	assert_int_equal(v.verdict, ZL_VERDICT_UNSURE);
+	assert_int_equal(v.unsure, ZL_UNSURE_OVERLAP);
+	zl_verdict_reason(&v, &sb);
+	assert_non_null(strstr(sb.buf, "interval overlaps the threshold: 95% CI ["));
+	assert_non_null(strstr(sb.buf, "crosses +5%"));
+	strbuf_reset(&sb);
+	zl_verdict_advice(&v, "mm", 0, &sb);
+	assert_non_null(strstr(sb.buf, "zlbench ab --op mm --rounds 4"));
+	assert_non_null(strstr(sb.buf, "zlbench calibrate --op mm"));
+	strbuf_reset(&sb);
+	/* a calibrated floor is not told to calibrate */
+	zl_verdict_advice(&v, "mm", 1, &sb);
+	assert_null(strstr(sb.buf, "calibrate"));
+	strbuf_reset(&sb);
+	/* 10 % faster under 5 %: faster, the whole interval below 0.95 */
+	engine(a, 500, b10, 500, 5, 0, &v);
+	assert_int_equal(v.verdict, ZL_VERDICT_FASTER);
+	assert_true(v.ci_high < 0.95);
+	/*
+	 * 6 % slower under the 5 % floor: beyond the threshold, p tiny, the interval clear of
+	 * 1, but not clear of 1.05 (the run-to-run sd of 1.6 % puts it near [1.03, 1.09]):
+	 * unsure, not slower; slower needs about 8.4 % under the fixed floor
+	 */
+	{
+		double *b6 = draw(500, 0.106, 0.01, 8), *b9 = draw(500, 0.109, 0.01, 9);
+
+		engine(a, 500, b6, 500, 5, 0, &v);
+		assert_true(v.ratio > 1.05 && v.ci_low > 1 && v.p_value < 1e-10);
+		assert_int_equal(v.verdict, ZL_VERDICT_UNSURE);
+		assert_int_equal(v.unsure, ZL_UNSURE_OVERLAP);
+		engine(a, 500, b9, 500, 5, 0, &v);
+		assert_int_equal(v.verdict, ZL_VERDICT_SLOWER);
+		assert_true(v.ci_low > 1.05);
+		free(b6);
+		free(b9);
+	}
+	/* --threshold above the floor: 5 % inside a 10 % threshold is same */
+	engine(a, 500, b5, 500, 5, 10, &v);
+	assert_int_equal(v.verdict, ZL_VERDICT_SAME);
+	assert_true(v.threshold_pct == 10);
+	/* ... and a threshold below the floor is raised to it */
+	engine(a, 500, b10, 500, 5, 1, &v);
+	assert_true(v.threshold_pct == 5);
+	/* a calibrated spread above floor / 3 widens the interval */
+	{
+		struct zl_verdict_opts o = ZL_VERDICT_OPTS_INIT;
+
+		o.floor_pct = 1;
+		o.spread_rel = 0.02;
+		zl_verdict_samples(a, 500, b3, 500, &o, &v);
+		assert_true(v.run_sd == 0.02);
+		assert_int_equal(v.verdict, ZL_VERDICT_UNSURE);
+	}
+	/* three samples a side cannot reach p < 1e-4 (exact p_min = 2 / C(6, 3) = 0.1) */
+	engine(a, 3, b10, 3, 5, 0, &v);
+	assert_int_equal(v.verdict, ZL_VERDICT_UNSURE);
+	assert_int_equal(v.unsure, ZL_UNSURE_FEW_SAMPLES);
+	assert_true(fabs(v.p_min - 0.1) < 1e-15);
+	zl_verdict_reason(&v, &sb);
+	assert_non_null(strstr(sb.buf, "too few samples: 3 in A, 3 in B"));
+	strbuf_reset(&sb);
+	zl_verdict_advice(&v, "mm", 0, &sb);
+	assert_non_null(strstr(sb.buf, "--noise-target"));
+	strbuf_reset(&sb);
+	/* one sample, or none */
+	engine(a, 1, b, 500, 5, 0, &v);
+	assert_int_equal(v.unsure, ZL_UNSURE_FEW_SAMPLES);
+	engine(a, 0, b, 500, 5, 0, &v);
+	assert_int_equal(v.unsure, ZL_UNSURE_FEW_SAMPLES);
+	assert_true(isnan(v.ratio));
+	free(b10);
+	free(b5);
+
+	/* 30 % of B's samples 20 % slower: two modes, unsure rather than a forced verdict */
+	{
+		double *bi = draw(500, 0.1, 0.01, 6);
+		size_t i;
+
+		for (i = 0; i < 150; i++)
+			bi[i] *= 1.2;
+		engine(a, 500, bi, 500, 5, 0, &v);
+		assert_int_equal(v.verdict, ZL_VERDICT_UNSURE);
+		assert_int_equal(v.unsure, ZL_UNSURE_BIMODAL);
+		assert_true(v.b_modes.bimodal && !v.a_modes.bimodal);
+		zl_verdict_reason(&v, &sb);
+		assert_non_null(strstr(sb.buf, "bimodal samples in B: 30% of them near"));
+		strbuf_reset(&sb);
+		/* modes 2 % apart matter little against a 5 % threshold: judged as usual */
+		for (i = 0; i < 150; i++)
+			bi[i] = bi[i] / 1.2 * 1.02;
+		engine(a, 500, bi, 500, 5, 0, &v);
+		assert_true(v.unsure != ZL_UNSURE_BIMODAL);
+		free(bi);
+	}
+
+	/* large noise: 8 % beyond a 5 % threshold, but p is far from 1e-4: not significant */
+	{
+		double *na = draw(30, 0.1, 0.3, 7), *nb = draw(30, 0.108, 0.3, 7);
+
+		engine(na, 30, nb, 30, 5, 0, &v);
+		t = v.ratio;
+		assert_true(t > 1.05);
+		assert_int_equal(v.verdict, ZL_VERDICT_UNSURE);
+		assert_int_equal(v.unsure, ZL_UNSURE_NOT_SIGNIFICANT);
+		zl_verdict_reason(&v, &sb);
+		assert_non_null(strstr(sb.buf, "not significant: B/A"));
+		strbuf_reset(&sb);
+		free(na);
+		free(nb);
+	}
+	free(a);
+	free(b);
+	free(b3);
+	strbuf_release(&sb);
+}
+
+/* A/A from one distribution over 2,000 rows of 200 samples: no faster/slower, by design. */
+static void test_engine_aa_rows(void **state)
+{
+	struct zl_row_verdict v;
+	size_t row, flagged = 0, same = 0;
+	(void)state;
+
+	for (row = 0; row < 2000; row++) {
+		double cv = 0.002 + 0.05 * (double)(row % 10) / 10;
+		double *a = draw(200, 0.01, cv, 1000 + 2 * row), *b = draw(200, 0.01, cv, 1001 + 2 * row);
+
+		engine(a, 200, b, 200, 1, 0, &v);
+		flagged += v.verdict == ZL_VERDICT_FASTER || v.verdict == ZL_VERDICT_SLOWER;
+		same += v.verdict == ZL_VERDICT_SAME;
+		free(a);
+		free(b);
+	}
+	assert_int_equal(flagged, 0);
+	assert_true(same > 1000);
+}
+
+static void test_engine_pairs(void **state)
+{
+	struct zl_sample_set a[4], b[4];
+	double *buf[8];
+	struct zl_row_verdict v;
+	struct zl_verdict_opts o = ZL_VERDICT_OPTS_INIT;
+	size_t i;
+	(void)state;
+
+	/* four interleaved rounds, B 10 % slower, each round shifted by up to 2 % (run-to-run) */
+	for (i = 0; i < 4; i++) {
+		double run = 1 + 0.02 * ((double)i - 1.5) / 1.5;
+
+		buf[2 * i] = draw(300, 0.1 * run, 0.01, 10 + i);
+		buf[2 * i + 1] = draw(300, 0.11 * run * (1 + 0.002 * (double)i), 0.01, 20 + i);
+		a[i].v = buf[2 * i];
+		a[i].n = 300;
+		b[i].v = buf[2 * i + 1];
+		b[i].n = 300;
+	}
+	zl_verdict_pairs(a, b, 4, &o, &v);
+	assert_int_equal(v.method, ZL_METHOD_PAIRS);
+	assert_int_equal(v.pairs, 4);
+	assert_true(v.run_sd == 0);
+	assert_true(fabs(v.ratio - 1.103) < 0.01);
+	assert_int_equal(v.verdict, ZL_VERDICT_SLOWER);
+	assert_true(v.ci_low > 1.05);
+	assert_int_equal(v.a_n, 1200);
+	/* one pair is the single-run rule (the floor enters the interval) */
+	zl_verdict_pairs(a, b, 1, &o, &v);
+	assert_int_equal(v.method, ZL_METHOD_SAMPLES);
+	assert_true(v.run_sd > 0);
+	/* a round without samples: too few */
+	a[2].n = 0;
+	zl_verdict_pairs(a, b, 4, &o, &v);
+	assert_int_equal(v.verdict, ZL_VERDICT_UNSURE);
+	assert_int_equal(v.unsure, ZL_UNSURE_FEW_SAMPLES);
+	for (i = 0; i < 8; i++)
+		free(buf[i]);
+}
+
+/* Both runs with raw samples: B's float16 gems 3 % slower. */
+static void write_samples_and_load(struct pair *p, double scale, const char *scale_dtype,
+				   const char *bimodal_dtype)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	zl_run_release(&p->a);
+	zl_run_release(&p->b);
+	fx_write_run(p->adir, p->aid, FX_MM, 1.0, NULL, -1, 0);
+	fx_write_run(p->bdir, p->bid, FX_MM, scale, scale_dtype, -1, 0);
+	fx_write_samples(p->adir, 400, 0.01, 11, NULL, 0, 1);
+	fx_write_samples(p->bdir, 400, 0.01, 12, bimodal_dtype, 0.3, 1.25);
+	assert_int_equal(zl_run_load(p->adir, &p->a, &err), 0);
+	assert_int_equal(zl_run_load(p->bdir, &p->b, &err), 0);
+	strbuf_release(&err);
+}
+
+static void test_compare_on_samples(void **state)
+{
+	struct pair *p = *state;
+	struct zl_compare_opts opts = ZL_COMPARE_OPTS_INIT;
+	struct zl_calibration cal;
+	struct zl_compare c;
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	cJSON *doc;
+	size_t i, k;
+
+	write_samples_and_load(p, 1.03, "torch.float16", NULL);
+	assert_int_equal(p->a.rows_with_samples, 30);
+	/* fixed 5 % floor: the 3 % rows are unsure; the gate at 2 % passes (geomean 1.0099) */
+	opts.fail_pct = 2;
 	zl_compare_init(&c);
 	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	assert_int_equal(c.rows_samples, 30);
+	assert_int_equal(c.rows_unsure, 5);
 	assert_false(c.gate_failed);
-	for (i = 0; i < c.nr_rows; i++)
-		assert_true(c.rows[i].gate_band_ms >= 0.05 * c.rows[i].a_ms - 1e-15);
-	zl_compare_release(&c);
+	for (i = 0; i < c.nr_rows; i++) {
+		const struct zl_compare_row *r = &c.rows[i];
+		int hit = r->side == ZL_SIDE_GEMS && !strcmp(r->dtype, "torch.float16");
 
-	/* no gate: no gate band */
-	opts.fail_pct = -1;
+		assert_int_equal(r->method, ZL_METHOD_SAMPLES);
+		assert_int_equal(r->verdict, hit ? ZL_VERDICT_UNSURE : ZL_VERDICT_SAME);
+		assert_true(hit == (r->unsure_reason != NULL) && hit == (r->advice != NULL));
+		assert_true(r->ci_low < r->ratio && r->ratio < r->ci_high && isfinite(r->p_value));
+	}
+	zl_compare_release(&c);
+	/* --fail-on-unsure: those five may be more than 2 % slower, so they fail it */
+	opts.fail_on_unsure = 1;
 	zl_compare_init(&c);
 	zl_compare_runs(&p->a, &p->b, &opts, &c);
-	assert_true(isnan(c.rows[0].gate_band_ms));
+	assert_true(c.gate_failed);
+	assert_int_equal(c.gate_rows, 5);
+	assert_non_null(strstr(c.gate_reasons.v[0], "unsure (interval overlaps the threshold) and --fail-on-unsure"));
 	zl_compare_release(&c);
+	opts.fail_on_unsure = 0;
+
+	/* a calibration with a 1 % floor for every class: slower, and the 2 % gate fails on them */
+	zl_calibration_init(&cal);
+	cal.id = 7;
+	for (k = 0; k < ZL_SIZE__COUNT; k++) {
+		cal.cls[k].present = 1;
+		cal.cls[k].floor_pct = 1;
+		cal.cls[k].spread_rel = 0.002;
+	}
+	opts.calibration = &cal;
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	assert_true(c.gate_failed);
+	assert_int_equal(c.gate_rows, 5);
+	for (i = 0; i < c.nr_rows; i++) {
+		const struct zl_compare_row *r = &c.rows[i];
+		int hit = r->side == ZL_SIDE_GEMS && !strcmp(r->dtype, "torch.float16");
+
+		assert_int_equal(r->verdict, hit ? ZL_VERDICT_SLOWER : ZL_VERDICT_SAME);
+		assert_true(r->floor_calibrated && r->threshold_pct == 1);
+	}
+	assert_non_null(strstr(c.gate_reasons.v[0], "slower beyond its 1% threshold, Mann-Whitney p"));
+	/* every format carries verdict, ratio, CI, p, method and floor */
+	assert_int_equal(zl_compare_render_json(&c, &sb, &err), 0);
+	doc = cJSON_Parse(sb.buf);
+	assert_non_null(doc);
+	{
+		const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "rows"), 1);
+
+		assert_string_equal(zl_json_path_string(row, "verdict"), "slower");
+		assert_string_equal(zl_json_path_string(row, "method"), "samples");
+		assert_string_equal(zl_json_path_string(row, "floor.source"), "calibration 7");
+		assert_true(zl_json_path(row, "floor.pct")->valuedouble == 1);
+		assert_true(cJSON_IsNumber(zl_json_path(row, "ci_low")) && cJSON_IsNumber(zl_json_path(row, "p_value")));
+		assert_true(cJSON_IsNumber(zl_json_path(doc, "floor.calibration.id")));
+	}
+	cJSON_Delete(doc);
+	strbuf_reset(&sb);
+	zl_compare_render_csv(&c, &sb);
+	assert_non_null(strstr(sb.buf, "ci_low,ci_high,p_value,verdict,method,floor_pct,floor_source"));
+	assert_non_null(strstr(sb.buf, ",slower,samples,1,calibration 7,"));
+	strbuf_reset(&sb);
+	zl_compare_render_markdown(&c, &sb);
+	assert_non_null(strstr(sb.buf, "**Floor:** calibration 7 ("));
+	assert_non_null(strstr(sb.buf, "| **slower**, **gate failed** | samples 400/400 | 1% calibration 7 |"));
+	zl_compare_release(&c);
+	zl_calibration_release(&cal);
+
+	/* B's bfloat16 gems samples have a second mode 25 % up: unsure (bimodal), not forced */
+	write_samples_and_load(p, 1.0, NULL, "torch.bfloat16");
+	opts.calibration = NULL;
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	for (i = 0; i < c.nr_rows; i++) {
+		const struct zl_compare_row *r = &c.rows[i];
+		int hit = r->side == ZL_SIDE_GEMS && !strcmp(r->dtype, "torch.bfloat16");
+
+		assert_int_equal(r->verdict, hit ? ZL_VERDICT_UNSURE : ZL_VERDICT_SAME);
+		if (hit)
+			assert_int_equal(r->detail.unsure, ZL_UNSURE_BIMODAL);
+	}
+	zl_compare_release(&c);
+
+	/* samples on one side only: the medians rule, and it says which side lacks them */
+	zl_run_release(&p->b);
+	fx_write_run(p->bdir, p->bid, FX_MM, 1.0, NULL, -1, 0);
+	assert_int_equal(zl_run_load(p->bdir, &p->b, &err), 0);
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	assert_int_equal(c.rows_samples, 0);
+	assert_int_equal(c.rows_threshold, 30);
+	assert_int_equal(c.b_without_samples, 30);
+	assert_int_equal(c.a_without_samples, 0);
+	strbuf_reset(&sb);
+	zl_compare_render_csv(&c, &sb);
+	assert_non_null(strstr(sb.buf, ",medians: no samples_ms,"));
+	zl_compare_release(&c);
+	strbuf_release(&sb);
+	strbuf_release(&err);
+}
+
+/* The torch side as a control: a machine 7 % faster on both sides is drift, not a win. */
+static void test_drift(void **state)
+{
+	struct pair *p = *state;
+	struct zl_compare_opts opts = ZL_COMPARE_OPTS_INIT;
+	struct zl_compare c;
+	struct strbuf err = STRBUF_INIT;
+	char *path;
+	cJSON *doc, *op_entry, *detail, *row;
+
+	write_samples_and_load(p, 0.93, NULL, NULL);
+	/* scale B's torch side too, then draw its samples again */
+	path = zl_path_join(p->bdir, "results.json");
+	doc = fx_read_json(path);
+	cJSON_ArrayForEach(op_entry, doc)
+		cJSON_ArrayForEach(detail, cJSON_GetObjectItem(op_entry, "details"))
+			cJSON_ArrayForEach(row, cJSON_GetObjectItem(detail, "result")) {
+				cJSON *base = cJSON_GetObjectItem(row, "latency_base");
+				cJSON_SetNumberValue(base, base->valuedouble * 0.93);
+			}
+	fx_write_json(path, doc);
+	cJSON_Delete(doc);
+	free(path);
+	fx_write_samples(p->bdir, 400, 0.01, 12, NULL, 0, 1);
+	zl_run_release(&p->b);
+	assert_int_equal(zl_run_load(p->bdir, &p->b, &err), 0);
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	assert_true(c.drift.control && c.drift.moved);
+	assert_true(fabs(c.drift.torch.geomean - 0.93) < 0.003);
+	assert_true(fabs(c.overall.geomean - 0.93) < 0.003);
+	assert_int_equal(c.overall.norm_n, 15);
+	assert_true(fabs(c.overall.norm - 1) < 0.003);
+	assert_true(fabs(c.ops[0].norm - 1) < 0.003);
+	zl_compare_release(&c);
+	/* a different torch version: no control, no drift verdict */
+	fx_set_str(p->bid, "vendor_guard.torch_version", "2.12.0");
+	path = zl_path_join(p->bdir, "run_identity.json");
+	fx_write_json(path, p->bid);
+	free(path);
+	zl_run_release(&p->b);
+	assert_int_equal(zl_run_load(p->bdir, &p->b, &err), 0);
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	assert_false(c.drift.control);
+	assert_false(c.drift.moved);
+	assert_int_equal(c.overall.norm_n, 0);
+	zl_compare_release(&c);
+	fx_set_str(p->bid, "vendor_guard.torch_version", "2.11.0");
+	/* unchanged machine: a control, no drift */
+	write_samples_and_load(p, 1.0, NULL, NULL);
+	zl_compare_init(&c);
+	zl_compare_runs(&p->a, &p->b, &opts, &c);
+	assert_true(c.drift.control);
+	assert_false(c.drift.moved);
+	zl_compare_release(&c);
+	strbuf_release(&err);
 }
 
 static void test_missing_rows_and_renderers(void **state)
@@ -801,6 +1212,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_inheritance_needs_a_tuner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_rows_and_renderers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gate_needs_evidence, setup, teardown),
+		cmocka_unit_test(test_engine_samples),
+		cmocka_unit_test(test_engine_aa_rows),
+		cmocka_unit_test(test_engine_pairs),
+		cmocka_unit_test_setup_teardown(test_compare_on_samples, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drift, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -417,7 +417,7 @@ static void test_migration_v1_to_v2(void **state)
 	sqlite3_close(db);
 
 	assert_int_equal(zl_history_open(f->db, &h, &err), 0);
-	assert_int_equal(zl_history_schema_version(h), 2);
+	assert_int_equal(zl_history_schema_version(h), ZL_HISTORY_SCHEMA_VERSION);
 	assert_int_equal(zl_history_query(h, &filter, &list, &err), 0);
 	assert_int_equal(list.nr, 1);
 	assert_string_equal(list.v[0].v[ZL_HCOL_RUN_ID], "old-run");
@@ -436,6 +436,123 @@ static void test_migration_v1_to_v2(void **state)
 	assert_non_null(strstr(err.buf, "schema version 99"));
 	assert_int_equal(count_rows(f->db, "PRAGMA user_version"), 99);
 	strbuf_release(&err);
+}
+
+static void fill_calibration(struct zl_calibration *cal, const char *commit, const char *created)
+{
+	zl_calibration_init(cal);
+	cal->backend = xstrdup("cuda");
+	cal->device_name = xstrdup("NVIDIA H200");
+	cal->timer = xstrdup("graph");
+	cal->flaggems_commit = xstrdup(commit);
+	cal->created_at = created ? xstrdup(created) : NULL;
+	cal->runs = 3;
+	strvec_push(&cal->ops, "mm");
+	strvec_push(&cal->ops, "softmax");
+	strvec_push(&cal->run_ids, "r1");
+	cal->cls[ZL_SIZE_UNDER_5US].present = 1;
+	cal->cls[ZL_SIZE_UNDER_5US].rows = 40;
+	cal->cls[ZL_SIZE_UNDER_5US].spread_rel = 0.012;
+	cal->cls[ZL_SIZE_UNDER_5US].false_flag[0] = 0.3;
+	cal->cls[ZL_SIZE_UNDER_5US].false_flag[1] = 0.05;
+	cal->cls[ZL_SIZE_UNDER_5US].false_flag[2] = 0;
+	cal->cls[ZL_SIZE_UNDER_5US].floor_pct = 4;
+	cal->cls[ZL_SIZE_50_500US].present = 1;
+	cal->cls[ZL_SIZE_50_500US].rows = 12;
+	cal->cls[ZL_SIZE_50_500US].spread_rel = 0.002;
+	cal->cls[ZL_SIZE_50_500US].floor_pct = 1;
+}
+
+/* Calibrations: stored per key, the newest found, classes round-trip, bad ones refused. */
+static void test_calibrations(void **state)
+{
+	struct fx *f = *state;
+	struct strbuf err = STRBUF_INIT, sb = STRBUF_INIT;
+	struct zl_calibration cal, got;
+	struct zl_history *h;
+	long first;
+
+	assert_int_equal(zl_history_open(f->db, &h, &err), 0);
+	zl_calibration_init(&got);
+	assert_int_equal(zl_history_find_calibration(h, "cuda", "NVIDIA H200", "graph", "ed2508bc", &got, &err), 0);
+	fill_calibration(&cal, "ed2508bc", "2026-11-30T10:00:00Z");
+	assert_int_equal(zl_history_store_calibration(h, &cal, &err), 0);
+	first = cal.id;
+	assert_true(first > 0);
+	zl_calibration_release(&cal);
+	/* a newer one for the same key, and one for another commit */
+	fill_calibration(&cal, "ed2508bc", NULL);
+	cal.cls[ZL_SIZE_UNDER_5US].floor_pct = 3;
+	assert_int_equal(zl_history_store_calibration(h, &cal, &err), 0);
+	assert_non_null(cal.created_at);
+	assert_true(cal.id > first);
+	zl_calibration_release(&cal);
+	fill_calibration(&cal, "0badc0de", "2027-01-01T00:00:00Z");
+	assert_int_equal(zl_history_store_calibration(h, &cal, &err), 0);
+	zl_calibration_release(&cal);
+
+	assert_int_equal(zl_history_find_calibration(h, "cuda", "NVIDIA H200", "graph", "ed2508bc", &got, &err), 1);
+	assert_true(got.id == first + 1);
+	assert_string_equal(got.flaggems_commit, "ed2508bc");
+	assert_int_equal(got.runs, 3);
+	assert_int_equal(got.ops.nr, 2);
+	assert_string_equal(got.ops.v[1], "softmax");
+	assert_string_equal(got.run_ids.v[0], "r1");
+	assert_true(got.cls[ZL_SIZE_UNDER_5US].present && got.cls[ZL_SIZE_UNDER_5US].floor_pct == 3);
+	assert_int_equal(got.cls[ZL_SIZE_UNDER_5US].rows, 40);
+	assert_true(got.cls[ZL_SIZE_UNDER_5US].spread_rel == 0.012);
+	assert_true(got.cls[ZL_SIZE_UNDER_5US].false_flag[1] == 0.05);
+	assert_false(got.cls[ZL_SIZE_5_50US].present);
+	assert_true(got.cls[ZL_SIZE_50_500US].present && got.cls[ZL_SIZE_50_500US].floor_pct == 1);
+	assert_true(isnan(got.cls[ZL_SIZE_50_500US].false_flag[0]));
+	zl_calibration_describe(&got, &sb);
+	assert_non_null(strstr(sb.buf, "(cuda, NVIDIA H200, graph timer, flaggems ed2508bc, "));
+	zl_calibration_release(&got);
+	/* another device or timer: none */
+	assert_int_equal(zl_history_find_calibration(h, "cuda", "NVIDIA H100", "graph", "ed2508bc", &got, &err), 0);
+	assert_int_equal(zl_history_find_calibration(h, "cuda", "NVIDIA H200", "direct", "ed2508bc", &got, &err), 0);
+	assert_int_equal(zl_history_find_calibration(h, "cuda", "NVIDIA H200", "graph", NULL, &got, &err), 0);
+
+	/* refused, naming the culprit, and nothing stored */
+	fill_calibration(&cal, "ed2508bc", NULL);
+	cal.cls[ZL_SIZE_50_500US].floor_pct = 0;
+	assert_int_equal(zl_history_store_calibration(h, &cal, &err), -1);
+	assert_non_null(strstr(err.buf, "calibration class '50-500us': floor 0 is not a positive percentage"));
+	strbuf_reset(&err);
+	cal.cls[ZL_SIZE_50_500US].floor_pct = 1;
+	cal.cls[ZL_SIZE_UNDER_5US].false_flag[0] = 1.5;
+	assert_int_equal(zl_history_store_calibration(h, &cal, &err), -1);
+	assert_non_null(strstr(err.buf, "'<5us'"));
+	strbuf_reset(&err);
+	free(cal.timer);
+	cal.timer = NULL;
+	assert_int_equal(zl_history_store_calibration(h, &cal, &err), -1);
+	assert_non_null(strstr(err.buf, "calibration: no timer"));
+	zl_calibration_release(&cal);
+	zl_history_close(h);
+	assert_int_equal(count_rows(f->db, "SELECT count(*) FROM calibrations"), 3);
+	assert_int_equal(count_rows(f->db, "SELECT count(*) FROM calibration_classes"), 6);
+	strbuf_release(&err);
+	strbuf_release(&sb);
+}
+
+static void test_size_classes(void **state)
+{
+	enum zl_size_class c;
+	(void)state;
+
+	assert_int_equal(zl_size_class_of(0.0049), ZL_SIZE_UNDER_5US);
+	assert_int_equal(zl_size_class_of(0.005), ZL_SIZE_5_50US);
+	assert_int_equal(zl_size_class_of(0.0499), ZL_SIZE_5_50US);
+	assert_int_equal(zl_size_class_of(0.05), ZL_SIZE_50_500US);
+	assert_int_equal(zl_size_class_of(0.5), ZL_SIZE_OVER_500US);
+	assert_int_equal(zl_size_class_of(120.0), ZL_SIZE_OVER_500US);
+	assert_int_equal(zl_size_class_of(0), ZL_SIZE__COUNT);
+	assert_int_equal(zl_size_class_of(NAN), ZL_SIZE__COUNT);
+	assert_int_equal(zl_size_class_parse(">=500us", &c), 0);
+	assert_int_equal(c, ZL_SIZE_OVER_500US);
+	assert_string_equal(zl_size_class_name(ZL_SIZE_5_50US), "5-50us");
+	assert_int_equal(zl_size_class_parse("1us", &c), -1);
 }
 
 static void test_ingest_not_a_run(void **state)
@@ -548,6 +665,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_concurrent_ingest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_db_file_alone_holds_runs, setup, teardown),
 		cmocka_unit_test(test_csv_and_table),
+		cmocka_unit_test_setup_teardown(test_calibrations, setup, teardown),
+		cmocka_unit_test(test_size_classes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -274,6 +274,63 @@ static void test_timer_statistics(void **state)
 	strbuf_release(&text);
 }
 
+/* samples_ms and the fields around it (issue 13's contract); bad entries skipped and counted. */
+static void test_raw_samples(void **state)
+{
+	char *tmp = fx_tmpdir();
+	char *path = zl_path_join(tmp, "plugins/timer.jsonl");
+	cJSON *id = fx_identity("20261129-100000-cuda-mm-eeeeee", "mm");
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	struct zl_run run;
+	const struct zl_result *r;
+	size_t i;
+	(void)state;
+
+	fx_write_run(tmp, id, FX_MM, 1.0, NULL, -1, 0);
+	fx_write_samples(tmp, 64, 0.01, 5, NULL, 0, 1);
+	zl_run_init(&run);
+	assert_int_equal(zl_run_load(tmp, &run, &err), 0);
+	assert_int_equal(run.rows_with_samples, 30);
+	for (i = 0; i < run.nr_results; i++) {
+		r = &run.results[i];
+		assert_int_equal(r->nr_samples_ms, 64);
+		assert_int_equal(r->samples_total, 64);
+		assert_false(r->samples_subset);
+		assert_string_equal(r->estimator, "trimmed_mean_0.1");
+		assert_true(fabs(r->estimate_ms - r->latency_ms) <= 1e-15 * r->latency_ms);
+		assert_true(fabs(r->samples_ms[0] / r->latency_ms - 1) < 0.1);
+	}
+	zl_run_release(&run);
+
+	strbuf_addstr(&text, "{\"op\": \"mm\", \"dtype\": \"torch.float32\", \"shape\": [[384, 384], [384, 384]],"
+		      " \"side\": \"gems\", \"samples_ms\": [0.1, -1, null, \"x\", 0, 0.2, 0.3],"
+		      " \"samples_stored\": \"subset\", \"samples_total\": 700, \"noise_rel\": 0.004}\n"
+		      "{\"op\": \"mm\", \"dtype\": \"torch.float32\", \"shape\": [[384, 384], [384, 384]],"
+		      " \"side\": \"torch\", \"samples_ms\": []}\n");
+	fx_write_text(path, text.buf);
+	zl_run_init(&run);
+	assert_int_equal(zl_run_load(tmp, &run, &err), 0);
+	r = zl_run_find(&run, "mm", "torch.float32", "[[384, 384], [384, 384]]", 1, ZL_SIDE_GEMS);
+	assert_int_equal(r->nr_samples_ms, 3);
+	assert_true(r->samples_ms[0] == 0.1 && r->samples_ms[2] == 0.3);
+	assert_true(r->samples_subset);
+	assert_int_equal(r->samples_total, 700);
+	assert_true(r->noise_rel == 0.004 && isnan(r->estimate_ms) && !r->estimator);
+	r = zl_run_find(&run, "mm", "torch.float32", "[[384, 384], [384, 384]]", 1, ZL_SIDE_TORCH);
+	assert_null(r->samples_ms);
+	assert_int_equal(run.rows_with_samples, 1);
+	strbuf_reset(&text);
+	for (i = 0; i < run.notes.nr; i++)
+		strbuf_addf(&text, "%s\n", run.notes.v[i]);
+	assert_non_null(strstr(text.buf, "4 entries of samples_ms are not positive numbers"));
+	zl_run_release(&run);
+	cJSON_Delete(id);
+	free(path);
+	fx_rmtree(tmp);
+	strbuf_release(&err);
+	strbuf_release(&text);
+}
+
 static void test_canonical_json(void **state)
 {
 	static const struct {
@@ -321,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_odd_rows),
 		cmocka_unit_test(test_not_a_run),
 		cmocka_unit_test(test_timer_statistics),
+		cmocka_unit_test(test_raw_samples),
 		cmocka_unit_test(test_canonical_json),
 		cmocka_unit_test(test_side_names),
 	};
