@@ -87,11 +87,10 @@ struct zl_report_row *zl_report_cmp_add(struct zl_report_cmp *c, const char *op,
 }
 
 /*
- * The adapter. Today's compare (compare.h) has no confidence interval: a row is
- * "same" when |B - A| <= band, that is when B/A +- band/A holds 1, so that
- * interval is what the forest plot draws, and the caption says so. When compare
- * gains ci_low/ci_high/p_value (CONTRACTS.md section 5), this is the one place to
- * point at them.
+ * The adapter. A row judged on raw samples (or on ab's pairs) draws compare's 95 %
+ * interval of B/A (ci_low, ci_high). A row of a run without samples keeps the old
+ * rule: "same" when |B - A| <= band, that is when B/A +- band/A holds 1, so that
+ * whisker is drawn for it and its note says so.
  */
 void zl_report_cmp_from_compare(const struct zl_compare *c, struct zl_report_cmp *out)
 {
@@ -100,6 +99,7 @@ void zl_report_cmp_from_compare(const struct zl_compare *c, struct zl_report_cmp
 		[ZL_VERDICT_FASTER] = ZL_RV_FASTER,
 		[ZL_VERDICT_SLOWER] = ZL_RV_SLOWER,
 		[ZL_VERDICT_MISSING] = ZL_RV_MISSING,
+		[ZL_VERDICT_UNSURE] = ZL_RV_UNSURE,
 	};
 	size_t i;
 
@@ -111,14 +111,24 @@ void zl_report_cmp_from_compare(const struct zl_compare *c, struct zl_report_cmp
 		r->a_ms = cr->a_ms;
 		r->b_ms = cr->b_ms;
 		r->ratio = cr->ratio;
-		if (isfinite(cr->band_ms) && cr->a_ms > 0) {
+		if (isfinite(cr->ci_low) && isfinite(cr->ci_high)) {
+			r->ci_low = cr->ci_low;
+			r->ci_high = cr->ci_high;
+		} else if (isfinite(cr->band_ms) && cr->a_ms > 0) {
 			r->ci_low = fmax((cr->b_ms - cr->band_ms) / cr->a_ms, 1e-6);
 			r->ci_high = (cr->b_ms + cr->band_ms) / cr->a_ms;
 		}
 		r->verdict = (size_t)cr->verdict < ZL_ARRAY_SIZE(map) ? map[cr->verdict] : ZL_RV_UNSURE;
 		r->gate_failed = cr->gate_failed;
-		if (cr->verdict != ZL_VERDICT_MISSING)
-			strbuf_addf(&note, "band by %s", zl_noise_basis_name(cr->basis));
+		if (cr->verdict != ZL_VERDICT_MISSING) {
+			if (cr->method == ZL_METHOD_MEDIANS)
+				strbuf_addf(&note, "medians, band by %s", zl_noise_basis_name(cr->basis));
+			else
+				strbuf_addf(&note, "%s, p %.2g, threshold %.3g %%", zl_method_name(cr->method),
+					    cr->p_value, cr->threshold_pct);
+		}
+		if (cr->unsure_reason)
+			strbuf_addf(&note, "%sunsure: %s", note.len ? "; " : "", cr->unsure_reason);
 		if (cr->lost_in_b)
 			strbuf_addf(&note, "%slost in B", note.len ? "; " : "");
 		if (cr->gate_failed)
@@ -144,12 +154,12 @@ void zl_report_cmp_from_compare(const struct zl_compare *c, struct zl_report_cmp
 		strvec_push(&out->warnings, c->caliber.flags.v[i]);
 	for (i = 0; i < c->warnings.nr; i++)
 		strvec_push(&out->warnings, c->warnings.v[i]);
-	out->interval = xstrfmt("compare's noise band, B/A \xc2\xb1 band/A with band = max((IQR_A + IQR_B) / 2, "
-				"%g %% of A) from the timer's IQRs, else %g %% of A: a row is \"same\" exactly when "
-				"its whisker holds 1 (compare has no confidence interval yet)",
-				c->opts.threshold_pct, c->opts.threshold_pct);
-	out->method = xstrfmt("compare's rule: %zu rows by the timer's IQRs, %zu by the %g %% threshold",
-			      c->rows_iqr, c->rows_threshold, c->opts.threshold_pct);
+	out->interval = xstrfmt("rows with raw samples: compare's 95 %% interval of B/A (trimmed means, "
+				"run-to-run term included, docs/verdicts.md); rows without: B/A \xc2\xb1 band/A, "
+				"the old rule's band (\"same\" exactly when that whisker holds 1)");
+	out->method = xstrfmt("compare's rule: %zu rows on raw samples, %zu by the timer's IQRs, %zu by the "
+			      "%g %% threshold", c->rows_samples, c->rows_iqr, c->rows_threshold,
+			      c->opts.threshold_pct);
 	out->geomean = c->overall.geomean;
 	out->geo_lo = c->overall.lo;
 	out->geo_hi = c->overall.hi;

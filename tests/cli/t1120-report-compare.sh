@@ -54,13 +54,20 @@ for v, n in want.items():
 tips = " ".join(f["tips"])
 for r in rows:
     assert "B/A %.3g\u00d7" % r["ratio"] in tips, r
-# the interval: compare's band, B/A +- band/A, holds 1 exactly for the "same" rows
+# the interval: compare's 95 % interval of B/A on the raw samples, inside +-threshold exactly
+# for the "same" rows, beyond it for faster/slower
 for r in rows:
-    lo, hi = (r["b_ms"] - r["band_ms"]) / r["a_ms"], (r["b_ms"] + r["band_ms"]) / r["a_ms"]
-    assert (lo <= 1 <= hi) == (r["verdict"] == "same"), r
+    assert r["method"] == "samples", r
+    lo, hi, t = r["ci_low"], r["ci_high"], r["threshold_pct"] / 100.0
+    assert lo <= r["ratio"] <= hi, r
+    assert (1 - t <= lo and hi <= 1 + t) == (r["verdict"] == "same"), r
+    if r["verdict"] == "slower":
+        assert lo > 1 + t, r
+    if r["verdict"] == "faster":
+        assert hi < 1 - t, r
     assert "[%.4g, %.4g]" % (lo, hi) in tips, (lo, hi)
 cap = {x["id"]: x["caption"] for x in d["figures"]}
-assert "noise band" in cap["forest-mm"] and "holds 1" in cap["forest-mm"], cap["forest-mm"]
+assert "95 % interval" in cap["forest-mm"], cap["forest-mm"]
 # samples of the rows that moved: 10 moved, all drawn as A/B pairs of 200 samples
 st = [s for s in d["svgs"] if s["title"].startswith("Per-call samples")]
 assert len(st) == 1
