@@ -1,9 +1,10 @@
 #!/bin/bash
 # Install the Debian packages zlbench builds and tests with, when any is missing.
-# Sourced by scripts/main-job.sh, scripts/test.sh and .ci/run.
+# Sourced by scripts/main-job.sh, scripts/test.sh and .ci/run. dpkg-dev and file: CPack's
+# DEB generator computes Depends with dpkg-shlibdeps; man-db: the install test's man -l.
 zl_packages=(cmake gcc make pkg-config libyaml-dev libsqlite3-dev libcjson-dev
 	libcurl4-openssl-dev libcmocka-dev python3-pytest python3-yaml git openssl
-	slurm-wlm munge zsh)
+	slurm-wlm munge zsh dpkg-dev file man-db)
 zl_install_deps() {
 	local missing=() p
 	for p in "${zl_packages[@]}"; do
