@@ -70,13 +70,23 @@ start_daemon() {
 	)
 }
 
+# A running cluster is reused. On a loaded machine it may answer slowly: restarting it (with
+# -c, below) would cancel the jobs other tests have on it, so it gets up to about 30 s first.
 if alive "$dir/run/slurmctld.pid" && alive "$dir/run/slurmd.pid"; then
-	case "$(node_state)" in
-	idle | mixed | allocated | completing)
-		print_env
-		exit 0
-		;;
-	esac
+	for _ in 1 2 3 4 5 6; do
+		case "$(node_state)" in
+		idle | mixed | allocated | completing)
+			print_env
+			exit 0
+			;;
+		down* | drain* | drained*)
+			timeout 5 scontrol update nodename="$node" state=resume >/dev/null 2>&1 || true
+			;;
+		esac
+		alive "$dir/run/slurmctld.pid" && alive "$dir/run/slurmd.pid" || break
+		sleep 1
+	done
+	say "the running cluster did not become usable: restarting it"
 fi
 
 # --- munge --------------------------------------------------------------------------

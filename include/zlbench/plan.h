@@ -31,7 +31,13 @@ struct zl_plan {
 void zl_plan_make(const struct zl_settings *s, struct zl_plan *plan);
 void zl_plan_release(struct zl_plan *plan);
 
-/* The plugins directory: $ZL_PLUGINS_DIR, else next to the binary, else the source tree. Caller frees. */
+/*
+ * The plugins directory: $ZL_PLUGINS_DIR, else the first of the source tree beside the
+ * binary's build directory, the install layout (<bindir>/../share/zlbench/plugins), the
+ * binary's own directory that holds zl_timer.py, else the source tree it was built from.
+ * *how says which (static text; "not found: ..." when none holds the plugins). Caller frees.
+ */
+char *zl_plugins_dir_how(const char **how);
 char *zl_plugins_dir(void);
 
 #endif

@@ -1,5 +1,6 @@
 /* zlbench: the command table and the dispatcher. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -9,6 +10,8 @@
 
 #include "zlbench/cmd.h"
 #include "zlbench/error.h"
+#include "zlbench/man.h"
+#include "zlbench/plan.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
@@ -55,12 +58,17 @@ void zl_print_command_help(const struct zl_command *c, FILE *out)
 static void print_version(void)
 {
 	curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
+	const char *how;
+	char *plugins = zl_plugins_dir_how(&how);
 
 	printf("zlbench %s\n", ZL_VERSION_STRING);
 	printf("libyaml %s\n", yaml_get_version_string());
 	printf("sqlite3 %s\n", sqlite3_libversion());
 	printf("cjson %s\n", cJSON_Version());
 	printf("libcurl %s\n", cv && cv->version ? cv->version : "unknown");
+	/* which plugins a run gets, and why those */
+	printf("plugins %s (%s)\n", plugins, how);
+	free(plugins);
 }
 
 static void print_main_usage(FILE *out)
@@ -72,7 +80,8 @@ static void print_main_usage(FILE *out)
 	fprintf(out, "Global options (before the command):\n"
 		"  -q, --quiet      only what is wrong: no run header, summary or warnings\n"
 		"  -v, --verbose    more detail where a command has it\n"
-		"  -V, --version    zlbench's version and the versions of libyaml, sqlite3, cJSON, libcurl\n\n");
+		"  -V, --version    zlbench's version, the versions of libyaml, sqlite3, cJSON, libcurl,\n"
+		"                   and the plugins directory a run uses (and how it was found)\n\n");
 	fprintf(out, "Commands:\n");
 	for (c = commands; c->name; c++)
 		fprintf(out, "  %-12s %s\n", c->name, c->summary);
@@ -101,6 +110,17 @@ static int cmd_help(int argc, const char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		help_help(stdout);
+		return ZL_EXIT_OK;
+	}
+	/* hidden: the build writes zlbench.1 with it, from the texts above */
+	if (!strcmp(argv[1], "--man")) {
+		struct strbuf err = STRBUF_INIT;
+
+		if (zl_man_render(stdout, print_main_usage, &err)) {
+			zl_print_error("%s", err.buf);
+			strbuf_release(&err);
+			return ZL_EXIT_FAILED;
+		}
 		return ZL_EXIT_OK;
 	}
 	c = zl_command_find(argv[1]);

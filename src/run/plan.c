@@ -95,32 +95,61 @@ static char *exe_dir(void)
 	return exe;
 }
 
-char *zl_plugins_dir(void)
+/*
+ * Where the plugins are looked for, in order, relative to the binary's directory: a build
+ * directory inside the source tree, the install layout (bin/ beside share/), the binary's
+ * own directory. The first that holds zl_timer.py wins.
+ */
+static const struct {
+	const char *rel;
+	const char *how;
+} plugin_places[] = {
+	{ "../plugins", "source tree: beside the binary's build directory" },
+	{ ZL_INSTALL_PLUGINS_REL, "install layout: " ZL_INSTALL_PLUGINS_REL " from the binary" },
+	{ "plugins", "beside the binary" },
+};
+
+char *zl_plugins_dir_how(const char **how)
 {
 	const char *env = getenv("ZL_PLUGINS_DIR");
-	static const char *const rel[] = { "../plugins", "../share/zlbench/plugins", "plugins" };
-	char *dir;
+	char *dir, *probe;
 	size_t i;
 
-	if (env && *env)
+	if (env && *env) {
+		*how = "environment: ZL_PLUGINS_DIR";
 		return zl_absolute_path(env);
+	}
 	dir = exe_dir();
 	if (dir) {
-		for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-			char *cand = zl_path_join(dir, rel[i]);
-			char *probe = zl_path_join(cand, "zl_timer.py");
+		for (i = 0; i < sizeof(plugin_places) / sizeof(plugin_places[0]); i++) {
+			char *cand = zl_path_join(dir, plugin_places[i].rel);
+			int found;
 
-			if (zl_is_file(probe)) {
+			probe = zl_path_join(cand, "zl_timer.py");
+			found = zl_is_file(probe);
+			free(probe);
+			if (found) {
 				char *abs = zl_absolute_path(cand);
-				free(probe);
+
 				free(cand);
 				free(dir);
+				*how = plugin_places[i].how;
 				return abs;
 			}
-			free(probe);
 			free(cand);
 		}
 		free(dir);
 	}
+	probe = zl_path_join(ZL_SOURCE_DIR "/plugins", "zl_timer.py");
+	*how = zl_is_file(probe) ? "source tree zlbench was built from"
+				 : "not found: no zl_timer.py beside the binary, in the install layout or in the source tree it was built from; set ZL_PLUGINS_DIR";
+	free(probe);
 	return xstrdup(ZL_SOURCE_DIR "/plugins");
+}
+
+char *zl_plugins_dir(void)
+{
+	const char *how;
+
+	return zl_plugins_dir_how(&how);
 }

@@ -13,7 +13,7 @@
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
 
-/* What each vendor's runtime reads (SOURCE.md files under shared/fixtures/devices). */
+/* What each vendor's runtime reads (SOURCE.md files under tests/fixtures/devices). */
 static const struct {
 	const char *name, *vendor, *visibility, *tool;
 	int graph;
