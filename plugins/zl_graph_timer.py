@@ -43,7 +43,7 @@ def device_api():
     try:
         torch, dev = zd.device_api()
     except zd.DeviceUnavailable as e:
-        raise CaptureFailed(e.reason) from None
+        raise CaptureFailed("no graph timer: %s" % e.reason) from None
     graph_cls = None
     for name in _GRAPH_CLASSES:
         graph_cls = getattr(dev, name, None)
