@@ -276,9 +276,28 @@ class _Profiler:
 
     def session(self, device_name):
         try:
-            return self.profile(use_device=device_name, use_kineto=True)
+            try:
+                return self.profile(use_device=device_name, use_kineto=True)
+            except TypeError:
+                # torch before 2.1 has use_cuda, not use_device
+                return self.profile(use_cuda=device_name == "cuda", use_kineto=True)
         except Exception as e:
             raise ProfilerFailed("cannot set up the profiler: %s" % zc.one_line(e)) from None
+
+
+_profiler = {}
+
+
+def _profiler_for(torch, device_name, flush, fn):
+    """The process's _Profiler, made once; the first session of a process starts the
+    tracing library (CUPTI), which can take long: one throwaway session takes that
+    cost outside any measurement's time cap."""
+    key = id(torch)
+    if key not in _profiler:
+        prof = _Profiler(torch)
+        _profile_batch(prof, device_name, fn, flush, None, 1)
+        _profiler[key] = prof
+    return _profiler[key]
 
 
 def _profile_batch(prof, device_name, fn, flush, grad_to_none, n):
@@ -342,11 +361,11 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
         torch, dev = zd.device_api()
     except zd.DeviceUnavailable as e:
         raise ProfilerFailed("no profiler timer: %s" % e.reason) from None
-    prof = _Profiler(torch)
     device_name = zd.device_string()
     flush = zd.flusher(torch, dev)
     fn()
     dev.synchronize()
+    prof = _profiler_for(torch, device_name, flush, fn)
 
     def flushed_call():
         flush()

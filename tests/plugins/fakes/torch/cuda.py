@@ -141,8 +141,6 @@ class _Props:
 
 
 def get_device_properties(index=None):
-    if os.environ.get("FAKE_NO_DEVICE_PROPS"):
-        raise RuntimeError("no device properties in this fake")
     return _Props()
 
 
