@@ -35,6 +35,7 @@ that shape with the graph timer, then direct.
 """
 
 import bisect
+import gc
 import time
 
 import zl_clock
@@ -65,7 +66,8 @@ class Event:
 
     kind "cpu" (a torch op, a record_function range, a runtime or driver launch) or
     "device" (a kernel, memset or memcpy); tid: torch's thread id (start_thread_id);
-    start/end: ns; corr: correlation id (torch's op id for ops and ranges, the
+    start/end: ns (a CPU event other than a range is placed by its start alone: from_kineto
+    gives it end = start); corr: correlation id (torch's op id for ops and ranges, the
     runtime's for launches and device activities); linked: for launches and device
     activities, the id of the innermost op open when it launched (0: none)."""
 
@@ -217,12 +219,14 @@ def call_samples(attribution, n_calls):
 # torch's Kineto events -> the neutral list
 
 
-def from_kineto(kineto_events, cpu_type):
+def from_kineto(kineto_events, cpu_type, prefix=RANGE_PREFIX):
     """Event list of torch's _KinetoEvent objects (ProfilerResult.events()).
 
     Uses name(), device_type(), start_ns()/end_ns() (start_us()/duration_us() on
     torch before 2.3), correlation_id(), linked_correlation_id(), start_thread_id()
-    and is_user_annotation() where torch has it."""
+    and is_user_annotation() where torch has it. Each is a call into torch's C++, so
+    only what the attribution reads is asked: no end for CPU events but the ranges,
+    no thread for device events."""
     out = []
     if not kineto_events:
         return out
@@ -231,18 +235,22 @@ def from_kineto(kineto_events, cpu_type):
                                       k.linked_correlation_id, k.start_thread_id)
     user = getattr(k, "is_user_annotation", None)
     if hasattr(k, "start_ns") and hasattr(k, "end_ns"):
-        def span(e):
-            return e.start_ns(), e.end_ns()
+        start_of, end_of = k.start_ns, k.end_ns
     else:
-        def span(e):
-            s = e.start_us() * 1000
-            return s, s + e.duration_us() * 1000
+        def start_of(e):
+            return e.start_us() * 1000
+
+        def end_of(e):
+            return (e.start_us() + e.duration_us()) * 1000
+    append = out.append
     for e in kineto_events:
-        start, end = span(e)
         if dtype(e) == cpu_type:
-            out.append(Event("cpu", name(e), tid(e), start, end, corr(e), linked(e)))
+            n = name(e)
+            s = start_of(e)
+            append(Event("cpu", n, tid(e), s, end_of(e) if n.startswith(prefix) else s,
+                         corr(e), linked(e)))
         elif user is None or not user(e):
-            out.append(Event("device", name(e), None, start, end, corr(e), linked(e)))
+            append(Event("device", name(e), None, start_of(e), end_of(e), corr(e), linked(e)))
     return out
 
 
@@ -320,13 +328,20 @@ def _profile_batch(prof, device_name, fn, flush, grad_to_none, n):
         except Exception:
             pass
         raise
+    # Tens of thousands of small objects: a collection of the process's whole heap (FlagGems
+    # keeps millions of objects) in the middle would cost more than the parsing.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         p.__exit__(None, None, None)
         events = p.kineto_results.events()
         neutral = from_kineto(events, prof.cpu)
+        return call_samples(attribute(neutral), n)
     except Exception as e:
         raise ProfilerFailed("cannot read the profiler's events: %s" % zc.one_line(e)) from None
-    return call_samples(attribute(neutral), n)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _check_missing(n, missing, batch_no):

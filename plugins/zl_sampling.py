@@ -31,7 +31,7 @@ class Policy:
     """The knobs of the stop rule; noise_target and max_time_s come from zlbench."""
 
     def __init__(self, noise_target=0.005, max_time_s=0.3, min_samples=10, min_time_s=0.02,
-                 max_samples=10000, max_batch=2000, plateau_ratio=0.95, hard_cap_factor=4.0):
+                 max_samples=10000, max_batch=1000, plateau_ratio=0.95, hard_cap_factor=4.0):
         self.noise_target = float(noise_target)
         self.max_time_s = float(max_time_s)
         self.min_samples = int(min_samples)

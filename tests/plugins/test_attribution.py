@@ -222,13 +222,14 @@ CPU, CUDA = object(), object()
 
 
 def test_kineto_events_become_neutral_events():
+    # only ranges need an end: other CPU events are placed by their start
     ev = [NewEvent("zl_call#0", CPU, 100, 200, 1, 0, 7),
           NewEvent("cuLaunchKernel", CPU, 110, 113, 5, 1, 7),
           NewEvent("k", CUDA, 1000, 1100, 5, 1, 0),
           NewEvent("zl_call#0", CUDA, 990, 1110, 0, 0, 0, user=True)]
     out = pt.from_kineto(ev, CPU)
     assert [(e.kind, e.name, e.tid, e.start, e.end, e.corr, e.linked) for e in out] == [
-        ("cpu", "zl_call#0", 7, 100, 200, 1, 0), ("cpu", "cuLaunchKernel", 7, 110, 113, 5, 1),
+        ("cpu", "zl_call#0", 7, 100, 200, 1, 0), ("cpu", "cuLaunchKernel", 7, 110, 110, 5, 1),
         ("device", "k", None, 1000, 1100, 5, 1)]
     assert pt.call_samples(pt.attribute(out), 1)[0] == [pytest.approx(100 / 1e6)]
     assert pt.from_kineto([], CPU) == []
@@ -240,5 +241,5 @@ def test_old_kineto_events_in_microseconds():
     out = pt.from_kineto(ev, CPU)
     assert [(e.kind, e.start, e.end) for e in out] == [("cpu", 1000.0, 2000.0),
                                                       ("device", 5500.0, 5750.0),
-                                                      ("cpu", 1200.0, 1300.0)]
+                                                      ("cpu", 1200.0, 1200.0)]
     assert pt.call_samples(pt.attribute(out), 1)[0] == [pytest.approx(250 / 1e6)]

@@ -12,7 +12,7 @@ P = zs.Policy(noise_target=0.005, max_time_s=0.3)
 def test_first_batch_covers_the_minimum_time_within_bounds():
     assert zs.first_batch(P, 60e-6) == 334           # 20 ms of 60 us calls
     assert zs.first_batch(P, 0.1) == 10              # slow kernels: the minimum count
-    assert zs.first_batch(P, 1e-9) == 2000           # the batch limit
+    assert zs.first_batch(P, 1e-9) == 1000           # the batch limit
     # a quarter of a small cap bounds it
     assert zs.first_batch(zs.Policy(max_time_s=0.004), 10e-6) == 100
 
@@ -32,7 +32,7 @@ def test_the_next_batch_aims_at_the_target():
     assert zs.next_step(P, 1000, 0.0051, [0.01, 0.0051], 0.1, 60e-6) == (None, 500)
     # never beyond the batch limit or max_samples
     assert zs.next_step(P, 9000, 0.05, [0.05], 0.1, 1e-6) == (None, 1000)
-    assert zs.next_step(P, 100, 0.5, [0.5], 0.05, 1e-6) == (None, 2000)
+    assert zs.next_step(P, 100, 0.5, [0.5], 0.05, 1e-6) == (None, 1000)
 
 
 def test_noise_plateau_when_more_samples_stop_helping():
