@@ -12,6 +12,7 @@ CUDA_VISIBLE_DEVICES, which is only safe with CUDA_DEVICE_ORDER=PCI_BUS_ID
 (NVML numbers devices in PCI order; zlbench pins that order for cuda).
 """
 
+import ctypes
 import os
 
 import zl_common as zc
@@ -99,11 +100,15 @@ class _Pynvml:
         pynvml.nvmlInit()
 
     def handle(self, method, key):
-        if method == "pci":
-            return self.m.nvmlDeviceGetHandleByPciBusId(key)
-        if method == "uuid":
-            return self.m.nvmlDeviceGetHandleByUUID(key)
-        return self.m.nvmlDeviceGetHandleByIndex(key)
+        if method == "index":
+            return self.m.nvmlDeviceGetHandleByIndex(key)
+        fn = (self.m.nvmlDeviceGetHandleByPciBusId if method == "pci"
+              else self.m.nvmlDeviceGetHandleByUUID)
+        try:
+            return fn(key)
+        except (TypeError, AttributeError, ctypes.ArgumentError):
+            # pynvml before nvidia-ml-py 11 takes bytes
+            return fn(key.encode())
 
     def clock(self, handle):
         return self.m.nvmlDeviceGetClockInfo(handle, self.m.NVML_CLOCK_SM)
@@ -116,7 +121,6 @@ class _CtypesNvml:
     name = "libnvidia-ml"
 
     def __init__(self):
-        import ctypes
         self.c = ctypes
         self.lib = ctypes.CDLL(NVML_LIBRARY)
         self._check(self.lib.nvmlInit_v2(), "nvmlInit_v2")

@@ -76,6 +76,12 @@ def test_reader_through_pynvml(fake_nvml):
     assert [reader.read(), reader.read(), reader.read()] == [1980.0, 1200.0, 1980.0]
 
 
+def test_reader_through_an_old_pynvml_that_takes_bytes(fake_nvml):
+    fake_nvml.setenv("FAKE_NVML", "bytes")
+    reader = zl_clock.open_reader("nvml", Dev())
+    assert (reader.source, reader.read()) == ("nvml", 1980.0)
+
+
 def test_reader_falls_back_to_the_uuid(fake_nvml):
     class Other(Props):
         pci_bus_id = 0x3B

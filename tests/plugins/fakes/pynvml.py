@@ -1,6 +1,7 @@
 """Fake pynvml (nvidia-ml-py): the calls zl_clock makes.
 
-FAKE_NVML: "off" (not importable), "broken" (nvmlInit fails); FAKE_SM_CLOCKS:
+FAKE_NVML: "off" (not importable), "broken" (nvmlInit fails), "bytes" (the lookups take
+bytes only, as pynvml before nvidia-ml-py 11); FAKE_SM_CLOCKS:
 comma-separated MHz the SM clock reads, one per call, cycling (default 1980);
 FAKE_SM_MAX: the maximum SM clock (default 1980). The one device has the PCI bus
 id and uuid the fake torch reports."""
@@ -28,13 +29,23 @@ def nvmlShutdown():
     pass
 
 
+def _key(key):
+    if os.environ.get("FAKE_NVML") == "bytes":
+        if not isinstance(key, bytes):
+            raise TypeError("bytes expected, not %s" % type(key).__name__)
+        return key.decode()
+    return key
+
+
 def nvmlDeviceGetHandleByPciBusId(bus):
+    bus = _key(bus)
     if bus.upper() != BUS:
         raise NVMLError("Not Found: %s" % bus)
     return ("handle", BUS)
 
 
 def nvmlDeviceGetHandleByUUID(uuid):
+    uuid = _key(uuid)
     if uuid != UUID:
         raise NVMLError("Not Found: %s" % uuid)
     return ("handle", BUS)
