@@ -66,6 +66,27 @@ def env_int(name, default, minimum):
     return value
 
 
+def env_float(name, default, above=None, below=None):
+    """A number from the environment, or default when unset; above/below are
+    exclusive bounds (None: none)."""
+    raw = env_str(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError("%s must be a number, not '%s'" % (name, raw)) from None
+    if not math.isfinite(value) or (above is not None and value <= above) or \
+            (below is not None and value >= below):
+        bounds = []
+        if above is not None:
+            bounds.append("greater than %g" % above)
+        if below is not None:
+            bounds.append("below %g" % below)
+        raise ConfigError("%s must be %s, not '%s'" % (name, " and ".join(bounds) or "finite", raw))
+    return value
+
+
 def run_dir():
     """$ZL_RUN_DIR, or None when the plugins run outside zlbench (then they write nothing)."""
     return env_str("ZL_RUN_DIR")
@@ -277,6 +298,82 @@ def quantile(sorted_values, q):
 def median(values):
     s = sorted(values)
     return quantile(s, 0.5)
+
+
+# Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom.
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+         2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+         2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+_Z975 = 1.959963985
+
+
+def t975(df):
+    """t quantile for a two-sided 95 % interval: a table up to 30 degrees of freedom,
+    then the Cornish-Fisher expansion around the normal quantile (exact to 1e-3)."""
+    if df < 1:
+        raise ValueError("t quantile needs at least 1 degree of freedom, not %r" % (df,))
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = _Z975
+    return (z + (z ** 3 + z) / (4.0 * df)
+            + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96.0 * df * df))
+
+
+def trimmed_mean(values, cut):
+    """Mean of values with floor(cut * n) cut from each end (cut 0.1: 10 % each side)."""
+    s = sorted(values)
+    g = int(cut * len(s))
+    kept = s[g:len(s) - g]
+    if not kept:
+        raise ValueError("trimmed mean of no values")
+    return math.fsum(kept) / len(kept)
+
+
+def trimmed_mean_ci_rel(values, cut):
+    """Relative half-width of the 95 % confidence interval of the trimmed mean
+    (Tukey-McLaughlin: the winsorized variance, t with h - 1 degrees of freedom,
+    h the number of values kept), or None with fewer than 2 kept values or a zero mean."""
+    s = sorted(values)
+    n = len(s)
+    g = int(cut * n)
+    h = n - 2 * g
+    if h < 2:
+        return None
+    kept = s[g:n - g]
+    est = math.fsum(kept) / h
+    if est == 0:
+        return None
+    wins = [s[g]] * g + kept + [s[n - g - 1]] * g
+    wmean = math.fsum(wins) / n
+    ssd = math.fsum((w - wmean) ** 2 for w in wins)
+    se = math.sqrt(ssd / (h * (h - 1.0)))
+    return t975(h - 1) * se / abs(est)
+
+
+def median_ci_rel(values, estimate):
+    """Relative half-width of a distribution-free 95 % confidence interval of the
+    median: the order statistics n/2 -+ 0.98 sqrt(n) (Conover), which for n <= 10
+    is the whole range. None with fewer than 2 values or a zero estimate."""
+    s = sorted(values)
+    n = len(s)
+    if n < 2 or not estimate:
+        return None
+    lo = max(1, int(math.floor(n / 2.0 - 0.98 * math.sqrt(n))))
+    hi = min(n, int(math.ceil(1 + n / 2.0 + 0.98 * math.sqrt(n))))
+    return (s[hi - 1] - s[lo - 1]) / 2.0 / abs(estimate)
+
+
+def storage_subset(samples, cap, rng):
+    """(stored, "all" | "subset", stride): every sample, or every k-th one from a
+    random offset (rng.randrange) when there are more than cap, k the smallest
+    stride that keeps at most cap. The offset is drawn, never the values looked
+    at, so the subset is unbiased."""
+    n = len(samples)
+    if n <= cap:
+        return list(samples), "all", 1
+    k = -(-n // cap)
+    start = rng.randrange(k)
+    return list(samples[start::k]), "subset", k
 
 
 def summarize(samples):

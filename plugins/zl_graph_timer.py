@@ -15,9 +15,8 @@ memory, ...) measure() raises CaptureFailed with the reason and zl_timer times
 that shape with the direct timer instead, keeping the reason.
 """
 
-import sys
-
 import zl_common as zc
+import zl_device as zd
 
 # Timed replays per measurement: the sample count of a graph measurement.
 SAMPLES = 10
@@ -28,10 +27,6 @@ MAX_ITERATIONS = 1000
 MIN_ESTIMATE_MS = 1e-4
 # Graph classes by framework spelling; the device module is FlagGems' own.
 _GRAPH_CLASSES = ("CUDAGraph", "MUSAGraph", "NPUGraph", "XPUGraph")
-# Bytes flushed when triton's driver offers no cache-clearing buffer (triton uses 256 MB).
-_FLUSH_BYTES = 256 * 1024 * 1024
-
-_flush_buffer = {}
 
 
 class CaptureFailed(Exception):
@@ -44,20 +39,11 @@ class CaptureFailed(Exception):
 
 def device_api():
     """(torch, device module, graph class, graph context manager) as the framework
-    sees the device: FlagGems' runtime.torch_device_fn when flag_gems is loaded
-    (torch.cuda on nvidia and amd), torch.cuda otherwise."""
-    torch = sys.modules.get("torch")
-    if torch is None:
-        raise CaptureFailed("torch is not imported")
-    dev = None
-    fg = sys.modules.get("flag_gems")
-    runtime = getattr(fg, "runtime", None) if fg is not None else None
-    if runtime is not None:
-        dev = getattr(runtime, "torch_device_fn", None)
-    if dev is None:
-        dev = getattr(torch, "cuda", None)
-    if dev is None:
-        raise CaptureFailed("no device module (flag_gems.runtime.torch_device_fn or torch.cuda)")
+    sees the device (zl_device.device_api)."""
+    try:
+        torch, dev = zd.device_api()
+    except zd.DeviceUnavailable as e:
+        raise CaptureFailed("no graph timer: %s" % e.reason) from None
     graph_cls = None
     for name in _GRAPH_CLASSES:
         graph_cls = getattr(dev, name, None)
@@ -65,57 +51,8 @@ def device_api():
             break
     graph_ctx = getattr(dev, "graph", None)
     if graph_cls is None or graph_ctx is None:
-        raise CaptureFailed("device module '%s' has no graph capture API"
-                            % getattr(dev, "__name__", type(dev).__name__))
+        raise CaptureFailed("device module '%s' has no graph capture API" % zd.module_name(dev))
     return torch, dev, graph_cls, graph_ctx
-
-
-def flusher(torch, dev):
-    """The L2 flush do_bench uses (triton's driver buffer and clear_cache), made once per process."""
-    if "flush" in _flush_buffer:
-        return _flush_buffer["flush"]
-    flush = None
-    triton = sys.modules.get("triton")
-    try:
-        drv = triton.runtime.driver.active
-        cache = drv.get_empty_cache_for_benchmark()
-        clear = drv.clear_cache
-
-        def flush():
-            clear(cache)
-        _flush_buffer["cache"] = cache
-    except Exception:
-        flush = None
-    if flush is None:
-        cache = torch.empty(_FLUSH_BYTES, dtype=torch.int8, device=_device_string())
-        _flush_buffer["cache"] = cache
-        flush = cache.zero_
-    _flush_buffer["flush"] = flush
-    return flush
-
-
-def _device_string():
-    fg = sys.modules.get("flag_gems")
-    name = getattr(fg, "device", None) if fg is not None else None
-    return name or "cuda"
-
-
-def _reset_grads(grad_to_none):
-    if grad_to_none is not None:
-        for x in grad_to_none:
-            x.grad = None
-
-
-def _eager_ms(dev, body, count):
-    """Mean eager time of body() over count calls, by device events."""
-    start = dev.Event(enable_timing=True)
-    end = dev.Event(enable_timing=True)
-    start.record()
-    for _ in range(count):
-        body()
-    end.record()
-    dev.synchronize()
-    return start.elapsed_time(end) / count
 
 
 def iterations_for(rep_ms, samples, estimate_ms):
@@ -151,11 +88,10 @@ def _recover(torch, dev, graph_cls, graph_ctx):
     except Exception:
         pass
     try:
-        if "reset" not in _flush_buffer:
-            _flush_buffer["reset"] = torch.zeros(1, dtype=torch.int8, device=_device_string())
+        reset = zd.scratch(torch)
         g = graph_cls()
         with graph_ctx(g):
-            _flush_buffer["reset"].zero_()
+            reset.zero_()
         dev.synchronize()
     except Exception:
         pass
@@ -168,7 +104,7 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, samples=SAMPLES):
     per replay, "flush_ms": measured flush cost per call}. Errors of fn itself
     (first, eager call) propagate; capture problems raise CaptureFailed."""
     torch, dev, graph_cls, graph_ctx = device_api()
-    flush = flusher(torch, dev)
+    flush = zd.flusher(torch, dev)
     stream = dev.Stream()
     with dev.stream(stream):
         # Outside capture: compiles and autotunes, and raises fn's own errors.
@@ -187,7 +123,7 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, samples=SAMPLES):
         # one-time costs (the flush buffer's first use), and an inflated
         # estimate means few iterations per graph, so graph launch overhead
         # is not amortized.
-        est_total = min(_eager_ms(dev, flushed_call, 5), _eager_ms(dev, flushed_call, 5))
+        est_total = min(zd.eager_ms(dev, flushed_call, 5), zd.eager_ms(dev, flushed_call, 5))
         for _ in range(max(1, int(warmup / max(est_total, MIN_ESTIMATE_MS)))):
             fn()
         n = iterations_for(rep, samples, est_total)
@@ -199,7 +135,7 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, samples=SAMPLES):
             g_full = graph_cls()
             with graph_ctx(g_full):
                 for _ in range(n):
-                    _reset_grads(grad_to_none)
+                    zd.reset_grads(grad_to_none)
                     flush()
                     fn()
         except zc.ReplayMiss:

@@ -1,9 +1,12 @@
 """zl_timer: time every FlagGems measurement by zlbench's plan and record it.
 
-Plan (ZL_TIMER_PLAN): "direct" runs FlagGems' own timer (triton.testing.do_bench,
-or triton.backends.ascend.testing.do_bench_npu on ascend) ZL_DIRECT_REPEAT times
-and hands FlagGems the median; "graph" asks the zl_graph_timer plugin (graph
-replay with an L2 flush) and falls back to direct, per shape, when capture fails.
+Plan (ZL_TIMER_PLAN): "profiler" asks the zl_profiler_timer plugin (device
+timestamps from torch's profiler, sampled to a noise target); "graph" asks the
+zl_graph_timer plugin (graph replay with an L2 flush); "direct" runs FlagGems' own
+timer (triton.testing.do_bench, or triton.backends.ascend.testing.do_bench_npu on
+ascend) ZL_DIRECT_REPEAT times and hands FlagGems the median. Per shape, a timer
+that cannot time it hands over to the next: profiler -> graph -> direct, each
+reason kept. The value FlagGems stores is the measurement's estimate_ms.
 
 How: the bench function is replaced in its module (FlagGems looks it up as
 triton.testing.do_bench at call time), and Benchmark.get_latency of FlagGems'
@@ -20,6 +23,7 @@ import functools
 import importlib
 import inspect
 import os
+import random
 import statistics
 import sys
 import threading
@@ -27,9 +31,20 @@ import time
 
 import pytest
 
+import zl_clock
 import zl_common as zc
+import zl_device as zd
+import zl_sampling
 
-PLANS = ("graph", "direct")
+PLANS = ("profiler", "graph", "direct")
+# Each plan's timers, tried in this order per shape.
+CHAINS = {"profiler": ("profiler", "graph", "direct"), "graph": ("graph", "direct"),
+          "direct": ("direct",)}
+DEFAULT_NOISE_TARGET = 0.005
+# Seconds of sampling per measurement (see docs/timer.md for why 0.3).
+DEFAULT_MAX_TIME_PER_SHAPE = 0.3
+# Samples stored per timer.jsonl line; beyond this an unbiased subset.
+STORE_CAP = 2000
 # Bench functions hooked: (module, attribute, label). FlagGems calls the
 # ascend one on vendor "ascend" and triton's everywhere else.
 BENCH_FUNCTIONS = (
@@ -37,6 +52,7 @@ BENCH_FUNCTIONS = (
     ("triton.backends.ascend.testing", "do_bench_npu", "triton.backends.ascend.testing.do_bench_npu"),
 )
 GRAPH_PLUGIN = "zl_graph_timer"
+PROFILER_PLUGIN = "zl_profiler_timer"
 
 _state = None
 
@@ -45,16 +61,18 @@ _state = None
 # pure logic
 
 
-def resolve_plan(env_plan, graph_loaded):
-    """(plan, reason graph cannot be used or None). Without ZL_TIMER_PLAN the
-    plan follows whether zl_graph_timer is loaded."""
+def resolve_plan(env_plan, profiler_loaded, graph_loaded):
+    """(plan, reason its own timer cannot be used or None). Without ZL_TIMER_PLAN
+    the plan is the best loaded timer: profiler, then graph, then direct."""
     if env_plan is None:
-        env_plan = "graph" if graph_loaded else "direct"
+        env_plan = "profiler" if profiler_loaded else "graph" if graph_loaded else "direct"
     if env_plan not in PLANS:
         raise zc.ConfigError("ZL_TIMER_PLAN must be one of %s, not '%s'"
                              % (", ".join(PLANS), env_plan))
     reason = None
-    if env_plan == "graph" and not graph_loaded:
+    if env_plan == "profiler" and not profiler_loaded:
+        reason = "profiler plan but the %s plugin is not loaded" % PROFILER_PLUGIN
+    elif env_plan == "graph" and not graph_loaded:
         reason = "graph plan but the %s plugin is not loaded" % GRAPH_PLUGIN
     return env_plan, reason
 
@@ -72,10 +90,10 @@ def measurement_side(op, torch_op, gems_op, gems_active):
     return None
 
 
-def caller_result(samples, repeat_values, return_mode, quantiles):
-    """What the hooked bench function returns: do_bench's contract over our
-    samples. "median" is the median of the per-repeat results (each is what
-    FlagGems' own call would have returned)."""
+def caller_result(samples, estimate_ms, return_mode, quantiles):
+    """What the hooked bench function returns: do_bench's contract over our samples,
+    except that FlagGems' "median" (and any mode do_bench does not know) gets the
+    measurement's estimate_ms, the figure timer.jsonl reports."""
     if quantiles is not None:
         s = sorted(samples)
         out = [zc.quantile(s, float(q)) for q in quantiles]
@@ -88,37 +106,49 @@ def caller_result(samples, repeat_values, return_mode, quantiles):
         return max(samples)
     if return_mode == "mean":
         return statistics.mean(samples)
-    return zc.median(repeat_values if repeat_values else samples)
+    return estimate_ms
 
 
-def summarize_records(plan, repeat, records):
-    """plugins/timer_summary.json from the measurement records."""
-    graph = direct = fallbacks = errors = 0
-    reasons = []
+def fixed_estimate(samples, repeat_values):
+    """(estimate ms, estimator, noise_rel) of the graph and direct timers: the median
+    of the per-repeat results when there are several (direct), else of the samples;
+    noise_rel from the order statistics of the samples."""
+    est = zc.median(repeat_values if repeat_values else samples)
+    return est, "median", zc.median_ci_rel(samples, est)
+
+
+def summarize_records(plan, repeat, records, noise_target=DEFAULT_NOISE_TARGET,
+                      max_time_s=DEFAULT_MAX_TIME_PER_SHAPE, clock_source=None,
+                      readings=(), max_supported=None):
+    """plugins/timer_summary.json from the measurement records; readings: every SM
+    clock reading of the run (MHz)."""
+    counts = {t: 0 for t in PLANS}
+    fallbacks = errors = dropped = 0
+    reasons, stops = [], {}
     for r in records:
+        stop = r.get("stop_reason")
+        if stop is not None:
+            stops[stop] = stops.get(stop, 0) + 1
+        dropped += r.get("dropped_throttled") or 0
         if r.get("error") is not None:
             errors += 1
             continue
-        if r["timer"] == "graph":
-            graph += 1
-        else:
-            direct += 1
+        counts[r["timer"]] = counts.get(r["timer"], 0) + 1
         reason = r.get("fallback_reason")
         if reason is not None:
             fallbacks += 1
             if reason not in reasons:
                 reasons.append(reason)
-    if graph and direct:
-        used = "mixed"
-    elif graph:
-        used = "graph"
-    elif direct:
-        used = "direct"
-    else:
-        used = None
-    return {"plan": plan, "used": used, "graph": graph, "direct": direct,
-            "fallbacks": fallbacks, "fallback_reasons": reasons, "errors": errors,
-            "measurements": len(records), "direct_repeat": repeat}
+    used = [t for t in PLANS if counts[t]]
+    out = {"plan": plan, "used": used[0] if len(used) == 1 else "mixed" if used else None}
+    out.update(counts)
+    out.update({"fallbacks": fallbacks, "fallback_reasons": reasons, "errors": errors,
+                "measurements": len(records), "direct_repeat": repeat,
+                "noise_target": noise_target, "max_time_per_shape_s": max_time_s,
+                "clock_mhz": zl_clock.clock_stats(readings, max_supported),
+                "clock_source": clock_source, "dropped_throttled": dropped,
+                "stop_reasons": stops})
+    return out
 
 
 def first_dtype(values):
@@ -155,12 +185,18 @@ def shapes_of(values):
 
 
 class _Timer:
-    def __init__(self, plan, repeat, graph_measure, graph_missing, capture_failed):
+    def __init__(self, plan, repeat, plan_missing=None, profiler=None, graph=None,
+                 noise_target=DEFAULT_NOISE_TARGET, max_time_s=DEFAULT_MAX_TIME_PER_SHAPE,
+                 clock_source=None):
         self.plan = plan
         self.repeat = repeat
-        self.graph_measure = graph_measure
-        self.graph_missing = graph_missing
-        self.capture_failed = capture_failed
+        self.plan_missing = plan_missing    # why the plan's own timer is not loaded
+        self.profiler = profiler            # the zl_profiler_timer module, or None
+        self.graph = graph                  # the zl_graph_timer module, or None
+        self.policy = zl_sampling.Policy(noise_target=noise_target, max_time_s=max_time_s)
+        self.clock_source = clock_source    # ZL_CLOCK_SOURCE
+        self.clock = None                   # zl_clock.ClockReader, opened at the first measurement
+        self.readings = []                  # every SM clock reading of the run (MHz)
         self.records = []
         self.node = None
         self.context = []
@@ -260,23 +296,31 @@ class _Timer:
         call = dict(bound.arguments) if bound is not None else {}
         return_mode = call.get("return_mode", "median")
         quantiles = call.get("quantiles")
+        clock = self._clock()
         start = time.monotonic()
+        reasons = []
         try:
             result = None
-            if self.plan == "graph":
-                result = self._graph(rec, fn, call)
-            if result is None:
-                result = self._direct(rec, orig, sig, bound, fn, args, kwargs)
-            samples, repeat_values, extra = result
-            rec.update(zc.summarize(samples))
-            rec.update(extra)
-            value = caller_result(samples, repeat_values, return_mode, quantiles)
+            for step in CHAINS[self.plan]:
+                if step == "profiler":
+                    result = self._profiler(rec, fn, call, reasons, clock)
+                elif step == "graph":
+                    result = self._graph(rec, fn, call, reasons, clock)
+                else:
+                    result = self._direct(rec, orig, sig, bound, fn, args, kwargs, clock)
+                if result is not None:
+                    break
+            rec["fallback_reason"] = "; ".join(reasons) or None
+            self._fill(rec, result, clock)
+            value = caller_result(result["samples"], result["estimate_ms"], return_mode,
+                                  quantiles)
             rec["value_ms"] = value
             rec["error"] = None
             return value
         except BaseException as e:
             rec["timer"] = rec["timer"] or self.plan
-            rec.update(zc.summarize([]))
+            rec["fallback_reason"] = "; ".join(reasons) or None
+            self._fill(rec, None, clock)
             rec["value_ms"] = None
             rec["error"] = zc.one_line(e)
             raise
@@ -285,25 +329,86 @@ class _Timer:
             self.records.append(rec)
             self.append(rec)
 
-    def _graph(self, rec, fn, call):
-        if self.graph_measure is None:
-            rec["fallback_reason"] = self.graph_missing
+    def _clock(self):
+        """The SM clock reader, opened at the first measurement (the device is known then)."""
+        if self.clock is None:
+            source = self.clock_source
+            self.clock = zl_clock.open_reader(source, zd.device_module() if source in
+                                              (None, "", "nvml") else None)
+        return self.clock
+
+    def _fill(self, rec, result, clock):
+        """The sample fields of a record from a timer's result (None: the measurement failed)."""
+        samples = result["samples"] if result else []
+        readings = result["clock_readings"] if result else []
+        self.readings += readings
+        stored, kind, stride = zc.storage_subset(samples, STORE_CAP, random.Random(rec["seq"]))
+        rec.update(zc.summarize(samples))
+        rec.update({"samples_ms": stored, "samples_total": len(samples), "samples_stored": kind,
+                    "samples_stride": stride if kind == "subset" else None,
+                    "estimate_ms": result["estimate_ms"] if result else None,
+                    "estimator": result["estimator"] if result else None,
+                    "noise_rel": result["noise_rel"] if result else None,
+                    "noise_target": self.policy.noise_target,
+                    "stop_reason": result["stop_reason"] if result else "error",
+                    "kernels_per_call": result.get("kernels_per_call") if result else None,
+                    "dropped_throttled": result["dropped_throttled"] if result else 0,
+                    "clock_mhz": zl_clock.clock_stats(readings, clock.max_mhz),
+                    "clock_source": clock.source})
+        if result:
+            rec.update(result["extra"])
+
+    @staticmethod
+    def _fixed(samples, repeat_values, extra, readings):
+        est, estimator, noise = fixed_estimate(samples, repeat_values)
+        return {"samples": samples, "estimate_ms": est, "estimator": estimator,
+                "noise_rel": noise, "stop_reason": "fixed", "kernels_per_call": None,
+                "dropped_throttled": 0, "clock_readings": readings, "extra": extra}
+
+    def _profiler(self, rec, fn, call, reasons, clock):
+        if self.profiler is None:
+            if self.plan_missing and self.plan == "profiler":
+                reasons.append(self.plan_missing)
             return None
         try:
-            out = self.graph_measure(fn, warmup=call.get("warmup", 25), rep=call.get("rep", 100),
-                                     grad_to_none=call.get("grad_to_none"))
-        except self.capture_failed as e:
-            rec["fallback_reason"] = e.reason
+            out = self.profiler.measure(fn, warmup=call.get("warmup", 25),
+                                        rep=call.get("rep", 100),
+                                        grad_to_none=call.get("grad_to_none"),
+                                        policy=self.policy, clock=clock)
+        except self.profiler.ProfilerFailed as e:
+            reasons.append(e.reason)
             return None
+        rec["timer"] = "profiler"
+        rec["sample_kind"] = "profiled_call"
+        out["extra"] = {"profiler_batches": out.pop("batches"),
+                        "profiler_calls": out.pop("calls"),
+                        "calls_missing": out.pop("calls_missing")}
+        return out
+
+    def _graph(self, rec, fn, call, reasons, clock):
+        if self.graph is None:
+            if self.plan_missing and self.plan == "graph":
+                reasons.append(self.plan_missing)
+            return None
+        before = clock.read()
+        try:
+            out = self.graph.measure(fn, warmup=call.get("warmup", 25), rep=call.get("rep", 100),
+                                     grad_to_none=call.get("grad_to_none"))
+        except self.graph.CaptureFailed as e:
+            reasons.append(e.reason)
+            return None
+        after = clock.read()
         rec["timer"] = "graph"
         rec["sample_kind"] = "graph_replay"
-        return out["samples"], None, {"graph_iterations": out["iterations"],
-                                      "flush_ms": out["flush_ms"]}
+        return self._fixed(out["samples"], None,
+                           {"graph_iterations": out["iterations"], "flush_ms": out["flush_ms"]},
+                           [r for r in (before, after) if r is not None])
 
-    def _direct(self, rec, orig, sig, bound, fn, args, kwargs):
+    def _direct(self, rec, orig, sig, bound, fn, args, kwargs, clock):
         """FlagGems' own bench function, self.repeat times. Where it takes
         return_mode="all" (triton >= 3.2) every timed iteration is a sample;
         otherwise (triton <= 3.1, do_bench_npu) each call's result is one."""
+        before = clock.read()
         rec["timer"] = "direct"
         rec["repeat"] = self.repeat
         pooled, per_repeat = [], []
@@ -328,7 +433,9 @@ class _Timer:
             else:
                 self._add_call_result(orig(fn, *args, **kwargs), pooled, per_repeat)
         rec["sample_kind"] = "iteration" if all_mode else "repeat"
-        return pooled, per_repeat, {"repeat_values_ms": per_repeat}
+        after = clock.read()
+        return self._fixed(pooled, per_repeat, {"repeat_values_ms": per_repeat},
+                           [r for r in (before, after) if r is not None])
 
     def _takes_all(self, orig, sig):
         """Whether orig may be asked for return_mode="all": triton's do_bench
@@ -357,7 +464,11 @@ class _Timer:
     # --- files --------------------------------------------------------------
 
     def summary(self):
-        return summarize_records(self.plan, self.repeat, self.records)
+        clock = self.clock
+        return summarize_records(self.plan, self.repeat, self.records, self.policy.noise_target,
+                                 self.policy.max_time_s,
+                                 clock.source if clock is not None else None, self.readings,
+                                 clock.max_mhz if clock is not None else None)
 
     def append(self, rec):
         """Add one record to timer.jsonl as it is made (appended and flushed, so a
@@ -454,21 +565,20 @@ def _called_by_tuner():
 
 def pytest_configure(config):
     global _state
+    profiler = config.pluginmanager.get_plugin(PROFILER_PLUGIN)
     graph = config.pluginmanager.get_plugin(GRAPH_PLUGIN)
     try:
-        plan, missing = resolve_plan(zc.env_str("ZL_TIMER_PLAN"), graph is not None)
+        plan, missing = resolve_plan(zc.env_str("ZL_TIMER_PLAN"), profiler is not None,
+                                     graph is not None)
         repeat = zc.env_int("ZL_DIRECT_REPEAT", 1, 1)
+        noise = zc.env_float("ZL_NOISE_TARGET", DEFAULT_NOISE_TARGET, above=0, below=1)
+        max_time = zc.env_float("ZL_MAX_TIME_PER_SHAPE", DEFAULT_MAX_TIME_PER_SHAPE, above=0)
     except zc.ConfigError as e:
         raise pytest.UsageError(str(e)) from None
-    _state = _Timer(plan, repeat,
-                    graph.measure if graph is not None else None, missing,
-                    graph.CaptureFailed if graph is not None else _NeverRaised)
+    _state = _Timer(plan, repeat, missing, profiler, graph, noise, max_time,
+                    zc.env_str("ZL_CLOCK_SOURCE"))
     _state.install()
     zc.unwind_on_sigterm()
-
-
-class _NeverRaised(Exception):
-    pass
 
 
 def pytest_collection_finish(session):

@@ -10,3 +10,5 @@ for b in "$build"/bench_*; do
 	case "$(basename "$b")" in bench_foundation) continue ;; esac
 	[ -x "$b" ] && "$b" "$PWD/$build/zlbench"
 done
+# the profiler timer's own Python cost, on CPU with the plugin tests' fakes
+python3 bench/bench_profiler_timer.py

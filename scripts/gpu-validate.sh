@@ -51,8 +51,8 @@ caches)
 	unset FLAGGEMS_CACHE_DIR TRITON_CACHE_DIR
 	zl router run $F --op router_gemm --isolate-tuner-cache --out "$out/router"; ident "$out/router" | tee -a "$out/phases.log"
 	for op in abs softmax; do
-		zl "${op}G" run $F --op $op --out "$out/${op}G" -- --dtypes float16
-		zl "${op}D" run $F --op $op --no-cudagraph --direct-repeat 5 --out "$out/${op}D" -- --dtypes float16
+		zl "${op}G" run $F --op $op --timer graph --out "$out/${op}G" -- --dtypes float16
+		zl "${op}D" run $F --op $op --timer direct --direct-repeat 5 --out "$out/${op}D" -- --dtypes float16
 		zl "cmp${op}" compare "$out/${op}G" "$out/${op}D" --allow-caliber-mismatch --json
 	done
 	;;

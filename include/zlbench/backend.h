@@ -12,6 +12,7 @@
 /* Capability bits (curl's feature-table style). */
 enum zl_capability {
 	ZL_CAP_GRAPH_CAPTURE = 1u << 0, /* device graphs: the graph timer can capture and replay */
+	ZL_CAP_KERNEL_PROFILER = 1u << 1, /* torch's profiler gives device kernel timestamps with correlation ids */
 };
 
 /* The name of each capability bit, for `zlbench backends` and JSON; ends with name == NULL. */
@@ -21,6 +22,14 @@ struct zl_capability_def {
 	const char *help;
 };
 extern const struct zl_capability_def zl_capability_table[];
+/* The table row of one capability bit, or NULL. */
+const struct zl_capability_def *zl_capability_find(unsigned bit);
+
+/* Why a backend lacks a capability (what its public code shows); a list ends with bit == 0. */
+struct zl_cap_note {
+	unsigned bit;
+	const char *why;
+};
 
 /*
  * One device. index is the ordinal the visibility variable takes (0-based, in the
@@ -95,6 +104,8 @@ struct zl_backend {
 	const char *const *pin_env;        /* NAME=value the child also gets so that indices mean what the query tool says (NULL-terminated, may be NULL) */
 	const char *const *env_prefixes;   /* the vendor's runtime and compiler switches, recorded in the run identity (NULL-terminated, may be NULL) */
 	unsigned caps;                    /* enum zl_capability bits */
+	const struct zl_cap_note *cap_notes; /* why capabilities are off (may be NULL) */
+	const char *clock_source;         /* how the plugins read the SM clock ("nvml"); NULL: none */
 };
 
 /* The table; terminated by a row with name == NULL. */
@@ -106,6 +117,10 @@ const struct zl_backend *zl_backend_find(const char *name);
 /* "<name> (<alias>, ...), ..." for error messages. Appends to sb. */
 void zl_backend_choices(struct strbuf *sb);
 int zl_backend_has(const struct zl_backend *b, unsigned cap);
+/* Why b lacks capability bit cap, or NULL when it has it or no note says. */
+const char *zl_backend_cap_note(const struct zl_backend *b, unsigned cap);
+/* ZL_CLOCK_SOURCE for the plugins: the row's clock source, else "none". */
+const char *zl_backend_clock_source(const struct zl_backend *b);
 
 /*
  * Auto-detection: the one vendor whose query tool (on PATH) or device nodes

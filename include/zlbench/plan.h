@@ -1,6 +1,7 @@
 /*
  * The plugin plan: which pytest plugins (-p) a run loads, derived from the
- * backend's capabilities and the settings, and the timer plan (graph|direct).
+ * backend's capabilities and the settings, and the timer plan (profiler|graph|direct)
+ * with what the plugins are told about it (noise target, time cap, clock source).
  * Owner: the caller owns struct zl_plan; zl_plan_release() frees it.
  */
 #ifndef ZLBENCH_PLAN_H
@@ -12,7 +13,7 @@
 struct zl_plugin_def {
 	const char *module;     /* importable module under plugins/ */
 	unsigned requires;      /* enum zl_capability bits the backend must have */
-	int graph_timer;        /* the timer plan is graph when this one loads */
+	const char *timer;      /* the timer it provides ("profiler", "graph"), or NULL */
 	/* NULL, or whether the settings want it; *why says why not (static text) */
 	int (*wanted)(const struct zl_settings *s, const char **why);
 	const char *purpose;
@@ -23,9 +24,13 @@ size_t zl_plugin_count(void);
 struct zl_plan {
 	struct strvec plugins;   /* module names, in load order */
 	struct strvec reasons;   /* one line per plugin: "zl_timer: loaded: ..." / "... dropped: ..." */
-	const char *timer;       /* "graph" or "direct" */
+	const char *timer;       /* "profiler", "graph" or "direct" (static) */
+	char fallback[32];       /* the timers a shape falls back to, in order: "graph, direct", "none" */
+	double noise_target;     /* ZL_NOISE_TARGET */
+	double max_time_per_shape_s; /* ZL_MAX_TIME_PER_SHAPE */
+	const char *clock_source; /* ZL_CLOCK_SOURCE: "nvml" or "none" (static) */
 };
-#define ZL_PLAN_INIT { STRVEC_INIT, STRVEC_INIT, NULL }
+#define ZL_PLAN_INIT { STRVEC_INIT, STRVEC_INIT, NULL, "", 0, 0, NULL }
 
 /* The plan for s's backend and settings (s->backend must be set). */
 void zl_plan_make(const struct zl_settings *s, struct zl_plan *plan);

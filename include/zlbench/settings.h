@@ -16,6 +16,9 @@
 #include "strbuf.h"
 #include "strvec.h"
 
+/* Seconds of sampling per measurement: keeps an op within 1.5x of the graph timer's time (docs/timer.md). */
+#define ZL_MAX_TIME_PER_SHAPE_DEFAULT "0.3"
+
 enum zl_source { ZL_SRC_UNSET = 0, ZL_SRC_DEFAULT, ZL_SRC_ENV, ZL_SRC_FLAG, ZL_SRC_AUTO };
 const char *zl_source_name(enum zl_source s);
 
@@ -36,6 +39,9 @@ enum zl_setting_id {
 	ZL_SET_OUT,
 	ZL_SET_RUNS_DIR,
 	ZL_SET_CUDAGRAPH,
+	ZL_SET_TIMER,
+	ZL_SET_NOISE_TARGET,
+	ZL_SET_MAX_TIME_PER_SHAPE,
 	ZL_SET_DIRECT_REPEAT,
 	ZL_SET_TIMEOUT,
 	ZL_SET__COUNT
@@ -73,6 +79,9 @@ struct zl_settings {
 	int autotune_records;    /* the autotune plugin records (or replays); 0: autotune mode off */
 	int isolate;
 	int cudagraph;           /* graph timer wanted (and the backend can capture) */
+	const char *timer;       /* the timer plan: "profiler", "graph" or "direct" (static) */
+	double noise_target;     /* relative 95 % CI half-width the profiler timer samples to */
+	double max_time_per_shape_s; /* seconds of sampling per measurement at most */
 	long direct_repeat;
 	double timeout_s;        /* 0: none */
 	struct strvec devices;   /* indices as strings, e.g. "0", "2" */

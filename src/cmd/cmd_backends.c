@@ -33,7 +33,9 @@ void help_backends(FILE *out)
 		"ZL_BACKEND, case-insensitively), the FlagGems vendor_name it expects, the variable\n"
 		"zlbench sets to pin devices, the tool that enumerates devices and the device nodes\n"
 		"used when that tool is missing, and its capabilities (graph_capture: the graph\n"
-		"timer can capture and replay kernels).\n\n"
+		"timer can capture and replay kernels; kernel_profiler: torch's profiler reports device\n"
+		"kernel timestamps, so the profiler timer can time there). Below the table, why a\n"
+		"backend lacks a capability where its public code says so.\n\n"
 		"Options:\n");
 	zl_options_usage(out, backends_tables);
 	fprintf(out,
@@ -105,6 +107,24 @@ static void print_cell(FILE *out, const char *s, int c, const size_t width[C__CO
 		fprintf(out, "%s\n", s);
 }
 
+/* "<backend>: no <capability>: <why>" for every note of the table. */
+static void print_notes(FILE *out)
+{
+	const struct zl_backend *b;
+	const struct zl_capability_def *c;
+	int first = 1;
+
+	for (b = zl_backend_table; b->name; b++)
+		for (c = zl_capability_table; c->name; c++) {
+			const char *why = zl_backend_cap_note(b, c->bit);
+
+			if (!why)
+				continue;
+			fprintf(out, "%s%s: no %s: %s\n", first ? "\n" : "", b->name, c->name, why);
+			first = 0;
+		}
+}
+
 static void print_text(FILE *out)
 {
 	size_t n = zl_backend_count(), i, width[C__COUNT];
@@ -126,6 +146,7 @@ static void print_text(FILE *out)
 	for (i = 0; i < n; i++)
 		for (c = 0; c < C__COUNT; c++)
 			print_cell(out, cells[i * C__COUNT + c].buf, c, width);
+	print_notes(out);
 	for (i = 0; i < n * C__COUNT; i++)
 		strbuf_release(&cells[i]);
 	free(cells);
@@ -174,6 +195,23 @@ static int add_caps(cJSON *obj, const struct zl_backend *b)
 	return 0;
 }
 
+/* {capability: why} for the capabilities the row says it lacks. */
+static int add_cap_notes(cJSON *obj, const struct zl_backend *b)
+{
+	cJSON *notes = cJSON_AddObjectToObject(obj, "capability_notes");
+	const struct zl_capability_def *c;
+
+	if (!notes)
+		return -1;
+	for (c = zl_capability_table; c->name; c++) {
+		const char *why = zl_backend_cap_note(b, c->bit);
+
+		if (why && !cJSON_AddStringToObject(notes, c->name, why))
+			return -1;
+	}
+	return 0;
+}
+
 static cJSON *backend_json(const struct zl_backend *b)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -193,7 +231,8 @@ static cJSON *backend_json(const struct zl_backend *b)
 			       : zl_json_add_string(o, "alt_query_argv", NULL)) ||
 	    zl_json_add_string(o, "dev_node_prefix", b->dev_node_prefix) ||
 	    zl_json_add_string(o, "dev_node_probe", b->dev_node_probe) ||
-	    add_caps(o, b)) {
+	    add_caps(o, b) || add_cap_notes(o, b) ||
+	    zl_json_add_string(o, "clock_source", zl_backend_clock_source(b))) {
 		cJSON_Delete(o);
 		return NULL;
 	}

@@ -26,7 +26,8 @@ struct doctor_opts {
 
 /* Run settings doctor accepts (so that a run's options can be pasted) but has no use for. */
 static const enum zl_setting_id ignored_settings[] = {
-	ZL_SET_REPLAY_FROM, ZL_SET_AUTOTUNE_RECORDS, ZL_SET_OUT, ZL_SET_CUDAGRAPH, ZL_SET_DIRECT_REPEAT, ZL_SET_TIMEOUT,
+	ZL_SET_REPLAY_FROM, ZL_SET_AUTOTUNE_RECORDS, ZL_SET_OUT, ZL_SET_CUDAGRAPH, ZL_SET_TIMER, ZL_SET_NOISE_TARGET,
+	ZL_SET_MAX_TIME_PER_SHAPE, ZL_SET_DIRECT_REPEAT, ZL_SET_TIMEOUT,
 };
 
 static int ignored_option(const char *long_name)

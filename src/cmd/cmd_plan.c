@@ -1,6 +1,7 @@
 /* zlbench plan: the pytest plugin list and timer plan a backend gets. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
@@ -17,22 +18,38 @@ void help_plan(FILE *out)
 	const struct zl_plugin_def *p;
 
 	fprintf(out,
-		"usage: zlbench plan [--backend B] [--no-cudagraph] [--json]\n\n"
-		"Shows the pytest plugins (-p) a run loads on a backend, why each is in or out,\n"
-		"and the timer plan (graph where the backend can capture graphs, else direct).\n\n"
+		"usage: zlbench plan [--backend B] [--timer NAME] [--no-cudagraph] [--json]\n\n"
+		"Shows the pytest plugins (-p) a run loads on a backend, why each is in or out, and\n"
+		"the timer plan: profiler where torch's profiler gives device kernel timestamps\n"
+		"(capability kernel_profiler), else graph where the backend can capture graphs, else\n"
+		"direct; the timers a shape falls back to; the profiler timer's noise target and time\n"
+		"cap; where the plugins read the SM clock.\n\n"
 		"Plugins:\n");
-	for (p = zl_plugin_table; p->module; p++)
-		fprintf(out, "  %-18s %s%s\n", p->module, p->purpose,
-			p->requires & ZL_CAP_GRAPH_CAPTURE ? " (needs graph capture)" : "");
+	for (p = zl_plugin_table; p->module; p++) {
+		const struct zl_capability_def *c;
+
+		fprintf(out, "  %-18s %s", p->module, p->purpose);
+		for (c = zl_capability_table; c->name; c++)
+			if (p->requires & c->bit)
+				fprintf(out, " (needs %s)", c->name);
+		fputc('\n', out);
+	}
 	fprintf(out,
 		"\nOptions:\n"
 		"  --backend B       backend or alias [env ZL_BACKEND; default: auto-detect]\n"
-		"  --cudagraph, --no-cudagraph   graph timer on/off [env ZL_ENABLE_CUDAGRAPH]\n"
-		"  --json            print {backend, timer, plugins: [...], reasons: [...]}\n\n"
-		"Environment: ZL_BACKEND and ZL_ENABLE_CUDAGRAPH (as above); without a backend, auto-detection\n"
-		"looks for the vendors' query tools on PATH and their device nodes under ZL_DEV_ROOT (default /dev).\n\n"
-		"Exit codes: 0 printed, 2 usage error (an unknown backend, or none given and none detected).\n\n"
-		"Examples:\n  zlbench plan --backend musa\n  zlbench plan --backend cuda --no-cudagraph --json\n");
+		"  --timer NAME      profiler, graph or direct [env ZL_TIMER; default: the best the backend offers]\n"
+		"  --cudagraph, --no-cudagraph   graph timer on/off, also as the profiler's fallback [env ZL_ENABLE_CUDAGRAPH]\n"
+		"  --noise-target F  profiler timer: sample to a 95 %% interval within F of the estimate [env ZL_NOISE_TARGET; 0.005]\n"
+		"  --max-time-per-shape S   profiler timer: at most S seconds of sampling per measurement [env ZL_MAX_TIME_PER_SHAPE; %s]\n"
+		"  --json            print {backend, timer, fallback, noise_target, max_time_per_shape_s, clock_source,\n"
+		"                    plugins: [...], reasons: [...]}\n\n"
+		"Environment: the variables above; without a backend, auto-detection looks for the vendors'\n"
+		"query tools on PATH and their device nodes under ZL_DEV_ROOT (default /dev).\n\n"
+		"Exit codes: 0 printed, 2 usage error (an unknown backend, or none given and none detected;\n"
+		"a timer the backend lacks; a bad noise target or time cap).\n\n"
+		"Examples:\n  zlbench plan --backend musa\n  zlbench plan --backend cuda --timer graph --json\n"
+		"  zlbench plan --backend cuda --noise-target 0.002 --max-time-per-shape 1\n",
+		ZL_MAX_TIME_PER_SHAPE_DEFAULT);
 }
 
 static int print_json(const char *backend, const struct zl_plan *plan)
@@ -43,6 +60,10 @@ static int print_json(const char *backend, const struct zl_plan *plan)
 	size_t i;
 	int ok = root && cJSON_AddStringToObject(root, "backend", backend) &&
 		 cJSON_AddStringToObject(root, "timer", plan->timer) &&
+		 cJSON_AddStringToObject(root, "fallback", plan->fallback) &&
+		 cJSON_AddNumberToObject(root, "noise_target", plan->noise_target) &&
+		 cJSON_AddNumberToObject(root, "max_time_per_shape_s", plan->max_time_per_shape_s) &&
+		 cJSON_AddStringToObject(root, "clock_source", plan->clock_source) &&
 		 (plugins = cJSON_AddArrayToObject(root, "plugins")) &&
 		 (reasons = cJSON_AddArrayToObject(root, "reasons"));
 
@@ -85,8 +106,12 @@ int cmd_plan(int argc, const char **argv)
 		code = print_json(s.backend->name, &plan);
 		goto out;
 	}
-	printf("backend: %s (%s)\ntimer:   %s\nplugins:", s.backend->name,
-	       zl_source_name(s.v[ZL_SET_BACKEND].source), plan.timer);
+	printf("backend: %s (%s)\ntimer:   %s (%s)", s.backend->name,
+	       zl_source_name(s.v[ZL_SET_BACKEND].source), plan.timer, zl_source_name(s.v[ZL_SET_TIMER].source));
+	if (!strcmp(plan.timer, "profiler"))
+		printf(": noise target %g %%, at most %g s of sampling per shape", plan.noise_target * 100,
+		       plan.max_time_per_shape_s);
+	printf("; fallback per shape: %s\nclock:   %s\nplugins:", plan.fallback, plan.clock_source);
 	for (i = 0; i < plan.plugins.nr; i++)
 		printf(" -p %s", plan.plugins.v[i]);
 	printf("\n");

@@ -48,6 +48,8 @@ static const struct {
 	{ "zlbench version", "zlbench_version" },
 	{ "host", "host" },
 	{ "direct repeat", "direct_repeat" },
+	{ "noise target", "timer.noise_target" },
+	{ "max time per shape", "timer.max_time_per_shape_s" },
 	{ "timer used", "timer.used" },
 	{ "timer fallbacks", "timer.fallbacks" },
 	{ "compiled variants", "compile.variants" },
@@ -139,6 +141,7 @@ static void diff_json(struct zl_diffs *d, const char *label, const cJSON *a, con
  */
 static const char *const run_managed_env[] = {
 	"ZL_RUN_DIR", "ZL_BACKEND", "ZL_EXPECTED_VENDOR", "ZL_VENDOR_MODULE", "ZL_TIMER_PLAN",
+	"ZL_NOISE_TARGET", "ZL_MAX_TIME_PER_SHAPE", "ZL_CLOCK_SOURCE",
 	"ZL_DIRECT_REPEAT", "ZL_AUTOTUNE_MODE", "ZL_REPLAY_FROM",
 };
 

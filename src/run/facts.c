@@ -212,23 +212,55 @@ static const char *count_text(const cJSON *o, const char *key, char buf[32])
 	return buf;
 }
 
-/* The timer the plugins used, against the plan: a graph plan that fell back must show. */
+/* The timer the plugins used, against the plan: a plan that fell back must show. */
 static void footer_timer(const cJSON *id, FILE *out)
 {
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(id, "timer");
 	const char *plan = zl_json_path_string(id, "timer.plan"), *used = zl_json_path_string(id, "timer.used");
-	const cJSON *graph = cJSON_GetObjectItemCaseSensitive(t, "graph");
-	char b1[32], b2[32], b3[32];
+	const cJSON *planned = plan ? cJSON_GetObjectItemCaseSensitive(t, plan) : NULL;
+	char b1[32], b2[32], b3[32], b4[32];
 
 	if (!used) {
 		fprintf(out, "timer:       planned %s; no timer report\n", plan ? plan : "?");
 		return;
 	}
-	fprintf(out, "timer:       used %s%s%s: graph %s, direct %s, fallbacks %s\n", used,
+	fprintf(out, "timer:       used %s%s%s: profiler %s, graph %s, direct %s, fallbacks %s\n", used,
 		plan && strcmp(plan, used) ? ", planned " : "", plan && strcmp(plan, used) ? plan : "",
-		count_text(t, "graph", b1), count_text(t, "direct", b2), count_text(t, "fallbacks", b3));
-	if (plan && !strcmp(plan, "graph") && cJSON_IsNumber(graph) && graph->valuedouble == 0)
-		zl_print_warning("the graph timer was planned but every measurement fell back to direct (plugins/timer_summary.json says why)");
+		count_text(t, "profiler", b4), count_text(t, "graph", b1), count_text(t, "direct", b2),
+		count_text(t, "fallbacks", b3));
+	if (plan && strcmp(plan, "direct") && cJSON_IsNumber(planned) && planned->valuedouble == 0)
+		zl_print_warning("the %s timer was planned but every measurement fell back (plugins/timer_summary.json "
+				 "says why)", plan);
+}
+
+/* The SM clock over the run; a warning when samples were dropped for it or it could not be read. */
+static void footer_clock(const cJSON *id, FILE *out)
+{
+	const char *source = zl_json_path_string(id, "timer.clock_source");
+	const cJSON *mhz = zl_json_path(id, "timer.clock_mhz");
+	const cJSON *dropped = zl_json_path(id, "timer.dropped_throttled");
+	static const char *const keys[] = { "min", "median", "max", "max_supported" };
+	const cJSON *v[4];
+	size_t i;
+	int known = cJSON_IsObject(mhz);
+
+	if (!source)
+		return;
+	for (i = 0; i < ZL_ARRAY_SIZE(keys); i++) {
+		v[i] = known ? cJSON_GetObjectItemCaseSensitive(mhz, keys[i]) : NULL;
+		known = known && cJSON_IsNumber(v[i]);
+	}
+	if (known)
+		fprintf(out, "clock:       SM %.0f-%.0f MHz (median %.0f, max supported %.0f) by %s\n", v[0]->valuedouble,
+			v[2]->valuedouble, v[1]->valuedouble, v[3]->valuedouble, source);
+	else
+		fprintf(out, "clock:       %s\n", source);
+	if (cJSON_IsNumber(dropped) && dropped->valuedouble > 0)
+		zl_print_warning("%.0f samples were dropped: the SM clock read below 75 %% of its maximum (throttling); "
+				 "plugins/timer.jsonl has dropped_throttled per measurement", dropped->valuedouble);
+	if (zl_starts_with(source, "unknown"))
+		zl_print_warning("the SM clock could not be read (%s): samples taken while throttled were kept",
+				 source);
 }
 
 static void footer_autotune(const cJSON *id, FILE *out)
@@ -287,6 +319,7 @@ void zl_run_print_footer(const struct zl_run_facts *f, const cJSON *identity, FI
 		f->finished_epoch - f->started_epoch, f->reason ? ": " : "", f->reason ? f->reason : "");
 	if (identity) {
 		footer_timer(identity, out);
+		footer_clock(identity, out);
 		footer_autotune(identity, out);
 		footer_foreign(identity, out);
 	}

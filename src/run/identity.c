@@ -309,7 +309,9 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 	add(&jb, root, "plugins", zl_json_strvec(&plan->plugins));
 	if ((o = add(&jb, root, "timer", cJSON_CreateObject()))) {
 		cJSON *summary = plugin_json(pf->out_dir, "timer_summary.json");
-		static const char *const keys[] = { "used", "graph", "direct", "fallbacks", NULL };
+		static const char *const keys[] = { "used", "profiler", "graph", "direct", "fallbacks", "noise_target",
+						    "max_time_per_shape_s", "clock_mhz", "clock_source",
+						    "dropped_throttled", NULL };
 		const char *const *k;
 
 		add_str(&jb, o, "plan", plan->timer);

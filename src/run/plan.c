@@ -1,17 +1,26 @@
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "zlbench/fsutil.h"
+#include "zlbench/strbuf.h"
 #include "zlbench/plan.h"
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
 
+static int want_profiler(const struct zl_settings *s, const char **why)
+{
+	*why = "the timer plan is not profiler (--timer / ZL_TIMER)";
+	return !strcmp(s->timer, "profiler");
+}
+
+/* The graph timer times the graph plan and is the profiler plan's fallback. */
 static int want_graph(const struct zl_settings *s, const char **why)
 {
-	*why = "graph timer turned off";
-	return s->cudagraph;
+	*why = !s->cudagraph ? "graph timer turned off" : "the timer plan is direct";
+	return s->cudagraph && strcmp(s->timer, "direct");
 }
 
 static int want_autotune(const struct zl_settings *s, const char **why)
@@ -31,15 +40,20 @@ static int want_shard(const struct zl_settings *s, const char **why)
 }
 
 const struct zl_plugin_def zl_plugin_table[] = {
-	{ "zl_vendor_guard", 0, 0, NULL, "stop before any benchmark when FlagGems detects another vendor" },
-	{ "zl_timer", 0, 0, NULL, "direct timer (do_bench, repeated, median) and per-measurement statistics" },
-	{ "zl_graph_timer", ZL_CAP_GRAPH_CAPTURE, 1, want_graph,
-	  "graph-capture timer with L2 flush, falls back to direct per shape" },
-	{ "zl_foreign_vendor", 0, 0, NULL, "report other vendors' FlagGems modules loaded by the run" },
-	{ "zl_autotune", 0, 0, want_autotune, "record autotune winners, or replay an earlier run's" },
-	{ "zl_shard", 0, 0, want_shard, "keep a warm-up shard's share (ZL_WARMUP_SHARD=i/k) of each benchmark's shapes" },
-	{ NULL, 0, 0, NULL, NULL },
+	{ "zl_vendor_guard", 0, NULL, NULL, "stop before any benchmark when FlagGems detects another vendor" },
+	{ "zl_timer", 0, NULL, NULL, "times every measurement by the plan, direct timer (do_bench), samples and statistics" },
+	{ "zl_profiler_timer", ZL_CAP_KERNEL_PROFILER, "profiler", want_profiler,
+	  "device timestamps from torch's profiler, L2 flushed outside each call, sampled to the noise target" },
+	{ "zl_graph_timer", ZL_CAP_GRAPH_CAPTURE, "graph", want_graph,
+	  "graph-capture timer with L2 flush: the graph plan, and the profiler plan's fallback" },
+	{ "zl_foreign_vendor", 0, NULL, NULL, "report other vendors' FlagGems modules loaded by the run" },
+	{ "zl_autotune", 0, NULL, want_autotune, "record autotune winners, or replay an earlier run's" },
+	{ "zl_shard", 0, NULL, want_shard, "keep a warm-up shard's share (ZL_WARMUP_SHARD=i/k) of each benchmark's shapes" },
+	{ NULL, 0, NULL, NULL, NULL },
 };
+
+/* The timers in the order a shape tries them; direct needs no plugin. */
+static const char *const timer_chain[] = { "profiler", "graph", "direct" };
 
 size_t zl_plugin_count(void)
 {
@@ -50,36 +64,79 @@ size_t zl_plugin_count(void)
 	return n;
 }
 
+/* "<name>" of each capability bit in caps the backend lacks, and the row's note on it. */
+static void lacking(struct strbuf *sb, const struct zl_backend *b, unsigned caps)
+{
+	const struct zl_capability_def *c;
+
+	for (c = zl_capability_table; c->name; c++) {
+		const char *note;
+
+		if (!(caps & c->bit) || zl_backend_has(b, c->bit))
+			continue;
+		note = zl_backend_cap_note(b, c->bit);
+		strbuf_addf(sb, "%s%s%s%s", sb->len ? ", " : "", c->name, note ? ": " : "", note ? note : "");
+	}
+}
+
+/* The timers after the plan's own that a loaded plugin (or none, for direct) provides. */
+static void set_fallback(struct zl_plan *plan)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, j;
+	int after = 0;
+
+	for (i = 0; i < ZL_ARRAY_SIZE(timer_chain); i++) {
+		int loaded = !strcmp(timer_chain[i], "direct");
+
+		for (j = 0; !loaded && zl_plugin_table[j].module; j++)
+			loaded = zl_plugin_table[j].timer && !strcmp(zl_plugin_table[j].timer, timer_chain[i]) &&
+				 strvec_find(&plan->plugins, zl_plugin_table[j].module) >= 0;
+		if (after && loaded)
+			strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", timer_chain[i]);
+		after |= !strcmp(timer_chain[i], plan->timer);
+	}
+	snprintf(plan->fallback, sizeof(plan->fallback), "%s", sb.len ? sb.buf : "none");
+	strbuf_release(&sb);
+}
+
 void zl_plan_make(const struct zl_settings *s, struct zl_plan *plan)
 {
 	const struct zl_backend *b = s->backend;
 	const struct zl_plugin_def *p;
 
-	plan->timer = "direct";
+	plan->timer = s->timer ? s->timer : "direct";
+	plan->noise_target = s->noise_target;
+	plan->max_time_per_shape_s = s->max_time_per_shape_s;
+	plan->clock_source = zl_backend_clock_source(b);
 	for (p = zl_plugin_table; p->module; p++) {
 		const char *why = NULL;
 
 		if (!zl_backend_has(b, p->requires)) {
-			strvec_pushf(&plan->reasons, "%s: dropped: backend %s lacks the capability", p->module,
-				     b ? b->name : "?");
+			struct strbuf caps = STRBUF_INIT;
+
+			lacking(&caps, b, p->requires);
+			strvec_pushf(&plan->reasons, "%s: dropped: backend %s lacks the capability %s", p->module,
+				     b ? b->name : "?", caps.buf);
+			strbuf_release(&caps);
 			continue;
 		}
 		if (p->wanted && !p->wanted(s, &why)) {
 			strvec_pushf(&plan->reasons, "%s: dropped: %s", p->module, why);
 			continue;
 		}
-		if (p->graph_timer)
-			plan->timer = "graph";
 		strvec_push(&plan->plugins, p->module);
 		strvec_pushf(&plan->reasons, "%s: loaded: %s", p->module, p->purpose);
 	}
+	set_fallback(plan);
 }
 
 void zl_plan_release(struct zl_plan *plan)
 {
 	strvec_clear(&plan->plugins);
 	strvec_clear(&plan->reasons);
-	plan->timer = NULL;
+	plan->timer = plan->clock_source = NULL;
+	plan->fallback[0] = '\0';
 }
 
 static char *exe_dir(void)

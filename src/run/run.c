@@ -45,7 +45,7 @@ struct owned_option {
 static const struct owned_option owned_options[] = {
 	{ "--level", "the run's level", "use --level / BENCH_LEVEL" },
 	{ "--mode", "the run's mode (kernel)", "zlbench benchmarks kernel mode only; "
-	  "--cudagraph / ZL_ENABLE_CUDAGRAPH chooses the graph timer" },
+	  "--timer / ZL_TIMER chooses the timer (profiler, graph or direct)" },
 	{ "--record", "the run's recording (json)", "zlbench always records json into the run directory" },
 	{ "--output", "where results.json goes (the run directory)", "use --out DIR to choose the run directory" },
 	{ "--shape_file", "the run's shapes", "use --shape-file / SHAPE_FILE (and --shape-mode / SHAPE_MODE)" },
@@ -62,6 +62,8 @@ static const char *plugin_instead(const char *name)
 		return "use --no-autotune-records / ZL_AUTOTUNE_RECORDS=0";
 	if (!strcmp(name, "zl_graph_timer"))
 		return "use --no-cudagraph / ZL_ENABLE_CUDAGRAPH=0";
+	if (!strcmp(name, "zl_profiler_timer"))
+		return "use --timer graph or --timer direct / ZL_TIMER";
 	return "zlbench needs it for a truthful run";
 }
 
@@ -221,6 +223,9 @@ void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *
 	strvec_pushf(env, "ZL_EXPECTED_VENDOR=%s", s->backend->vendor_name);
 	strvec_pushf(env, "ZL_VENDOR_MODULE=%s", s->backend->vendor_module);
 	strvec_pushf(env, "ZL_TIMER_PLAN=%s", plan->timer);
+	strvec_pushf(env, "ZL_NOISE_TARGET=%g", plan->noise_target);
+	strvec_pushf(env, "ZL_MAX_TIME_PER_SHAPE=%g", plan->max_time_per_shape_s);
+	strvec_pushf(env, "ZL_CLOCK_SOURCE=%s", plan->clock_source);
 	strvec_pushf(env, "ZL_DIRECT_REPEAT=%ld", s->direct_repeat);
 	if (s->autotune_records)
 		strvec_pushf(env, "ZL_AUTOTUNE_MODE=%s", s->replay_from ? "replay" : "record");
@@ -404,8 +409,13 @@ static void print_header(const struct zl_settings *s, const struct zl_preflight 
 	for (i = 0; i < plan->plugins.nr; i++)
 		fprintf(o, "%s%s", i ? " " : "", plan->plugins.v[i]);
 	fputc('\n', o);
-	fprintf(o, "timer:       %s%s\n", plan->timer,
-		!strcmp(plan->timer, "direct") ? "" : " (L2 flushed; direct fallback per shape)");
+	fprintf(o, "timer:       %s", plan->timer);
+	if (!strcmp(plan->timer, "profiler"))
+		fprintf(o, " (device timestamps, L2 flushed outside each call; noise target %g %%, at most %g s "
+			"per shape)", plan->noise_target * 100, plan->max_time_per_shape_s);
+	else if (!strcmp(plan->timer, "graph"))
+		fprintf(o, " (graph replay, L2 flushed)");
+	fprintf(o, "; fallback per shape: %s; SM clock: %s\n", plan->fallback, plan->clock_source);
 	if (s->isolate)
 		fprintf(o, "tuner cache: isolated: %s (removed afterwards)%s\n", f->flaggems_cache,
 			db_url ? "; " ZL_TUNER_DB_URL_VAR " removed from the child's environment" : "");

@@ -46,7 +46,15 @@ const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
 	{ ZL_SET_RUNS_DIR, "runs_dir", NULL, NULL, NULL, "ZL_RUNS_DIR", "DIR",
 	  "parent of default run directories", "runs" },
 	{ ZL_SET_CUDAGRAPH, "cudagraph", "cudagraph", NULL, "no-cudagraph", "ZL_ENABLE_CUDAGRAPH", NULL,
-	  "graph-capture timer", "from the backend's capabilities" },
+	  "graph-capture timer (also the profiler timer's fallback)", "from the backend's capabilities" },
+	{ ZL_SET_TIMER, "timer", "timer", NULL, NULL, "ZL_TIMER", "NAME",
+	  "timer: profiler (device timestamps), graph (graph replay) or direct (do_bench)",
+	  "the best the backend offers: profiler, else graph, else direct" },
+	{ ZL_SET_NOISE_TARGET, "noise_target", "noise-target", NULL, NULL, "ZL_NOISE_TARGET", "FRACTION",
+	  "profiler timer: sample until the 95 % interval is within this fraction of the estimate", "0.005" },
+	{ ZL_SET_MAX_TIME_PER_SHAPE, "max_time_per_shape", "max-time-per-shape", NULL, NULL,
+	  "ZL_MAX_TIME_PER_SHAPE", "SECONDS", "profiler timer: at most this much sampling per measurement",
+	  ZL_MAX_TIME_PER_SHAPE_DEFAULT },
 	{ ZL_SET_DIRECT_REPEAT, "direct_repeat", "direct-repeat", NULL, NULL, "ZL_DIRECT_REPEAT", "N",
 	  "repeats of the direct timer (median reported)", "1" },
 	{ ZL_SET_TIMEOUT, "timeout", "timeout", NULL, NULL, "ZL_TIMEOUT", "SECONDS",
@@ -54,6 +62,9 @@ const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
 };
 
 static const char *const source_names[] = { "unset", "default", "env", "flag", "auto" };
+
+/* The timers, best first: the default is the first one the backend and settings allow. */
+static const char *const timer_names[] = { "profiler", "graph", "direct" };
 
 const char *zl_source_name(enum zl_source s)
 {
@@ -259,6 +270,62 @@ fail:
 	return -1;
 }
 
+/* 1 when the timer may time on s's backend with s's graph setting. */
+static int timer_possible(const struct zl_settings *s, const char *name)
+{
+	if (!strcmp(name, "profiler"))
+		return zl_backend_has(s->backend, ZL_CAP_KERNEL_PROFILER);
+	if (!strcmp(name, "graph"))
+		return s->cudagraph;
+	return 1;
+}
+
+/* The timer plan: asked for, or the best one possible; a timer the backend lacks is refused. */
+static int resolve_timer(struct zl_settings *s, struct strbuf *err)
+{
+	const struct zl_setting_value *v;
+	const char *note;
+	size_t i;
+
+	if (!s->v[ZL_SET_TIMER].raw) {
+		for (i = 0; i + 1 < ZL_ARRAY_SIZE(timer_names); i++)
+			if (timer_possible(s, timer_names[i]))
+				break;
+		set_value(s, ZL_SET_TIMER, timer_names[i], ZL_SRC_DEFAULT, "default");
+	}
+	v = &s->v[ZL_SET_TIMER];
+	s->timer = NULL;
+	for (i = 0; i < ZL_ARRAY_SIZE(timer_names); i++)
+		if (!strcmp(v->raw, timer_names[i]))
+			s->timer = timer_names[i];
+	if (!s->timer)
+		return invalid(err, s, ZL_SET_TIMER, "choose profiler, graph or direct");
+	if (timer_possible(s, s->timer))
+		return 0;
+	if (!strcmp(s->timer, "profiler")) {
+		note = zl_backend_cap_note(s->backend, ZL_CAP_KERNEL_PROFILER);
+		return zl_error(err, "%s asks for the profiler timer, but backend '%s' has no kernel profiler%s%s",
+				v->from, s->backend->name, note ? ": " : "", note ? note : "");
+	}
+	if (zl_backend_has(s->backend, ZL_CAP_GRAPH_CAPTURE))
+		return zl_error(err, "%s asks for the graph timer, but %s turns it off", v->from,
+				s->v[ZL_SET_CUDAGRAPH].from);
+	return zl_error(err, "%s asks for the graph timer, but backend '%s' cannot capture graphs", v->from,
+			s->backend->name);
+}
+
+/* A number from a setting's raw value within (above, at_most]; -1 with the usage message. */
+static int resolve_number(struct zl_settings *s, enum zl_setting_id id, double above, double at_most,
+			  const char *choices, double *out, struct strbuf *err)
+{
+	double d;
+
+	if (zl_parse_double(s->v[id].raw, &d) || !(d > above) || !(d <= at_most))
+		return invalid(err, s, id, choices);
+	*out = d;
+	return 0;
+}
+
 int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 {
 	size_t i;
@@ -378,6 +445,20 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 	if (s->cudagraph && !zl_backend_has(s->backend, ZL_CAP_GRAPH_CAPTURE))
 		return zl_error(err, "%s asks for the graph timer, but backend '%s' cannot capture graphs",
 				s->v[ZL_SET_CUDAGRAPH].from, s->backend->name);
+	if (resolve_timer(s, err))
+		return -1;
+
+	/* the profiler timer's sampling */
+	if (!s->v[ZL_SET_NOISE_TARGET].raw)
+		set_value(s, ZL_SET_NOISE_TARGET, "0.005", ZL_SRC_DEFAULT, "default");
+	if (resolve_number(s, ZL_SET_NOISE_TARGET, 0, 0.5, "a fraction greater than 0 and at most 0.5, "
+			   "e.g. 0.005 for +-0.5 %", &s->noise_target, err))
+		return -1;
+	if (!s->v[ZL_SET_MAX_TIME_PER_SHAPE].raw)
+		set_value(s, ZL_SET_MAX_TIME_PER_SHAPE, ZL_MAX_TIME_PER_SHAPE_DEFAULT, ZL_SRC_DEFAULT, "default");
+	if (resolve_number(s, ZL_SET_MAX_TIME_PER_SHAPE, 0, 3600, "a number of seconds greater than 0 and "
+			   "at most 3600", &s->max_time_per_shape_s, err))
+		return -1;
 
 	/* direct repeats */
 	if (!s->v[ZL_SET_DIRECT_REPEAT].raw)

@@ -157,6 +157,36 @@ run_zl run --backend musa --flaggems-dir fg --op mm --cudagraph --dry-run
 expect_rc 2
 contains "$TMP/err" "cannot capture graphs"
 
+# the timer: the best the backend offers by default, env beats default, flag beats env; the
+# sampling settings are shown with where they came from and refused with the value and source
+run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 0
+grep -E '^  timer += profiler +\(default\)' "$TMP/out" >/dev/null || fail "timer default not shown: $(cat "$TMP/out")"
+grep -E '^  noise_target += 0.005 +\(default\)' "$TMP/out" >/dev/null || fail "noise target default not shown"
+grep -E '^  max_time_per_shape += 0.3 +\(default\)' "$TMP/out" >/dev/null || fail "time cap default not shown"
+contains "$TMP/out" "ZL_TIMER_PLAN=profiler"
+contains "$TMP/out" "ZL_NOISE_TARGET=0.005"
+contains "$TMP/out" "ZL_CLOCK_SOURCE=nvml"
+ZL_TIMER=direct ZL_NOISE_TARGET=0.01 run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 0
+grep -E '^  timer += direct +\(env: ZL_TIMER\)' "$TMP/out" >/dev/null || fail "env timer not shown"
+grep -E '^  noise_target += 0.01 +\(env: ZL_NOISE_TARGET\)' "$TMP/out" >/dev/null || fail "env noise target not shown"
+lacks "$TMP/out" "-p zl_graph_timer"
+ZL_TIMER=direct run_zl run --backend cuda --flaggems-dir fg --op mm --timer graph --max-time-per-shape 2 --dry-run
+expect_rc 0
+grep -E '^  timer += graph +\(flag: --timer\)' "$TMP/out" >/dev/null || fail "flag timer did not win over env"
+grep -E '^  max_time_per_shape += 2 +\(flag: --max-time-per-shape\)' "$TMP/out" >/dev/null || fail "flag time cap"
+contains "$TMP/out" "ZL_MAX_TIME_PER_SHAPE=2"
+ZL_NOISE_TARGET=1% run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
+expect_rc 2
+contains "$TMP/err" "invalid value '1%' for ZL_NOISE_TARGET: a fraction greater than 0 and at most 0.5"
+run_zl run --backend cuda --flaggems-dir fg --op mm --max-time-per-shape 0 --dry-run
+expect_rc 2
+contains "$TMP/err" "invalid value '0' for --max-time-per-shape"
+run_zl run --backend musa --flaggems-dir fg --op mm --timer profiler --dry-run
+expect_rc 2
+contains "$TMP/err" "--timer asks for the profiler timer, but backend 'musa' has no kernel profiler: torch_musa"
+
 # shape mode file needs a shape file
 SHAPE_MODE=file run_zl run --backend cuda --flaggems-dir fg --op mm --dry-run
 expect_rc 2

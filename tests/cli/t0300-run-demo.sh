@@ -17,8 +17,8 @@ grep -qE '^softmax +torch.float16 +\[\[4096\]\]' "$TMP/out" || fail "summary row
 for h in "zlbench " "backend:     cuda (flag: --backend), vendor nvidia, CUDA_VISIBLE_DEVICES=0" \
 	"device:      0  (not verified" "bundled demo: CPU stand-ins" "level:       core (default)" \
 	"shapes:      upstream:" "test node:   benchmark/test_softmax.py  -m softmax  (file)" \
-	"plugins:     zl_vendor_guard zl_timer zl_graph_timer zl_foreign_vendor zl_autotune" \
-	"timer:       graph" "tuner cache: shared: $FLAGGEMS_CACHE_DIR, 0 winners already stored" \
+	"plugins:     zl_vendor_guard zl_timer zl_profiler_timer zl_graph_timer zl_foreign_vendor zl_autotune" \
+	"timer:       profiler (device timestamps, L2 flushed outside each call; noise target 0.5 %, at most 0.3 s per shape); fallback per shape: graph, direct; SM clock: nvml" "tuner cache: shared: $FLAGGEMS_CACHE_DIR, 0 winners already stored" \
 	"replay:      none" "run dir:     $TMP/r1"; do
 	contains "$TMP/err" "$h"
 done
@@ -42,7 +42,12 @@ check 'd["shape_file"]["sha256"]' "$(sha256sum "$DEMO/benchmark/core_shapes.yaml
 check 'd["test_node"]' "['benchmark/test_softmax.py']"
 check 'd["op"]' softmax
 check 'd["flaggems_mode"]' kernel
-check 'd["timer"]["plan"]' graph
+check 'd["timer"]["plan"]' profiler
+# the demo has no torch: every measurement falls back to direct, and says why in the identity
+check 'd["timer"]["used"], d["timer"]["profiler"], d["timer"]["fallbacks"] > 0' "('direct', 0, True)"
+check 'd["timer"]["noise_target"], d["timer"]["max_time_per_shape_s"], d["timer"]["dropped_throttled"]' '(0.005, 0.3, 0)'
+check 'd["timer"]["clock_mhz"], d["timer"]["clock_source"].startswith("unknown: ")' '(None, True)'
+check 'd["env"]["ZL_TIMER_PLAN"], d["env"]["ZL_NOISE_TARGET"], d["env"]["ZL_MAX_TIME_PER_SHAPE"], d["env"]["ZL_CLOCK_SOURCE"]' "('profiler', '0.005', '0.3', 'nvml')"
 check 'd["tuner_cache"]["mode"]' shared
 check 'd["autotune"]["mode"]' record
 check 'd["visibility"]' "{'variable': 'CUDA_VISIBLE_DEVICES', 'value': '0'}"

@@ -28,6 +28,8 @@ refused -- --shape_file s.yaml "use --shape-file / SHAPE_FILE"
 refused -- -p no:zl_timer "would disable zlbench's plugin 'zl_timer'"
 refused -- -pno:zl_autotune "use --no-autotune-records"
 refused -- -p " no:zl_graph_timer" "use --no-cudagraph"
+refused -- -p no:zl_profiler_timer "use --timer graph or --timer direct / ZL_TIMER"
+refused -- --mode operator "--timer / ZL_TIMER chooses the timer"
 # zlbench passes -m OP with --op: another -m, alone or in a cluster of flags, would replace it
 refused -- -m "not slow" "'-m' after '--' would replace the run's '-m sleepy': narrow the tests with -k EXPR"
 refused -- -mslow "'-mslow' after '--'"

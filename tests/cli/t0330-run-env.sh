@@ -30,9 +30,11 @@ for pair in cuda:CUDA_VISIBLE_DEVICES:nvidia musa:MUSA_VISIBLE_DEVICES:mthreads 
 	case "$pp" in "$ZL_SOURCE_DIR/plugins:$FX/src:/somewhere/else") ;; *) fail "$be: PYTHONPATH $pp" ;; esac
 	[ "$(json_get "$be/child_argv.json" 'd["cwd"]')" = "$FX" ] || fail "$be: cwd"
 done
-# the graph timer only where the backend can capture graphs
-[ "$(envof cuda 'd["ZL_TIMER_PLAN"]')" = graph ] || fail "cuda timer"
-[ "$(envof musa 'd["ZL_TIMER_PLAN"]')" = direct ] || fail "musa timer"
+# the profiler timer where the backend has a kernel profiler, the graph timer as its fallback
+# where it can capture graphs; the sampling settings and the clock source of the backend row
+[ "$(envof cuda 'd["ZL_TIMER_PLAN"], d["ZL_NOISE_TARGET"], d["ZL_MAX_TIME_PER_SHAPE"], d["ZL_CLOCK_SOURCE"]')" = \
+	"('profiler', '0.005', '0.3', 'nvml')" ] || fail "cuda timer: $(envof cuda 'd["ZL_TIMER_PLAN"]')"
+[ "$(envof musa 'd["ZL_TIMER_PLAN"], d["ZL_CLOCK_SOURCE"]')" = "('direct', 'none')" ] || fail "musa timer"
 [ "$(envof cuda 'd["CUDA_DEVICE_ORDER"]')" = PCI_BUS_ID ] || fail "cuda device order"
 # no graph-timer plugin in musa's argv, a strict subset of cuda's
 [ "$(json_get musa/run_identity.json 'd["plugins"]')" = "['zl_vendor_guard', 'zl_timer', 'zl_foreign_vendor', 'zl_autotune']" ] || fail "musa plugins"

@@ -9,14 +9,19 @@ cd "$TMP"
 export ZL_NO_HISTORY=1
 zlrun() { run_zl run --flaggems-dir "$FX" --python "$ZL_TEST_PYTHON" "$@"; }
 
-# router_gemm plans the graph timer on cuda, but the stand-in cannot capture: all direct
+# router_gemm plans the profiler timer on cuda, but the stand-in has no torch: all direct
 zlrun --backend cuda --op router_gemm --out rg
 expect_rc 0
 id=rg/run_identity.json
-t=$(json_get $id '"used %s, planned %s: graph %d, direct %d, fallbacks %d" % tuple(d["timer"][k] for k in ("used", "plan", "graph", "direct", "fallbacks"))')
-[ "$t" = "used direct, planned graph: graph 0, direct 6, fallbacks 6" ] || fail "identity timer: $t"
+t=$(json_get $id '"used %s, planned %s: profiler %d, graph %d, direct %d, fallbacks %d" % tuple(d["timer"][k] for k in ("used", "plan", "profiler", "graph", "direct", "fallbacks"))')
+[ "$t" = "used direct, planned profiler: profiler 0, graph 0, direct 6, fallbacks 6" ] || fail "identity timer: $t"
 contains "$TMP/err" "timer:       $t"
-contains "$TMP/err" "warning: the graph timer was planned but every measurement fell back to direct"
+contains "$TMP/err" "warning: the profiler timer was planned but every measurement fell back"
+# its device module has no properties to find the NVML device by: the clock is unknown, and said
+[ "$(json_get $id 'd["timer"]["clock_mhz"], d["timer"]["dropped_throttled"]')" = "(None, 0)" ] ||
+	fail "identity clock: $(json_get $id 'd["timer"]')"
+contains "$TMP/err" "clock:       unknown: cannot read the torch device's properties"
+contains "$TMP/err" "warning: the SM clock could not be read (unknown: "
 a=$(json_get $id '"%s: recorded %d, pinned %d, missed %d, no_tuner %d" % tuple(d["autotune"][k] for k in ("mode", "recorded", "pinned", "missed", "no_tuner"))')
 [ "$a" = "record: recorded 3, pinned 0, missed 0, no_tuner 0" ] || fail "identity autotune: $a"
 contains "$TMP/err" "autotune:    $a"
@@ -30,6 +35,11 @@ contains "$TMP/err" "nothing tuned there yet"
 	fail "stale tuner note: $(json_get $id 'd["tuner_cache"]')"
 [ "$(json_get $id '[(t["name"].split("_")[:3], t["winners_before"], t["winners_after"]) for t in d["tuner_cache"]["tables"]]')" = \
 	"[(['mm', 'kernel', 'cpu'], 0, 3)]" ] || fail "tables: $(json_get $id 'd["tuner_cache"]["tables"]')"
+
+# the graph plan that falls back says so too
+zlrun --backend cuda --op router_gemm --timer graph --out rgg
+expect_rc 0
+contains "$TMP/err" "warning: the graph timer was planned but every measurement fell back"
 
 # foreign vendor modules: router_gemm imports _nvidia whatever the backend
 GEMS_VENDOR=mthreads zlrun --backend musa --op router_gemm --out fv

@@ -19,7 +19,8 @@ SOURCE_DIR = os.environ.get("ZL_SOURCE_DIR") or os.path.dirname(os.path.dirname(
 PLUGINS_DIR = os.path.join(SOURCE_DIR, "plugins")
 FAKES_DIR = os.path.join(HERE, "fakes")
 TREES_DIR = os.path.join(HERE, "trees")
-ALL_PLUGINS = ("zl_timer", "zl_graph_timer", "zl_vendor_guard", "zl_foreign_vendor", "zl_autotune")
+ALL_PLUGINS = ("zl_timer", "zl_profiler_timer", "zl_graph_timer", "zl_vendor_guard",
+               "zl_foreign_vendor", "zl_autotune")
 
 # The fakes and the generated trees are not tests of this session.
 collect_ignore_glob = ["fakes/*", "trees/*", "gpu/*"]
@@ -128,11 +129,14 @@ class Runner:
 
 def backend_env(backend, **extra):
     """The variables zlbench sets for a backend (vendor facts as in backends/table.c)."""
-    facts = {"cuda": ("nvidia", "_nvidia", "graph"), "musa": ("mthreads", "_mthreads", "direct"),
-             "rocm": ("amd", "_amd", "direct"), "ascend": ("ascend", "_ascend", "direct")}
-    vendor, module, plan = facts[backend]
+    facts = {"cuda": ("nvidia", "_nvidia", "profiler", "nvml"),
+             "musa": ("mthreads", "_mthreads", "direct", "none"),
+             "rocm": ("amd", "_amd", "profiler", "none"),
+             "ascend": ("ascend", "_ascend", "direct", "none")}
+    vendor, module, plan, clock = facts[backend]
     env = {"ZL_BACKEND": backend, "ZL_EXPECTED_VENDOR": vendor, "ZL_VENDOR_MODULE": module,
            "ZL_TIMER_PLAN": plan, "ZL_DIRECT_REPEAT": 1, "ZL_AUTOTUNE_MODE": "record",
+           "ZL_NOISE_TARGET": 0.005, "ZL_MAX_TIME_PER_SHAPE": 0.3, "ZL_CLOCK_SOURCE": clock,
            "GEMS_VENDOR": vendor}
     env.update(extra)
     return env

@@ -1,4 +1,5 @@
-"""zl_timer and zl_graph_timer: plans, direct repeats, graph flush subtraction and fallback."""
+"""zl_timer and zl_graph_timer: plans, direct repeats, graph flush subtraction, the fallback
+chain and the timer.jsonl fields every timer fills."""
 import json
 
 import pytest
@@ -20,14 +21,18 @@ def by_side(records):
 
 # --- pure logic ---------------------------------------------------------------
 
-def test_plan_follows_the_graph_plugin_when_unset():
-    assert zl_timer.resolve_plan(None, True) == ("graph", None)
-    assert zl_timer.resolve_plan(None, False) == ("direct", None)
-    assert zl_timer.resolve_plan("direct", True) == ("direct", None)
-    plan, reason = zl_timer.resolve_plan("graph", False)
+def test_plan_is_the_best_loaded_timer_when_unset():
+    assert zl_timer.resolve_plan(None, True, True) == ("profiler", None)
+    assert zl_timer.resolve_plan(None, False, True) == ("graph", None)
+    assert zl_timer.resolve_plan(None, False, False) == ("direct", None)
+    assert zl_timer.resolve_plan("direct", True, True) == ("direct", None)
+    plan, reason = zl_timer.resolve_plan("graph", True, False)
     assert plan == "graph" and "zl_graph_timer" in reason
-    with pytest.raises(Exception, match="ZL_TIMER_PLAN must be one of graph, direct"):
-        zl_timer.resolve_plan("fast", True)
+    plan, reason = zl_timer.resolve_plan("profiler", False, True)
+    assert plan == "profiler" and reason == \
+        "profiler plan but the zl_profiler_timer plugin is not loaded"
+    with pytest.raises(Exception, match="ZL_TIMER_PLAN must be one of profiler, graph, direct"):
+        zl_timer.resolve_plan("fast", True, True)
 
 
 def test_side_of_a_measurement():
@@ -39,34 +44,57 @@ def test_side_of_a_measurement():
     assert zl_timer.measurement_side(object(), torch_op, gems_op, False) is None
 
 
-def test_caller_result_honours_do_bench_modes():
+def test_caller_result_gives_the_estimate_for_median_and_do_bench_modes_else():
     samples = [1.0, 2.0, 3.0, 10.0]
-    assert zl_timer.caller_result(samples, [2.0, 2.0, 8.0], "median", None) == 2.0
-    assert zl_timer.caller_result(samples, None, "median", None) == 2.5
-    assert zl_timer.caller_result(samples, None, "min", None) == 1.0
-    assert zl_timer.caller_result(samples, None, "mean", None) == 4.0
-    assert zl_timer.caller_result(samples, None, "all", None) == samples
-    assert zl_timer.caller_result(samples, None, "mean", [0.5]) == 2.5
-    assert zl_timer.caller_result(samples, None, "mean", [0.0, 1.0]) == [1.0, 10.0]
+    # FlagGems asks for the median: it gets the measurement's estimate_ms.
+    assert zl_timer.caller_result(samples, 2.25, "median", None) == 2.25
+    assert zl_timer.caller_result(samples, 2.25, "min", None) == 1.0
+    assert zl_timer.caller_result(samples, 2.25, "max", None) == 10.0
+    assert zl_timer.caller_result(samples, 2.25, "mean", None) == 4.0
+    assert zl_timer.caller_result(samples, 2.25, "all", None) == samples
+    assert zl_timer.caller_result(samples, 2.25, "mean", [0.5]) == 2.5
+    assert zl_timer.caller_result(samples, 2.25, "mean", [0.0, 1.0]) == [1.0, 10.0]
 
 
-def test_summary_counts_fallbacks_once_per_reason():
-    recs = [{"timer": "graph", "fallback_reason": None, "error": None},
-            {"timer": "direct", "fallback_reason": "r1", "error": None},
-            {"timer": "direct", "fallback_reason": "r1", "error": None},
-            {"timer": "graph", "fallback_reason": None, "error": "boom"}]
-    s = zl_timer.summarize_records("graph", 2, recs)
-    assert (s["used"], s["graph"], s["direct"], s["fallbacks"], s["errors"]) == \
-        ("mixed", 1, 2, 2, 1)
-    assert s["fallback_reasons"] == ["r1"]
-    assert zl_timer.summarize_records("direct", 1, [])["used"] is None
+def test_fixed_estimate_is_the_median_of_repeats_or_samples():
+    samples = [1.0, 2.0, 3.0, 10.0]
+    est, name, noise = zl_timer.fixed_estimate(samples, [2.0, 2.0, 8.0])
+    assert (est, name) == (2.0, "median")
+    # n <= 10: the interval of the median is the range: (10 - 1) / 2 / 2
+    assert noise == pytest.approx(2.25)
+    assert zl_timer.fixed_estimate(samples, None)[0] == 2.5
+    assert zl_timer.fixed_estimate([4.0], None)[2] is None
+
+
+def test_summary_counts_timers_fallbacks_stops_and_clocks():
+    recs = [{"timer": "profiler", "fallback_reason": None, "error": None,
+             "stop_reason": "noise_target", "dropped_throttled": 3},
+            {"timer": "graph", "fallback_reason": "r1", "error": None, "stop_reason": "fixed"},
+            {"timer": "direct", "fallback_reason": "r1; r2", "error": None, "stop_reason": "fixed"},
+            {"timer": "direct", "fallback_reason": "r1; r2", "error": None, "stop_reason": "fixed"},
+            {"timer": "graph", "fallback_reason": None, "error": "boom", "stop_reason": "error",
+             "dropped_throttled": 0}]
+    s = zl_timer.summarize_records("profiler", 2, recs, 0.004, 0.5, "nvml",
+                                   [1980, 1800, 1965], 1980)
+    assert (s["plan"], s["used"], s["profiler"], s["graph"], s["direct"], s["fallbacks"],
+            s["errors"], s["measurements"]) == ("profiler", "mixed", 1, 1, 2, 3, 1, 5)
+    assert s["fallback_reasons"] == ["r1", "r1; r2"]
+    assert s["stop_reasons"] == {"noise_target": 1, "fixed": 3, "error": 1}
+    assert (s["noise_target"], s["max_time_per_shape_s"], s["dropped_throttled"]) == (0.004, 0.5, 3)
+    assert s["clock_mhz"] == {"min": 1800.0, "median": 1965.0, "max": 1980.0,
+                              "max_supported": 1980}
+    assert s["clock_source"] == "nvml"
+    empty = zl_timer.summarize_records("direct", 1, [])
+    assert empty["used"] is None and empty["clock_mhz"] is None and empty["stop_reasons"] == {}
+    only = zl_timer.summarize_records("profiler", 1, recs[:1])
+    assert only["used"] == "profiler"
 
 
 # --- through pytest ----------------------------------------------------------
 
 def test_graph_plan_subtracts_the_flush(bench):
     r = bench.run(["benchmark/test_ops.py::test_add"],
-                  backend_env("cuda", FAKE_FLUSH_MS="0.5", **ONE_SHAPE))
+                  backend_env("cuda", ZL_TIMER_PLAN="graph", FAKE_FLUSH_MS="0.5", **ONE_SHAPE))
     assert r.rc == 0, r
     recs = by_side(r.jsonl("plugins", "timer.jsonl"))
     assert set(recs) == {"torch", "gems"}
@@ -84,6 +112,15 @@ def test_graph_plan_subtracts_the_flush(bench):
     s = r.json("plugins", "timer_summary.json")
     assert (s["plan"], s["used"], s["graph"], s["direct"], s["fallbacks"]) == \
         ("graph", "graph", 2, 0, 0)
+    # The fixed timers fill the sample fields too: all 10 replays, their median.
+    assert t["samples_ms"] == pytest.approx([TORCH_ADD_MS] * 10, rel=1e-6)
+    assert (t["samples_total"], t["samples_stored"], t["samples_stride"]) == (10, "all", None)
+    assert t["estimate_ms"] == pytest.approx(TORCH_ADD_MS, rel=1e-6)
+    assert (t["estimator"], t["stop_reason"], t["kernels_per_call"]) == ("median", "fixed", None)
+    assert t["noise_rel"] == pytest.approx(0.0, abs=1e-9)
+    assert (t["clock_source"], t["dropped_throttled"]) == ("nvml", 0)
+    assert t["clock_mhz"] == {"min": 1980.0, "median": 1980.0, "max": 1980.0,
+                              "max_supported": 1980.0}
 
 
 def test_direct_plan_repeats_do_bench_and_returns_the_median(bench, tmp_path):
@@ -102,6 +139,10 @@ def test_direct_plan_repeats_do_bench_and_returns_the_median(bench, tmp_path):
     assert t["min_ms"] == pytest.approx(TORCH_ADD_MS, rel=1e-6)
     assert t["max_ms"] == pytest.approx(4 * TORCH_ADD_MS, rel=1e-6)
     assert t["iqr_ms"] > 0 and t["sample_kind"] == "iteration"
+    assert t["estimate_ms"] == t["value_ms"] and t["stop_reason"] == "fixed"
+    assert t["samples_total"] == t["n_samples"] == len(t["samples_ms"])
+    assert t["clock_source"] == "unknown: the backend has no clock source (ZL_CLOCK_SOURCE=none)"
+    assert t["clock_mhz"] is None
     res = json.load(open(r.path("results.json")))
     assert res["add"]["details"][0]["result"][0]["latency_base"] == \
         pytest.approx(TORCH_ADD_MS, rel=1e-6)
@@ -121,7 +162,8 @@ def test_direct_plan_on_a_do_bench_without_all_takes_one_sample_per_call(bench, 
     # refuses "all" at the call is asked once and then no more.
     log = tmp_path / "bench.log"
     r = bench.run(["benchmark/test_ops.py::test_add", "benchmark/test_ops.py::test_copy"],
-                  backend_env("rocm", ZL_DIRECT_REPEAT=3, FAKE_DO_BENCH=variant,
+                  backend_env("rocm", ZL_TIMER_PLAN="direct", ZL_DIRECT_REPEAT=3,
+                              FAKE_DO_BENCH=variant,
                               FAKE_BENCH_SCALES="1,1,4", FAKE_LOG=str(log), **ONE_SHAPE))
     assert r.rc == 0, r
     recs = r.jsonl("plugins", "timer.jsonl")
@@ -143,18 +185,19 @@ def test_direct_plan_on_a_do_bench_without_all_takes_one_sample_per_call(bench, 
     assert len(refused) == (0 if variant == "3.1" else 1)
 
 
-def test_graph_module_is_inert_with_direct_plan(bench):
+def test_timer_modules_are_inert_with_direct_plan(bench):
     r = bench.run(["benchmark/test_ops.py::test_add"],
                   backend_env("cuda", ZL_TIMER_PLAN="direct", **ONE_SHAPE))
     assert r.rc == 0, r
     s = r.json("plugins", "timer_summary.json")
-    assert (s["plan"], s["used"], s["graph"], s["direct"]) == ("direct", "direct", 0, 2)
+    assert (s["plan"], s["used"], s["profiler"], s["graph"], s["direct"]) == \
+        ("direct", "direct", 0, 0, 2)
 
 
 def test_graph_plan_without_the_graph_module_falls_back_and_says_why(bench):
     plugins = ("zl_timer", "zl_vendor_guard")
-    r = bench.run(["benchmark/test_ops.py::test_add"], backend_env("cuda", **ONE_SHAPE),
-                  plugins=plugins)
+    r = bench.run(["benchmark/test_ops.py::test_add"],
+                  backend_env("cuda", ZL_TIMER_PLAN="graph", **ONE_SHAPE), plugins=plugins)
     assert r.rc == 0, r
     s = r.json("plugins", "timer_summary.json")
     assert (s["used"], s["fallbacks"]) == ("direct", 2)
@@ -162,7 +205,8 @@ def test_graph_plan_without_the_graph_module_falls_back_and_says_why(bench):
 
 
 def test_capture_failure_falls_back_to_direct_for_that_shape_only(bench):
-    r = bench.run(["benchmark/test_ops.py::test_nonzero"], backend_env("cuda", **ONE_SHAPE))
+    r = bench.run(["benchmark/test_ops.py::test_nonzero"],
+                  backend_env("cuda", ZL_TIMER_PLAN="graph", **ONE_SHAPE))
     assert r.rc == 0, r
     recs = by_side(r.jsonl("plugins", "timer.jsonl"))
     assert recs["torch"]["timer"] == "graph" and recs["torch"]["fallback_reason"] is None
@@ -181,7 +225,7 @@ def test_capture_failure_leaves_the_device_usable(bench):
     # After a failed capture torch's RNG stays in capture mode unless reset; the
     # next benchmark's torch.randn would fail.
     r = bench.run(["benchmark/test_ops.py::test_nonzero", "benchmark/test_ops.py::test_add"],
-                  backend_env("cuda", **ONE_SHAPE))
+                  backend_env("cuda", ZL_TIMER_PLAN="graph", **ONE_SHAPE))
     assert r.rc == 0, r
     s = r.json("plugins", "timer_summary.json")
     assert (s["graph"], s["fallbacks"]) == (3, 1)
@@ -189,7 +233,7 @@ def test_capture_failure_leaves_the_device_usable(bench):
 
 def test_device_without_graph_api_falls_back(bench):
     r = bench.run(["benchmark/test_ops.py::test_add"],
-                  backend_env("cuda", FAKE_NO_GRAPH=1, **ONE_SHAPE))
+                  backend_env("cuda", ZL_TIMER_PLAN="graph", FAKE_NO_GRAPH=1, **ONE_SHAPE))
     assert r.rc == 0, r
     s = r.json("plugins", "timer_summary.json")
     assert s["used"] == "direct" and s["fallbacks"] == 2
@@ -255,7 +299,7 @@ def test_invalid_plan_is_a_usage_error(bench):
     r = bench.run(["benchmark/test_ops.py::test_add"],
                   backend_env("cuda", ZL_TIMER_PLAN="fast"))
     assert r.rc == 4, r
-    assert "ZL_TIMER_PLAN must be one of graph, direct, not 'fast'" in r.err
+    assert "ZL_TIMER_PLAN must be one of profiler, graph, direct, not 'fast'" in r.err
 
 
 def test_without_run_dir_nothing_is_written(bench):

@@ -139,6 +139,41 @@ static void test_capabilities(void **state)
 	assert_false(zl_backend_has(NULL, ZL_CAP_GRAPH_CAPTURE));
 }
 
+/*
+ * The profiler timer where public code shows device kernel timestamps (cuda, rocm); a
+ * row without it says why, a row with it needs no note; the clock source per row.
+ */
+static void test_kernel_profiler_and_notes(void **state)
+{
+	const struct zl_backend *b;
+	const struct zl_capability_def *c;
+	(void)state;
+
+	assert_non_null(zl_capability_find(ZL_CAP_KERNEL_PROFILER));
+	assert_string_equal(zl_capability_find(ZL_CAP_KERNEL_PROFILER)->name, "kernel_profiler");
+	assert_null(zl_capability_find(1u << 30));
+	for (b = zl_backend_table; b->name; b++) {
+		int on = !strcmp(b->name, "cuda") || !strcmp(b->name, "rocm");
+		const char *why = zl_backend_cap_note(b, ZL_CAP_KERNEL_PROFILER);
+
+		assert_int_equal(zl_backend_has(b, ZL_CAP_KERNEL_PROFILER), on);
+		if (on)
+			assert_null(why);
+		else
+			assert_true(why && strlen(why) > 20);
+		/* a note is never kept for a capability the row has */
+		for (c = zl_capability_table; c->name; c++)
+			if (zl_backend_has(b, c->bit))
+				assert_null(zl_backend_cap_note(b, c->bit));
+		assert_string_equal(zl_backend_clock_source(b), !strcmp(b->name, "cuda") ? "nvml" : "none");
+	}
+	assert_non_null(strstr(zl_backend_cap_note(zl_backend_find("musa"), ZL_CAP_KERNEL_PROFILER), "torch_musa"));
+	assert_non_null(strstr(zl_backend_cap_note(zl_backend_find("ascend"), ZL_CAP_KERNEL_PROFILER), "torch_npu"));
+	assert_null(zl_backend_cap_note(zl_backend_find("musa"), ZL_CAP_GRAPH_CAPTURE));
+	assert_null(zl_backend_cap_note(NULL, ZL_CAP_KERNEL_PROFILER));
+	assert_string_equal(zl_backend_clock_source(NULL), "none");
+}
+
 /* argv[0] is the tool the row names, and each query has its parser. */
 static void test_query_rows_consistent(void **state)
 {
@@ -197,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_aliases_unique),
 		cmocka_unit_test(test_choices_lists_everything),
 		cmocka_unit_test(test_capabilities),
+		cmocka_unit_test(test_kernel_profiler_and_notes),
 		cmocka_unit_test(test_query_rows_consistent),
 		cmocka_unit_test(test_cuda_query_fields),
 		cmocka_unit_test(test_visibility_vars_distinct),

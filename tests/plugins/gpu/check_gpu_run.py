@@ -67,6 +67,27 @@ ds = load("direct", "plugins", "timer_summary.json")
 check(ds["used"] == "direct" and ds["direct_repeat"] == 3, "direct plan used, 3 repeats")
 check(all(len(r["repeat_values_ms"]) == 3 for r in d), "every direct record has 3 repeat values")
 
+check(rc("profiler") == 0, "profiler run passes")
+p = jsonl("profiler")
+ps = load("profiler", "plugins", "timer_summary.json")
+print(json.dumps(ps))
+# nonzero syncs inside the call: the graph cannot capture it, the profiler can time it
+check(ps["used"] == "profiler" and ps["fallbacks"] == 0, "profiler plan timed every shape itself")
+check(all(r["stop_reason"] in ("noise_target", "noise_plateau", "time_cap", "max_samples")
+          and r["noise_rel"] is not None and r["kernels_per_call"] >= 1 for r in p),
+      "every profiler record has a stop reason, noise_rel and its kernels")
+check(ps["clock_source"] == "nvml" and ps["clock_mhz"] is not None, "the SM clock was read by NVML")
+print("%-8s %-5s %-12s %12s %12s %9s %6s %-13s %3s" % ("op", "side", "shape", "profiler ms",
+                                                      "direct ms", "noise_rel", "n", "stop", "k"))
+for r in p:
+    o = direct.get(key(r))
+    print("%-8s %-5s %-12s %12.5f %12.5f %9.4f %6d %-13s %3d" % (
+        r["op"], r["side"], r["shape"][0][0], r["estimate_ms"], o["median_ms"] if o else -1,
+        r["noise_rel"], r["samples_total"], r["stop_reason"], r["kernels_per_call"]))
+    if o and r["shape"][0][0] == 1 << 24:
+        check(0.6 < r["estimate_ms"] / o["median_ms"] < 1.4,
+              "profiler agrees with flushed do_bench on a large shape: %s %s" % (r["op"], r["side"]))
+
 v = load("graph", "plugins", "vendor.json")
 print(json.dumps(v))
 check(v["match"] is True and v["device_name"] and v["capability"], "vendor.json match with device")

@@ -24,7 +24,7 @@ run() {
 	[ ${#nodes[@]} -eq 0 ] && nodes=(benchmark/test_ops.py)
 	mkdir -p "$OUT/$name"
 	(cd "$W" && env ZL_RUN_DIR="$OUT/$name" "${vars[@]}" "$PY" -m pytest -p no:cacheprovider \
-		"${nodes[@]}" -p zl_timer -p zl_graph_timer -p zl_vendor_guard -p zl_foreign_vendor \
+		"${nodes[@]}" -p zl_timer -p zl_profiler_timer -p zl_graph_timer -p zl_vendor_guard -p zl_foreign_vendor \
 		-p zl_autotune --level core --mode kernel --record json \
 		--output "$OUT/$name/results.json" --warmup 100 --iter 100 -s \
 		-W error::pytest.PytestDeprecationWarning \
@@ -35,6 +35,7 @@ run() {
 
 run graph ZL_TIMER_PLAN=graph ZL_AUTOTUNE_MODE=record
 run direct ZL_TIMER_PLAN=direct ZL_DIRECT_REPEAT=3 ZL_AUTOTUNE_MODE=record
+run profiler ZL_TIMER_PLAN=profiler ZL_CLOCK_SOURCE=nvml ZL_AUTOTUNE_MODE=record
 run replay ZL_TIMER_PLAN=graph ZL_AUTOTUNE_MODE=replay ZL_REPLAY_FROM="$OUT/graph"
 mkdir -p "$OUT/empty/autotune_records"
 run miss ZL_TIMER_PLAN=direct ZL_AUTOTUNE_MODE=replay ZL_REPLAY_FROM="$OUT/empty" \

@@ -57,7 +57,8 @@ class Tensor:
 
     def zero_(self):
         from . import cuda
-        cuda._launch(cuda.flush_cost(self), "zero_")
+        with cuda._op("aten::zero_"):
+            cuda._launch(cuda.flush_cost(self), "zero_")
         return self
 
     def detach_(self):
@@ -92,3 +93,4 @@ def zeros(*shape, dtype=float32, device="cuda"):
 
 
 from . import cuda  # noqa: E402,F401
+from . import autograd  # noqa: E402,F401

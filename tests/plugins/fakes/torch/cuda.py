@@ -1,11 +1,25 @@
 """Fake device with a virtual clock (ms). Launches advance the clock by their cost;
-graphs capture costs and replay them; events read the clock."""
+graphs capture costs and replay them; events read the clock.
+
+While a fake profiler session (torch.autograd.profiler.profile) runs, every launch
+is recorded the way Kineto reports it: a CPU-side runtime event and a device
+activity sharing a runtime correlation id, both linked to the innermost op open on
+the launching thread (see torch/autograd/profiler.py)."""
 import contextlib
 import os
+import threading
 
 _clock = [0.0]
 _capturing = [None]
 FLUSH_ELEMENTS = 1 << 24
+
+# The host side of the profiler's timeline: a CPU clock in ns (epoch-like, as torch's
+# start_ns() is), advanced by launches and ranges. Kept apart from the device clock.
+_cpu_ns = [1_700_000_000_000_000_000]
+# The session a fake profiler records into, or None.
+_session = [None]
+_threads = {}
+_noise_state = [12345]
 
 
 def flush_cost(tensor):
@@ -14,12 +28,65 @@ def flush_cost(tensor):
     return tensor.numel() * tensor.dtype.itemsize * 1e-9
 
 
-def _launch(cost_ms, name="kernel"):
+def thread_id():
+    """torch's RecordFunction thread ids: 1, 2, ... in order of first use."""
+    ident = threading.get_ident()
+    if ident not in _threads:
+        _threads[ident] = len(_threads) + 1
+    return _threads[ident]
+
+
+def _tick(ns):
+    _cpu_ns[0] += ns
+    return _cpu_ns[0]
+
+
+def _noisy(cost_ms, name):
+    """FAKE_NOISE=r: kernel costs (not flushes) times 1 + r * u, u uniform in [-1, 1]
+    from a fixed-seed generator; FAKE_DRIFT=d: times (1 + d) ** (profiler sessions so far)."""
+    if name == "zero_":
+        return cost_ms
+    amp = float(os.environ.get("FAKE_NOISE", "0") or 0)
+    if amp:
+        _noise_state[0] = (_noise_state[0] * 1103515245 + 12345) % (1 << 31)
+        cost_ms *= 1.0 + amp * (2.0 * _noise_state[0] / float(1 << 31) - 1.0)
+    drift = float(os.environ.get("FAKE_DRIFT", "0") or 0)
+    if drift:
+        from .autograd import profiler
+        cost_ms *= (1.0 + drift) ** profiler.sessions[0]
+    return cost_ms
+
+
+@contextlib.contextmanager
+def _op(name):
+    """A torch op (aten::...) around fake work: a profiler session records it."""
+    session = _session[0]
+    if session is None:
+        yield
+        return
+    rec = session.enter(name)
+    try:
+        yield
+    finally:
+        session.exit(rec)
+
+
+_RUNTIME_NAMES = {"kernel": "cuLaunchKernel", "memset": "cudaMemsetAsync",
+                  "memcpy": "cudaMemcpyAsync"}
+_DEVICE_NAMES = {"memset": "Memset (Device)", "memcpy": "Memcpy DtoD (Device -> Device)"}
+
+
+def _launch(cost_ms, name="kernel", kind="kernel"):
     graph = _capturing[0]
     if graph is not None:
         graph._nodes.append((name, cost_ms))
         return
+    cost_ms = _noisy(cost_ms, name)
+    session = _session[0]
+    start_ms = _clock[0]
     _clock[0] += cost_ms
+    if session is not None:
+        session.launch(_RUNTIME_NAMES[kind], _DEVICE_NAMES.get(kind, name), start_ms, _clock[0])
 
 
 # As torch's CUDA generator: capture_begin puts it in capture mode, only a
@@ -61,6 +128,20 @@ def get_device_name(index=None):
 
 def get_device_capability(index=None):
     return (9, 0)
+
+
+class _Props:
+    """What torch.cuda.get_device_properties gives (the fields zl_clock reads)."""
+
+    def __init__(self):
+        self.name = "Fake Accelerator"
+        self.major, self.minor = 9, 0
+        self.uuid = "204c5b51-daba-ca42-dadb-53ae2a8a760d"
+        self.pci_domain_id, self.pci_bus_id, self.pci_device_id = 0, 0x1B, 0
+
+
+def get_device_properties(index=None):
+    return _Props()
 
 
 def empty_cache():

@@ -27,6 +27,7 @@ def pytest_addoption(parser):
     parser.addoption("--iter", default=consts.DEFAULT_ITER_TIME)
     parser.addoption("--record", default="none", choices=["none", "log", "json"])
     parser.addoption("--output", default="benchmark_result.json")
+    parser.addoption("--dtypes", default=None)
 
 
 def pytest_configure(config):

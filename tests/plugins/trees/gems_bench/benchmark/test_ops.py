@@ -24,6 +24,24 @@ def torch_add(x, y):
     return torch.empty(x.shape, dtype=x.dtype)
 
 
+def torch_mm(x, y):
+    """Like cuBLAS under aten::mm: a workspace memset beside the GEMM, one op around both."""
+    with torch.cuda._op("aten::mm"):
+        torch.cuda._launch(1e-4, "Memset", kind="memset")
+        torch.cuda._launch(x.numel() * 4e-6, "sm90_xmma_gemm_f16f16")
+    return torch.empty(x.shape, dtype=x.dtype)
+
+
+def gems_two_kernels(x, y):
+    """A FlagGems op that launches two kernels with no torch op around them."""
+    flag_gems.copy(x)
+    return flag_gems.mul(x, y)
+
+
+def broken(x, y):
+    raise RuntimeError("the op under test is broken")
+
+
 def torch_mul(x, y):
     torch.cuda._launch(x.numel() * 3e-6, "torch_mul")
     return torch.empty(x.shape, dtype=x.dtype)
@@ -49,3 +67,13 @@ def test_copy():
 def test_nonzero():
     Benchmark("nonzero", torch_mul, gems_op=lambda x, y: flag_gems.nonzero(x),
               shapes=_shapes()).run()
+
+
+@pytest.mark.mm
+def test_mm():
+    Benchmark("mm", torch_mm, gems_op=gems_two_kernels, shapes=_shapes()).run()
+
+
+@pytest.mark.broken
+def test_broken():
+    Benchmark("broken", torch_mul, gems_op=broken, shapes=_shapes()).run()

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""The profiler timer's own Python cost, on CPU with the plugin tests' fakes.
+
+What a profiled call costs the plugin, beside the device work: reading its events out of
+the Kineto results and attributing them (per call), the estimator and stop rule (per
+batch), and a whole measurement through measure() with the fake torch (informational:
+the fake's own bookkeeping is in it). Goals and measurements side by side.
+
+usage: python3 bench/bench_profiler_timer.py   (from the repository root)
+"""
+import os
+import random
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.join(ROOT, "plugins"), os.path.join(ROOT, "tests", "plugins", "fakes")]
+
+import zl_common as zc  # noqa: E402
+import zl_profiler_timer as pt  # noqa: E402
+import zl_sampling as zs  # noqa: E402
+
+# Per call on an H200: a ~58 us L2 flush plus the kernel. Parsing must stay well below it.
+GOAL_PARSE_US_PER_CALL = 10.0
+GOAL_ESTIMATE_MS_AT_MAX = 10.0
+REPEATS = 7
+
+
+class KEvent:
+    """Shaped like torch._C._autograd._KinetoEvent (the methods from_kineto calls)."""
+
+    __slots__ = ("n", "d", "s", "e", "c", "l", "t", "u")
+
+    def __init__(self, n, d, s, e, c, l, t, u=False):
+        self.n, self.d, self.s, self.e, self.c, self.l, self.t, self.u = n, d, s, e, c, l, t, u
+
+    def name(self):
+        return self.n
+
+    def device_type(self):
+        return self.d
+
+    def start_ns(self):
+        return self.s
+
+    def end_ns(self):
+        return self.e
+
+    def correlation_id(self):
+        return self.c
+
+    def linked_correlation_id(self):
+        return self.l
+
+    def start_thread_id(self):
+        return self.t
+
+    def is_user_annotation(self):
+        return self.u
+
+
+CPU, CUDA = object(), object()
+
+
+def session(calls, memset=False):
+    """The events of one session as Kineto lists them for a cuBLAS-like op: per call a
+    flush (aten::zero_, its launch, its kernel), the range, aten::mm inside it, a memset
+    and a GEMM launched from it, and Kineto's device copy of the range."""
+    ev, op_id, rt_id, t, g = [], 1000, 1, 1_700_000_000_000_000_000, 5_000_000
+    for i in range(calls):
+        op_id += 1
+        ev.append(KEvent("aten::zero_", CPU, t, t + 3000, op_id, 0, 1))
+        ev.append(KEvent("cudaLaunchKernel", CPU, t + 1000, t + 1500, rt_id, op_id, 1))
+        ev.append(KEvent("triton_zero_kernel", CUDA, g, g + 58000, rt_id, op_id, 0))
+        rt_id += 1
+        g += 58000
+        op_id += 1
+        rng = op_id
+        t += 4000
+        ev.append(KEvent("zl_call#%d" % i, CPU, t, t + 9000, rng, 0, 1))
+        op_id += 1
+        ev.append(KEvent("aten::mm", CPU, t + 500, t + 8000, op_id, 0, 1))
+        kinds = [("cudaMemsetAsync", "Memset (Device)")] if memset else []
+        kinds.append(("cudaLaunchKernel", "sm90_xmma_gemm"))
+        for rt, dv in kinds:
+            ev.append(KEvent(rt, CPU, t + 1000, t + 1500, rt_id, op_id, 1))
+            ev.append(KEvent(dv, CUDA, g, g + 2000, rt_id, op_id, 0))
+            rt_id += 1
+            g += 2000
+        ev.append(KEvent("zl_call#%d" % i, CUDA, g - 4000, g, 0, 0, 0, True))
+        t += 10000
+    random.Random(1).shuffle(ev)     # Kineto's order is by type and buffer, not by call
+    return ev
+
+
+def best_of(fn):
+    """Best wall time of REPEATS calls, the collector off (as the plugin parses)."""
+    import gc
+    times = []
+    gc.disable()
+    try:
+        for _ in range(REPEATS):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+    finally:
+        gc.enable()
+    return min(times)
+
+
+def row(metric, goal, measured, unit):
+    if goal is None:
+        print("%-56s %10s %10.2f %-5s" % (metric, "-", measured, unit))
+        return True
+    ok = measured <= goal
+    print("%-56s %10.2f %10.2f %-5s %5.2f  %s" % (metric, goal, measured, unit, measured / goal,
+                                                 "ok" if ok else "OVER"))
+    return ok
+
+
+def main():
+    print("profiler timer, plugin's own cost (CPU, Python %s, best of %d, load average %.1f on %d CPUs)"
+          % (sys.version.split()[0], REPEATS, os.getloadavg()[0], os.cpu_count()))
+    print("%-56s %10s %10s %-5s %5s" % ("metric", "goal", "measured", "unit", "ratio"))
+    ok = True
+    for calls, memset in ((1000, False), (1000, True), (200, True)):
+        ev = session(calls, memset)
+
+        def parse():
+            return pt.call_samples(pt.attribute(pt.from_kineto(ev, CPU)), calls)
+        def touch():
+            return [(e.name(), e.device_type(), e.start_ns(), e.correlation_id()) for e in ev]
+        samples, counts, missing = parse()
+        assert missing == 0 and set(counts) == {2 if memset else 1}, (missing, set(counts))
+        us = best_of(parse) / calls * 1e6
+        ok &= row("events -> samples per call, %d calls, %d events/call" % (calls, len(ev) // calls),
+                  GOAL_PARSE_US_PER_CALL, us, "us")
+        row("  floor: only reading 4 fields of each event, per call", None,
+            best_of(touch) / calls * 1e6, "us")
+    rnd = random.Random(2)
+    for n in (300, 2000, 10000):
+        values = [1.0 + rnd.gauss(0, 0.03) for _ in range(n)]
+
+        def est():
+            noise = zc.trimmed_mean_ci_rel(values, zs.TRIM)
+            return zs.next_step(zs.Policy(), n, noise, [0.01, noise], 0.1, 60e-6)
+        ok &= row("estimate + stop rule per batch, %d samples" % n,
+                  GOAL_ESTIMATE_MS_AT_MAX, best_of(est) * 1e3, "ms")
+    # a whole measurement with the fakes: the plugin plus the fake torch's bookkeeping
+    import flag_gems
+    import torch
+    import zl_clock
+    x = torch.empty(4096)
+    clock = zl_clock.open_reader("nvml", torch.cuda)
+    t0 = time.perf_counter()
+    out = pt.measure(lambda: flag_gems.add(x, x), policy=zs.Policy(), clock=clock)
+    wall = time.perf_counter() - t0
+    row("measure() with the fakes, wall per profiled call", None,
+        wall / out["calls"] * 1e6, "us")
+    print("  (%d calls in %d batches, stop %s; the fake device records every launch in Python)"
+          % (out["calls"], out["batches"], out["stop_reason"]))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,431 @@
+"""zl_profiler_timer: time one measurement by the device's own timestamps.
+
+Loaded by zlbench (-p zl_profiler_timer) on backends with the kernel_profiler
+capability when the timer plan is "profiler"; zl_timer asks the plugin manager
+for this module and calls measure() for each measurement. On its own it does
+nothing.
+
+How a measurement is timed:
+
+1. fn() once, outside the profiler: compiles and autotunes; its errors propagate.
+2. Five flushed calls timed by device events estimate a call; fn() then runs for
+   the caller's warmup (ms), as do_bench warms up.
+3. Batches of calls, each batch one torch profiler session (Kineto: CUPTI on
+   cuda, rocprofiler on rocm): for every call, an L2 flush outside the call's
+   range, then fn() inside a record_function range "zl_call#<i>".
+4. The session's events are read straight from the Kineto results (no
+   key_averages, no FunctionEvent tree). Every device activity (kernel, memset,
+   memcpy) is attributed to a call through correlation ids, never by its name:
+   activity -> its runtime/driver launch event (same correlation id) -> the
+   innermost op that was open on the launching thread (the launch's linked
+   correlation id; the call's own range when no op was) -> the call range that
+   contains that op on that thread. When the op cannot be found, the launch's
+   own timestamp on its thread decides. A call's sample is the time from the
+   start of its first activity to the end of its last: no subtraction.
+5. zl_sampling decides after each batch whether the noise target is met, the
+   noise stopped improving, the time cap is reached or enough samples were
+   taken. The SM clock is read before and after each batch; a batch with a
+   reading below 75 % of the maximum is dropped (nvbench's rule), counted, and
+   followed by a short pause.
+
+Problems of the profiler itself (no CUDA activity in this torch build, a
+profiler already running, no device activity attributed to the calls, every
+sample throttled) raise ProfilerFailed with the reason; zl_timer then times
+that shape with the graph timer, then direct.
+"""
+
+import bisect
+import gc
+import time
+
+import zl_clock
+import zl_common as zc
+import zl_device as zd
+import zl_sampling
+
+RANGE_PREFIX = "zl_call#"
+# More than this fraction of a batch's calls without any device activity: the
+# profiler is not seeing this op's work, so its figures would be of the others.
+MAX_MISSING_FRACTION = 0.1
+
+
+class ProfilerFailed(Exception):
+    """The profiler timer cannot time this measurement; reason says why."""
+
+    def __init__(self, reason):
+        super().__init__(reason)
+        self.reason = reason
+
+
+# ---------------------------------------------------------------------------
+# the neutral event list and the attribution (pure)
+
+
+class Event:
+    """One profiler event, independent of torch's classes.
+
+    kind "cpu" (a torch op, a record_function range, a runtime or driver launch) or
+    "device" (a kernel, memset or memcpy); tid: torch's thread id (start_thread_id);
+    start/end: ns (a CPU event other than a range is placed by its start alone: from_kineto
+    gives it end = start); corr: correlation id (torch's op id for ops and ranges, the
+    runtime's for launches and device activities); linked: for launches and device
+    activities, the id of the innermost op open when it launched (0: none)."""
+
+    __slots__ = ("kind", "name", "tid", "start", "end", "corr", "linked")
+
+    def __init__(self, kind, name, tid, start, end, corr, linked=0):
+        self.kind = kind
+        self.name = name
+        self.tid = tid
+        self.start = start
+        self.end = end
+        self.corr = corr
+        self.linked = linked
+
+    def __repr__(self):
+        return "Event(%r, %r, tid=%r, %r..%r, corr=%r, linked=%r)" % (
+            self.kind, self.name, self.tid, self.start, self.end, self.corr, self.linked)
+
+
+def range_index(name, prefix=RANGE_PREFIX):
+    """The call index of a range name "zl_call#<i>", or None."""
+    if not name.startswith(prefix):
+        return None
+    tail = name[len(prefix):]
+    return int(tail) if tail.isdigit() else None
+
+
+class Attribution:
+    """calls: {call index: [(start_ns, end_ns), ...]} in event order;
+    unattributed: device activities no call claims (flushes, activity before the
+    first range, other threads' work); ambiguous: activities two calls could claim."""
+
+    def __init__(self):
+        self.calls = {}
+        self.unattributed = 0
+        self.ambiguous = 0
+
+
+class _Ranges:
+    """The call ranges per thread, for "which range contains time t on thread tid"."""
+
+    def __init__(self):
+        self.by_tid = {}
+        self.by_corr = {}
+
+    def add(self, e, idx):
+        self.by_tid.setdefault(e.tid, []).append((e.start, e.end, idx))
+        self.by_corr[e.corr] = idx
+
+    def seal(self):
+        self.starts = {}
+        for tid, rows in self.by_tid.items():
+            rows.sort()
+            self.starts[tid] = [r[0] for r in rows]
+
+    def at(self, tid, t):
+        rows = self.by_tid.get(tid)
+        if not rows:
+            return None
+        i = bisect.bisect_right(self.starts[tid], t) - 1
+        if i >= 0 and rows[i][0] <= t <= rows[i][1]:
+            return rows[i][2]
+        return None
+
+
+def _one(found):
+    """The single call index of a set, or None (empty) / "ambiguous" (several)."""
+    if len(found) == 1:
+        return next(iter(found))
+    return "ambiguous" if found else None
+
+
+def attribute(events, prefix=RANGE_PREFIX):
+    """Attribute the device activities of one session to its call ranges."""
+    ranges = _Ranges()
+    cpu_by_corr = {}
+    device = []
+    for e in events:
+        if e.kind == "device":
+            # A device-side copy of a range (Kineto's gpu_user_annotation) is no activity.
+            if not e.name.startswith(prefix):
+                device.append(e)
+            continue
+        idx = range_index(e.name, prefix)
+        if idx is not None:
+            ranges.add(e, idx)
+        else:
+            cpu_by_corr.setdefault(e.corr, []).append(e)
+    ranges.seal()
+    out = Attribution()
+    for d in device:
+        idx = _locate(d, ranges, cpu_by_corr)
+        if idx == "ambiguous":
+            out.ambiguous += 1
+        elif idx is None:
+            out.unattributed += 1
+        else:
+            out.calls.setdefault(idx, []).append((d.start, d.end))
+    return out
+
+
+def _locate(d, ranges, cpu_by_corr):
+    # The launch: a CPU event with the activity's correlation id that is linked to an
+    # op. (Torch's op ids and the runtime's correlation ids are separate counters that
+    # collide; an op never has a linked id, so the link tells them apart.)
+    launches = [c for c in cpu_by_corr.get(d.corr, ()) if c.linked > 0]
+    op_ids = {c.linked for c in launches}
+    if not op_ids and d.linked > 0:
+        op_ids = {d.linked}
+    found = set()
+    for op_id in op_ids:
+        idx = ranges.by_corr.get(op_id)
+        if idx is not None:
+            found.add(idx)
+            continue
+        for op in cpu_by_corr.get(op_id, ()):
+            if op.linked == 0:
+                idx = ranges.at(op.tid, op.start)
+                if idx is not None:
+                    found.add(idx)
+    if found:
+        return _one(found)
+    # No op to go by: the launch's own timestamp on its thread.
+    found = set()
+    for c in launches:
+        idx = ranges.at(c.tid, c.start)
+        if idx is not None:
+            found.add(idx)
+    return _one(found)
+
+
+def call_samples(attribution, n_calls):
+    """(samples in ms per call with activity, in call order; activity counts per
+    such call; calls without activity)."""
+    samples, counts, missing = [], [], 0
+    for i in range(n_calls):
+        acts = attribution.calls.get(i)
+        if not acts:
+            missing += 1
+            continue
+        first = min(a[0] for a in acts)
+        last = max(a[1] for a in acts)
+        samples.append((last - first) / 1e6)
+        counts.append(len(acts))
+    return samples, counts, missing
+
+
+# ---------------------------------------------------------------------------
+# torch's Kineto events -> the neutral list
+
+
+def from_kineto(kineto_events, cpu_type, prefix=RANGE_PREFIX):
+    """Event list of torch's _KinetoEvent objects (ProfilerResult.events()).
+
+    Uses name(), device_type(), start_ns()/end_ns() (start_us()/duration_us() on
+    torch before 2.3), correlation_id(), linked_correlation_id(), start_thread_id()
+    and is_user_annotation() where torch has it. Each is a call into torch's C++, so
+    only what the attribution reads is asked: no end for CPU events but the ranges,
+    no thread for device events."""
+    out = []
+    if not kineto_events:
+        return out
+    k = type(kineto_events[0])
+    name, dtype, corr, linked, tid = (k.name, k.device_type, k.correlation_id,
+                                      k.linked_correlation_id, k.start_thread_id)
+    user = getattr(k, "is_user_annotation", None)
+    if hasattr(k, "start_ns") and hasattr(k, "end_ns"):
+        start_of, end_of = k.start_ns, k.end_ns
+    else:
+        def start_of(e):
+            return e.start_us() * 1000
+
+        def end_of(e):
+            return (e.start_us() + e.duration_us()) * 1000
+    append = out.append
+    for e in kineto_events:
+        if dtype(e) == cpu_type:
+            n = name(e)
+            s = start_of(e)
+            append(Event("cpu", n, tid(e), s, end_of(e) if n.startswith(prefix) else s,
+                         corr(e), linked(e)))
+        elif user is None or not user(e):
+            append(Event("device", name(e), None, start_of(e), end_of(e), corr(e), linked(e)))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# measuring
+
+
+class _Profiler:
+    """torch's profiler as this module uses it: one session per batch."""
+
+    def __init__(self, torch):
+        autograd = getattr(torch, "autograd", None)
+        prof_mod = getattr(autograd, "profiler", None) if autograd is not None else None
+        if prof_mod is None or not hasattr(prof_mod, "profile"):
+            raise ProfilerFailed("torch has no torch.autograd.profiler")
+        activity = getattr(autograd, "ProfilerActivity", None)
+        supported = getattr(autograd, "_supported_activities", None)
+        if activity is None or supported is None or not hasattr(activity, "CUDA"):
+            raise ProfilerFailed("torch's profiler reports no device activities")
+        try:
+            have = supported()
+        except Exception as e:
+            raise ProfilerFailed("torch's profiler cannot list its activities: %s"
+                                 % zc.one_line(e)) from None
+        if activity.CUDA not in have:
+            raise ProfilerFailed("torch's profiler records no device activity in this build "
+                                 "(Kineto without CUPTI or roctracer)")
+        self.profile = prof_mod.profile
+        self.record = prof_mod.record_function
+        self.cpu = autograd.DeviceType.CPU
+
+    def session(self, device_name):
+        try:
+            try:
+                return self.profile(use_device=device_name, use_kineto=True)
+            except TypeError:
+                # torch before 2.1 has use_cuda, not use_device
+                return self.profile(use_cuda=device_name == "cuda", use_kineto=True)
+        except Exception as e:
+            raise ProfilerFailed("cannot set up the profiler: %s" % zc.one_line(e)) from None
+
+
+_profiler = {}
+
+
+def _profiler_for(torch, device_name, flush, fn):
+    """The process's _Profiler, made once; the first session of a process starts the
+    tracing library (CUPTI), which can take long: one throwaway session takes that
+    cost outside any measurement's time cap."""
+    key = id(torch)
+    if key not in _profiler:
+        prof = _Profiler(torch)
+        _profile_batch(prof, device_name, fn, flush, None, 1)
+        _profiler[key] = prof
+    return _profiler[key]
+
+
+def _profile_batch(prof, device_name, fn, flush, grad_to_none, n):
+    """Run n profiled calls; (samples ms, activity counts, calls missing)."""
+    p = prof.session(device_name)
+    try:
+        p.__enter__()
+    except Exception as e:
+        raise ProfilerFailed("cannot start the profiler: %s" % zc.one_line(e)) from None
+    record = prof.record
+    try:
+        for i in range(n):
+            zd.reset_grads(grad_to_none)
+            flush()
+            with record(RANGE_PREFIX + str(i)):
+                fn()
+    except BaseException:
+        try:
+            p.__exit__(None, None, None)
+        except Exception:
+            pass
+        raise
+    # Tens of thousands of small objects: a collection of the process's whole heap (FlagGems
+    # keeps millions of objects) in the middle would cost more than the parsing.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        p.__exit__(None, None, None)
+        events = p.kineto_results.events()
+        neutral = from_kineto(events, prof.cpu)
+        return call_samples(attribute(neutral), n)
+    except Exception as e:
+        raise ProfilerFailed("cannot read the profiler's events: %s" % zc.one_line(e)) from None
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _check_missing(n, missing, batch_no):
+    if missing == n:
+        raise ProfilerFailed("the profiler recorded no device activity for any of the %d calls "
+                             "of batch %d" % (n, batch_no))
+    if missing > MAX_MISSING_FRACTION * n:
+        raise ProfilerFailed("%d of %d profiled calls of batch %d had no device activity "
+                             "attributed" % (missing, n, batch_no))
+
+
+def estimate(samples):
+    """(estimate ms, noise_rel) of kept samples by the trimmed mean."""
+    if not samples:
+        return None, None
+    return (zc.trimmed_mean(samples, zl_sampling.TRIM),
+            zc.trimmed_mean_ci_rel(samples, zl_sampling.TRIM))
+
+
+def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
+            now=time.monotonic, sleep=time.sleep):
+    """Time fn by device timestamps to policy's noise target (see the module doc).
+
+    Returns {"samples", "estimate_ms", "estimator", "noise_rel", "stop_reason",
+    "kernels_per_call", "dropped_throttled", "clock_readings", "batches",
+    "calls", "calls_missing"}. rep is FlagGems' repetition time, which the time cap
+    replaces; it is accepted so that the call matches the other timers'."""
+    del rep
+    policy = policy or zl_sampling.Policy()
+    clock = clock or zl_clock.unknown("no clock reader given")
+    try:
+        torch, dev = zd.device_api()
+    except zd.DeviceUnavailable as e:
+        raise ProfilerFailed("no profiler timer: %s" % e.reason) from None
+    device_name = zd.device_string()
+    flush = zd.flusher(torch, dev)
+    fn()
+    dev.synchronize()
+    prof = _profiler_for(torch, device_name, flush, fn)
+
+    def flushed_call():
+        flush()
+        fn()
+    est_ms = min(zd.eager_ms(dev, flushed_call, 5), zd.eager_ms(dev, flushed_call, 5))
+    for _ in range(max(1, int(warmup / max(est_ms, 1e-4)))):
+        fn()
+    dev.synchronize()
+
+    kept, counts, readings, history = [], [], [], []
+    dropped = calls = missing_total = batches = 0
+    noise = None
+    per_call_s = est_ms / 1000.0 + 20e-6
+    n = zl_sampling.first_batch(policy, per_call_s)
+    started = now()
+    while True:
+        batches += 1
+        before = clock.read()
+        t0 = now()
+        samples, kcounts, missing = _profile_batch(prof, device_name, fn, flush, grad_to_none, n)
+        per_call_s = max((now() - t0) / n, 1e-7)
+        after = clock.read()
+        readings += [r for r in (before, after) if r is not None]
+        calls += n
+        missing_total += missing
+        _check_missing(n, missing, batches)
+        if zl_clock.throttled((before, after), clock.max_mhz):
+            dropped += len(samples)
+            sleep(zl_clock.THROTTLE_PAUSE_S)
+        else:
+            kept += samples
+            counts += kcounts
+            _, noise = estimate(kept)
+            history.append(noise)
+        reason, n = zl_sampling.next_step(policy, len(kept), noise, history, now() - started,
+                                          per_call_s)
+        if reason is not None:
+            break
+    if not kept:
+        raise ProfilerFailed("every one of %d profiled samples was taken below %d %% of the "
+                             "maximum SM clock" % (dropped, round(zl_clock.THROTTLE_FRACTION * 100)))
+    est, noise = estimate(kept)
+    return {"samples": kept, "estimate_ms": est, "estimator": zl_sampling.ESTIMATOR,
+            "noise_rel": noise, "stop_reason": reason,
+            "kernels_per_call": int(round(zc.median(counts))), "dropped_throttled": dropped,
+            "clock_readings": readings, "batches": batches, "calls": calls,
+            "calls_missing": missing_total}
+

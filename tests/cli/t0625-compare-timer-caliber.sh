@@ -1,0 +1,32 @@
+#!/bin/bash
+# zlbench compare: a profiler-timed run and a graph-timed one differ in caliber (timer.plan):
+# refused without --allow-caliber-mismatch; a different noise target is listed, not refused.
+. "$(dirname "$0")/lib.sh"
+MK="$ZL_SOURCE_DIR/tests/fixtures/runs/make_run.py"
+R="$ZL_FIXTURES_DIR/flaggems-runs/mm_core_kernel_h200.results.json"
+mk() { "$ZL_TEST_PYTHON" "$MK" "$@" || fail "make_run.py $*"; }
+timer() { # PLAN USED NOISE: an identity timer block as the plugins write it
+	printf '{"plan": "%s", "used": "%s", "profiler": %d, "graph": %d, "direct": 0, "fallbacks": 0, "noise_target": %s, "max_time_per_shape_s": 0.3, "clock_mhz": {"min": 1980, "median": 1980, "max": 1980, "max_supported": 1980}, "clock_source": "nvml", "dropped_throttled": 0}' \
+		"$1" "$2" "$([ "$2" = profiler ] && echo 30 || echo 0)" "$([ "$2" = graph ] && echo 30 || echo 0)" "$3"
+}
+
+mk "$TMP/prof" --run-id 20261129-100000-cuda-mm-aaaaaa --results "$R" --set timer="$(timer profiler profiler 0.005)"
+mk "$TMP/graph" --run-id 20261129-110000-cuda-mm-bbbbbb --results "$R" --set timer="$(timer graph graph 0.005)"
+mk "$TMP/prof2" --run-id 20261129-120000-cuda-mm-cccccc --results "$R" --set timer="$(timer profiler profiler 0.002)"
+
+run_zl compare "$TMP/prof" "$TMP/graph"
+expect_rc 2
+contains "$TMP/err" "caliber mismatch: timer plan: profiler vs graph"
+[ ! -s "$TMP/out" ] || fail "a refused comparison prints no table"
+
+run_zl compare "$TMP/prof" "$TMP/graph" --allow-caliber-mismatch
+expect_rc 0
+contains "$TMP/out" "WARNING: caliber mismatch allowed (--allow-caliber-mismatch): timer plan: profiler vs graph"
+
+# same timer, another noise target: compared, the difference listed among the A/B variables
+run_zl compare "$TMP/prof" "$TMP/prof2" --json
+expect_rc 0
+[ "$(json_get "$TMP/out" 'd["caliber"]["ok"]')" = True ] || fail "noise target refused: $(cat "$TMP/out")"
+[ "$(json_get "$TMP/out" '[(v["field"], v["a"], v["b"]) for v in d["caliber"]["variables"] if v["field"] == "noise target"]')" = \
+	"[('noise target', '0.005', '0.002')]" ] || fail "noise target not listed: $(json_get "$TMP/out" 'd["caliber"]')"
+pass

@@ -1,0 +1,245 @@
+"""zl_profiler_timer's attribution of device activities to calls, on synthetic event lists.
+
+The events are built the way torch's Kineto results give them (torch/csrc/profiler/
+collection.cpp): ops and record_function ranges carry torch's op ids; a runtime or
+driver launch and its device activity share the runtime's correlation id and are
+linked to the innermost op open on the launching thread. The two id counters are
+separate and collide.
+"""
+import pytest
+
+import zl_profiler_timer as pt
+from zl_profiler_timer import Event
+
+T1, T2 = 1, 2
+
+
+def rng(i, start, end, corr, tid=T1):
+    return Event("cpu", "zl_call#%d" % i, tid, start, end, corr)
+
+
+def op(name, start, end, corr, tid=T1):
+    return Event("cpu", name, tid, start, end, corr)
+
+
+def launch(start, corr, linked, tid=T1, name="cuLaunchKernel"):
+    return Event("cpu", name, tid, start, start + 3, corr, linked)
+
+
+def act(name, start, end, corr, linked=0):
+    return Event("device", name, None, start, end, corr, linked)
+
+
+def spans(attribution):
+    return {i: sorted(a) for i, a in attribution.calls.items()}
+
+
+def test_memset_beside_the_kernel_belongs_to_the_same_call():
+    # cuBLAS under aten::mm: a workspace memset and the GEMM, both launched inside the op.
+    events = [
+        rng(0, 100, 200, corr=10),
+        op("aten::mm", 110, 190, corr=11),
+        launch(120, corr=5, linked=11, name="cudaMemsetAsync"),
+        launch(130, corr=6, linked=11),
+        act("Memset (Device)", 1000, 1010, corr=5, linked=11),
+        act("sm90_xmma_gemm", 1012, 1500, corr=6, linked=11),
+    ]
+    a = pt.attribute(events)
+    assert spans(a) == {0: [(1000, 1010), (1012, 1500)]}
+    samples, counts, missing = pt.call_samples(a, 1)
+    assert samples == [pytest.approx(500 / 1e6)] and counts == [2] and missing == 0
+
+
+def test_two_kernels_of_one_call_without_an_op_link_to_the_range_itself():
+    # A Triton op launched from Python: no torch op open, the range is the innermost one.
+    events = [
+        rng(0, 100, 200, corr=3), launch(110, corr=1, linked=3), launch(150, corr=2, linked=3),
+        rng(1, 300, 400, corr=4), launch(310, corr=3, linked=4), launch(350, corr=4, linked=4),
+        act("k1", 1000, 1100, corr=1, linked=3), act("k2", 1100, 1300, corr=2, linked=3),
+        act("k1", 2000, 2100, corr=3, linked=4), act("k2", 2150, 2250, corr=4, linked=4),
+    ]
+    a = pt.attribute(events)
+    assert spans(a) == {0: [(1000, 1100), (1100, 1300)], 1: [(2000, 2100), (2150, 2250)]}
+    samples, counts, _ = pt.call_samples(a, 2)
+    assert samples == [pytest.approx(300 / 1e6), pytest.approx(250 / 1e6)]
+    assert counts == [2, 2]
+
+
+def test_the_flush_between_calls_is_nobodys():
+    events = [
+        op("aten::zero_", 50, 60, corr=20), launch(55, corr=7, linked=20),
+        rng(0, 100, 200, corr=21), launch(120, corr=8, linked=21),
+        op("aten::zero_", 210, 220, corr=22), launch(215, corr=9, linked=22),
+        rng(1, 300, 400, corr=23), launch(320, corr=10, linked=23),
+        act("zero_kernel", 500, 560, corr=7, linked=20), act("k", 560, 570, corr=8, linked=21),
+        act("zero_kernel", 570, 630, corr=9, linked=22), act("k", 630, 641, corr=10, linked=23),
+    ]
+    a = pt.attribute(events)
+    assert spans(a) == {0: [(560, 570)], 1: [(630, 641)]}
+    assert a.unattributed == 2
+
+
+def test_calls_without_activity_are_counted_not_sampled():
+    events = [rng(0, 100, 200, corr=1), rng(1, 300, 400, corr=2), rng(2, 500, 600, corr=3),
+              launch(110, corr=1, linked=1), launch(510, corr=2, linked=3),
+              act("k", 1000, 1040, corr=1, linked=1), act("k", 2000, 2050, corr=2, linked=3)]
+    samples, counts, missing = pt.call_samples(pt.attribute(events), 3)
+    assert samples == [pytest.approx(40 / 1e6), pytest.approx(50 / 1e6)]
+    assert counts == [1, 1] and missing == 1
+
+
+def test_another_threads_work_during_a_call_is_not_the_calls():
+    events = [
+        rng(0, 100, 200, corr=1, tid=T1), launch(110, corr=1, linked=1, tid=T1),
+        # thread 2 runs its own op at the same time, with its own kernel
+        op("aten::add", 120, 180, corr=2, tid=T2), launch(130, corr=2, linked=2, tid=T2),
+        act("mine", 1000, 1100, corr=1, linked=1), act("theirs", 1050, 1400, corr=2, linked=2),
+    ]
+    a = pt.attribute(events)
+    assert spans(a) == {0: [(1000, 1100)]} and a.unattributed == 1
+
+
+def test_activity_launched_before_the_first_range_is_dropped():
+    events = [op("aten::copy_", 10, 40, corr=1), launch(20, corr=1, linked=1),
+              rng(0, 100, 200, corr=2), launch(110, corr=2, linked=2),
+              act("warm-up tail", 900, 990, corr=1, linked=1),
+              act("k", 1000, 1010, corr=2, linked=2)]
+    a = pt.attribute(events)
+    assert spans(a) == {0: [(1000, 1010)]} and a.unattributed == 1
+
+
+def test_op_ids_and_runtime_ids_that_collide_do_not_mislead():
+    # The kernel of call 0 has runtime id 6; torch's op counter also handed 6 to an
+    # aten::empty inside call 1. Only the linked launch counts.
+    events = [
+        rng(0, 100, 200, corr=5), launch(110, corr=6, linked=5),
+        rng(1, 300, 400, corr=7), op("aten::empty", 310, 320, corr=6),
+        launch(330, corr=8, linked=7),
+        act("k0", 1000, 1010, corr=6, linked=5), act("k1", 2000, 2010, corr=8, linked=7),
+    ]
+    assert spans(pt.attribute(events)) == {0: [(1000, 1010)], 1: [(2000, 2010)]}
+
+
+def test_without_the_linked_op_the_launch_time_decides():
+    # The op the launch is linked to is not among the events (a truncated trace):
+    # the launch's own time on its thread places it in call 1.
+    events = [rng(0, 100, 200, corr=1), rng(1, 300, 400, corr=2),
+              launch(350, corr=9, linked=99), act("k", 5000, 5100, corr=9, linked=99)]
+    assert spans(pt.attribute(events)) == {1: [(5000, 5100)]}
+
+
+def test_an_activity_whose_launch_is_missing_follows_its_own_link():
+    events = [rng(0, 100, 200, corr=1), op("aten::mul", 120, 180, corr=2),
+              act("k", 1000, 1200, corr=77, linked=2)]
+    assert spans(pt.attribute(events)) == {0: [(1000, 1200)]}
+
+
+def test_two_calls_claiming_one_activity_make_it_ambiguous():
+    # The linked id names two ops (torch's and a colliding unlinked runtime event's
+    # ids are equal) in two different calls: nobody gets it.
+    events = [rng(0, 100, 200, corr=1), rng(1, 300, 400, corr=2),
+              op("aten::a", 110, 120, corr=40), op("cudaStreamSynchronize", 310, 320, corr=40),
+              launch(115, corr=41, linked=40), act("k", 1000, 1010, corr=41, linked=40)]
+    a = pt.attribute(events)
+    assert a.calls == {} and a.ambiguous == 1
+
+
+def test_the_device_copy_of_a_range_is_no_activity():
+    # Kineto's gpu_user_annotation: a device event named like the range, spanning its kernels.
+    events = [rng(0, 100, 200, corr=1), launch(110, corr=1, linked=1),
+              act("zl_call#0", 990, 1020, corr=0), act("k", 1000, 1010, corr=1, linked=1)]
+    a = pt.attribute(events)
+    assert spans(a) == {0: [(1000, 1010)]} and a.unattributed == 0
+
+
+def test_range_names_parse_only_our_prefix():
+    assert pt.range_index("zl_call#12") == 12
+    assert pt.range_index("zl_call#") is None
+    assert pt.range_index("zl_call#x1") is None
+    assert pt.range_index("aten::add") is None
+
+
+class NewEvent:
+    """torch >= 2.3's _KinetoEvent surface."""
+
+    def __init__(self, name, dtype, start, end, corr, linked, tid, user=False):
+        self.v = (name, dtype, start, end, corr, linked, tid, user)
+
+    def name(self):
+        return self.v[0]
+
+    def device_type(self):
+        return self.v[1]
+
+    def start_ns(self):
+        return self.v[2]
+
+    def end_ns(self):
+        return self.v[3]
+
+    def correlation_id(self):
+        return self.v[4]
+
+    def linked_correlation_id(self):
+        return self.v[5]
+
+    def start_thread_id(self):
+        return self.v[6]
+
+    def is_user_annotation(self):
+        return self.v[7]
+
+
+class OldEvent:
+    """torch < 2.3: start_us() and duration_us(), no is_user_annotation()."""
+
+    def __init__(self, name, dtype, start_us, dur_us, corr, linked, tid):
+        self.v = (name, dtype, start_us, dur_us, corr, linked, tid)
+
+    def name(self):
+        return self.v[0]
+
+    def device_type(self):
+        return self.v[1]
+
+    def start_us(self):
+        return self.v[2]
+
+    def duration_us(self):
+        return self.v[3]
+
+    def correlation_id(self):
+        return self.v[4]
+
+    def linked_correlation_id(self):
+        return self.v[5]
+
+    def start_thread_id(self):
+        return self.v[6]
+
+
+CPU, CUDA = object(), object()
+
+
+def test_kineto_events_become_neutral_events():
+    # only ranges need an end: other CPU events are placed by their start
+    ev = [NewEvent("zl_call#0", CPU, 100, 200, 1, 0, 7),
+          NewEvent("cuLaunchKernel", CPU, 110, 113, 5, 1, 7),
+          NewEvent("k", CUDA, 1000, 1100, 5, 1, 0),
+          NewEvent("zl_call#0", CUDA, 990, 1110, 0, 0, 0, user=True)]
+    out = pt.from_kineto(ev, CPU)
+    assert [(e.kind, e.name, e.tid, e.start, e.end, e.corr, e.linked) for e in out] == [
+        ("cpu", "zl_call#0", 7, 100, 200, 1, 0), ("cpu", "cuLaunchKernel", 7, 110, 110, 5, 1),
+        ("device", "k", None, 1000, 1100, 5, 1)]
+    assert pt.call_samples(pt.attribute(out), 1)[0] == [pytest.approx(100 / 1e6)]
+    assert pt.from_kineto([], CPU) == []
+
+
+def test_old_kineto_events_in_microseconds():
+    ev = [OldEvent("zl_call#0", CPU, 1.0, 1.0, 1, 0, 7), OldEvent("k", CUDA, 5.5, 0.25, 3, 1, 0),
+          OldEvent("cudaLaunchKernel", CPU, 1.2, 0.1, 3, 1, 7)]
+    out = pt.from_kineto(ev, CPU)
+    assert [(e.kind, e.start, e.end) for e in out] == [("cpu", 1000.0, 2000.0),
+                                                      ("device", 5500.0, 5750.0),
+                                                      ("cpu", 1200.0, 1200.0)]
+    assert pt.call_samples(pt.attribute(out), 1)[0] == [pytest.approx(250 / 1e6)]

@@ -1,0 +1,249 @@
+"""The profiler timer through pytest with the fakes: samples from device timestamps, the
+stop reasons, throttled batches, the fallback chain and the timer.jsonl fields."""
+import json
+
+import pytest
+
+from conftest import backend_env
+
+N = 4096
+TORCH_ADD_MS = N * 2e-6
+GEMS_ADD_MS = N * 1e-6
+MEMSET_MS = 1e-4
+GEMM_MS = N * 4e-6
+ONE_SHAPE = {"BENCH_SHAPES": str(N)}
+ADD = "benchmark/test_ops.py::test_add"
+
+CONTRACT_FIELDS = (
+    "seq", "node", "op", "dtype", "shape", "side", "bench_fn", "plan", "timer",
+    "fallback_reason", "sample_kind", "repeat", "n_samples", "median_ms", "min_ms", "max_ms",
+    "q1_ms", "q3_ms", "iqr_ms", "value_ms", "error", "wall_s", "samples_ms", "samples_total",
+    "samples_stored", "samples_stride", "estimate_ms", "estimator", "noise_rel", "noise_target",
+    "stop_reason", "kernels_per_call", "dropped_throttled", "clock_mhz", "clock_source")
+
+
+def by_side(records):
+    return {r["side"]: r for r in records}
+
+
+def results_latency(r, op="add"):
+    res = json.load(open(r.path("results.json")))
+    m = res[op]["details"][0]["result"][0]
+    return m["latency_base"], m["latency"]
+
+
+def test_profiler_times_each_call_from_its_device_activity(bench):
+    r = bench.run([ADD], backend_env("cuda", **ONE_SHAPE))
+    assert r.rc == 0, r
+    recs = r.jsonl("plugins", "timer.jsonl")
+    for rec in recs:
+        assert set(CONTRACT_FIELDS) <= set(rec), set(CONTRACT_FIELDS) - set(rec)
+    t, g = by_side(recs)["torch"], by_side(recs)["gems"]
+    assert (t["plan"], t["timer"], t["fallback_reason"], t["sample_kind"]) == \
+        ("profiler", "profiler", None, "profiled_call")
+    assert t["estimate_ms"] == pytest.approx(TORCH_ADD_MS, rel=1e-6)
+    assert g["estimate_ms"] == pytest.approx(GEMS_ADD_MS, rel=1e-6)
+    assert (t["estimator"], t["stop_reason"], t["kernels_per_call"]) == \
+        ("trimmed_mean_0.1", "noise_target", 1)
+    assert t["noise_rel"] == pytest.approx(0.0, abs=1e-12) and t["noise_target"] == 0.005
+    # every kept sample is stored, in order, and counted
+    assert t["samples_total"] == t["n_samples"] == len(t["samples_ms"]) >= 10
+    assert (t["samples_stored"], t["samples_stride"]) == ("all", None)
+    assert t["samples_ms"] == pytest.approx([TORCH_ADD_MS] * t["samples_total"], rel=1e-6)
+    assert t["profiler_calls"] == t["samples_total"] and t["calls_missing"] == 0
+    assert (t["clock_source"], t["dropped_throttled"]) == ("nvml", 0)
+    assert t["clock_mhz"]["min"] == 1980.0 and t["clock_mhz"]["max_supported"] == 1980.0
+    # FlagGems stores the estimate
+    assert results_latency(r) == (t["estimate_ms"], g["estimate_ms"]) == (t["value_ms"],
+                                                                         g["value_ms"])
+    s = r.json("plugins", "timer_summary.json")
+    assert (s["plan"], s["used"], s["profiler"], s["graph"], s["direct"], s["fallbacks"]) == \
+        ("profiler", "profiler", 2, 0, 0, 0)
+    assert s["stop_reasons"] == {"noise_target": 2}
+    assert (s["noise_target"], s["max_time_per_shape_s"], s["clock_source"]) == \
+        (0.005, 0.3, "nvml")
+    assert s["clock_mhz"]["median"] == 1980.0 and s["dropped_throttled"] == 0
+
+
+def test_a_memset_beside_the_gemm_is_part_of_the_call(bench):
+    # torch's side launches a memset and a GEMM under aten::mm; FlagGems' launches two
+    # Triton kernels with no torch op around them. Every one counts, none by its name.
+    r = bench.run(["benchmark/test_ops.py::test_mm"], backend_env("cuda", **ONE_SHAPE))
+    assert r.rc == 0, r
+    t, g = by_side(r.jsonl("plugins", "timer.jsonl"))["torch"], \
+        by_side(r.jsonl("plugins", "timer.jsonl"))["gems"]
+    assert t["kernels_per_call"] == 2 and g["kernels_per_call"] == 2
+    assert t["estimate_ms"] == pytest.approx(MEMSET_MS + GEMM_MS, rel=1e-6)
+    assert g["estimate_ms"] == pytest.approx(GEMS_ADD_MS + 2 * GEMS_ADD_MS, rel=1e-6)
+
+
+def test_noisy_quantized_kernels_sample_to_the_noise_target(bench):
+    r = bench.run([ADD], backend_env("cuda", FAKE_NOISE="0.1", FAKE_QUANT_NS="32", **ONE_SHAPE))
+    assert r.rc == 0, r
+    for rec in r.jsonl("plugins", "timer.jsonl"):
+        assert rec["stop_reason"] == "noise_target" and 0 < rec["noise_rel"] <= 0.005
+        assert len(set(rec["samples_ms"])) > 10
+        # the fake's noise is uniform and symmetric: the estimate sits on the true cost
+        true = TORCH_ADD_MS if rec["side"] == "torch" else GEMS_ADD_MS
+        assert rec["estimate_ms"] == pytest.approx(true, rel=0.01)
+
+
+def test_time_cap_ends_a_measurement_that_cannot_reach_its_target(bench):
+    r = bench.run([ADD], backend_env("cuda", FAKE_NOISE="0.5", ZL_NOISE_TARGET="0.0001",
+                                     ZL_MAX_TIME_PER_SHAPE="0.05", **ONE_SHAPE))
+    assert r.rc == 0, r
+    for rec in r.jsonl("plugins", "timer.jsonl"):
+        assert rec["stop_reason"] == "time_cap" and rec["noise_rel"] > 0.0001
+        assert rec["noise_target"] == 0.0001
+        assert rec["wall_s"] < 0.05 + 1.0        # the cap, plus warm-up and the first calls
+
+
+def test_drift_between_sessions_ends_in_a_noise_plateau(bench):
+    # every profiler session 10 % slower than the one before: pooling more samples no
+    # longer narrows the interval
+    r = bench.run([ADD], backend_env("cuda", FAKE_NOISE="0.1", FAKE_DRIFT="0.1",
+                                     ZL_NOISE_TARGET="0.001", ZL_MAX_TIME_PER_SHAPE="5",
+                                     **ONE_SHAPE))
+    assert r.rc == 0, r
+    stops = {rec["stop_reason"] for rec in r.jsonl("plugins", "timer.jsonl")}
+    assert stops == {"noise_plateau"}
+
+
+def test_max_samples_ends_a_measurement_with_time_to_spare(bench):
+    r = bench.run([ADD], backend_env("cuda", FAKE_NOISE="0.3", ZL_NOISE_TARGET="0.0001",
+                                     ZL_MAX_TIME_PER_SHAPE="60", **ONE_SHAPE))
+    assert r.rc == 0, r
+    for rec in r.jsonl("plugins", "timer.jsonl"):
+        assert rec["stop_reason"] == "max_samples" and rec["samples_total"] == 10000
+
+
+def test_many_samples_are_stored_as_an_unbiased_subset(bench):
+    r = bench.run([ADD], backend_env("cuda", FAKE_NOISE="0.3", ZL_NOISE_TARGET="0.001",
+                                     ZL_MAX_TIME_PER_SHAPE="2", **ONE_SHAPE))
+    assert r.rc == 0, r
+    t = by_side(r.jsonl("plugins", "timer.jsonl"))["torch"]
+    assert t["samples_total"] > 2000 and t["n_samples"] == t["samples_total"]
+    k = t["samples_stride"]
+    assert t["samples_stored"] == "subset" and k == -(-t["samples_total"] // 2000)
+    assert len(t["samples_ms"]) in (t["samples_total"] // k, t["samples_total"] // k + 1)
+
+
+def test_an_error_of_the_op_is_the_measurements_error(bench):
+    r = bench.run(["benchmark/test_ops.py::test_broken"], backend_env("cuda", **ONE_SHAPE))
+    assert r.rc == 1, r
+    g = by_side(r.jsonl("plugins", "timer.jsonl"))["gems"]
+    assert (g["timer"], g["stop_reason"], g["error"]) == \
+        ("profiler", "error", "the op under test is broken")
+    assert (g["samples_ms"], g["samples_total"], g["estimate_ms"], g["noise_rel"]) == \
+        ([], 0, None, None)
+    assert g["fallback_reason"] is None
+    s = r.json("plugins", "timer_summary.json")
+    assert s["errors"] == 1 and s["stop_reasons"] == {"noise_target": 1, "error": 1}
+
+
+def test_throttled_batches_are_dropped_and_counted(bench):
+    # the SM clock reads 1980, 1980 around one batch, then 1000, 1000 around the next
+    r = bench.run([ADD], backend_env("cuda", FAKE_SM_CLOCKS="1980,1980,1000,1000",
+                                     FAKE_NOISE="0.2", ZL_NOISE_TARGET="0.002",
+                                     **ONE_SHAPE))
+    assert r.rc == 0, r
+    recs = r.jsonl("plugins", "timer.jsonl")
+    assert all(rec["timer"] == "profiler" for rec in recs)
+    assert sum(rec["dropped_throttled"] for rec in recs) > 0
+    for rec in recs:
+        if rec["dropped_throttled"]:
+            assert rec["profiler_calls"] == rec["samples_total"] + rec["dropped_throttled"]
+            assert rec["clock_mhz"]["min"] == 1000.0 and rec["clock_mhz"]["max"] == 1980.0
+    s = r.json("plugins", "timer_summary.json")
+    assert s["dropped_throttled"] == sum(rec["dropped_throttled"] for rec in recs)
+
+
+def test_a_device_throttled_throughout_hands_over_to_the_graph_timer(bench):
+    r = bench.run([ADD], backend_env("cuda", FAKE_SM_CLOCKS="900", ZL_MAX_TIME_PER_SHAPE="0.05",
+                                     **ONE_SHAPE))
+    assert r.rc == 0, r
+    for rec in r.jsonl("plugins", "timer.jsonl"):
+        assert rec["timer"] == "graph"
+        assert rec["fallback_reason"].startswith("every one of ")
+        assert rec["fallback_reason"].endswith(
+            " profiled samples was taken below 75 % of the maximum SM clock")
+
+
+def test_without_cupti_the_graph_timer_takes_over(bench):
+    r = bench.run([ADD], backend_env("cuda", FAKE_PROFILER="off", **ONE_SHAPE))
+    assert r.rc == 0, r
+    t = by_side(r.jsonl("plugins", "timer.jsonl"))["torch"]
+    assert (t["plan"], t["timer"], t["stop_reason"]) == ("profiler", "graph", "fixed")
+    assert t["fallback_reason"] == ("torch's profiler records no device activity in this build "
+                                    "(Kineto without CUPTI or roctracer)")
+    assert t["estimate_ms"] == pytest.approx(TORCH_ADD_MS, rel=1e-6)
+    s = r.json("plugins", "timer_summary.json")
+    assert (s["used"], s["graph"], s["fallbacks"]) == ("graph", 2, 2)
+
+
+def test_the_chain_goes_on_to_direct_with_both_reasons(bench):
+    # nonzero reads back to the host: the graph cannot capture it either
+    r = bench.run(["benchmark/test_ops.py::test_nonzero"],
+                  backend_env("cuda", FAKE_PROFILER="off", **ONE_SHAPE))
+    assert r.rc == 0, r
+    g = by_side(r.jsonl("plugins", "timer.jsonl"))["gems"]
+    assert g["timer"] == "direct"
+    assert g["fallback_reason"] == (
+        "torch's profiler records no device activity in this build (Kineto without CUPTI or "
+        "roctracer); graph capture failed: CUDA error: operation not permitted when stream is "
+        "capturing")
+    s = r.json("plugins", "timer_summary.json")
+    assert (s["used"], s["graph"], s["direct"], s["fallbacks"]) == ("mixed", 1, 1, 2)
+
+
+def test_no_graph_plugin_means_profiler_then_direct(bench):
+    plugins = ("zl_timer", "zl_profiler_timer", "zl_vendor_guard")
+    r = bench.run([ADD], backend_env("cuda", FAKE_PROFILER="off", **ONE_SHAPE), plugins=plugins)
+    assert r.rc == 0, r
+    t = by_side(r.jsonl("plugins", "timer.jsonl"))["torch"]
+    assert t["timer"] == "direct" and t["fallback_reason"].startswith("torch's profiler records")
+
+
+def test_a_session_without_device_activity_is_no_timing(bench):
+    r = bench.run([ADD], backend_env("cuda", FAKE_PROFILER="nodevice", **ONE_SHAPE))
+    assert r.rc == 0, r
+    t = by_side(r.jsonl("plugins", "timer.jsonl"))["torch"]
+    assert t["timer"] == "graph"
+    assert t["fallback_reason"].startswith("the profiler recorded no device activity for any of ")
+
+
+def test_launches_without_a_linked_op_are_not_guessed(bench):
+    r = bench.run([ADD], backend_env("cuda", FAKE_PROFILER="nolink", **ONE_SHAPE))
+    assert r.rc == 0, r
+    t = by_side(r.jsonl("plugins", "timer.jsonl"))["torch"]
+    assert t["timer"] == "graph" and "no device activity" in t["fallback_reason"]
+
+
+def test_profiler_plan_without_its_plugin_says_so(bench):
+    plugins = ("zl_timer", "zl_graph_timer", "zl_vendor_guard")
+    r = bench.run([ADD], backend_env("cuda", **ONE_SHAPE), plugins=plugins)
+    assert r.rc == 0, r
+    t = by_side(r.jsonl("plugins", "timer.jsonl"))["torch"]
+    assert t["timer"] == "graph"
+    assert t["fallback_reason"] == "profiler plan but the zl_profiler_timer plugin is not loaded"
+
+
+def test_unknown_clocks_are_said_and_change_nothing(bench):
+    r = bench.run([ADD], backend_env("cuda", FAKE_NVML="off", **ONE_SHAPE))
+    assert r.rc == 0, r
+    t = by_side(r.jsonl("plugins", "timer.jsonl"))["torch"]
+    assert t["timer"] == "profiler" and t["clock_mhz"] is None and t["dropped_throttled"] == 0
+    assert t["clock_source"].startswith("unknown: NVML did not answer: pynvml: ")
+    s = r.json("plugins", "timer_summary.json")
+    assert s["clock_mhz"] is None and s["clock_source"] == t["clock_source"]
+
+
+@pytest.mark.parametrize("name,value,message", [
+    ("ZL_NOISE_TARGET", "0", "ZL_NOISE_TARGET must be greater than 0 and below 1, not '0'"),
+    ("ZL_NOISE_TARGET", "half", "ZL_NOISE_TARGET must be a number, not 'half'"),
+    ("ZL_MAX_TIME_PER_SHAPE", "-1", "ZL_MAX_TIME_PER_SHAPE must be greater than 0, not '-1'"),
+])
+def test_bad_sampling_settings_are_usage_errors(bench, name, value, message):
+    r = bench.run([ADD], backend_env("cuda", **{name: value}))
+    assert r.rc == 4, r
+    assert message in r.err

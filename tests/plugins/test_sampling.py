@@ -1,0 +1,177 @@
+"""zl_sampling's stop rule, every stop reason, and the estimator statistics behind it."""
+import random
+
+import pytest
+
+import zl_common as zc
+import zl_sampling as zs
+
+P = zs.Policy(noise_target=0.005, max_time_s=0.3)
+
+
+def test_first_batch_covers_the_minimum_time_within_bounds():
+    assert zs.first_batch(P, 60e-6) == 334           # 20 ms of 60 us calls
+    assert zs.first_batch(P, 0.1) == 10              # slow kernels: the minimum count
+    assert zs.first_batch(P, 1e-9) == 1000           # the batch limit
+    # a quarter of a small cap bounds it
+    assert zs.first_batch(zs.Policy(max_time_s=0.004), 10e-6) == 100
+
+
+def test_noise_target_stops_once_warm():
+    assert zs.next_step(P, 400, 0.004, [0.006, 0.004], 0.05, 60e-6) == ("noise_target", None)
+    # not before min_samples or min_time, even when quiet
+    assert zs.next_step(P, 5, 0.0, [0.0], 0.05, 60e-6)[0] is None
+    assert zs.next_step(P, 400, 0.001, [0.001], 0.01, 60e-6)[0] is None
+
+
+def test_the_next_batch_aims_at_the_target():
+    # noise twice the target: about three times the samples more (n * (2^2 - 1) * 1.1)
+    reason, n = zs.next_step(P, 100, 0.01, [0.02, 0.01], 0.05, 60e-6)
+    assert reason is None and n == 330
+    # nearly there: still at least half again as many, so the noise can move
+    assert zs.next_step(P, 1000, 0.0051, [0.01, 0.0051], 0.1, 60e-6) == (None, 500)
+    # never beyond the batch limit or max_samples
+    assert zs.next_step(P, 9000, 0.05, [0.05], 0.1, 1e-6) == (None, 1000)
+    assert zs.next_step(P, 100, 0.5, [0.5], 0.05, 1e-6) == (None, 1000)
+
+
+def test_noise_plateau_when_more_samples_stop_helping():
+    # two batches, each 1.5x the samples, and the interval did not narrow by 5 %
+    assert zs.next_step(P, 500, 0.0099, [0.01, 0.0098, 0.0099], 0.1, 60e-6) == \
+        ("noise_plateau", None)
+    # narrowing as 1/sqrt(n) is no plateau
+    assert zs.next_step(P, 500, 0.0067, [0.01, 0.0082, 0.0067], 0.1, 60e-6)[0] is None
+    # two batches are too few to tell
+    assert zs.next_step(P, 500, 0.0099, [0.01, 0.0099], 0.1, 60e-6)[0] is None
+
+
+def test_time_cap_when_the_next_batch_does_not_fit():
+    assert zs.next_step(P, 1000, 0.01, [0.02, 0.01], 0.2995, 60e-6) == ("time_cap", None)
+    # what fits is taken: 0.05 s of 100 us calls
+    assert zs.next_step(P, 1000, 0.05, [0.07, 0.05], 0.25, 100e-6) == (None, 500)
+
+
+def test_min_samples_win_over_the_cap_up_to_the_hard_cap():
+    # a 100 ms kernel: 3 samples after 0.31 s, the cap passed; it still gets its 10
+    assert zs.next_step(P, 3, 0.2, [0.2], 0.31, 0.1) == (None, 7)
+    # ... but not past hard_cap_factor times the cap (a device throttled all along)
+    assert zs.next_step(P, 3, 0.2, [0.2], 1.25, 0.1) == ("time_cap", None)
+    assert zs.next_step(P, 0, None, [], 1.0, 0.1) == (None, 2)
+
+
+def test_max_samples_stops():
+    assert zs.next_step(P, 10000, 0.01, [0.02, 0.01], 0.1, 1e-6) == ("max_samples", None)
+
+
+def test_a_whole_loop_over_a_noisy_source_stops_at_the_target():
+    rnd = random.Random(7)
+    kept, history, elapsed, per_call = [], [], 0.0, 60e-6
+    n = zs.first_batch(P, per_call)
+    while True:
+        kept += [1.0 + rnd.gauss(0, 0.03) for _ in range(n)]
+        elapsed += n * per_call
+        noise = zc.trimmed_mean_ci_rel(kept, zs.TRIM)
+        history.append(noise)
+        reason, n = zs.next_step(P, len(kept), noise, history, elapsed, per_call)
+        if reason:
+            break
+    assert reason == "noise_target" and noise <= 0.005
+    # 3 % noise needs about (2 * 0.03 / 0.005)^2 = 144 samples; the first batch has more
+    assert len(kept) == 334
+
+
+def test_drift_between_batches_plateaus():
+    kept, history, elapsed, per_call = [], [], 0.0, 60e-6
+    rnd = random.Random(3)
+    n, batch, reason = zs.first_batch(P, per_call), 0, None
+    while reason is None:
+        level = 1.0 + 0.1 * batch           # every session 10 % slower than the one before
+        kept += [level + rnd.gauss(0, 0.05) for _ in range(n)]
+        batch += 1
+        elapsed += n * per_call
+        noise = zc.trimmed_mean_ci_rel(kept, zs.TRIM)
+        history.append(noise)
+        reason, n = zs.next_step(P, len(kept), noise, history, elapsed, per_call)
+    assert reason == "noise_plateau"
+
+
+# --- the statistics -----------------------------------------------------------------
+
+def test_t_quantiles():
+    assert zc.t975(1) == 12.706 and zc.t975(30) == 2.042
+    assert zc.t975(31) == pytest.approx(2.0395, abs=1e-3)
+    assert zc.t975(120) == pytest.approx(1.9799, abs=1e-3)
+    assert zc.t975(100000) == pytest.approx(1.95996, abs=1e-4)
+    with pytest.raises(ValueError):
+        zc.t975(0)
+
+
+def test_trimmed_mean_cuts_ten_percent_each_side():
+    values = [100.0] + [1.0] * 8 + [-50.0]
+    assert zc.trimmed_mean(values, 0.1) == 1.0
+    assert zc.trimmed_mean([3.0, 1.0, 2.0], 0.1) == 2.0      # n < 10: nothing cut
+    with pytest.raises(ValueError):
+        zc.trimmed_mean([], 0.1)
+
+
+def test_trimmed_mean_interval_by_the_winsorized_variance():
+    values = [float(v) for v in range(1, 11)]           # 1..10, g = 1, h = 8
+    # winsorized: 2,2,3,...,8,9,9: mean 5.5, squared deviations 4 * 12.25 + 2 * 6.25 +
+    # 2 * 2.25 + 2 * 0.25 = 66.5 -> se = sqrt(66.5 / (8 * 7)); t(7) = 2.365; estimate 5.5
+    expect = 2.365 * (66.5 / 56.0) ** 0.5 / 5.5
+    assert zc.trimmed_mean_ci_rel(values, 0.1) == pytest.approx(expect)
+    assert zc.trimmed_mean_ci_rel([2.0, 2.0, 2.0], 0.1) == 0.0
+    assert zc.trimmed_mean_ci_rel([2.0], 0.1) is None
+    assert zc.trimmed_mean_ci_rel([0.0, 0.0], 0.1) is None
+
+
+def test_trimmed_mean_interval_covers_the_truth_about_95_percent_of_the_time():
+    rnd = random.Random(11)
+    hits, trials = 0, 400
+    for _ in range(trials):
+        values = [10.0 + rnd.gauss(0, 1.0) for _ in range(60)]
+        est = zc.trimmed_mean(values, 0.1)
+        half = zc.trimmed_mean_ci_rel(values, 0.1) * est
+        hits += abs(est - 10.0) <= half
+    assert 0.91 <= hits / trials <= 0.99
+
+
+def test_quantized_timestamps_still_give_a_fine_estimate():
+    # a 1.3 us kernel read in 32 ns steps: the median jumps by a step, the trimmed mean does not
+    rnd = random.Random(5)
+    true = [1.3e-3 + rnd.gauss(0, 0.02e-3) for _ in range(2000)]
+    quant = [round(v / 32e-6) * 32e-6 for v in true]
+    assert zc.trimmed_mean(quant, 0.1) == pytest.approx(zc.trimmed_mean(true, 0.1), rel=0.003)
+    assert abs(zc.median(quant) - 1.3e-3) > 0.005 * 1.3e-3
+
+
+def test_median_interval_by_order_statistics():
+    assert zc.median_ci_rel([1.0, 2.0, 3.0, 10.0], 2.5) == pytest.approx(4.5 / 2.5)
+    values = [float(v) for v in range(100)]
+    # ranks floor(50 - 9.8) = 40 and ceil(51 + 9.8) = 61 (1-based): values 39 and 60
+    assert zc.median_ci_rel(values, 49.5) == pytest.approx(10.5 / 49.5)
+    assert zc.median_ci_rel([1.0], 1.0) is None
+
+
+def test_storage_subset_is_every_kth_from_a_drawn_offset():
+    samples = list(range(4500))
+    stored, kind, k = zc.storage_subset(samples, 2000, random.Random(1))
+    assert kind == "subset" and k == 3 and len(stored) == 1500
+    assert stored == samples[stored[0]::3] and stored[0] in (0, 1, 2)
+    offsets = {zc.storage_subset(samples, 2000, random.Random(seed))[0][0] for seed in range(40)}
+    assert offsets == {0, 1, 2}
+    assert zc.storage_subset([1, 2], 2000, random.Random(1)) == ([1, 2], "all", 1)
+
+
+def test_env_float(monkeypatch):
+    monkeypatch.setenv("ZL_X", "0.25")
+    assert zc.env_float("ZL_X", 1.0, above=0, below=1) == 0.25
+    monkeypatch.delenv("ZL_X")
+    assert zc.env_float("ZL_X", 1.0) == 1.0
+    for bad, msg in (("abc", "must be a number, not 'abc'"),
+                     ("0", "must be greater than 0 and below 1, not '0'"),
+                     ("1", "must be greater than 0 and below 1, not '1'"),
+                     ("nan", "must be greater than 0 and below 1, not 'nan'")):
+        monkeypatch.setenv("ZL_X", bad)
+        with pytest.raises(zc.ConfigError, match=msg):
+            zc.env_float("ZL_X", 1.0, above=0, below=1)
