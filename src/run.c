@@ -65,7 +65,7 @@ static const char *plugin_instead(const char *name)
 	return "zlbench needs it for a truthful run";
 }
 
-static int check_plugin_arg(const char *arg, const char *value, struct strbuf *err)
+static int check_plugin_arg(const char *arg, const char *value, const char *where, struct strbuf *err)
 {
 	struct strbuf v = STRBUF_INIT;
 	int rc = 0;
@@ -74,29 +74,31 @@ static int check_plugin_arg(const char *arg, const char *value, struct strbuf *e
 	strbuf_addstr(&v, value);
 	strbuf_trim(&v);
 	if (zl_starts_with(v.buf, "no:") && zl_starts_with(v.buf + 3, "zl_"))
-		rc = zl_error(err, "'%s' after '--' would disable zlbench's plugin '%s': %s", arg, v.buf + 3,
+		rc = zl_error(err, "'%s' %s would disable zlbench's plugin '%s': %s", arg, where, v.buf + 3,
 			      plugin_instead(v.buf + 3));
 	strbuf_release(&v);
 	return rc;
 }
 
-int zl_run_check_passthrough(const struct zl_settings *s, struct strbuf *err)
+/* The pytest arguments in words (where: "after '--'", "in PYTEST_ADDOPTS") that zlbench owns. */
+static int check_pytest_words(const struct zl_settings *s, const struct strvec *words, const char *where,
+			      struct strbuf *err)
 {
 	/* resolve.c: -m OP goes with OP unless TEST_NODE wins */
 	int marker = s->v[ZL_SET_OP].raw && !s->v[ZL_SET_TEST_NODE].raw;
 	int options = 1;  /* argparse: after a lone "--" every word is a path */
 	size_t i;
 
-	for (i = 0; i < s->passthrough.nr; i++) {
-		const char *a = s->passthrough.v[i];
-		const char *next = i + 1 < s->passthrough.nr ? s->passthrough.v[i + 1] : "";
+	for (i = 0; i < words->nr; i++) {
+		const char *a = words->v[i];
+		const char *next = i + 1 < words->nr ? words->v[i + 1] : "";
 		const struct owned_option *o;
 		const char *c;
 
 		/* -p is read by pytest's own pre-parse, which does not stop at "--" */
-		if (!strcmp(a, "-p") && check_plugin_arg("-p", next, err))
+		if (!strcmp(a, "-p") && check_plugin_arg("-p", next, where, err))
 			return -1;
-		if (zl_starts_with(a, "-p") && a[2] && check_plugin_arg(a, a + 2, err))
+		if (zl_starts_with(a, "-p") && a[2] && check_plugin_arg(a, a + 2, where, err))
 			return -1;
 		if (!options)
 			continue;
@@ -109,7 +111,7 @@ int zl_run_check_passthrough(const struct zl_settings *s, struct strbuf *err)
 				size_t n = strlen(o->name);
 
 				if (!strncmp(a, o->name, n) && (!a[n] || a[n] == '='))
-					return zl_error(err, "'%s' after '--' would override %s: %s", o->name,
+					return zl_error(err, "'%s' %s would override %s: %s", o->name, where,
 							o->what, o->instead);
 			}
 			continue;
@@ -120,11 +122,87 @@ int zl_run_check_passthrough(const struct zl_settings *s, struct strbuf *err)
 		for (c = a + 1; *c && strchr(short_flags, *c); c++)
 			;
 		if (*c == 'm')
-			return zl_error(err, "'%s' after '--' would replace the run's '-m %s': narrow the tests "
-					"with -k EXPR after '--', or use --test-node / TEST_NODE", a,
+			return zl_error(err, "'%s' %s would replace the run's '-m %s': narrow the tests "
+					"with -k EXPR after '--', or use --test-node / TEST_NODE", a, where,
 					s->v[ZL_SET_OP].raw);
 	}
 	return 0;
+}
+
+/*
+ * Split text as Python's shlex.split() does (POSIX mode, no comments), which is how
+ * pytest reads PYTEST_ADDOPTS. -1 with err on an open quote or a trailing backslash
+ * (pytest would stop there too).
+ */
+static int shlex_split(const char *text, struct strvec *out, struct strbuf *err)
+{
+	struct strbuf word = STRBUF_INIT;
+	const char *p = text;
+	int in_word = 0, rc = 0;
+
+	for (; *p; p++) {
+		if (strchr(" \t\r\n", *p)) {
+			if (in_word)
+				strvec_push(out, word.buf);
+			strbuf_reset(&word);
+			in_word = 0;
+			continue;
+		}
+		in_word = 1;
+		if (*p == '\\') {
+			if (!p[1]) {
+				rc = zl_error(err, "PYTEST_ADDOPTS ends with a lone backslash");
+				goto out;
+			}
+			strbuf_addch(&word, *++p);
+		} else if (*p == '\'') {
+			const char *end = strchr(p + 1, '\'');
+
+			if (!end) {
+				rc = zl_error(err, "PYTEST_ADDOPTS has no closing quotation");
+				goto out;
+			}
+			strbuf_add(&word, p + 1, (size_t)(end - p - 1));
+			p = end;
+		} else if (*p == '"') {
+			for (p++; *p && *p != '"'; p++) {
+				if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+					p++;
+				strbuf_addch(&word, *p);
+			}
+			if (!*p) {
+				rc = zl_error(err, "PYTEST_ADDOPTS has no closing quotation");
+				goto out;
+			}
+		} else {
+			strbuf_addch(&word, *p);
+		}
+	}
+	if (in_word)
+		strvec_push(out, word.buf);
+out:
+	strbuf_release(&word);
+	return rc;
+}
+
+int zl_run_check_passthrough(const struct zl_settings *s, struct strbuf *err)
+{
+	const char *addopts = getenv("PYTEST_ADDOPTS");
+	struct strvec words = STRVEC_INIT;
+	int rc;
+
+	if (check_pytest_words(s, &s->passthrough, "after '--'", err))
+		return -1;
+	if (!addopts || !*addopts)
+		return 0;
+	/* pytest puts these before zlbench's argv: a lone "--" would make zlbench's options paths */
+	rc = shlex_split(addopts, &words, err);
+	if (!rc && strvec_find(&words, "--") >= 0)
+		rc = zl_error(err, "'--' in PYTEST_ADDOPTS would turn zlbench's own pytest options into paths");
+	if (!rc)
+		rc = check_pytest_words(s, &words, "in PYTEST_ADDOPTS", err);
+	strvec_clear(&words);
+	return rc;
 }
 
 /*
@@ -152,6 +230,9 @@ static void cache_dir_env(struct strvec *env, const char *name, const char *isol
 	strvec_pushf(env, "%s=%s", name, abs);
 	free(abs);
 }
+
+/* Variables only zlbench itself reads, holding credentials: removed from the child's environment. */
+static const char *child_secrets[] = { "ZL_PUSH_TOKEN", "ZL_PUSH_URL", NULL };
 
 void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *pf,
 			const struct zl_plan *plan, const char *plugins_dir,
@@ -200,6 +281,8 @@ void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *
 	else
 		strvec_pushf(env, "PYTHONPATH=%s:%s", plugins_dir, src);
 	strvec_push(env, "PYTHONUNBUFFERED=1");
+	/* zlbench's own credentials: FlagGems and plugin code could read or log them */
+	strvec_pushv(env, child_secrets);
 
 	/* pin devices through the backend's own variable; no other vendor's variable survives */
 	for (i = 0; i < s->devices.nr; i++)

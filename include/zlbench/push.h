@@ -130,6 +130,12 @@ long zl_push_spool_count(const struct zl_push_opts *o);
  */
 int zl_push_simple(const char *dir, const char *url, struct strbuf *err);
 
+/*
+ * What zl_push_simple() will refuse, checked before a run or batch starts: the URL and
+ * the environment (a line break in ZL_PUSH_TOKEN). 0, or -1 with err (a usage error).
+ */
+int zl_push_check_settings(const char *url, struct strbuf *err);
+
 /* Pure helpers, exposed for the unit tests. */
 /*
  * The wait before retry number retry (0 = the first retry): backoff_ms * 2^retry,
