@@ -277,8 +277,13 @@ static int ingest(struct zl_history *h, const struct strvec *dirs)
 			zl_print_error("%s", err.buf);
 			failed++;
 		} else if (zl_verbosity >= 0) {
+			size_t n;
+
 			printf("ingested %s (%s, %zu result rows) from %s\n", run.run_id,
 			       run.status ? run.status : "no status", run.nr_results, run.dir);
+			/* rows without figures (NaN in results.json) or a file not read are said, not hidden */
+			for (n = 0; n < run.notes.nr; n++)
+				zl_print_warning("%s: %s", run.run_id, run.notes.v[n]);
 		}
 		zl_run_release(&run);
 	}

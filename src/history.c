@@ -556,6 +556,43 @@ static int fold_wal(struct zl_history *h, const char *run_id, struct strbuf *err
 			"into the database file: %s", h->path, run_id, sqlite3_errmsg(h->db));
 }
 
+/* Result rows stored for run_id (0 when it is not stored), or -1. */
+static long stored_results(struct zl_history *h, const char *run_id, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	long n = -1;
+
+	if (prepare(h, "SELECT count(*) FROM results WHERE run IN (SELECT id FROM runs WHERE run_id = ?1)",
+		    &st, err))
+		return -1;
+	if (bind_text(st, 1, run_id))
+		db_error(err, h->db, h->path, "cannot bind a value");
+	else if (sqlite3_step(st) != SQLITE_ROW)
+		db_error(err, h->db, h->path, "cannot read results");
+	else
+		n = (long)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/*
+ * A copy of a run whose results.json is truncated, empty or unreadable loads no rows:
+ * it must not replace the rows stored for that run by nothing. -1 (refused) or 0.
+ */
+static int refuse_emptying(struct zl_history *h, const struct zl_run *run, struct strbuf *err)
+{
+	long stored;
+
+	if (run->nr_results)
+		return 0;
+	stored = stored_results(h, run->run_id, err);
+	if (stored <= 0)
+		return stored < 0 ? -1 : 0;
+	return zl_error(err, "run '%s' is stored in '%s' with %ld result rows, but '%s' has none (%s): "
+			"not replaced, the stored rows are kept", run->run_id, h->path, stored,
+			run->dir ? run->dir : "?", run->notes.nr ? run->notes.v[0] : "no results.json rows");
+}
+
 int zl_history_ingest_loaded(struct zl_history *h, const struct zl_run *run, struct strbuf *err)
 {
 	sqlite3_int64 id = 0;
@@ -565,7 +602,7 @@ int zl_history_ingest_loaded(struct zl_history *h, const struct zl_run *run, str
 				h->path, h->version, ZL_HISTORY_SCHEMA_VERSION);
 	if (begin_immediate(h, err))
 		return -1;
-	if (delete_run(h, run->run_id, err) || insert_run(h, run, &id, err) ||
+	if (refuse_emptying(h, run, err) || delete_run(h, run->run_id, err) || insert_run(h, run, &id, err) ||
 	    insert_results(h, run, id, err)) {
 		rollback(h);
 		return -1;

@@ -7,6 +7,7 @@
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/identity.h"
+#include "zlbench/pyjson.h"
 #include "zlbench/runload.h"
 #include "zlbench/tunercache.h"
 #include "zlbench/util.h"
@@ -114,8 +115,9 @@ static cJSON *plugin_json(const char *run_dir, const char *name)
 	struct strbuf text = STRBUF_INIT;
 	cJSON *doc = NULL;
 
+	/* the plugins write with json.dump: a NaN must not drop the whole file */
 	if (strbuf_read_file(&text, path) >= 0)
-		doc = cJSON_Parse(text.buf);
+		doc = zl_json_parse_python(text.buf, text.len, NULL, NULL, NULL);
 	strbuf_release(&text);
 	free(path);
 	return doc ? doc : cJSON_CreateNull();

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -859,13 +860,23 @@ done_early:
 	return exit_code;
 }
 
+/* A figure of the summary: a missing one (null, NaN, Infinity in results.json) is "-", never "nan". */
+static void add_figure(struct strbuf *sb, int width, int prec, double v)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, " %*.*f", width, prec, v);
+	else
+		strbuf_addf(sb, " %*s", width, "-");
+}
+
 static void print_summary(const struct zl_run *run, FILE *out)
 {
+	struct strbuf line = STRBUF_INIT;
 	size_t i;
 
 	if (!run->has_results || !run->nr_results) {
 		fprintf(out, "(no results.json rows)\n");
-		return;
+		goto notes;
 	}
 	fprintf(out, "\n%-12s %-16s %-34s %12s %12s %9s\n", "op", "dtype", "shape", "torch ms", "gems ms", "speedup");
 	for (i = 0; i < run->nr_results; i++) {
@@ -875,9 +886,17 @@ static void print_summary(const struct zl_run *run, FILE *out)
 		if (r->side != ZL_SIDE_GEMS)
 			continue;
 		t = zl_run_find(run, r->op, r->dtype, r->shape, r->occurrence, ZL_SIDE_TORCH);
-		fprintf(out, "%-12s %-16s %-34s %12.6f %12.6f %9.3f%s%s\n", r->op, r->dtype, r->shape,
-			t ? t->latency_ms : r->latency_base_ms, r->latency_ms, r->speedup,
-			r->error_msg ? "  error: " : "", r->error_msg ? r->error_msg : "");
+		strbuf_reset(&line);
+		strbuf_addf(&line, "%-12s %-16s %-34s", r->op, r->dtype, r->shape);
+		add_figure(&line, 12, 6, t ? t->latency_ms : r->latency_base_ms);
+		add_figure(&line, 12, 6, r->latency_ms);
+		add_figure(&line, 9, 3, r->speedup);
+		fprintf(out, "%s%s%s\n", line.buf, r->error_msg ? "  error: " : "", r->error_msg ? r->error_msg : "");
 	}
 	fputc('\n', out);
+notes:
+	/* what the table cannot show: rows without figures, a file that could not be read */
+	for (i = 0; i < run->notes.nr; i++)
+		fprintf(out, "note: %s\n", run->notes.v[i]);
+	strbuf_release(&line);
 }

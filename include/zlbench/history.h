@@ -11,7 +11,9 @@
  * tasks) may ingest into one database at once. The database runs in WAL mode
  * with a 10 s busy timeout, every write is one BEGIN IMMEDIATE transaction
  * (retried on SQLITE_BUSY), and one run is one transaction. Ingesting a run_id
- * again replaces that run and its results (idempotent).
+ * again replaces that run and its results (idempotent), except that a copy with
+ * no result rows (a truncated or unreadable results.json) never replaces stored
+ * rows: that ingest is refused and the stored run kept.
  *
  * Owner: zl_history_open() allocates the handle; zl_history_close() frees it.
  * Lists filled by the query functions belong to the caller, who frees them

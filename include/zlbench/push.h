@@ -18,7 +18,8 @@
  *
  * The files' JSON is embedded byte for byte (whitespace removed), not parsed and
  * re-printed, so that numbers reach the collector exactly as FlagGems wrote them;
- * only Python's non-standard NaN/Infinity become null.
+ * only Python's non-standard NaN/Infinity become null (pyjson.h). A file that is
+ * not exactly one JSON value (a NUL byte, text after the value) is not sent.
  *
  * The bearer token goes into the Authorization header only: it is never
  * printed, logged nor written to any file (spool files hold URL + payload).
@@ -160,11 +161,5 @@ char *zl_push_display_url(const char *url);
  * not one, or the run is still running.
  */
 int zl_push_build_document(const char *run_dir, char **doc, char **name, struct strbuf *err);
-/*
- * Append JSON text to out without whitespace outside strings, with NaN, Infinity
- * and -Infinity outside strings replaced by null (*replaced counts them). Does not
- * validate; -1 when a string is left open.
- */
-int zl_push_json_compact(const char *in, size_t len, struct strbuf *out, size_t *replaced);
 
 #endif
