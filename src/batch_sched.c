@@ -170,7 +170,7 @@ void zl_batch_expected_durations(const char *backend, const char *level, const s
 	path = zl_history_default_path();
 	if (!path || !zl_is_file(path))
 		goto out;
-	if (zl_history_open(path, &h, &err) || zl_history_op_durations(h, backend, level, &d, &err)) {
+	if (zl_history_open_readonly(path, &h, &err) || zl_history_op_durations(h, backend, level, &d, &err)) {
 		zl_print_warning("history not used for the start order: %s", err.buf);
 		goto out;
 	}

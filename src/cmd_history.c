@@ -345,7 +345,8 @@ int cmd_history(int argc, const char **argv)
 		}
 		f.backend = b->name;
 	}
-	if (zl_history_open(opt_db, &h, &err)) {
+	/* listing only reads: a database on a read-only mount can still be listed */
+	if ((opt_ingest ? zl_history_open : zl_history_open_readonly)(opt_db, &h, &err)) {
 		zl_print_error("%s", err.buf);
 		goto out;
 	}

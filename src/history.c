@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -388,6 +389,87 @@ fail:
 int zl_history_open(const char *path, struct zl_history **out, struct strbuf *err)
 {
 	return zl_history_open_version(path, ZL_HISTORY_SCHEMA_VERSION, out, err);
+}
+
+/*
+ * Read-only: no journal-mode pragma, no migration, nothing created. SQLite still needs the
+ * WAL index (-shm) of a WAL database; where that cannot be made (a read-only mount without
+ * one), the file is read as immutable: nothing can write it there anyway.
+ */
+static int open_readonly_at(struct zl_history *h, int immutable, struct strbuf *err)
+{
+	char *uri = NULL;
+	int rc, version = 0;
+
+	if (immutable) {
+		struct strbuf sb = STRBUF_INIT;
+		const char *p;
+
+		/* a URI: '%', '?' and '#' in the path are escaped */
+		strbuf_addstr(&sb, "file:");
+		for (p = h->path; *p; p++)
+			if (*p == '%' || *p == '?' || *p == '#')
+				strbuf_addf(&sb, "%%%02X", (unsigned char)*p);
+			else
+				strbuf_addch(&sb, *p);
+		strbuf_addstr(&sb, "?immutable=1");
+		uri = strbuf_detach(&sb, NULL);
+	}
+	rc = sqlite3_open_v2(uri ? uri : h->path, &h->db, SQLITE_OPEN_READONLY | (uri ? SQLITE_OPEN_URI : 0), NULL);
+	free(uri);
+	if (rc != SQLITE_OK)
+		return db_error(err, h->db, h->path, "cannot open");
+	if (sqlite3_busy_timeout(h->db, ZL_HISTORY_BUSY_TIMEOUT_MS) != SQLITE_OK)
+		return db_error(err, h->db, h->path, "cannot set the busy timeout");
+	if (read_user_version(h, &version, err))
+		return -1;
+	h->version = version;
+	return 0;
+}
+
+int zl_history_open_readonly(const char *path, struct zl_history **out, struct strbuf *err)
+{
+	struct zl_history *h = xcalloc(1, sizeof(*h));
+	char *dflt = NULL;
+	int ret = -1;
+
+	*out = NULL;
+	if (!path)
+		path = dflt = zl_history_default_path();
+	/* nothing to read yet, or an older schema to migrate: the read-write open says what is wrong */
+	if (!path || access(path, F_OK)) {
+		free(h);
+		free(dflt);
+		return zl_history_open(path, out, err);
+	}
+	h->path = xstrdup(path);
+	free(dflt);
+	if (open_readonly_at(h, 0, err)) {
+		(void)sqlite3_close(h->db);
+		h->db = NULL;
+		if (open_readonly_at(h, 1, err))
+			goto out;
+	}
+	if (h->version > ZL_HISTORY_SCHEMA_VERSION) {
+		zl_error(err, "history database '%s' has schema version %d, newer than this zlbench's %d",
+			 h->path, h->version, ZL_HISTORY_SCHEMA_VERSION);
+		goto out;
+	}
+	if (h->version < ZL_HISTORY_SCHEMA_VERSION) {
+		char *again = xstrdup(h->path);
+
+		zl_history_close(h);
+		h = NULL;
+		ret = zl_history_open(again, out, err);
+		free(again);
+		return ret;
+	}
+	*out = h;
+	h = NULL;
+	ret = 0;
+out:
+	zl_history_close(h);
+	return ret;
 }
 
 void zl_history_close(struct zl_history *h)

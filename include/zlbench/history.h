@@ -42,6 +42,13 @@ int zl_history_open(const char *path, struct zl_history **out, struct strbuf *er
 /* Like zl_history_open, migrating only up to `version` (tests build old databases). */
 int zl_history_open_version(const char *path, int version, struct zl_history **out,
 			    struct strbuf *err);
+/*
+ * For commands that only read (history's list, compare, batch's start order): open
+ * read-only, so that a database on a read-only mount (or of another user) can be read.
+ * A database that does not exist yet or needs a migration is opened as zl_history_open()
+ * does. The handle cannot ingest. 0 or -1.
+ */
+int zl_history_open_readonly(const char *path, struct zl_history **out, struct strbuf *err);
 /* NULL is allowed. */
 void zl_history_close(struct zl_history *h);
 /* The database's path (owned by the handle) and schema version. */
