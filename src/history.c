@@ -434,16 +434,14 @@ int zl_history_open_readonly(const char *path, struct zl_history **out, struct s
 	int ret = -1;
 
 	*out = NULL;
-	if (!path)
-		path = dflt = zl_history_default_path();
+	dflt = path ? NULL : zl_history_default_path();
 	/* nothing to read yet, or an older schema to migrate: the read-write open says what is wrong */
-	if (!path || access(path, F_OK)) {
+	if (!(path ? path : dflt) || access(path ? path : dflt, F_OK)) {
 		free(h);
 		free(dflt);
 		return zl_history_open(path, out, err);
 	}
-	h->path = xstrdup(path);
-	free(dflt);
+	h->path = path ? xstrdup(path) : dflt;
 	if (open_readonly_at(h, 0, err)) {
 		(void)sqlite3_close(h->db);
 		h->db = NULL;
