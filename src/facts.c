@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "zlbench/cachesweep.h"
 #include "zlbench/child.h"
 #include "zlbench/error.h"
 #include "zlbench/facts.h"
@@ -168,7 +169,10 @@ int zl_run_facts_collect_before(struct zl_run_facts *f, const struct zl_settings
 	if (s->isolate) {
 		const char *tmp = getenv("TMPDIR");
 
-		if (zl_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "zlbench-caches-", &f->isolated_root, err))
+		if (zl_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", ZL_CACHE_PREFIX, &f->isolated_root, err))
+			return -1;
+		/* so that the next run can sweep it if this one is killed outright */
+		if (zl_cache_owner_write(f->isolated_root, 0, err))
 			return -1;
 		f->isolated_flaggems_cache = zl_path_join(f->isolated_root, "flaggems");
 		f->isolated_triton_cache = zl_path_join(f->isolated_root, "triton");

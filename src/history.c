@@ -705,6 +705,31 @@ int zl_history_ingest_run(struct zl_history *h, const char *run_dir, struct strb
 	return ret;
 }
 
+int zl_history_move_run_dir(struct zl_history *h, const char *old_dir, const char *new_dir, struct strbuf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (begin_immediate(h, err))
+		return -1;
+	if (prepare(h, "UPDATE runs SET run_dir = ?2 WHERE run_dir = ?1", &st, err))
+		goto out;
+	if (bind_text(st, 1, old_dir) || bind_text(st, 2, new_dir)) {
+		db_error(err, h->db, h->path, "cannot bind a value");
+		goto out;
+	}
+	if (step_done(h, st, err))
+		goto out;
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	if (ret) {
+		rollback(h);
+		return -1;
+	}
+	return commit(h, err);
+}
+
 /* ---- queries ---------------------------------------------------------------- */
 
 void zl_history_list_release(struct zl_history_list *l)

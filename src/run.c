@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "zlbench/cachesweep.h"
 #include "zlbench/child.h"
 #include "zlbench/error.h"
 #include "zlbench/facts.h"
@@ -614,6 +615,42 @@ static char *first_error_line(const char *run_dir)
 	return found;
 }
 
+/* Signals that stop a run, by the names people send them with (kill -INT, Ctrl-C). */
+static const struct {
+	int sig;
+	const char *name;
+} stop_signals[] = {
+	{ SIGINT, "SIGINT" }, { SIGTERM, "SIGTERM" }, { SIGHUP, "SIGHUP" },
+};
+
+/*
+ * When the run was stopped (timeout, or a signal to zlbench or to pytest), what happened,
+ * not the traceback pytest printed on its way out; NULL when it was not stopped. Caller frees.
+ */
+static char *stop_reason(const struct supervised *sv, double timeout_s, const char *run_dir)
+{
+	char *path, *reason = NULL;
+	struct strbuf text = STRBUF_INIT;
+	size_t i;
+
+	if (sv->timed_out)
+		return xstrfmt("timeout after %g s", timeout_s);
+	for (i = 0; i < ZL_ARRAY_SIZE(stop_signals); i++)
+		if (sv->interrupt_sig == stop_signals[i].sig)
+			return xstrfmt("interrupted by %s", stop_signals[i].name);
+	if (sv->interrupt_sig)
+		return xstrfmt("interrupted by signal %d (%s)", sv->interrupt_sig, strsignal(sv->interrupt_sig));
+	/* pytest's own 2 after a SIGINT sent to it alone: its summary says KeyboardInterrupt */
+	if (!WIFEXITED(sv->status) || WEXITSTATUS(sv->status) != 2)
+		return NULL;
+	path = zl_path_join(run_dir, "pytest.log");
+	if (strbuf_read_file(&text, path) >= 0 && strstr(text.buf, "KeyboardInterrupt"))
+		reason = xstrdup("interrupted by SIGINT (pytest's KeyboardInterrupt)");
+	strbuf_release(&text);
+	free(path);
+	return reason;
+}
+
 /*
  * 1 when pytest's 2 means "stopped on errors during collection" (pytest's own summary
  * says "Interrupted: N error(s) during collection"), not a signal: a benchmark file that
@@ -718,6 +755,8 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 		exit_code = ZL_EXIT_USAGE;
 		goto done_early;
 	}
+	/* the isolated caches of runs killed outright (kill -9) are removed by the next one */
+	zl_cache_sweep_stale(NULL);
 	switch (claim_run_dir(s, pf, &err)) {
 	case 0:
 		break;
@@ -781,6 +820,9 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 		goto finish;
 	}
 	started = 1;
+	/* the caches stay in use while pytest's group lives, even if zlbench is killed */
+	if (f.isolated_root && zl_cache_owner_write(f.isolated_root, sv.cp.pid, &err))
+		zl_print_warning("%s", err.buf);
 	supervise(&sv, s->timeout_s);
 
 finish:
@@ -801,10 +843,10 @@ finish:
 			zl_preflight_report_failure("vendor", msg.buf);
 			f.reason = strbuf_detach(&msg, NULL);
 		} else if (strcmp(f.status, ZL_STATUS_PASSED)) {
-			f.reason = first_error_line(pf->out_dir);
-			if (!f.reason && sv.timed_out)
-				f.reason = xstrfmt("timeout after %g s", s->timeout_s);
-			else if (!f.reason && sig)
+			f.reason = stop_reason(&sv, s->timeout_s, pf->out_dir);
+			if (!f.reason)
+				f.reason = first_error_line(pf->out_dir);
+			if (!f.reason && sig)
 				f.reason = xstrfmt("killed by signal %d (%s)", sig, strsignal(sig));
 		}
 	}

@@ -64,6 +64,9 @@ int zl_history_ingest_run(struct zl_history *h, const char *run_dir, struct strb
 /* Store an already loaded run. */
 int zl_history_ingest_loaded(struct zl_history *h, const struct zl_run *run, struct strbuf *err);
 
+/* A run directory moved (a batch keeps an earlier attempt aside): its rows name new_dir. */
+int zl_history_move_run_dir(struct zl_history *h, const char *old_dir, const char *new_dir, struct strbuf *err);
+
 /* The listed columns of `runs`, in order; entries hold one value per column. */
 enum zl_history_col {
 	ZL_HCOL_RUN_ID,
