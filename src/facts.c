@@ -246,9 +246,15 @@ static void footer_autotune(const cJSON *id, FILE *out)
 			mode && !strcmp(mode, "off") ? " (records turned off)" : "");
 		return;
 	}
+	const cJSON *conflicts = cJSON_GetObjectItemCaseSensitive(a, "replay_conflicts");
+
 	fprintf(out, "autotune:    %s: recorded %s, pinned %s, missed %s, no_tuner %s\n", mode ? mode : "?",
 		count_text(a, "recorded", b1), count_text(a, "pinned", b2), count_text(a, "missed", b3),
 		count_text(a, "no_tuner", b4));
+	if (cJSON_GetArraySize(conflicts) > 0)
+		zl_print_warning("the replay source records %d autotune key%s with two different configs: the last "
+				 "one read was pinned (autotune.replay_conflicts in run_identity.json lists them)",
+				 cJSON_GetArraySize(conflicts), cJSON_GetArraySize(conflicts) == 1 ? "" : "s");
 }
 
 static void footer_foreign(const cJSON *id, FILE *out)

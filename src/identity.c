@@ -328,7 +328,8 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 	if ((o = add(&jb, root, "autotune", cJSON_CreateObject()))) {
 		cJSON *summary = plugin_json(pf->out_dir, "autotune_summary.json");
 		/* kernels: the tuned ones, so compare can tell whether two runs share a tuner's winners */
-		static const char *const keys[] = { "recorded", "pinned", "missed", "no_tuner", "kernels", NULL };
+		static const char *const keys[] = { "recorded", "pinned", "missed", "no_tuner", "kernels",
+						    "replay_conflicts", NULL };
 		const char *const *k;
 
 		add_str(&jb, o, "mode", s->replay_from ? "replay" : s->autotune_records ? "record" : "off");
