@@ -245,21 +245,21 @@ static cJSON *env_object(const char *name)
 	return doc;
 }
 
-int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf,
-		      const struct zl_plan *plan, const struct zl_run_facts *f,
-		      const struct strvec *child_argv, const struct strvec *child_env,
-		      const char *const *self_argv, struct strbuf *err)
+cJSON *zl_identity_build(const struct zl_settings *s, const struct zl_preflight *pf,
+			 const struct zl_plan *plan, const struct zl_run_facts *f,
+			 const struct strvec *child_argv, const struct strvec *child_env,
+			 const char *const *self_argv, struct strbuf *err)
 {
 	struct jb jb = { 0 };
 	cJSON *root = cJSON_CreateObject(), *o;
 	char started[32], finished[32];
-	char *text = NULL, *path;
 	const char *op = pf->nodes.op ? pf->nodes.op : pf->nodes.marker;
 	int running = !strcmp(f->status, "running");
-	int rc;
 
-	if (!root)
-		return zl_error(err, "out of memory building run_identity.json");
+	if (!root) {
+		zl_error(err, "out of memory building run_identity.json");
+		return NULL;
+	}
 	zl_utc_iso8601(started, f->started_epoch);
 	zl_utc_iso8601(finished, f->finished_epoch);
 
@@ -377,15 +377,26 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 
 	if (jb.failed) {
 		cJSON_Delete(root);
-		return zl_error(err, "out of memory building run_identity.json");
+		zl_error(err, "out of memory building run_identity.json");
+		return NULL;
 	}
-	text = cJSON_Print(root);
-	cJSON_Delete(root);
-	if (!text)
-		return zl_error(err, "out of memory printing run_identity.json");
+	return root;
+}
+
+int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf,
+		      const struct zl_plan *plan, const struct zl_run_facts *f,
+		      const struct strvec *child_argv, const struct strvec *child_env,
+		      const char *const *self_argv, struct strbuf *err)
+{
+	cJSON *doc = zl_identity_build(s, pf, plan, f, child_argv, child_env, self_argv, err);
+	char *path;
+	int rc;
+
+	if (!doc)
+		return -1;
 	path = zl_path_join(pf->out_dir, "run_identity.json");
-	rc = zl_write_file_atomic(path, text, strlen(text), err);
+	rc = zl_json_write_atomic(path, doc, err);
+	cJSON_Delete(doc);
 	free(path);
-	free(text);
 	return rc;
 }

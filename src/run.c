@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "zlbench/cachesweep.h"
@@ -678,6 +679,64 @@ static int collection_errors(const char *run_dir)
 	return found;
 }
 
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Tries of the final identity's write, and the wait before the second (doubled each time). */
+#define FINAL_WRITE_TRIES 3
+#define FINAL_WRITE_WAIT_S 0.5
+
+/*
+ * The final identity is what makes the run's status true on disk. A full disk may have
+ * room again a moment later, or once the run's own isolated caches are gone (they are
+ * removed before the second try: everything they were needed for is counted). 0, or -1
+ * with err after the last try.
+ */
+static int write_final_identity(const char *run_dir, const cJSON *doc, struct zl_run_facts *f, struct strbuf *err)
+{
+	char *path = zl_path_join(run_dir, "run_identity.json");
+	double wait = FINAL_WRITE_WAIT_S;
+	int i, rc = -1;
+
+	for (i = 0; i < FINAL_WRITE_TRIES && rc; i++) {
+		if (i) {
+			zl_run_facts_cleanup(f);
+			sleep_s(wait);
+			wait *= 2;
+		}
+		rc = zl_json_write_atomic(path, doc, err);
+	}
+	if (rc) {
+		struct strbuf why = STRBUF_INIT;
+
+		strbuf_addbuf(&why, err);
+		zl_error(err, "%s (%d tries)", why.buf, FINAL_WRITE_TRIES);
+		strbuf_release(&why);
+	}
+	free(path);
+	return rc;
+}
+
+/* Where the final status went when run_identity.json could not take it (never silently nowhere). */
+static void report_lost_identity(const char *run_dir, const struct zl_run_facts *f, const char *why,
+				 const char *db_path, const char *run_id)
+{
+	zl_print_error("cannot write the final run_identity.json in '%s': %s", run_dir, why);
+	if (db_path)
+		zl_print_error("the run's final status (%s, exit %d) is stored in the history database '%s' "
+			       "(run %s) only; run_identity.json still says 'running'", f->status, f->exit_code,
+			       db_path, run_id ? run_id : "?");
+	else
+		zl_print_error("the run's final status (%s, exit %d) could not be stored anywhere (history %s): "
+			       "run_identity.json still says 'running'", f->status, f->exit_code,
+			       zl_history_disabled() ? "off: ZL_NO_HISTORY" : "not written either");
+}
+
 /*
  * Claim the run directory so that no two runs share one. The leaf is made with
  * mkdir(): a default name another run took already gets "-2", "-3", ... An existing
@@ -740,6 +799,8 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 	char *plugins_dir = zl_plugins_dir();
 	char *log_path = NULL;
 	const char *status;
+	cJSON *final_id = NULL;
+	char *identity_lost = NULL;   /* why the final identity is not on disk */
 	int exit_code = ZL_EXIT_INTERNAL, sig = 0, started = 0, finished = 0;
 
 	memset(&sv, 0, sizeof(sv));
@@ -852,15 +913,22 @@ finish:
 	}
 	f.exit_code = exit_code;
 	zl_run_facts_collect_after(&f, s, pf);
-	if (zl_identity_write(s, pf, &plan, &f, &sv.cp.args, &sv.cp.env, self_argv, &err))
+	final_id = zl_identity_build(s, pf, &plan, &f, &sv.cp.args, &sv.cp.env, self_argv, &err);
+	if (!final_id)
 		zl_print_error("%s", err.buf);
+	else if (write_final_identity(pf->out_dir, final_id, &f, &err))
+		identity_lost = strbuf_detach(&err, NULL);
 	{
 		/* one load of the finished run serves the summary and the history */
 		struct zl_run run;
 		struct zl_history *db = NULL;
+		int loaded, stored = 0;
 
 		zl_run_init(&run);
-		if (zl_run_load(pf->out_dir, &run, &err)) {
+		/* the identity that could not be written is the one the history gets */
+		loaded = identity_lost ? zl_run_load_with_identity(pf->out_dir, cJSON_Duplicate(final_id, 1), &run, &err)
+				       : zl_run_load(pf->out_dir, &run, &err);
+		if (loaded) {
 			zl_print_warning("cannot read the finished run: %s", err.buf);
 		} else {
 			if (zl_verbosity >= 0)
@@ -868,8 +936,13 @@ finish:
 			if (!zl_history_disabled() &&
 			    (zl_history_open(NULL, &db, &err) || zl_history_ingest_loaded(db, &run, &err)))
 				zl_print_warning("history not updated: %s", err.buf);
-			zl_history_close(db);
+			else
+				stored = !zl_history_disabled();
 		}
+		if (identity_lost)
+			report_lost_identity(pf->out_dir, &f, identity_lost, stored ? zl_history_path(db) : NULL,
+					     run.run_id);
+		zl_history_close(db);
 		zl_run_print_footer(&f, run.identity, stderr);
 		zl_run_release(&run);
 		strbuf_reset(&err);
@@ -895,6 +968,8 @@ done_early:
 	child_release(&sv.cp);
 	zl_run_facts_release(&f);
 	zl_plan_release(&plan);
+	cJSON_Delete(final_id);
+	free(identity_lost);
 	free(plugins_dir);
 	free(log_path);
 	strbuf_release(&err);

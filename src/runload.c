@@ -651,6 +651,28 @@ static void load_identity_fields(struct zl_run *run)
 	run->winners_before = isnan(d) ? -1 : (long)d;
 }
 
+int zl_run_load_with_identity(const char *dir, cJSON *identity, struct zl_run *run, struct strbuf *err)
+{
+	if (!zl_is_dir(dir)) {
+		cJSON_Delete(identity);
+		return zl_error(err, "'%s' is not a run directory: no such directory", dir);
+	}
+	run->dir = zl_absolute_path(dir);
+	run->identity = identity;
+	if (!cJSON_IsObject(run->identity)) {
+		zl_run_release(run);
+		return zl_error(err, "the identity of '%s' is not a json object", dir);
+	}
+	load_identity_fields(run);
+	if (!run->run_id) {
+		zl_run_release(run);
+		return zl_error(err, "the identity of '%s' has no run_id", dir);
+	}
+	load_results(run);
+	load_timer(run);
+	return 0;
+}
+
 int zl_run_load(const char *dir, struct zl_run *run, struct strbuf *err)
 {
 	struct strbuf text = STRBUF_INIT;
