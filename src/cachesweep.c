@@ -14,22 +14,54 @@
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
-/* A process's start time (clock ticks after boot, /proc/PID/stat field 22), or -1 when it is gone. */
-static long long start_ticks(long pid)
+/*
+ * From /proc/PID/stat: the state, the process group and the start time (clock ticks after
+ * boot). 0, or -1 when the process is gone or a zombie (dead, waiting to be reaped: a
+ * pid 1 that does not reap keeps them for a long time).
+ */
+static int proc_stat(long pid, long *pgrp, long long *start)
 {
 	char *path = xstrfmt("/proc/%ld/stat", pid);
 	struct strbuf stat = STRBUF_INIT;
-	long long ticks = -1;
-	char *paren;
+	char *paren, state = 0;
+	int rc = -1;
 
-	/* "pid (comm) state ppid ...": comm may hold spaces and ')', so parse after the last ')' */
+	/* "pid (comm) state ppid pgrp ...": comm may hold spaces and ')', so parse after the last ')' */
 	if (strbuf_read_file(&stat, path) > 0 && (paren = strrchr(stat.buf, ')')) &&
-	    sscanf(paren + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %lld",
-		   &ticks) != 1)
-		ticks = -1;
+	    sscanf(paren + 1, " %c %*d %ld %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %lld",
+		   &state, pgrp, start) == 3 && state != 'Z' && state != 'X')
+		rc = 0;
 	strbuf_release(&stat);
 	free(path);
-	return ticks;
+	return rc;
+}
+
+static long long start_ticks(long pid)
+{
+	long pgrp;
+	long long start;
+
+	return proc_stat(pid, &pgrp, &start) ? -1 : start;
+}
+
+/* 1 when a live (not zombie) process is in process group pgid. */
+static int group_alive(long pgid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int alive = 0;
+
+	if (!d)
+		return 1; /* cannot tell: in use */
+	while (!alive && (de = readdir(d))) {
+		long pid, pgrp;
+		long long start;
+
+		if (!zl_parse_long(de->d_name, &pid) && !proc_stat(pid, &pgrp, &start))
+			alive = pgrp == pgid;
+	}
+	closedir(d);
+	return alive;
 }
 
 /* This process's pid namespace ("pid:[4026531836]"), or "" when it cannot be read. */
@@ -132,7 +164,7 @@ static const char *stale_reason(const struct owner *o)
 	now = start_ticks(o->pid);
 	if (now >= 0 && (o->start < 0 || now == o->start))
 		return NULL; /* the owner runs */
-	if (o->pgid > 0 && !(kill((pid_t)-o->pgid, 0) && errno == ESRCH))
+	if (o->pgid > 0 && group_alive(o->pgid))
 		return NULL; /* its pytest (or what it started) still runs */
 	return now < 0 ? "its zlbench is gone" : "its zlbench is gone (pid reused)";
 }
