@@ -3,7 +3,8 @@
 # made), while pytest runs (pytest ends, the identity says 'running': it never finished), and
 # while the run is being stored (the final identity is there; the history can be given it
 # again). The isolated caches a killed run leaves are swept by the next run, once nothing of
-# the killed run is left; those of a live run never are. (kill -9 of a batch: t0530.)
+# the killed run is left; those of a live run never are. A batch killed outright with its run:
+# the next session keeps the cut attempt and its runs sweep the caches (more batch kills: t0530).
 . "$(dirname "$0")/lib.sh"
 
 FX="$ZL_SOURCE_DIR/tests/fixtures/flaggems"
@@ -104,6 +105,8 @@ wait $zlive 2>/dev/null || :
 mkdir tmp/zlbench-caches-noowner
 R --op sleepy --out n6 >n6.out 2>n6.err
 lacks n6.err "removed the isolated caches"
+[ -d tmp/zlbench-caches-noowner ] || fail "a cache without an owner file was swept"
+rm -rf tmp/zlbench-caches-*
 
 # --- 3. while the finished run is stored (the history is locked): the identity is final ---
 "$ZL_TEST_PYTHON" - "$ZL_HISTORY_DB" "$TMP/locked" <<'PY' &
@@ -135,4 +138,29 @@ grep -q "RUN_DIR=" k4.out && fail "test premise: zlbench got past the history be
 "$ZLBENCH" history --ingest k4 >/dev/null || fail "k4 could not be ingested"
 R --op sleepy --out n7 >n7.out 2>n7.err
 contains n7.err "removed the isolated caches"
+
+# --- 4. a batch and its runs killed outright together (the OOM killer takes the group) ---
+B="$TMP/b"
+export ZL_BATCH_PLAN='{"batch_p01":{"sleep":60}}'
+"$ZLBENCH" batch --backend cuda --flaggems-dir "$FX" --python "$ZL_TEST_PYTHON" --progress plain \
+	--devices 0 --isolate-tuner-cache --ops batch_p01,batch_p02 --out "$B" >b.out 2>&1 &
+bpid=$!
+echo $bpid >z6.pid
+wait_for "$B/runs/batch_p01/batch_probe.json"
+[ "$(caches | wc -l)" -eq 1 ] || fail "batch: expected one isolated cache: $(caches)"
+probe=$(json_get "$B/runs/batch_p01/batch_probe.json" 'd["pid"]')
+runpid=$(json_get "$B/runs/batch_p01/batch_probe.json" 'd["ppid"]')
+kill -9 $bpid $runpid
+wait $bpid 2>/dev/null || :
+gone "$probe"
+[ "$(json_get "$B/runs/batch_p01/run_identity.json" 'd["status"]')" = running ] || fail "batch: identity"
+[ "$(caches | wc -l)" -eq 1 ] || fail "test premise: the killed batch's run left its cache"
+unset ZL_BATCH_PLAN
+run_zl batch --resume "$B" --progress plain
+expect_rc 0
+contains "$TMP/out" "2 operators: 2 passed"
+contains "$B/logs/batch_p01.log" "removed the isolated caches"
+[ -z "$(caches)" ] || fail "batch: not swept: $(caches)"
+[ "$(json_get "$B/runs/batch_p01.attempt1/run_identity.json" 'd["status"]')" = running ] ||
+	fail "batch: the killed attempt was not kept"
 pass
