@@ -67,7 +67,8 @@ void help_history(FILE *out)
 
 		"\nExit status:\n"
 		"  0  listed, or every run directory ingested\n"
-		"  1  the query or an ingest's write failed, or the list could not be built or written\n"
+		"  1  the query or an ingest's write failed, the list could not be built or written, or an\n"
+		"     ingest was refused: a copy with no result rows never replaces a run's stored rows\n"
 		"  2  usage error (an impossible --since date too), a database that cannot be\n"
 		"     opened, or a directory that is not a run\n"
 		"\nExamples:\n"
