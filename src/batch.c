@@ -526,15 +526,15 @@ static int exists_in(const char *dir, const char *fmt, const char *name)
 	return r;
 }
 
-/* 1 when column c of r names op's canonical path fmt. */
-static int names_canonical(const struct zl_batch_row *r, enum zl_batch_col c, const char *fmt, const char *op)
+/* 1 when column c of r names the path fmt of name. */
+static int names_path(const struct zl_batch_row *r, enum zl_batch_col c, const char *fmt, const char *name)
 {
 	char *want;
 	int same;
 
 	if (!r->v[c])
 		return 0;
-	want = xstrfmt(fmt, op);
+	want = xstrfmt(fmt, name);
 	same = !strcmp(r->v[c], want);
 	free(want);
 	return same;
@@ -543,8 +543,8 @@ static int names_canonical(const struct zl_batch_row *r, enum zl_batch_col c, co
 static int row_names_canonical(const struct zl_batch_row *r, const char *op)
 {
 	return r->v[ZL_BCOL_OP] && !strcmp(r->v[ZL_BCOL_OP], op) &&
-	       (names_canonical(r, ZL_BCOL_RUN_DIR, "runs/%s", op) || names_canonical(r, ZL_BCOL_RUN_DIR, "warmup/%s", op) ||
-		names_canonical(r, ZL_BCOL_LOG, "logs/%s.log", op));
+	       (names_path(r, ZL_BCOL_RUN_DIR, "runs/%s", op) || names_path(r, ZL_BCOL_RUN_DIR, "warmup/%s", op) ||
+		names_path(r, ZL_BCOL_LOG, "logs/%s.log", op));
 }
 
 void zl_batch_attempts_find(const char *batch_dir, const char *op, const struct zl_batch_rows *rows,
@@ -553,9 +553,12 @@ void zl_batch_attempts_find(const char *batch_dir, const char *op, const struct 
 	int top = 0, k;
 	size_t i;
 
+	int unmoved = 0; /* an attempt whose rows name its archived paths, not made yet: a cut archive */
+
 	memset(a, 0, sizeof(*a));
 	for (i = 0; i < rows->nr; i++) {
 		const struct zl_batch_row *r = &rows->v[i];
+		char *archived;
 		int n;
 
 		if (!r->v[ZL_BCOL_OP] || strcmp(r->v[ZL_BCOL_OP], op) || !r->v[ZL_BCOL_ATTEMPT])
@@ -567,6 +570,13 @@ void zl_batch_attempts_find(const char *batch_dir, const char *op, const struct 
 			a->canonical = n;
 			a->canonical_has_row = 1;
 		}
+		archived = zl_batch_archived_name(op, n);
+		if ((names_path(r, ZL_BCOL_RUN_DIR, "runs/%s", archived) &&
+		     !exists_in(batch_dir, "runs/%s", archived)) ||
+		    (names_path(r, ZL_BCOL_LOG, "logs/%s.log", archived) &&
+		     !exists_in(batch_dir, "logs/%s.log", archived)))
+			unmoved = n;
+		free(archived);
 	}
 	/* archived attempts (and an older zlbench's "<op>.<k>") count, even without a row */
 	for (k = 1; k <= top + 1; k++) {
@@ -580,7 +590,8 @@ void zl_batch_attempts_find(const char *batch_dir, const char *op, const struct 
 	}
 	for (i = 0; i < ZL_ARRAY_SIZE(canonical_paths); i++)
 		if (exists_in(batch_dir, canonical_paths[i], op) && !a->canonical)
-			a->canonical = ++top; /* it ran, and no row names it */
+			/* the rows were rewritten but the paths not moved yet; or it ran and no row names it */
+			a->canonical = unmoved ? unmoved : ++top;
 	if (a->canonical > top)
 		top = a->canonical;
 	/* an attempt that never started has no row and no paths: its number is used again */
@@ -639,11 +650,11 @@ int zl_batch_archive_canonical(const char *batch_dir, const char *op, int attemp
 
 		if (!row_names_canonical(r, op))
 			continue;
-		if (names_canonical(r, ZL_BCOL_RUN_DIR, "runs/%s", op))
+		if (names_path(r, ZL_BCOL_RUN_DIR, "runs/%s", op))
 			zl_batch_row_set(r, ZL_BCOL_RUN_DIR, runs_to);
-		else if (names_canonical(r, ZL_BCOL_RUN_DIR, "warmup/%s", op))
+		else if (names_path(r, ZL_BCOL_RUN_DIR, "warmup/%s", op))
 			zl_batch_row_setf(r, ZL_BCOL_RUN_DIR, "warmup/%s", archived);
-		if (names_canonical(r, ZL_BCOL_LOG, "logs/%s.log", op))
+		if (names_path(r, ZL_BCOL_LOG, "logs/%s.log", op))
 			zl_batch_row_setf(r, ZL_BCOL_LOG, "logs/%s.log", archived);
 		rewrite = 1;
 	}

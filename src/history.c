@@ -427,6 +427,17 @@ static int open_readonly_at(struct zl_history *h, int immutable, struct strbuf *
 	return 0;
 }
 
+/* 1 when the directory holding path may be written (its WAL files could be made there). */
+static int dir_writable(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+	int w = access(dir, W_OK) == 0;
+
+	free(dir);
+	return w;
+}
+
 int zl_history_open_readonly(const char *path, struct zl_history **out, struct strbuf *err)
 {
 	struct zl_history *h = xcalloc(1, sizeof(*h));
@@ -443,6 +454,9 @@ int zl_history_open_readonly(const char *path, struct zl_history **out, struct s
 	}
 	h->path = path ? xstrdup(path) : dflt;
 	if (open_readonly_at(h, 0, err)) {
+		/* immutable only where no one can be writing (a busy database must not be read so) */
+		if (dir_writable(h->path))
+			goto out;
 		(void)sqlite3_close(h->db);
 		h->db = NULL;
 		if (open_readonly_at(h, 1, err))

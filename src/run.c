@@ -726,15 +726,20 @@ static int write_final_identity(const char *run_dir, const cJSON *doc, struct zl
 static void report_lost_identity(const char *run_dir, const struct zl_run_facts *f, const char *why,
 				 const char *db_path, const char *run_id)
 {
+	char *path = zl_path_join(run_dir, "run_identity.json");
+	/* the provisional one, unless the disk was full from the start */
+	const char *on_disk = zl_is_file(path) ? "run_identity.json still says 'running'"
+					       : "there is no run_identity.json";
+
 	zl_print_error("cannot write the final run_identity.json in '%s': %s", run_dir, why);
 	if (db_path)
 		zl_print_error("the run's final status (%s, exit %d) is stored in the history database '%s' "
-			       "(run %s) only; run_identity.json still says 'running'", f->status, f->exit_code,
-			       db_path, run_id ? run_id : "?");
+			       "(run %s) only; %s", f->status, f->exit_code, db_path, run_id ? run_id : "?", on_disk);
 	else
-		zl_print_error("the run's final status (%s, exit %d) could not be stored anywhere (history %s): "
-			       "run_identity.json still says 'running'", f->status, f->exit_code,
-			       zl_history_disabled() ? "off: ZL_NO_HISTORY" : "not written either");
+		zl_print_error("the run's final status (%s, exit %d) could not be stored anywhere (history %s): %s",
+			       f->status, f->exit_code,
+			       zl_history_disabled() ? "off: ZL_NO_HISTORY" : "not written either", on_disk);
+	free(path);
 }
 
 /*

@@ -253,6 +253,17 @@ static void test_attempts(void **state)
 	zl_batch_attempts_find(dir, "add", &again, &a);
 	assert_int_equal(a.canonical, 1);
 	assert_int_equal(a.next, 3);
+	/* a batch killed between rewriting the rows and moving the paths: the move is done again */
+	make_dir(dir, "runs/cut");
+	zl_batch_row_set(&r, ZL_BCOL_OP, "cut");
+	zl_batch_row_set(&r, ZL_BCOL_ATTEMPT, "1");
+	zl_batch_row_set(&r, ZL_BCOL_RUN_DIR, "runs/cut.attempt1");
+	zl_batch_rows_add(&again, &r);
+	zl_batch_attempts_find(dir, "cut", &again, &a);
+	assert_int_equal(a.canonical, 1);
+	assert_int_equal(a.next, 2);
+	assert_int_equal(zl_batch_archive_canonical(dir, "cut", a.canonical, &st, &again, &err), 0);
+	assert_true(exists(dir, "runs/cut.attempt1"));
 	/* an attempt that never started (no row, no paths) gives its number again */
 	zl_batch_attempts_find(dir, "bmm", &again, &a);
 	assert_int_equal(a.canonical, 0);
