@@ -16,8 +16,9 @@
 
 static const char *const secret_words[] = { "TOKEN", "SECRET", "PASSWORD", "KEY", NULL };
 /* Every backend's runs record these; the backend adds its vendor's own (backends/table.c). */
-/* PYTEST_: PYTEST_ADDOPTS and PYTEST_PLUGINS change what pytest runs */
-static const char *const env_prefixes[] = { "ZL_", "FLAGGEMS_", "GEMS_", "TRITON_", "MLIR_", "LLVM_", "PYTEST_",
+/* and pytest's variables that change what it runs (not PYTEST_CURRENT_TEST, which only reports) */
+static const char *const env_prefixes[] = { "ZL_", "FLAGGEMS_", "GEMS_", "TRITON_", "MLIR_", "LLVM_",
+					    "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
 					    NULL };
 
 int zl_env_name_is_secret(const char *name)
