@@ -101,12 +101,18 @@ def make_entry(key, cfg, source, tuning_time, first_test, in_config_space=True):
             "first_test": first_test}
 
 
-def load_records(run_dir):
-    """{kernel: {key string: entry}} from <run_dir>/autotune_records/*.json."""
+def load_records(run_dir, conflicts=None):
+    """{kernel: {key string: entry}} from <run_dir>/autotune_records/*.json.
+
+    A key recorded twice with different configs (two files of one kernel, or a
+    record edited by hand) keeps the last one read, in file name order; each such
+    key is appended to conflicts (when given) as {kernel, key, kept, dropped}, the
+    files of the two configs, so that the run can say it instead of pinning silently."""
     directory = os.path.join(run_dir, RECORDS_DIR)
     if not os.path.isdir(directory):
         raise zc.ConfigError("ZL_REPLAY_FROM '%s' has no %s directory" % (run_dir, RECORDS_DIR))
     table = {}
+    origin = {}  # (kernel, key): the file it was last read from
     for path in sorted(glob.glob(os.path.join(directory, "*.json"))):
         try:
             with open(path, encoding="utf-8") as f:
@@ -121,8 +127,25 @@ def load_records(run_dir):
         check_record(path, doc)
         entries = table.setdefault(doc["kernel"], {})
         for e in doc["entries"]:
+            before = entries.get(e["key"])
+            if before is not None and before["config"] != e["config"] and conflicts is not None:
+                conflicts.append({"kernel": doc["kernel"], "key": e["key"], "kept": os.path.basename(path),
+                                  "dropped": origin[(doc["kernel"], e["key"])]})
             entries[e["key"]] = e
+            origin[(doc["kernel"], e["key"])] = os.path.basename(path)
     return table
+
+
+def conflict_warning(conflicts, limit=3):
+    """One line saying which replayed keys had two configs (None when none had)."""
+    if not conflicts:
+        return None
+    shown = "; ".join("%s key %s: %s over %s" % (c["kernel"], c["key"], c["kept"], c["dropped"])
+                      for c in conflicts[:limit])
+    more = " and %d more" % (len(conflicts) - limit) if len(conflicts) > limit else ""
+    return ("zl_autotune: warning: the replay source records %d key%s with two different configs "
+            "(%s%s); the last one read is pinned" % (len(conflicts), "" if len(conflicts) == 1 else "s",
+                                                     shown, more))
 
 
 def _json_type(value):
@@ -514,6 +537,7 @@ class _Autotune:
                 "kernels": sorted(k for k, v in self.kernels.items() if v.tuner is not None),
                 "no_tuner_kernels": list(self.no_tuner),
                 "missed_keys": [{"kernel": k, "key": key} for k, key in self.missed],
+                "replay_conflicts": list(getattr(self, "replay_conflicts", [])),
                 "records_dir": self._records_dir()}
 
     def write_summary(self):
@@ -603,14 +627,20 @@ def pytest_configure(config):
         mode = zc.env_choice("ZL_AUTOTUNE_MODE", MODES, "record")
         replay_from = zc.env_str("ZL_REPLAY_FROM")
         table = {}
+        conflicts = []
         if mode == "replay":
             if replay_from is None:
                 raise zc.ConfigError("ZL_AUTOTUNE_MODE=replay needs ZL_REPLAY_FROM "
                                      "(the earlier run directory)")
-            table = load_records(replay_from)
+            table = load_records(replay_from, conflicts)
     except zc.ConfigError as e:
         raise pytest.UsageError(str(e)) from None
+    warning = conflict_warning(conflicts)
+    if warning:
+        sys.stderr.write(warning + "\n")
+        sys.stderr.flush()
     _state = _Autotune(mode, replay_from if mode == "replay" else None, table)
+    _state.replay_conflicts = conflicts
     if mode != "off":
         _state.install()
     zc.unwind_on_sigterm()

@@ -390,6 +390,12 @@ def pytest_sessionfinish(session, exitstatus):
 # python -m zl_doctor vendor OUT
 
 
+def module_version(module):
+    """The module's __version__ as text, or None when it has none (FlagGems from a checkout)."""
+    version = getattr(module, "__version__", None)
+    return None if version is None else str(version)
+
+
 def vendor_record():
     rec = {"python": sys.executable, "python_version": sys.version.split()[0],
            "vendor_env": {k: zc.env_str(k) for k in FLAGGEMS_VENDOR_VARS if zc.env_str(k)}}
@@ -405,7 +411,7 @@ def vendor_record():
         return rec
     rec["vendor_name"] = getattr(flag_gems, "vendor_name", None)
     rec["device"] = zc.jsonable(getattr(flag_gems, "device", None))
-    rec["version"] = str(getattr(flag_gems, "__version__", None))
+    rec["version"] = module_version(flag_gems)
     rec["file"] = zc.module_file(flag_gems)
     return rec
 

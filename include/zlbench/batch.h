@@ -9,10 +9,13 @@
  *                       each operator ends (columns: zl_batch_columns below)
  *   schedule.jsonl      one line per `zlbench run` child as it ends: device, start, end,
  *                       status (batch_schedule.h; the report's timeline)
- *   runs/<op>/          the run directory of the op's first attempt; a later attempt
- *                       (after --resume) gets runs/<op>.2/, runs/<op>.3/, ...
- *   logs/<attempt>.log  everything the `zlbench run` child printed
- *   warmup/<attempt>/   warm-up sharding: shapes-<i>.yaml, shard-<i>/ (run dirs),
+ *   runs/<op>/          the run directory of the op's latest attempt: the one to compare.
+ *                       Before --resume runs an op again, its earlier attempt K moves
+ *                       aside, with everything below, to runs/<op>.attempt<K>/ (and
+ *                       logs/<op>.attempt<K>.log, warmup/<op>.attempt<K>/), and the rows
+ *                       of ops_status.csv that named it are rewritten to name it there
+ *   logs/<op>.log       everything the `zlbench run` child printed
+ *   warmup/<op>/        warm-up sharding: shapes-<i>.yaml, shard-<i>/ (run dirs),
  *                       merged/autotune_records/ and merged/merge.json
  *   .lock               flock()ed by the batch and inherited by its children, so a
  *                       resumed batch waits until no process of an earlier one is left
@@ -118,6 +121,8 @@ struct zl_batch_status {
 int zl_batch_status_open(struct zl_batch_status *st, const char *batch_dir, struct zl_batch_rows *rows,
 			 struct strbuf *err);
 int zl_batch_status_append(struct zl_batch_status *st, const struct zl_batch_row *r, struct strbuf *err);
+/* Replace the file by rows (atomically: temp + rename); later appends go to the new file. */
+int zl_batch_status_rewrite(struct zl_batch_status *st, const struct zl_batch_rows *rows, struct strbuf *err);
 void zl_batch_status_close(struct zl_batch_status *st);
 
 /*
@@ -153,8 +158,32 @@ int zl_batch_ops_check(const struct strvec *ops, struct strbuf *err);
  */
 void zl_batch_order(double *expect_s, size_t n, size_t *order);
 
-/* The name of attempt k of op: "mm" for 1, "mm.2" for 2, ... Caller frees. */
+/* The name of the attempt of op that runs: always op itself, the canonical name. Caller frees. */
 char *zl_batch_attempt_name(const char *op, int attempt);
+/* The name an earlier attempt k of op is kept under: "mm.attempt1". Caller frees. */
+char *zl_batch_archived_name(const char *op, int attempt);
+
+/*
+ * Where op's attempts stand in a batch directory: canonical is the attempt number on
+ * the canonical paths (runs/<op>, logs/<op>.log, warmup/<op>; 0 when none: from the
+ * row naming them, else one past every other attempt), canonical_has_row whether a
+ * row names them, next the number the next attempt gets (past every attempt that the
+ * rows or the paths show, older zlbench's "<op>.<k>" included).
+ */
+struct zl_batch_attempts {
+	int canonical;
+	int canonical_has_row;
+	int next;
+};
+void zl_batch_attempts_find(const char *batch_dir, const char *op, const struct zl_batch_rows *rows,
+			    struct zl_batch_attempts *a);
+/*
+ * Before the next attempt takes the canonical paths: keep attempt `attempt` that is on
+ * them as <op>.attempt<attempt> (runs/, logs/, warmup/, the shards' logs), rewriting the
+ * rows that name them first (st, rows) and the history's run_dir of the moved run.
+ */
+int zl_batch_archive_canonical(const char *batch_dir, const char *op, int attempt, struct zl_batch_status *st,
+			       struct zl_batch_rows *rows, struct strbuf *err);
 
 /* ---- warm-up sharding ---------------------------------------------------------- */
 

@@ -13,7 +13,9 @@
  * tasks) may ingest into one database at once. The database runs in WAL mode
  * with a 10 s busy timeout, every write is one BEGIN IMMEDIATE transaction
  * (retried on SQLITE_BUSY), and one run is one transaction. Ingesting a run_id
- * again replaces that run and its results (idempotent).
+ * again replaces that run and its results (idempotent), except that a copy with
+ * no result rows (a truncated or unreadable results.json) never replaces stored
+ * rows: that ingest is refused and the stored run kept.
  *
  * Owner: zl_history_open() allocates the handle; zl_history_close() frees it.
  * Lists filled by the query functions belong to the caller, who frees them
@@ -42,6 +44,13 @@ int zl_history_open(const char *path, struct zl_history **out, struct strbuf *er
 /* Like zl_history_open, migrating only up to `version` (tests build old databases). */
 int zl_history_open_version(const char *path, int version, struct zl_history **out,
 			    struct strbuf *err);
+/*
+ * For commands that only read (history's list, compare, batch's start order): open
+ * read-only, so that a database on a read-only mount (or of another user) can be read.
+ * A database that does not exist yet or needs a migration is opened as zl_history_open()
+ * does. The handle cannot ingest. 0 or -1.
+ */
+int zl_history_open_readonly(const char *path, struct zl_history **out, struct strbuf *err);
 /* NULL is allowed. */
 void zl_history_close(struct zl_history *h);
 /* The database's path (owned by the handle) and schema version. */
@@ -56,6 +65,9 @@ int zl_history_disabled(void);
 int zl_history_ingest_run(struct zl_history *h, const char *run_dir, struct strbuf *err);
 /* Store an already loaded run. */
 int zl_history_ingest_loaded(struct zl_history *h, const struct zl_run *run, struct strbuf *err);
+
+/* A run directory moved (a batch keeps an earlier attempt aside): its rows name new_dir. */
+int zl_history_move_run_dir(struct zl_history *h, const char *old_dir, const char *new_dir, struct strbuf *err);
 
 /* The listed columns of `runs`, in order; entries hold one value per column. */
 enum zl_history_col {

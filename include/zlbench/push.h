@@ -18,7 +18,8 @@
  *
  * The files' JSON is embedded byte for byte (whitespace removed), not parsed and
  * re-printed, so that numbers reach the collector exactly as FlagGems wrote them;
- * only Python's non-standard NaN/Infinity become null.
+ * only Python's non-standard NaN/Infinity become null (pyjson.h). A file that is
+ * not exactly one JSON value (a NUL byte, text after the value) is not sent.
  *
  * The bearer token goes into the Authorization header only: it is never
  * printed, logged nor written to any file (spool files hold URL + payload).
@@ -133,5 +134,11 @@ long zl_push_spool_count(const struct zl_push_opts *o);
  * else -1 with a one-line summary in err (what was spooled where, or rejected).
  */
 int zl_push_simple(const char *dir, const char *url, struct strbuf *err);
+
+/*
+ * What zl_push_simple() will refuse, checked before a run or batch starts: the URL and
+ * the environment (a line break in ZL_PUSH_TOKEN). 0, or -1 with err (a usage error).
+ */
+int zl_push_check_settings(const char *url, struct strbuf *err);
 
 #endif

@@ -17,12 +17,6 @@
  * not one, or the run is still running.
  */
 int zl_push_build_document(const char *run_dir, char **doc, char **name, struct strbuf *err);
-/*
- * Append JSON text to out without whitespace outside strings, with NaN, Infinity
- * and -Infinity outside strings replaced by null (*replaced counts them). Does not
- * validate; -1 when a string is left open.
- */
-int zl_push_json_compact(const char *in, size_t len, struct strbuf *out, size_t *replaced);
 
 /* 1 when dir holds a run_identity.json (a run directory). */
 int zl_push_has_identity(const char *dir);

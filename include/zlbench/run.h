@@ -23,8 +23,9 @@
 /*
  * Refuse pytest arguments after "--" that would override what zlbench sets for the run:
  * --level, --mode, --record, --output, --shape_file (also as --x=v), -m when zlbench passes
- * -m OP, and -p no:zl_* (its plugins). 0, or -1 with err naming the argument and the
- * zlbench setting to use instead (a usage error).
+ * -m OP, and -p no:zl_* (its plugins). The same words in PYTEST_ADDOPTS (split as pytest
+ * does, with shlex), and a lone "--" there, are refused too. 0, or -1 with err naming the
+ * argument and the zlbench setting to use instead (a usage error).
  */
 int zl_run_check_passthrough(const struct zl_settings *s, struct strbuf *err);
 

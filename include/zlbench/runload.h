@@ -112,6 +112,12 @@ void zl_run_release(struct zl_run *run);
  * Returns 0, or -1 when dir holds no readable run_identity.json (err says why).
  */
 int zl_run_load(const char *dir, struct zl_run *run, struct strbuf *err);
+/*
+ * The same with the identity given instead of read (run takes it over, even on error):
+ * a run whose final run_identity.json could not be written (a full disk) is stored in the
+ * history from the identity it has in memory.
+ */
+int zl_run_load_with_identity(const char *dir, cJSON *identity, struct zl_run *run, struct strbuf *err);
 
 /* Find a row by its key; NULL when absent. dtype matches with or without "torch.". */
 const struct zl_result *zl_run_find(const struct zl_run *run, const char *op, const char *dtype,

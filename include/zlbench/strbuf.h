@@ -35,6 +35,13 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_rtrim(struct strbuf *sb);
 void strbuf_trim(struct strbuf *sb);
+/*
+ * Append s with control characters escaped (\n, \r, \t, else \xNN; DEL too), so that a
+ * value echoed in a message stays on its line and cannot forge another one.
+ */
+void strbuf_add_printable(struct strbuf *sb, const char *s);
+/* 1 when s holds a control character (what strbuf_add_printable escapes). */
+int zl_has_control_char(const char *s);
 
 /* Append a JSON/CSV-safe rendering is elsewhere; these read whole files or fds. */
 /* Returns bytes read or -1 with errno set. */

@@ -308,6 +308,29 @@ int zl_batch_status_append(struct zl_batch_status *st, const struct zl_batch_row
 	return rc;
 }
 
+int zl_batch_status_rewrite(struct zl_batch_status *st, const struct zl_batch_rows *rows, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	size_t i;
+	int fd, rc;
+
+	zl_batch_row_render(NULL, &text);
+	for (i = 0; i < rows->nr; i++)
+		zl_batch_row_render(&rows->v[i], &text);
+	rc = zl_write_file_atomic(st->path, text.buf, text.len, err);
+	strbuf_release(&text);
+	if (rc)
+		return -1;
+	/* the old descriptor holds the replaced file: appends go to the new one */
+	fd = open(st->path, O_RDWR | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return zl_error(err, "cannot open '%s': %s", st->path, strerror(errno));
+	if (st->fd >= 0)
+		close(st->fd);
+	st->fd = fd;
+	return 0;
+}
+
 void zl_batch_status_close(struct zl_batch_status *st)
 {
 	if (st->fd >= 0)
@@ -479,7 +502,222 @@ void zl_batch_order(double *expect_s, size_t n, size_t *order)
 
 char *zl_batch_attempt_name(const char *op, int attempt)
 {
-	return attempt <= 1 ? xstrdup(op) : xstrfmt("%s.%d", op, attempt);
+	(void)attempt; /* the attempt that runs always takes the canonical paths */
+	return xstrdup(op);
+}
+
+char *zl_batch_archived_name(const char *op, int attempt)
+{
+	return xstrfmt("%s.attempt%d", op, attempt);
+}
+
+/* The canonical paths of op's latest attempt, relative to the batch directory ("%s": op). */
+static const char *const canonical_paths[] = { "runs/%s", "logs/%s.log", "warmup/%s" };
+
+static int exists_in(const char *dir, const char *fmt, const char *name)
+{
+	char *rel = xstrfmt(fmt, name);
+	char *path = zl_path_join(dir, rel);
+	int r = access(path, F_OK) == 0;
+
+	free(rel);
+	free(path);
+	return r;
+}
+
+/* 1 when column c of r names the path fmt of name. */
+static int names_path(const struct zl_batch_row *r, enum zl_batch_col c, const char *fmt, const char *name)
+{
+	char *want;
+	int same;
+
+	if (!r->v[c])
+		return 0;
+	want = xstrfmt(fmt, name);
+	same = !strcmp(r->v[c], want);
+	free(want);
+	return same;
+}
+
+static int row_names_canonical(const struct zl_batch_row *r, const char *op)
+{
+	return r->v[ZL_BCOL_OP] && !strcmp(r->v[ZL_BCOL_OP], op) &&
+	       (names_path(r, ZL_BCOL_RUN_DIR, "runs/%s", op) || names_path(r, ZL_BCOL_RUN_DIR, "warmup/%s", op) ||
+		names_path(r, ZL_BCOL_LOG, "logs/%s.log", op));
+}
+
+void zl_batch_attempts_find(const char *batch_dir, const char *op, const struct zl_batch_rows *rows,
+			    struct zl_batch_attempts *a)
+{
+	int top = 0, k;
+	size_t i;
+
+	int unmoved = 0; /* an attempt whose rows name its archived paths, not made yet: a cut archive */
+
+	memset(a, 0, sizeof(*a));
+	for (i = 0; i < rows->nr; i++) {
+		const struct zl_batch_row *r = &rows->v[i];
+		char *archived;
+		int n;
+
+		if (!r->v[ZL_BCOL_OP] || strcmp(r->v[ZL_BCOL_OP], op) || !r->v[ZL_BCOL_ATTEMPT])
+			continue;
+		n = atoi(r->v[ZL_BCOL_ATTEMPT]);
+		if (n > top)
+			top = n;
+		if (row_names_canonical(r, op)) {
+			a->canonical = n;
+			a->canonical_has_row = 1;
+		}
+		archived = zl_batch_archived_name(op, n);
+		if ((names_path(r, ZL_BCOL_RUN_DIR, "runs/%s", archived) &&
+		     !exists_in(batch_dir, "runs/%s", archived)) ||
+		    (names_path(r, ZL_BCOL_LOG, "logs/%s.log", archived) &&
+		     !exists_in(batch_dir, "logs/%s.log", archived)))
+			unmoved = n;
+		free(archived);
+	}
+	/* archived attempts (and an older zlbench's "<op>.<k>") count, even without a row */
+	for (k = 1; k <= top + 1; k++) {
+		char *archived = zl_batch_archived_name(op, k), *legacy = xstrfmt("%s.%d", op, k);
+
+		if (exists_in(batch_dir, "runs/%s", archived) || exists_in(batch_dir, "logs/%s.log", archived) ||
+		    exists_in(batch_dir, "runs/%s", legacy) || exists_in(batch_dir, "logs/%s.log", legacy))
+			top = k > top ? k : top;
+		free(archived);
+		free(legacy);
+	}
+	for (i = 0; i < ZL_ARRAY_SIZE(canonical_paths); i++)
+		if (exists_in(batch_dir, canonical_paths[i], op) && !a->canonical)
+			/* the rows were rewritten but the paths not moved yet; or it ran and no row names it */
+			a->canonical = unmoved ? unmoved : ++top;
+	if (a->canonical > top)
+		top = a->canonical;
+	/* an attempt that never started has no row and no paths: its number is used again */
+	a->next = top + 1;
+}
+
+/* Rename rel_from to rel_to under dir when it exists. */
+static int move_aside(const char *dir, const char *rel_from, const char *rel_to, struct strbuf *err)
+{
+	char *from = zl_path_join(dir, rel_from), *to = zl_path_join(dir, rel_to);
+	int rc = 0;
+
+	if (access(from, F_OK) == 0) {
+		if (access(to, F_OK) == 0)
+			rc = zl_error(err, "cannot keep the earlier attempt '%s' as '%s': that exists already", from, to);
+		else if (rename(from, to))
+			rc = zl_error(err, "cannot move the earlier attempt '%s' to '%s': %s", from, to, strerror(errno));
+	}
+	free(from);
+	free(to);
+	return rc;
+}
+
+/* The history database's rows of a moved run directory follow it (compare finds runs by id). */
+static void history_follow(const char *old_abs, const char *new_abs)
+{
+	struct zl_history *h = NULL;
+	struct strbuf err = STRBUF_INIT;
+	char *path;
+
+	if (zl_history_disabled())
+		return;
+	path = zl_history_default_path();
+	if (path && zl_is_file(path) &&
+	    (zl_history_open(path, &h, &err) || zl_history_move_run_dir(h, old_abs, new_abs, &err)))
+		zl_print_warning("the history still names '%s' for the run now in '%s': %s", old_abs, new_abs, err.buf);
+	zl_history_close(h);
+	free(path);
+	strbuf_release(&err);
+}
+
+int zl_batch_archive_canonical(const char *batch_dir, const char *op, int attempt, struct zl_batch_status *st,
+			       struct zl_batch_rows *rows, struct strbuf *err)
+{
+	char *archived = zl_batch_archived_name(op, attempt);
+	char *runs_from = xstrfmt("runs/%s", op), *runs_to = xstrfmt("runs/%s", archived);
+	char *run_abs = NULL, *logs = zl_path_join(batch_dir, "logs");
+	struct strvec shard_logs = STRVEC_INIT;
+	int rewrite = 0, rc = -1;
+	size_t i;
+	DIR *d;
+
+	/* first the rows (atomically): a batch killed next finds the rows right and moves the paths again */
+	for (i = 0; i < rows->nr; i++) {
+		struct zl_batch_row *r = &rows->v[i];
+
+		if (!row_names_canonical(r, op))
+			continue;
+		if (names_path(r, ZL_BCOL_RUN_DIR, "runs/%s", op))
+			zl_batch_row_set(r, ZL_BCOL_RUN_DIR, runs_to);
+		else if (names_path(r, ZL_BCOL_RUN_DIR, "warmup/%s", op))
+			zl_batch_row_setf(r, ZL_BCOL_RUN_DIR, "warmup/%s", archived);
+		if (names_path(r, ZL_BCOL_LOG, "logs/%s.log", op))
+			zl_batch_row_setf(r, ZL_BCOL_LOG, "logs/%s.log", archived);
+		rewrite = 1;
+	}
+	if (rewrite && zl_batch_status_rewrite(st, rows, err))
+		goto out;
+	{
+		char *abs = zl_path_join(batch_dir, runs_from);
+
+		if (zl_is_dir(abs))
+			run_abs = zl_absolute_path(abs);
+		free(abs);
+	}
+	if (move_aside(batch_dir, runs_from, runs_to, err))
+		goto out;
+	{
+		char *lf = xstrfmt("logs/%s.log", op), *lt = xstrfmt("logs/%s.log", archived);
+		char *wf = xstrfmt("warmup/%s", op), *wt = xstrfmt("warmup/%s", archived);
+		int bad = move_aside(batch_dir, lf, lt, err) || move_aside(batch_dir, wf, wt, err);
+
+		free(lf);
+		free(lt);
+		free(wf);
+		free(wt);
+		if (bad)
+			goto out;
+	}
+	/* the warm-up shards' logs: logs/<op>.warmup-<i>.log */
+	if ((d = opendir(logs))) {
+		struct dirent *de;
+		char *prefix = xstrfmt("%s.warmup-", op);
+
+		while ((de = readdir(d)))
+			if (zl_starts_with(de->d_name, prefix))
+				strvec_push(&shard_logs, de->d_name);
+		closedir(d);
+		free(prefix);
+	}
+	for (i = 0; i < shard_logs.nr; i++) {
+		char *from = xstrfmt("logs/%s", shard_logs.v[i]);
+		char *to = xstrfmt("logs/%s%s", archived, shard_logs.v[i] + strlen(op));
+		int bad = move_aside(batch_dir, from, to, err);
+
+		free(from);
+		free(to);
+		if (bad)
+			goto out;
+	}
+	if (run_abs) {
+		char *abs = zl_path_join(batch_dir, runs_to);
+		char *now = zl_absolute_path(abs);
+
+		history_follow(run_abs, now);
+		free(now);
+		free(abs);
+	}
+	rc = 0;
+out:
+	strvec_clear(&shard_logs);
+	free(archived);
+	free(runs_from);
+	free(runs_to);
+	free(run_abs);
+	free(logs);
+	return rc;
 }
 
 /* ---- batch.json -------------------------------------------------------------------- */

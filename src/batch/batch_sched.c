@@ -117,17 +117,6 @@ static char *batch_path(const struct sched *s, const char *rel)
 	return zl_path_join(s->c->dir, rel);
 }
 
-static int exists_rel(const struct sched *s, const char *fmt, const char *name)
-{
-	char *rel = xstrfmt(fmt, name);
-	char *path = batch_path(s, rel);
-	int r = access(path, F_OK) == 0;
-
-	free(rel);
-	free(path);
-	return r;
-}
-
 static void log_note(const struct sched *s, const char *log_rel, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void log_note(const struct sched *s, const char *log_rel, const char *fmt, ...)
@@ -171,7 +160,7 @@ void zl_batch_expected_durations(const char *backend, const char *level, const s
 	path = zl_history_default_path();
 	if (!path || !zl_is_file(path))
 		goto out;
-	if (zl_history_open(path, &h, &err) || zl_history_op_durations(h, backend, level, &d, &err)) {
+	if (zl_history_open_readonly(path, &h, &err) || zl_history_op_durations(h, backend, level, &d, &err)) {
 		zl_print_warning("history not used for the start order: %s", err.buf);
 		goto out;
 	}
@@ -799,21 +788,6 @@ static void task_done(struct sched *s, struct task *t, int start_failed, const c
 
 /* ---- planning ------------------------------------------------------------------ */
 
-/* The first attempt number whose log and run directory are both absent. */
-static int next_attempt(const struct sched *s, const char *op)
-{
-	int k;
-
-	for (k = 1;; k++) {
-		char *name = zl_batch_attempt_name(op, k);
-		int used = exists_rel(s, "logs/%s.log", name) || exists_rel(s, "runs/%s", name);
-
-		free(name);
-		if (!used)
-			return k;
-	}
-}
-
 /*
  * An op whose last attempt finished while no batch was there to write its row
  * (the batch was killed between the child's end and the row): take its identity.
@@ -925,7 +899,8 @@ static int plan(struct sched *s, struct strbuf *err)
 {
 	const struct zl_batch_config *c = s->c;
 	struct strvec pending = STRVEC_INIT;
-	size_t *list_index, *order, i, n = 0;
+	size_t *list_index = NULL, *order, i, n = 0;
+	int *attempt = NULL;
 	double *expect;
 	char *logs = batch_path(s, "logs");
 	char *runs = batch_path(s, "runs");
@@ -934,22 +909,26 @@ static int plan(struct sched *s, struct strbuf *err)
 	if (zl_mkdir_p(logs, err) || zl_mkdir_p(runs, err))
 		goto out0;
 	list_index = xcalloc(c->ops.nr, sizeof(*list_index));
+	attempt = xcalloc(c->ops.nr, sizeof(*attempt));
 	for (i = 0; i < c->ops.nr; i++) {
 		const struct zl_batch_row *last = zl_batch_rows_last(&s->rows, c->ops.v[i]);
-		int k;
+		struct zl_batch_attempts a;
 
 		if (last && zl_batch_status_final(last->v[ZL_BCOL_STATUS], s->o->retry_failed)) {
 			s->done++;
 			continue;
 		}
-		k = next_attempt(s, c->ops.v[i]);
+		zl_batch_attempts_find(c->dir, c->ops.v[i], &s->rows, &a);
 		/* only an attempt that has no row yet can be adopted */
-		if (k > 1 && !(last && last->v[ZL_BCOL_ATTEMPT] && atoi(last->v[ZL_BCOL_ATTEMPT]) == k - 1) &&
-		    adopt_finished(s, c->ops.v[i], k - 1)) {
+		if (a.canonical && !a.canonical_has_row && adopt_finished(s, c->ops.v[i], a.canonical)) {
 			s->done++;
 			continue;
 		}
+		/* the op's canonical paths are for the attempt that runs now: the earlier one moves aside */
+		if (a.canonical && zl_batch_archive_canonical(c->dir, c->ops.v[i], a.canonical, &s->st, &s->rows, err))
+			goto out1;
 		list_index[pending.nr] = i;
+		attempt[pending.nr] = a.next;
 		strvec_push(&pending, c->ops.v[i]);
 	}
 	n = pending.nr;
@@ -972,7 +951,7 @@ static int plan(struct sched *s, struct strbuf *err)
 			op->list_index = list_index[j];
 			op->expect_s = expect[j];
 			op->known = known[j];
-			op->attempt = next_attempt(s, op->op);
+			op->attempt = attempt[j];
 			op->name = zl_batch_attempt_name(op->op, op->attempt);
 			strvec_init(&op->shard_files);
 			strvec_init(&op->shard_devices);
@@ -1000,8 +979,10 @@ static int plan(struct sched *s, struct strbuf *err)
 	}
 	free(expect);
 	free(order);
-	free(list_index);
 	rc = 0;
+out1:
+	free(list_index);
+	free(attempt);
 out0:
 	strvec_clear(&pending);
 	free(logs);

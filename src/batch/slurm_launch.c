@@ -764,30 +764,35 @@ static void follower_close(struct follower *f)
 
 /* ---- submitting ------------------------------------------------------------------------------ */
 
-/*
- * The next attempt of op: after every attempt its rows name, on fresh paths. A
- * task that never started has no row and no paths: its attempt number is reused.
- */
+/* The next attempt of op: past every attempt its rows or paths show (batch.h). */
 static int next_attempt(const struct zl_batch_config *bc, const struct zl_batch_rows *rows, const char *op)
 {
+	struct zl_batch_attempts a;
+
+	zl_batch_attempts_find(bc->dir, op, rows, &a);
+	return a.next;
+}
+
+/*
+ * Before a submission: the ops it will run get their canonical paths back; an earlier
+ * attempt on them (every task has ended: still_active) moves aside. 0 or -1 with err.
+ */
+static int archive_before_submission(const struct zl_batch_config *bc, struct follower *f, int retry_failed,
+				     struct strbuf *err)
+{
 	size_t i;
-	int k = 0;
 
-	for (i = 0; i < rows->nr; i++)
-		if (rows->v[i].v[ZL_BCOL_OP] && !strcmp(rows->v[i].v[ZL_BCOL_OP], op) && rows->v[i].v[ZL_BCOL_ATTEMPT] &&
-		    atoi(rows->v[i].v[ZL_BCOL_ATTEMPT]) > k)
-			k = atoi(rows->v[i].v[ZL_BCOL_ATTEMPT]);
-	for (k++;; k++) {
-		char *name = zl_batch_attempt_name(op, k);
-		char *run = xstrfmt("%s/runs/%s", bc->dir, name), *log = xstrfmt("%s/logs/%s.log", bc->dir, name);
-		int used = access(run, F_OK) == 0 || access(log, F_OK) == 0;
+	for (i = 0; i < bc->ops.nr; i++) {
+		const struct zl_batch_row *last = zl_batch_rows_last(&f->rows, bc->ops.v[i]);
+		struct zl_batch_attempts a;
 
-		free(name);
-		free(run);
-		free(log);
-		if (!used)
-			return k;
+		if (last && zl_batch_status_final(last->v[ZL_BCOL_STATUS], retry_failed))
+			continue;
+		zl_batch_attempts_find(bc->dir, bc->ops.v[i], &f->rows, &a);
+		if (a.canonical && zl_batch_archive_canonical(bc->dir, bc->ops.v[i], a.canonical, &f->st, &f->rows, err))
+			return -1;
 	}
+	return 0;
 }
 
 /* Paths the generated script writes into #SBATCH lines and that every node must reach. */
@@ -990,6 +995,8 @@ int zl_slurm_launch(const struct zl_batch_config *bc, const struct zl_slurm_run_
 			goto out;
 		}
 	}
+	if (archive_before_submission(bc, &f, o->retry_failed, err))
+		goto out;
 	sub = plan_submission(bc, &sc, &f.rows, o->retry_failed);
 	sc.nr++;
 	if (!sub->nr) {

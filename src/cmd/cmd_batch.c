@@ -343,6 +343,12 @@ static int new_batch(struct zl_settings *s, struct batch_opts *o, int argc, cons
 	c->warmup_devices = (int)n;
 	dir = s->v[ZL_SET_OUT].raw ? xstrdup(s->v[ZL_SET_OUT].raw) : default_batch_dir(s);
 	c->dir = zl_absolute_path(dir);
+	/* BATCH_DIR=<path> is the last line scripts read: a newline in it would forge another */
+	if (zl_has_control_char(c->dir)) {
+		zl_print_error("batch directory '%s' contains a control character: zlbench prints it as "
+			       "BATCH_DIR=<path> for scripts", c->dir);
+		goto out;
+	}
 	if (!zl_dir_absent_or_empty(c->dir)) {
 		zl_print_error("batch directory '%s' exists and is not empty: continue it with --resume %s, or choose a new --out",
 			       c->dir, c->dir);
@@ -643,7 +649,8 @@ int cmd_batch(int argc, const char **argv)
 	if (check_launcher(&s, &o, &slurm))
 		goto out;
 	/* each op's run would refuse them one by one: refuse them once, before the batch exists */
-	if (zl_run_check_passthrough(&s, &err) || zl_kill_grace_check(&err)) {
+	if (zl_run_check_passthrough(&s, &err) || zl_kill_grace_check(&err) ||
+	    (o.push && zl_push_check_settings(o.push, &err))) {
 		zl_print_error("%s", err.buf);
 		goto out;
 	}

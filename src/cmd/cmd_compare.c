@@ -164,7 +164,7 @@ static int load_side(const char *arg, struct zl_history **h, struct zl_run *run)
 			free(path);
 			goto fail;
 		}
-		ret = zl_history_open(path, h, &err);
+		ret = zl_history_open_readonly(path, h, &err);
 		free(path);
 		if (ret)
 			goto fail;

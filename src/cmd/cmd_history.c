@@ -68,7 +68,8 @@ void help_history(FILE *out)
 
 		"\nExit status:\n"
 		"  0  listed, or every run directory ingested\n"
-		"  1  the query or an ingest's write failed, or the list could not be built or written\n"
+		"  1  the query or an ingest's write failed, the list could not be built or written, or an\n"
+		"     ingest was refused: a copy with no result rows never replaces a run's stored rows\n"
 		"  2  usage error (an impossible --since date too), a database that cannot be\n"
 		"     opened, or a directory that is not a run\n"
 		"\nExamples:\n"
@@ -278,8 +279,13 @@ static int ingest(struct zl_history *h, const struct strvec *dirs)
 			zl_print_error("%s", err.buf);
 			failed++;
 		} else if (zl_verbosity >= 0) {
+			size_t n;
+
 			printf("ingested %s (%s, %zu result rows) from %s\n", run.run_id,
 			       run.status ? run.status : "no status", run.nr_results, run.dir);
+			/* rows without figures (NaN in results.json) or a file not read are said, not hidden */
+			for (n = 0; n < run.notes.nr; n++)
+				zl_print_warning("%s: %s", run.run_id, run.notes.v[n]);
 		}
 		zl_run_release(&run);
 	}
@@ -341,7 +347,8 @@ int cmd_history(int argc, const char **argv)
 		}
 		f.backend = b->name;
 	}
-	if (zl_history_open(opt_db, &h, &err)) {
+	/* listing only reads: a database on a read-only mount can still be listed */
+	if ((opt_ingest ? zl_history_open : zl_history_open_readonly)(opt_db, &h, &err)) {
 		zl_print_error("%s", err.buf);
 		goto out;
 	}

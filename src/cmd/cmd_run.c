@@ -8,6 +8,7 @@
 #include "zlbench/error.h"
 #include "zlbench/plan.h"
 #include "zlbench/preflight.h"
+#include "zlbench/push.h"
 #include "zlbench/run.h"
 #include "zlbench/settings.h"
 #include "zlbench/util.h"
@@ -112,14 +113,21 @@ int cmd_run(int argc, const char **argv)
 	zl_preflight_init(&pf, &s);
 	if (zl_settings_setup(&s, argc, argv, extra, help_run, &code))
 		goto out;
-	/* before preflight, so that --dry-run refuses it too */
-	if (zl_run_check_passthrough(&s, &msg) || zl_kill_grace_check(&msg)) {
+	/* before preflight, so that --dry-run refuses it too; no operator: before any path check */
+	if (zl_settings_need_target(&s, &msg) || zl_run_check_passthrough(&s, &msg) ||
+	    zl_kill_grace_check(&msg)) {
 		zl_print_error("%s", msg.buf);
 		code = ZL_EXIT_USAGE;
 		goto out;
 	}
 	if (!o.push && getenv("ZL_PUSH_URL") && *getenv("ZL_PUSH_URL"))
 		o.push = getenv("ZL_PUSH_URL");
+	/* a push that would be refused after the run is refused before it */
+	if (o.push && zl_push_check_settings(o.push, &msg)) {
+		zl_print_error("%s", msg.buf);
+		code = ZL_EXIT_USAGE;
+		goto out;
+	}
 	pf.skip_python = o.dry_run;
 	if (zl_preflight_run(&pf, 0, NULL, &failed, &msg)) {
 		/* an invalid operator name or no operator at all is a usage error, not the environment */

@@ -382,8 +382,10 @@ static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 			"(--python) that has FlagGems and its stack installed");
 		goto out;
 	}
-	strvec_pushf(&r->evidence, "flag_gems %s imported from %s", jstr(doc, "version") ? jstr(doc, "version") : "?",
-		     file ? file : "?");
+	if (jstr(doc, "version"))
+		strvec_pushf(&r->evidence, "flag_gems %s imported from %s", jstr(doc, "version"), file ? file : "?");
+	else
+		strvec_pushf(&r->evidence, "flag_gems (no __version__) imported from %s", file ? file : "?");
 	if (file)
 		foreign_pkg = outside_checkout(d, file, r, &own_pkg);
 	if (!det || strcmp(det, b->vendor_name)) {

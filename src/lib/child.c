@@ -349,6 +349,8 @@ int zl_capture_until(const char *dir, const char *const *argv, const char *const
 	cp.capture_output = 1;
 	cp.no_stdin = 1;
 	cp.new_pgroup = 1;
+	/* a helper (pytest probe, vendor tool) never outlives a zlbench killed outright */
+	cp.pdeathsig = SIGKILL;
 	if (guard_begin(&g, err)) {
 		child_release(&cp);
 		return -1;

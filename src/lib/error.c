@@ -20,11 +20,16 @@ int zl_error(struct strbuf *err, const char *fmt, ...)
 	return -1;
 }
 
+/* One line always: a value echoed in the message (an --op with a newline) cannot add another. */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "zlbench: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	struct strbuf raw = STRBUF_INIT, line = STRBUF_INIT;
+
+	strbuf_vaddf(&raw, fmt, ap);
+	strbuf_add_printable(&line, raw.buf);
+	fprintf(stderr, "zlbench: %s%s\n", prefix, line.buf);
+	strbuf_release(&raw);
+	strbuf_release(&line);
 }
 
 void zl_print_error(const char *fmt, ...)

@@ -165,3 +165,29 @@ long strbuf_read_file(struct strbuf *sb, const char *path)
 	errno = saved;
 	return n;
 }
+
+void strbuf_add_printable(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\n')
+			strbuf_addstr(sb, "\\n");
+		else if (c == '\r')
+			strbuf_addstr(sb, "\\r");
+		else if (c == '\t')
+			strbuf_addstr(sb, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			strbuf_addf(sb, "\\x%02x", c);
+		else
+			strbuf_addch(sb, c);
+	}
+}
+
+int zl_has_control_char(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}

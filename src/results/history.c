@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -404,6 +405,99 @@ int zl_history_open(const char *path, struct zl_history **out, struct strbuf *er
 	return zl_history_open_version(path, ZL_HISTORY_SCHEMA_VERSION, out, err);
 }
 
+/*
+ * Read-only: no journal-mode pragma, no migration, nothing created. SQLite still needs the
+ * WAL index (-shm) of a WAL database; where that cannot be made (a read-only mount without
+ * one), the file is read as immutable: nothing can write it there anyway.
+ */
+static int open_readonly_at(struct zl_history *h, int immutable, struct strbuf *err)
+{
+	char *uri = NULL;
+	int rc, version = 0;
+
+	if (immutable) {
+		struct strbuf sb = STRBUF_INIT;
+		const char *p;
+
+		/* a URI: '%', '?' and '#' in the path are escaped */
+		strbuf_addstr(&sb, "file:");
+		for (p = h->path; *p; p++)
+			if (*p == '%' || *p == '?' || *p == '#')
+				strbuf_addf(&sb, "%%%02X", (unsigned char)*p);
+			else
+				strbuf_addch(&sb, *p);
+		strbuf_addstr(&sb, "?immutable=1");
+		uri = strbuf_detach(&sb, NULL);
+	}
+	rc = sqlite3_open_v2(uri ? uri : h->path, &h->db, SQLITE_OPEN_READONLY | (uri ? SQLITE_OPEN_URI : 0), NULL);
+	free(uri);
+	if (rc != SQLITE_OK)
+		return db_error(err, h->db, h->path, "cannot open");
+	if (sqlite3_busy_timeout(h->db, ZL_HISTORY_BUSY_TIMEOUT_MS) != SQLITE_OK)
+		return db_error(err, h->db, h->path, "cannot set the busy timeout");
+	if (read_user_version(h, &version, err))
+		return -1;
+	h->version = version;
+	return 0;
+}
+
+/* 1 when the directory holding path may be written (its WAL files could be made there). */
+static int dir_writable(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+	int w = access(dir, W_OK) == 0;
+
+	free(dir);
+	return w;
+}
+
+int zl_history_open_readonly(const char *path, struct zl_history **out, struct strbuf *err)
+{
+	struct zl_history *h = xcalloc(1, sizeof(*h));
+	char *dflt = NULL;
+	int ret = -1;
+
+	*out = NULL;
+	dflt = path ? NULL : zl_history_default_path();
+	/* nothing to read yet, or an older schema to migrate: the read-write open says what is wrong */
+	if (!(path ? path : dflt) || access(path ? path : dflt, F_OK)) {
+		free(h);
+		free(dflt);
+		return zl_history_open(path, out, err);
+	}
+	h->path = path ? xstrdup(path) : dflt;
+	if (open_readonly_at(h, 0, err)) {
+		/* immutable only where no one can be writing (a busy database must not be read so) */
+		if (dir_writable(h->path))
+			goto out;
+		(void)sqlite3_close(h->db);
+		h->db = NULL;
+		if (open_readonly_at(h, 1, err))
+			goto out;
+	}
+	if (h->version > ZL_HISTORY_SCHEMA_VERSION) {
+		zl_error(err, "history database '%s' has schema version %d, newer than this zlbench's %d",
+			 h->path, h->version, ZL_HISTORY_SCHEMA_VERSION);
+		goto out;
+	}
+	if (h->version < ZL_HISTORY_SCHEMA_VERSION) {
+		char *again = xstrdup(h->path);
+
+		zl_history_close(h);
+		h = NULL;
+		ret = zl_history_open(again, out, err);
+		free(again);
+		return ret;
+	}
+	*out = h;
+	h = NULL;
+	ret = 0;
+out:
+	zl_history_close(h);
+	return ret;
+}
+
 void zl_history_close(struct zl_history *h)
 {
 	if (!h)
@@ -570,6 +664,43 @@ static int fold_wal(struct zl_history *h, const char *run_id, struct strbuf *err
 			"into the database file: %s", h->path, run_id, sqlite3_errmsg(h->db));
 }
 
+/* Result rows stored for run_id (0 when it is not stored), or -1. */
+static long stored_results(struct zl_history *h, const char *run_id, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	long n = -1;
+
+	if (prepare(h, "SELECT count(*) FROM results WHERE run IN (SELECT id FROM runs WHERE run_id = ?1)",
+		    &st, err))
+		return -1;
+	if (bind_text(st, 1, run_id))
+		db_error(err, h->db, h->path, "cannot bind a value");
+	else if (sqlite3_step(st) != SQLITE_ROW)
+		db_error(err, h->db, h->path, "cannot read results");
+	else
+		n = (long)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/*
+ * A copy of a run whose results.json is truncated, empty or unreadable loads no rows:
+ * it must not replace the rows stored for that run by nothing. -1 (refused) or 0.
+ */
+static int refuse_emptying(struct zl_history *h, const struct zl_run *run, struct strbuf *err)
+{
+	long stored;
+
+	if (run->nr_results)
+		return 0;
+	stored = stored_results(h, run->run_id, err);
+	if (stored <= 0)
+		return stored < 0 ? -1 : 0;
+	return zl_error(err, "run '%s' is stored in '%s' with %ld result rows, but '%s' has none (%s): "
+			"not replaced, the stored rows are kept", run->run_id, h->path, stored,
+			run->dir ? run->dir : "?", run->notes.nr ? run->notes.v[0] : "no results.json rows");
+}
+
 int zl_history_ingest_loaded(struct zl_history *h, const struct zl_run *run, struct strbuf *err)
 {
 	sqlite3_int64 id = 0;
@@ -579,7 +710,7 @@ int zl_history_ingest_loaded(struct zl_history *h, const struct zl_run *run, str
 				h->path, h->version, ZL_HISTORY_SCHEMA_VERSION);
 	if (begin_immediate(h, err))
 		return -1;
-	if (delete_run(h, run->run_id, err) || insert_run(h, run, &id, err) ||
+	if (refuse_emptying(h, run, err) || delete_run(h, run->run_id, err) || insert_run(h, run, &id, err) ||
 	    insert_results(h, run, id, err)) {
 		rollback(h);
 		return -1;
@@ -600,6 +731,31 @@ int zl_history_ingest_run(struct zl_history *h, const char *run_dir, struct strb
 	ret = zl_history_ingest_loaded(h, &run, err);
 	zl_run_release(&run);
 	return ret;
+}
+
+int zl_history_move_run_dir(struct zl_history *h, const char *old_dir, const char *new_dir, struct strbuf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (begin_immediate(h, err))
+		return -1;
+	if (prepare(h, "UPDATE runs SET run_dir = ?2 WHERE run_dir = ?1", &st, err))
+		goto out;
+	if (bind_text(st, 1, old_dir) || bind_text(st, 2, new_dir)) {
+		db_error(err, h->db, h->path, "cannot bind a value");
+		goto out;
+	}
+	if (step_done(h, st, err))
+		goto out;
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	if (ret) {
+		rollback(h);
+		return -1;
+	}
+	return commit(h, err);
 }
 
 /* ---- queries ---------------------------------------------------------------- */

@@ -387,6 +387,15 @@ out:
 	return rc;
 }
 
+int zl_push_check_settings(const char *url, struct strbuf *err)
+{
+	struct zl_push_opts o;
+
+	zl_push_opts_init(&o);
+	o.url = url;
+	return zl_push_opts_from_env(&o, err) || zl_push_check_url(o.url, err) ? -1 : 0;
+}
+
 int zl_push_simple(const char *dir, const char *url, struct strbuf *err)
 {
 	struct zl_push_opts o;

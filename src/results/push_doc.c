@@ -12,56 +12,13 @@
 #include "zlbench/json.h"
 #include "zlbench/push.h"
 #include "zlbench/push_doc.h"
+#include "zlbench/pyjson.h"
 #include "zlbench/strvec.h"
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
 
 /* A batch directory nests run directories at most this deep. */
 #define BATCH_SEARCH_DEPTH 3
-
-/* Non-finite numbers Python's json module writes, and what strict JSON says instead. */
-static const char *const non_finite[] = { "-Infinity", "Infinity", "NaN" };
-
-int zl_push_json_compact(const char *in, size_t len, struct strbuf *out, size_t *replaced)
-{
-	size_t i = 0, k;
-	int in_string = 0;
-
-	*replaced = 0;
-	while (i < len) {
-		char c = in[i];
-
-		if (in_string) {
-			strbuf_addch(out, c);
-			if (c == '\\' && i + 1 < len)
-				strbuf_addch(out, in[++i]);
-			else if (c == '"')
-				in_string = 0;
-			i++;
-			continue;
-		}
-		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-			i++;
-			continue;
-		}
-		if (c == '"')
-			in_string = 1;
-		for (k = 0; k < ZL_ARRAY_SIZE(non_finite); k++) {
-			size_t n = strlen(non_finite[k]);
-			if (len - i >= n && !memcmp(in + i, non_finite[k], n))
-				break;
-		}
-		if (k < ZL_ARRAY_SIZE(non_finite)) {
-			strbuf_addstr(out, "null");
-			i += strlen(non_finite[k]);
-			(*replaced)++;
-			continue;
-		}
-		strbuf_addch(out, c);
-		i++;
-	}
-	return in_string ? -1 : 0;
-}
 
 /*
  * Read path into text as one compact line of strict JSON holding an object, its
@@ -72,7 +29,7 @@ int zl_push_json_compact(const char *in, size_t len, struct strbuf *out, size_t 
 static int read_json_object(const char *path, int optional, struct strbuf *text, cJSON **parsed,
 			    struct strbuf *err)
 {
-	struct strbuf raw = STRBUF_INIT;
+	struct strbuf raw = STRBUF_INIT, why = STRBUF_INIT;
 	size_t replaced;
 	cJSON *j;
 
@@ -83,14 +40,15 @@ static int read_json_object(const char *path, int optional, struct strbuf *text,
 			return 1;
 		return zl_error(err, "cannot read '%s': %s", path, strerror(saved));
 	}
-	if (zl_push_json_compact(raw.buf, raw.len, text, &replaced)) {
-		strbuf_release(&raw);
-		return zl_error(err, "'%s' is not valid JSON (unterminated string)", path);
-	}
+	/* the text is sent as read: it must be one JSON value and nothing else (no NUL, no tail) */
+	j = zl_json_parse_python(raw.buf, raw.len, text, &replaced, &why);
 	strbuf_release(&raw);
-	j = cJSON_ParseWithLength(text->buf, text->len);
-	if (!j)
-		return zl_error(err, "'%s' is not valid JSON", path);
+	if (!j) {
+		zl_error(err, "'%s' is %s", path, why.buf);
+		strbuf_release(&why);
+		return -1;
+	}
+	strbuf_release(&why);
 	if (!cJSON_IsObject(j)) {
 		cJSON_Delete(j);
 		return zl_error(err, "'%s' does not hold a JSON object", path);

@@ -8,6 +8,7 @@
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/json.h"
+#include "zlbench/pyjson.h"
 #include "zlbench/runload.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
@@ -247,10 +248,10 @@ static void load_detail(struct zl_run *run, const char *op_key, const cJSON *det
 static void load_results(struct zl_run *run)
 {
 	char *path = zl_path_join(run->dir, "results.json");
-	struct strbuf text = STRBUF_INIT;
+	struct strbuf text = STRBUF_INIT, why = STRBUF_INIT;
 	cJSON *root = NULL;
 	const cJSON *op_entry;
-	size_t odd = 0, i, errors = 0, nulls = 0;
+	size_t odd = 0, i, errors = 0, nulls = 0, nonfinite = 0;
 
 	if (strbuf_read_file(&text, path) < 0) {
 		if (errno == ENOENT)
@@ -259,9 +260,10 @@ static void load_results(struct zl_run *run)
 			strvec_pushf(&run->notes, "cannot read '%s': %s", path, strerror(errno));
 		goto out;
 	}
-	root = cJSON_ParseWithLength(text.buf, text.len);
+	/* FlagGems writes with json.dump: a NaN or Infinity is a missing value, not an unreadable file */
+	root = zl_json_parse_python(text.buf, text.len, NULL, &nonfinite, &why);
 	if (!cJSON_IsObject(root)) {
-		strvec_pushf(&run->notes, "cannot parse '%s': not a json object", path);
+		strvec_pushf(&run->notes, "cannot parse '%s': %s", path, root ? "not a json object" : why.buf);
 		goto out;
 	}
 	run->has_results = 1;
@@ -290,9 +292,13 @@ static void load_results(struct zl_run *run)
 		strvec_pushf(&run->notes, "results.json: %zu shapes carry an error_msg", errors);
 	if (nulls)
 		strvec_pushf(&run->notes, "results.json: %zu shapes have no latency", nulls);
+	if (nonfinite)
+		strvec_pushf(&run->notes, "results.json: %zu NaN/Infinity numbers read as missing values",
+			     nonfinite);
 out:
 	cJSON_Delete(root);
 	strbuf_release(&text);
+	strbuf_release(&why);
 	free(path);
 }
 
@@ -432,7 +438,7 @@ static void load_timer(struct zl_run *run)
 		lineno++;
 		if (!*line)
 			continue;
-		rec = cJSON_Parse(line);
+		rec = zl_json_parse_python(line, strlen(line), NULL, NULL, NULL);
 		if (!cJSON_IsObject(rec))
 			bad++;
 		else if (!attach_timer(run, rec, &seen, &nr_seen, &alloc_seen, &bad_samples))
@@ -511,6 +517,28 @@ static void load_identity_fields(struct zl_run *run)
 	run->exit_code = isnan(d) ? -1 : (long)d;
 	d = json_number(zl_json_path(id, "tuner_cache.winners_before"));
 	run->winners_before = isnan(d) ? -1 : (long)d;
+}
+
+int zl_run_load_with_identity(const char *dir, cJSON *identity, struct zl_run *run, struct strbuf *err)
+{
+	if (!zl_is_dir(dir)) {
+		cJSON_Delete(identity);
+		return zl_error(err, "'%s' is not a run directory: no such directory", dir);
+	}
+	run->dir = zl_absolute_path(dir);
+	run->identity = identity;
+	if (!cJSON_IsObject(run->identity)) {
+		zl_run_release(run);
+		return zl_error(err, "the identity of '%s' is not a json object", dir);
+	}
+	load_identity_fields(run);
+	if (!run->run_id) {
+		zl_run_release(run);
+		return zl_error(err, "the identity of '%s' has no run_id", dir);
+	}
+	load_results(run);
+	load_timer(run);
+	return 0;
 }
 
 int zl_run_load(const char *dir, struct zl_run *run, struct strbuf *err)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "zlbench/cachesweep.h"
 #include "zlbench/child.h"
 #include "zlbench/error.h"
 #include "zlbench/facts.h"
@@ -168,7 +169,10 @@ int zl_run_facts_collect_before(struct zl_run_facts *f, const struct zl_settings
 	if (s->isolate) {
 		const char *tmp = getenv("TMPDIR");
 
-		if (zl_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "zlbench-caches-", &f->isolated_root, err))
+		if (zl_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", ZL_CACHE_PREFIX, &f->isolated_root, err))
+			return -1;
+		/* so that the next run can sweep it if this one is killed outright */
+		if (zl_cache_owner_write(f->isolated_root, 0, err))
 			return -1;
 		f->isolated_flaggems_cache = zl_path_join(f->isolated_root, "flaggems");
 		f->isolated_triton_cache = zl_path_join(f->isolated_root, "triton");
@@ -274,9 +278,15 @@ static void footer_autotune(const cJSON *id, FILE *out)
 			mode && !strcmp(mode, "off") ? " (records turned off)" : "");
 		return;
 	}
+	const cJSON *conflicts = cJSON_GetObjectItemCaseSensitive(a, "replay_conflicts");
+
 	fprintf(out, "autotune:    %s: recorded %s, pinned %s, missed %s, no_tuner %s\n", mode ? mode : "?",
 		count_text(a, "recorded", b1), count_text(a, "pinned", b2), count_text(a, "missed", b3),
 		count_text(a, "no_tuner", b4));
+	if (cJSON_GetArraySize(conflicts) > 0)
+		zl_print_warning("the replay source records %d autotune key%s with two different configs: the last "
+				 "one read was pinned (autotune.replay_conflicts in run_identity.json lists them)",
+				 cJSON_GetArraySize(conflicts), cJSON_GetArraySize(conflicts) == 1 ? "" : "s");
 }
 
 static void footer_foreign(const cJSON *id, FILE *out)

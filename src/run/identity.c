@@ -8,6 +8,8 @@
 #include "zlbench/fsutil.h"
 #include "zlbench/identity.h"
 #include "zlbench/json.h"
+#include "zlbench/pyjson.h"
+#include "zlbench/runload.h"
 #include "zlbench/tunercache.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
@@ -15,7 +17,10 @@
 
 static const char *const secret_words[] = { "TOKEN", "SECRET", "PASSWORD", "KEY", NULL };
 /* Every backend's runs record these; the backend adds its vendor's own (backends/table.c). */
-static const char *const env_prefixes[] = { "ZL_", "FLAGGEMS_", "GEMS_", "TRITON_", "MLIR_", "LLVM_", NULL };
+/* and pytest's variables that change what it runs (not PYTEST_CURRENT_TEST, which only reports) */
+static const char *const env_prefixes[] = { "ZL_", "FLAGGEMS_", "GEMS_", "TRITON_", "MLIR_", "LLVM_",
+					    "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
+					    NULL };
 
 int zl_env_name_is_secret(const char *name)
 {
@@ -111,8 +116,9 @@ static cJSON *plugin_json(const char *run_dir, const char *name)
 	struct strbuf text = STRBUF_INIT;
 	cJSON *doc = NULL;
 
+	/* the plugins write with json.dump: a NaN must not drop the whole file */
 	if (strbuf_read_file(&text, path) >= 0)
-		doc = cJSON_Parse(text.buf);
+		doc = zl_json_parse_python(text.buf, text.len, NULL, NULL, NULL);
 	strbuf_release(&text);
 	free(path);
 	return doc ? doc : cJSON_CreateNull();
@@ -240,21 +246,21 @@ static cJSON *env_object(const char *name)
 	return doc;
 }
 
-int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf,
-		      const struct zl_plan *plan, const struct zl_run_facts *f,
-		      const struct strvec *child_argv, const struct strvec *child_env,
-		      const char *const *self_argv, struct strbuf *err)
+cJSON *zl_identity_build(const struct zl_settings *s, const struct zl_preflight *pf,
+			 const struct zl_plan *plan, const struct zl_run_facts *f,
+			 const struct strvec *child_argv, const struct strvec *child_env,
+			 const char *const *self_argv, struct strbuf *err)
 {
 	struct jb jb = { 0 };
 	cJSON *root = cJSON_CreateObject(), *o;
 	char started[32], finished[32];
-	char *text = NULL, *path;
 	const char *op = pf->nodes.op ? pf->nodes.op : pf->nodes.marker;
 	int running = !strcmp(f->status, "running");
-	int rc;
 
-	if (!root)
-		return zl_error(err, "out of memory building run_identity.json");
+	if (!root) {
+		zl_error(err, "out of memory building run_identity.json");
+		return NULL;
+	}
 	zl_utc_iso8601(started, f->started_epoch);
 	zl_utc_iso8601(finished, f->finished_epoch);
 
@@ -325,7 +331,8 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 	if ((o = add(&jb, root, "autotune", cJSON_CreateObject()))) {
 		cJSON *summary = plugin_json(pf->out_dir, "autotune_summary.json");
 		/* kernels: the tuned ones, so compare can tell whether two runs share a tuner's winners */
-		static const char *const keys[] = { "recorded", "pinned", "missed", "no_tuner", "kernels", NULL };
+		static const char *const keys[] = { "recorded", "pinned", "missed", "no_tuner", "kernels",
+						    "replay_conflicts", NULL };
 		const char *const *k;
 
 		add_str(&jb, o, "mode", s->replay_from ? "replay" : s->autotune_records ? "record" : "off");
@@ -373,15 +380,26 @@ int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf
 
 	if (jb.failed) {
 		cJSON_Delete(root);
-		return zl_error(err, "out of memory building run_identity.json");
+		zl_error(err, "out of memory building run_identity.json");
+		return NULL;
 	}
-	text = cJSON_Print(root);
-	cJSON_Delete(root);
-	if (!text)
-		return zl_error(err, "out of memory printing run_identity.json");
+	return root;
+}
+
+int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf,
+		      const struct zl_plan *plan, const struct zl_run_facts *f,
+		      const struct strvec *child_argv, const struct strvec *child_env,
+		      const char *const *self_argv, struct strbuf *err)
+{
+	cJSON *doc = zl_identity_build(s, pf, plan, f, child_argv, child_env, self_argv, err);
+	char *path;
+	int rc;
+
+	if (!doc)
+		return -1;
 	path = zl_path_join(pf->out_dir, "run_identity.json");
-	rc = zl_write_file_atomic(path, text, strlen(text), err);
+	rc = zl_json_write_atomic(path, doc, err);
+	cJSON_Delete(doc);
 	free(path);
-	free(text);
 	return rc;
 }

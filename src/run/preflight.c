@@ -358,7 +358,10 @@ char *zl_default_run_dir(const struct zl_settings *s, const struct zl_nodes *nod
 		       stamp, s->backend ? s->backend->name : "none", label);
 }
 
-/* The nearest existing ancestor of path when it is not a directory (caller frees), else NULL. */
+/*
+ * The nearest existing ancestor of path when it is not a directory, or a symbolic link to
+ * nothing (mkdir fails on both only at claim time), caller frees; else NULL.
+ */
 static char *existing_non_dir_parent(const char *path)
 {
 	char *p = xstrdup(path);
@@ -375,6 +378,8 @@ static char *existing_non_dir_parent(const char *path)
 				break;
 			return p;
 		}
+		if (!lstat(p, &st))
+			return p;
 	}
 	free(p);
 	return NULL;
@@ -397,8 +402,16 @@ static int check_out_dir(struct zl_preflight *pf, struct strbuf *msg)
 	pf->out_dir = dir;
 	free(s->out_default);
 	s->out_default = s->v[ZL_SET_OUT].raw ? NULL : xstrdup(dir);
+	/* RUN_DIR=<path> is the last line scripts read: a newline in it would forge another */
+	if (zl_has_control_char(dir))
+		return zl_error(msg, "run directory '%s' (from %s) contains a control character: zlbench "
+				"prints it as RUN_DIR=<path> for scripts", dir,
+				s->v[ZL_SET_OUT].raw ? s->v[ZL_SET_OUT].from : s->v[ZL_SET_RUNS_DIR].from);
 	if (s->v[ZL_SET_OUT].raw && !stat(dir, &st) && !S_ISDIR(st.st_mode))
 		return zl_error(msg, "run directory '%s' (from %s) exists and is not a directory", dir,
+				s->v[ZL_SET_OUT].from);
+	if (s->v[ZL_SET_OUT].raw && stat(dir, &st) && !lstat(dir, &st))
+		return zl_error(msg, "run directory '%s' (from %s) is a symbolic link to nothing", dir,
 				s->v[ZL_SET_OUT].from);
 	/* the directory is made at claim time; a file where a parent should be would fail only then */
 	blocker = existing_non_dir_parent(dir);
@@ -435,9 +448,14 @@ const struct zl_check zl_checks[] = {
 
 void zl_preflight_report_failure(const char *check, const char *msg)
 {
+	struct strbuf line = STRBUF_INIT;
+
+	/* one line: a path with a newline must not forge another PREFLIGHT_FAILED */
+	strbuf_add_printable(&line, msg);
 	fprintf(stderr, "PREFLIGHT_FAILED check=%s\n", check);
-	fprintf(stderr, "zlbench: preflight '%s' failed: %s\n", check, msg);
+	fprintf(stderr, "zlbench: preflight '%s' failed: %s\n", check, line.buf);
 	fflush(stderr);
+	strbuf_release(&line);
 }
 
 int zl_preflight_run(struct zl_preflight *pf, int all, FILE *report,
@@ -456,8 +474,13 @@ int zl_preflight_run(struct zl_preflight *pf, int all, FILE *report,
 				strbuf_reset(msg);
 				strbuf_addf(msg, "%s; hint: %s", one.buf, c->hint);
 			}
-			if (report)
-				fprintf(report, "FAILED  %-15s %s; hint: %s\n", c->name, one.buf, c->hint);
+			if (report) {
+				struct strbuf line = STRBUF_INIT;
+
+				strbuf_add_printable(&line, one.buf);
+				fprintf(report, "FAILED  %-15s %s; hint: %s\n", c->name, line.buf, c->hint);
+				strbuf_release(&line);
+			}
 			rc = -1;
 			strbuf_release(&one);
 			if (!all)

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,8 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "zlbench/cachesweep.h"
 #include "zlbench/child.h"
 #include "zlbench/error.h"
 #include "zlbench/facts.h"
@@ -67,7 +70,7 @@ static const char *plugin_instead(const char *name)
 	return "zlbench needs it for a truthful run";
 }
 
-static int check_plugin_arg(const char *arg, const char *value, struct strbuf *err)
+static int check_plugin_arg(const char *arg, const char *value, const char *where, struct strbuf *err)
 {
 	struct strbuf v = STRBUF_INIT;
 	int rc = 0;
@@ -76,29 +79,31 @@ static int check_plugin_arg(const char *arg, const char *value, struct strbuf *e
 	strbuf_addstr(&v, value);
 	strbuf_trim(&v);
 	if (zl_starts_with(v.buf, "no:") && zl_starts_with(v.buf + 3, "zl_"))
-		rc = zl_error(err, "'%s' after '--' would disable zlbench's plugin '%s': %s", arg, v.buf + 3,
+		rc = zl_error(err, "'%s' %s would disable zlbench's plugin '%s': %s", arg, where, v.buf + 3,
 			      plugin_instead(v.buf + 3));
 	strbuf_release(&v);
 	return rc;
 }
 
-int zl_run_check_passthrough(const struct zl_settings *s, struct strbuf *err)
+/* The pytest arguments in words (where: "after '--'", "in PYTEST_ADDOPTS") that zlbench owns. */
+static int check_pytest_words(const struct zl_settings *s, const struct strvec *words, const char *where,
+			      struct strbuf *err)
 {
 	/* resolve.c: -m OP goes with OP unless TEST_NODE wins */
 	int marker = s->v[ZL_SET_OP].raw && !s->v[ZL_SET_TEST_NODE].raw;
 	int options = 1;  /* argparse: after a lone "--" every word is a path */
 	size_t i;
 
-	for (i = 0; i < s->passthrough.nr; i++) {
-		const char *a = s->passthrough.v[i];
-		const char *next = i + 1 < s->passthrough.nr ? s->passthrough.v[i + 1] : "";
+	for (i = 0; i < words->nr; i++) {
+		const char *a = words->v[i];
+		const char *next = i + 1 < words->nr ? words->v[i + 1] : "";
 		const struct owned_option *o;
 		const char *c;
 
 		/* -p is read by pytest's own pre-parse, which does not stop at "--" */
-		if (!strcmp(a, "-p") && check_plugin_arg("-p", next, err))
+		if (!strcmp(a, "-p") && check_plugin_arg("-p", next, where, err))
 			return -1;
-		if (zl_starts_with(a, "-p") && a[2] && check_plugin_arg(a, a + 2, err))
+		if (zl_starts_with(a, "-p") && a[2] && check_plugin_arg(a, a + 2, where, err))
 			return -1;
 		if (!options)
 			continue;
@@ -111,7 +116,7 @@ int zl_run_check_passthrough(const struct zl_settings *s, struct strbuf *err)
 				size_t n = strlen(o->name);
 
 				if (!strncmp(a, o->name, n) && (!a[n] || a[n] == '='))
-					return zl_error(err, "'%s' after '--' would override %s: %s", o->name,
+					return zl_error(err, "'%s' %s would override %s: %s", o->name, where,
 							o->what, o->instead);
 			}
 			continue;
@@ -122,11 +127,87 @@ int zl_run_check_passthrough(const struct zl_settings *s, struct strbuf *err)
 		for (c = a + 1; *c && strchr(short_flags, *c); c++)
 			;
 		if (*c == 'm')
-			return zl_error(err, "'%s' after '--' would replace the run's '-m %s': narrow the tests "
-					"with -k EXPR after '--', or use --test-node / TEST_NODE", a,
+			return zl_error(err, "'%s' %s would replace the run's '-m %s': narrow the tests "
+					"with -k EXPR after '--', or use --test-node / TEST_NODE", a, where,
 					s->v[ZL_SET_OP].raw);
 	}
 	return 0;
+}
+
+/*
+ * Split text as Python's shlex.split() does (POSIX mode, no comments), which is how
+ * pytest reads PYTEST_ADDOPTS. -1 with err on an open quote or a trailing backslash
+ * (pytest would stop there too).
+ */
+static int shlex_split(const char *text, struct strvec *out, struct strbuf *err)
+{
+	struct strbuf word = STRBUF_INIT;
+	const char *p = text;
+	int in_word = 0, rc = 0;
+
+	for (; *p; p++) {
+		if (strchr(" \t\r\n", *p)) {
+			if (in_word)
+				strvec_push(out, word.buf);
+			strbuf_reset(&word);
+			in_word = 0;
+			continue;
+		}
+		in_word = 1;
+		if (*p == '\\') {
+			if (!p[1]) {
+				rc = zl_error(err, "PYTEST_ADDOPTS ends with a lone backslash");
+				goto out;
+			}
+			strbuf_addch(&word, *++p);
+		} else if (*p == '\'') {
+			const char *end = strchr(p + 1, '\'');
+
+			if (!end) {
+				rc = zl_error(err, "PYTEST_ADDOPTS has no closing quotation");
+				goto out;
+			}
+			strbuf_add(&word, p + 1, (size_t)(end - p - 1));
+			p = end;
+		} else if (*p == '"') {
+			for (p++; *p && *p != '"'; p++) {
+				if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+					p++;
+				strbuf_addch(&word, *p);
+			}
+			if (!*p) {
+				rc = zl_error(err, "PYTEST_ADDOPTS has no closing quotation");
+				goto out;
+			}
+		} else {
+			strbuf_addch(&word, *p);
+		}
+	}
+	if (in_word)
+		strvec_push(out, word.buf);
+out:
+	strbuf_release(&word);
+	return rc;
+}
+
+int zl_run_check_passthrough(const struct zl_settings *s, struct strbuf *err)
+{
+	const char *addopts = getenv("PYTEST_ADDOPTS");
+	struct strvec words = STRVEC_INIT;
+	int rc;
+
+	if (check_pytest_words(s, &s->passthrough, "after '--'", err))
+		return -1;
+	if (!addopts || !*addopts)
+		return 0;
+	/* pytest puts these before zlbench's argv: a lone "--" would make zlbench's options paths */
+	rc = shlex_split(addopts, &words, err);
+	if (!rc && strvec_find(&words, "--") >= 0)
+		rc = zl_error(err, "'--' in PYTEST_ADDOPTS would turn zlbench's own pytest options into paths");
+	if (!rc)
+		rc = check_pytest_words(s, &words, "in PYTEST_ADDOPTS", err);
+	strvec_clear(&words);
+	return rc;
 }
 
 /*
@@ -154,6 +235,9 @@ static void cache_dir_env(struct strvec *env, const char *name, const char *isol
 	strvec_pushf(env, "%s=%s", name, abs);
 	free(abs);
 }
+
+/* Variables only zlbench itself reads, holding credentials: removed from the child's environment. */
+static const char *child_secrets[] = { "ZL_PUSH_TOKEN", "ZL_PUSH_URL", NULL };
 
 void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *pf,
 			const struct zl_plan *plan, const char *plugins_dir,
@@ -202,6 +286,8 @@ void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *
 	else
 		strvec_pushf(env, "PYTHONPATH=%s:%s", plugins_dir, src);
 	strvec_push(env, "PYTHONUNBUFFERED=1");
+	/* zlbench's own credentials: FlagGems and plugin code could read or log them */
+	strvec_pushv(env, child_secrets);
 
 	/* pin devices through the backend's own variable; no other vendor's variable survives */
 	for (i = 0; i < s->devices.nr; i++)
@@ -540,6 +626,42 @@ static char *first_error_line(const char *run_dir)
 	return found;
 }
 
+/* Signals that stop a run, by the names people send them with (kill -INT, Ctrl-C). */
+static const struct {
+	int sig;
+	const char *name;
+} stop_signals[] = {
+	{ SIGINT, "SIGINT" }, { SIGTERM, "SIGTERM" }, { SIGHUP, "SIGHUP" },
+};
+
+/*
+ * When the run was stopped (timeout, or a signal to zlbench or to pytest), what happened,
+ * not the traceback pytest printed on its way out; NULL when it was not stopped. Caller frees.
+ */
+static char *stop_reason(const struct supervised *sv, double timeout_s, const char *run_dir)
+{
+	char *path, *reason = NULL;
+	struct strbuf text = STRBUF_INIT;
+	size_t i;
+
+	if (sv->timed_out)
+		return xstrfmt("timeout after %g s", timeout_s);
+	for (i = 0; i < ZL_ARRAY_SIZE(stop_signals); i++)
+		if (sv->interrupt_sig == stop_signals[i].sig)
+			return xstrfmt("interrupted by %s", stop_signals[i].name);
+	if (sv->interrupt_sig)
+		return xstrfmt("interrupted by signal %d (%s)", sv->interrupt_sig, strsignal(sv->interrupt_sig));
+	/* pytest's own 2 after a SIGINT sent to it alone: its summary says KeyboardInterrupt */
+	if (!WIFEXITED(sv->status) || WEXITSTATUS(sv->status) != 2)
+		return NULL;
+	path = zl_path_join(run_dir, "pytest.log");
+	if (strbuf_read_file(&text, path) >= 0 && strstr(text.buf, "KeyboardInterrupt"))
+		reason = xstrdup("interrupted by SIGINT (pytest's KeyboardInterrupt)");
+	strbuf_release(&text);
+	free(path);
+	return reason;
+}
+
 /*
  * 1 when pytest's 2 means "stopped on errors during collection" (pytest's own summary
  * says "Interrupted: N error(s) during collection"), not a signal: a benchmark file that
@@ -565,6 +687,69 @@ static int collection_errors(const char *run_dir)
 	strbuf_release(&text);
 	free(path);
 	return found;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Tries of the final identity's write, and the wait before the second (doubled each time). */
+#define FINAL_WRITE_TRIES 3
+#define FINAL_WRITE_WAIT_S 0.5
+
+/*
+ * The final identity is what makes the run's status true on disk. A full disk may have
+ * room again a moment later, or once the run's own isolated caches are gone (they are
+ * removed before the second try: everything they were needed for is counted). 0, or -1
+ * with err after the last try.
+ */
+static int write_final_identity(const char *run_dir, const cJSON *doc, struct zl_run_facts *f, struct strbuf *err)
+{
+	char *path = zl_path_join(run_dir, "run_identity.json");
+	double wait = FINAL_WRITE_WAIT_S;
+	int i, rc = -1;
+
+	for (i = 0; i < FINAL_WRITE_TRIES && rc; i++) {
+		if (i) {
+			zl_run_facts_cleanup(f);
+			sleep_s(wait);
+			wait *= 2;
+		}
+		rc = zl_json_write_atomic(path, doc, err);
+	}
+	if (rc) {
+		struct strbuf why = STRBUF_INIT;
+
+		strbuf_addbuf(&why, err);
+		zl_error(err, "%s (%d tries)", why.buf, FINAL_WRITE_TRIES);
+		strbuf_release(&why);
+	}
+	free(path);
+	return rc;
+}
+
+/* Where the final status went when run_identity.json could not take it (never silently nowhere). */
+static void report_lost_identity(const char *run_dir, const struct zl_run_facts *f, const char *why,
+				 const char *db_path, const char *run_id)
+{
+	char *path = zl_path_join(run_dir, "run_identity.json");
+	/* the provisional one, unless the disk was full from the start */
+	const char *on_disk = zl_is_file(path) ? "run_identity.json still says 'running'"
+					       : "there is no run_identity.json";
+
+	zl_print_error("cannot write the final run_identity.json in '%s': %s", run_dir, why);
+	if (db_path)
+		zl_print_error("the run's final status (%s, exit %d) is stored in the history database '%s' "
+			       "(run %s) only; %s", f->status, f->exit_code, db_path, run_id ? run_id : "?", on_disk);
+	else
+		zl_print_error("the run's final status (%s, exit %d) could not be stored anywhere (history %s): %s",
+			       f->status, f->exit_code,
+			       zl_history_disabled() ? "off: ZL_NO_HISTORY" : "not written either", on_disk);
+	free(path);
 }
 
 /*
@@ -629,6 +814,8 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 	char *plugins_dir = zl_plugins_dir();
 	char *log_path = NULL;
 	const char *status;
+	cJSON *final_id = NULL;
+	char *identity_lost = NULL;   /* why the final identity is not on disk */
 	int exit_code = ZL_EXIT_INTERNAL, sig = 0, started = 0, finished = 0;
 
 	memset(&sv, 0, sizeof(sv));
@@ -644,6 +831,8 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 		exit_code = ZL_EXIT_USAGE;
 		goto done_early;
 	}
+	/* the isolated caches of runs killed outright (kill -9) are removed by the next one */
+	zl_cache_sweep_stale(NULL);
 	switch (claim_run_dir(s, pf, &err)) {
 	case 0:
 		break;
@@ -707,6 +896,9 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 		goto finish;
 	}
 	started = 1;
+	/* the caches stay in use while pytest's group lives, even if zlbench is killed */
+	if (f.isolated_root && zl_cache_owner_write(f.isolated_root, sv.cp.pid, &err))
+		zl_print_warning("%s", err.buf);
 	supervise(&sv, s->timeout_s);
 
 finish:
@@ -727,24 +919,31 @@ finish:
 			zl_preflight_report_failure("vendor", msg.buf);
 			f.reason = strbuf_detach(&msg, NULL);
 		} else if (strcmp(f.status, ZL_STATUS_PASSED)) {
-			f.reason = first_error_line(pf->out_dir);
-			if (!f.reason && sv.timed_out)
-				f.reason = xstrfmt("timeout after %g s", s->timeout_s);
-			else if (!f.reason && sig)
+			f.reason = stop_reason(&sv, s->timeout_s, pf->out_dir);
+			if (!f.reason)
+				f.reason = first_error_line(pf->out_dir);
+			if (!f.reason && sig)
 				f.reason = xstrfmt("killed by signal %d (%s)", sig, strsignal(sig));
 		}
 	}
 	f.exit_code = exit_code;
 	zl_run_facts_collect_after(&f, s, pf);
-	if (zl_identity_write(s, pf, &plan, &f, &sv.cp.args, &sv.cp.env, self_argv, &err))
+	final_id = zl_identity_build(s, pf, &plan, &f, &sv.cp.args, &sv.cp.env, self_argv, &err);
+	if (!final_id)
 		zl_print_error("%s", err.buf);
+	else if (write_final_identity(pf->out_dir, final_id, &f, &err))
+		identity_lost = strbuf_detach(&err, NULL);
 	{
 		/* one load of the finished run serves the summary and the history */
 		struct zl_run run;
 		struct zl_history *db = NULL;
+		int loaded, stored = 0;
 
 		zl_run_init(&run);
-		if (zl_run_load(pf->out_dir, &run, &err)) {
+		/* the identity that could not be written is the one the history gets */
+		loaded = identity_lost ? zl_run_load_with_identity(pf->out_dir, cJSON_Duplicate(final_id, 1), &run, &err)
+				       : zl_run_load(pf->out_dir, &run, &err);
+		if (loaded) {
 			zl_print_warning("cannot read the finished run: %s", err.buf);
 		} else {
 			if (zl_verbosity >= 0)
@@ -752,8 +951,13 @@ finish:
 			if (!zl_history_disabled() &&
 			    (zl_history_open(NULL, &db, &err) || zl_history_ingest_loaded(db, &run, &err)))
 				zl_print_warning("history not updated: %s", err.buf);
-			zl_history_close(db);
+			else
+				stored = !zl_history_disabled();
 		}
+		if (identity_lost)
+			report_lost_identity(pf->out_dir, &f, identity_lost, stored ? zl_history_path(db) : NULL,
+					     run.run_id);
+		zl_history_close(db);
 		zl_run_print_footer(&f, run.identity, stderr);
 		zl_run_release(&run);
 		strbuf_reset(&err);
@@ -779,6 +983,8 @@ done_early:
 	child_release(&sv.cp);
 	zl_run_facts_release(&f);
 	zl_plan_release(&plan);
+	cJSON_Delete(final_id);
+	free(identity_lost);
 	free(plugins_dir);
 	free(log_path);
 	strbuf_release(&err);
@@ -786,13 +992,23 @@ done_early:
 	return exit_code;
 }
 
+/* A figure of the summary: a missing one (null, NaN, Infinity in results.json) is "-", never "nan". */
+static void add_figure(struct strbuf *sb, int width, int prec, double v)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, " %*.*f", width, prec, v);
+	else
+		strbuf_addf(sb, " %*s", width, "-");
+}
+
 static void print_summary(const struct zl_run *run, FILE *out)
 {
+	struct strbuf line = STRBUF_INIT;
 	size_t i;
 
 	if (!run->has_results || !run->nr_results) {
 		fprintf(out, "(no results.json rows)\n");
-		return;
+		goto notes;
 	}
 	fprintf(out, "\n%-12s %-16s %-34s %12s %12s %9s\n", "op", "dtype", "shape", "torch ms", "gems ms", "speedup");
 	for (i = 0; i < run->nr_results; i++) {
@@ -802,9 +1018,17 @@ static void print_summary(const struct zl_run *run, FILE *out)
 		if (r->side != ZL_SIDE_GEMS)
 			continue;
 		t = zl_run_find(run, r->op, r->dtype, r->shape, r->occurrence, ZL_SIDE_TORCH);
-		fprintf(out, "%-12s %-16s %-34s %12.6f %12.6f %9.3f%s%s\n", r->op, r->dtype, r->shape,
-			t ? t->latency_ms : r->latency_base_ms, r->latency_ms, r->speedup,
-			r->error_msg ? "  error: " : "", r->error_msg ? r->error_msg : "");
+		strbuf_reset(&line);
+		strbuf_addf(&line, "%-12s %-16s %-34s", r->op, r->dtype, r->shape);
+		add_figure(&line, 12, 6, t ? t->latency_ms : r->latency_base_ms);
+		add_figure(&line, 12, 6, r->latency_ms);
+		add_figure(&line, 9, 3, r->speedup);
+		fprintf(out, "%s%s%s\n", line.buf, r->error_msg ? "  error: " : "", r->error_msg ? r->error_msg : "");
 	}
 	fputc('\n', out);
+notes:
+	/* what the table cannot show: rows without figures, a file that could not be read */
+	for (i = 0; i < run->notes.nr; i++)
+		fprintf(out, "note: %s\n", run->notes.v[i]);
+	strbuf_release(&line);
 }

@@ -26,8 +26,9 @@ fi
 ZL_PUSH_URL="$cred_url" ZL_MIRROR_URL="https://carol:mi-$$-s3cr3t@mirror.example/x?y=1" R --out p2
 expect_rc 0
 expect_requests c1 2
-[ "$(json_get p2/run_identity.json 'd["env"]["ZL_PUSH_URL"], d["env"]["ZL_MIRROR_URL"]')" = \
-	"('${URL/http:\/\//http://<redacted>@}', 'https://<redacted>@mirror.example/x?y=1')" ] ||
+# (ZL_PUSH_URL is zlbench's own: removed from the child's environment, so not recorded there)
+[ "$(json_get p2/run_identity.json '"ZL_PUSH_URL" in d["env"], d["env"]["ZL_MIRROR_URL"]')" = \
+	"(False, 'https://<redacted>@mirror.example/x?y=1')" ] ||
 	fail "env: $(json_get p2/run_identity.json 'd["env"]')"
 if grep -rqF -- "-$$-s3cr3t" p2 "$TMP/c1/req"; then
 	grep -rlF -- "-$$-s3cr3t" p2 "$TMP/c1/req" >&2

@@ -61,14 +61,17 @@ for r in rows:
     passed[r["op"]] = r
 assert sorted(passed) == ["batch_p01", "batch_p02", "batch_p03", "batch_p04"], passed.keys()
 assert passed["batch_p03"]["attempt"] == "1" and passed["batch_p04"]["attempt"] == "1"
-assert passed["batch_p01"]["attempt"] == "2" and passed["batch_p01"]["run_dir"] == "runs/batch_p01.2"
+# the latest attempt has the op's own path (what compare wants); the cut one is kept beside it
+assert passed["batch_p01"]["attempt"] == "2" and passed["batch_p01"]["run_dir"] == "runs/batch_p01"
+assert json.load(open(os.path.join(b, "runs/batch_p01/run_identity.json")))["status"] == "passed"
 for op in ("batch_p03", "batch_p04"):
-    assert not os.path.exists(os.path.join(b, "runs", op + ".2")), op + " ran again"
+    assert not os.path.exists(os.path.join(b, "runs", op + ".attempt1")), op + " ran again"
 # the runs the dead batch left behind ended their pytest and say so truthfully
 for op in ("batch_p01", "batch_p02"):
-    ident = json.load(open(os.path.join(b, "runs", op, "run_identity.json")))
+    ident = json.load(open(os.path.join(b, "runs", op + ".attempt1", "run_identity.json")))
     assert ident["status"] == "interrupted", (op, ident["status"])
-    probe = json.load(open(os.path.join(b, "runs", op, "batch_probe.json")))
+    assert os.path.isfile(os.path.join(b, "logs", op + ".attempt1.log")), op
+    probe = json.load(open(os.path.join(b, "runs", op + ".attempt1", "batch_probe.json")))
     assert probe["end"] is None, "the 60 s sleep of %s should have been cut short" % op
     try:
         os.kill(probe["pid"], 0)
@@ -90,7 +93,7 @@ PY
 run_zl batch --resume "$B" --progress plain
 expect_rc 0
 contains "$TMP/err" "batch_p04: attempt 1 finished (passed) before the batch could record it; recorded now"
-[ -e "$B/runs/batch_p04.2" ] && fail "batch_p04 ran again instead of being adopted"
+[ -e "$B/runs/batch_p04.attempt1" ] && fail "batch_p04 ran again instead of being adopted"
 lacks "$B/ops_status.csv" "batch_p09"
 case "$(rows "$B")" in
 *batch_p04:passed:1*) ;;
@@ -128,12 +131,13 @@ expect_rc 1
 unset ZL_BATCH_PLAN
 run_zl batch --resume "$B"
 expect_rc 1
-[ -e "$B/runs/batch_p07.2" ] && fail "a failed op is final without --retry-failed"
+[ -e "$B/runs/batch_p07.attempt1" ] && fail "a failed op is final without --retry-failed"
 run_zl batch --resume "$B" --retry-failed
 expect_rc 0
 [ "$(rows "$B" | tr ' ' '\n' | grep -c passed)" -eq 2 ] || fail "retry: $(rows "$B")"
-[ -d "$B/runs/batch_p07.2" ] || fail "batch_p07 not retried"
-[ -e "$B/runs/batch_p08.2" ] && fail "a passed op was retried"
+[ -d "$B/runs/batch_p07.attempt1" ] || fail "batch_p07 not retried (its failed attempt kept aside)"
+[ "$(json_get "$B/runs/batch_p07/run_identity.json" 'd["status"]')" = passed ] || fail "runs/batch_p07 is not the retry"
+[ -e "$B/runs/batch_p08.attempt1" ] && fail "a passed op was retried"
 
 # ---- usage ---------------------------------------------------------------------------------
 run_zl batch --resume "$B" --ops batch_p01

@@ -33,10 +33,17 @@ expect_rc 0
 contains "$TMP/out" "2 operators: 2 passed"
 "$ZL_TEST_PYTHON" - "$TMP/f" <<'PY' || fail "resume after a preflight failure"
 import csv, os, sys
-rows = [(r["op"], r["status"], r["attempt"], r["run_dir"])
+rows = [(r["op"], r["status"], r["attempt"], r["run_dir"], r["log"])
         for r in csv.DictReader(open(os.path.join(sys.argv[1], "ops_status.csv"), newline=""))]
-assert sorted(rows[:2]) == [("batch_p01", "preflight_failed", "1", ""), ("sleepy", "preflight_failed", "1", "")], rows
-assert sorted(rows[2:]) == [("batch_p01", "passed", "2", "runs/batch_p01.2"), ("sleepy", "passed", "2", "runs/sleepy.2")], rows
+# the latest attempt has the op's own paths; the earlier one (its log) was kept aside
+assert sorted(rows[:2]) == [("batch_p01", "preflight_failed", "1", "", "logs/batch_p01.attempt1.log"),
+                            ("sleepy", "preflight_failed", "1", "", "logs/sleepy.attempt1.log")], rows
+assert sorted(rows[2:]) == [("batch_p01", "passed", "2", "runs/batch_p01", "logs/batch_p01.log"),
+                            ("sleepy", "passed", "2", "runs/sleepy", "logs/sleepy.log")], rows
+for r in rows:
+    assert os.path.isfile(os.path.join(sys.argv[1], r[4])), r
+assert "PREFLIGHT_FAILED" in open(os.path.join(sys.argv[1], "logs/sleepy.attempt1.log")).read()
+assert "PREFLIGHT_FAILED" not in open(os.path.join(sys.argv[1], "logs/sleepy.log")).read()
 PY
 # the ops that passed stay passed
 run_zl batch --resume "$TMP/f" --progress plain

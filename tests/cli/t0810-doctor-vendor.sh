@@ -12,7 +12,16 @@ doctor --backend musa --flaggems-dir fg --op mm
 expect_failed_at vendor
 contains "$TMP/out" "flag_gems reports vendor 'nvidia' but backend 'musa' expects 'mthreads'"
 contains "$TMP/out" "imported from $TMP/fg/src/flag_gems/__init__.py"
+contains "$TMP/out" "flag_gems 0.0.0+doctor.fixture imported from"
 contains "$TMP/out" "run it with --backend cuda"
+
+# a FlagGems without __version__ (a checkout, as on the H200) is not "flag_gems None"
+fg_tree nover
+sed -i '/^__version__ = /d' nover/src/flag_gems/__init__.py
+doctor --backend musa --flaggems-dir nover --op mm
+expect_failed_at vendor
+contains "$TMP/out" "flag_gems (no __version__) imported from $TMP/nover/src/flag_gems/__init__.py"
+lacks "$TMP/out" "None"
 
 # a variable forcing FlagGems' vendor is named, and unsetting it is the fix
 GEMS_VENDOR=nvidia doctor --backend musa --flaggems-dir fg --op mm --json

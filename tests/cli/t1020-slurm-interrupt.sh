@@ -89,6 +89,12 @@ for i in range(1, 7):
     ran_before = any(r["status"] == "interrupted" for r in mine)
     want = "2" if ran_before else "1"
     assert passed[0]["attempt"] == want, mine
-    assert passed[0]["run_dir"] == "runs/" + op + (".2" if ran_before else ""), mine
+    # the latest attempt has the op's own path; a cut one is kept beside it, its row says where
+    assert passed[0]["run_dir"] == "runs/" + op, mine
+    for r in mine[:-1]:
+        if r["run_dir"]:
+            assert r["run_dir"] == "runs/%s.attempt1" % op, r
+            ident = json.load(open(os.path.join(B, r["run_dir"], "run_identity.json")))
+            assert ident["status"] == "interrupted", ident["status"]
 PY
 pass

@@ -11,6 +11,7 @@ the script; the last step repeats. Steps (comma-separated):
                 is given, 2xx replies {"ok": true, "request": n}
     NNN:TEXT    status NNN with TEXT as a text/plain body (no commas in TEXT)
     close       close the connection without replying (a transport error)
+    hang        read the request, then never reply (the client's own time limit ends it)
 With --tls-cert/--tls-key it speaks HTTPS. Each request n (from 1) is recorded before it is answered, as DIR/NNNN.json
 ({"method", "path", "headers", "step"}) and DIR/NNNN.body (raw bytes).
 """
@@ -20,6 +21,7 @@ import os
 import ssl
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 
@@ -36,8 +38,8 @@ def parse_script(text):
         step = raw.strip()
         if not step:
             continue
-        if step == "close":
-            steps.append(("close", None, None))
+        if step in ("close", "hang"):
+            steps.append((step, None, None))
             continue
         code, _, body = step.partition(":")
         if not code.isdigit() or not 100 <= int(code) <= 599:
@@ -78,10 +80,12 @@ def make_handler(collector):
                 "method": self.command,
                 "path": self.path,
                 "headers": {k: v for k, v in self.headers.items()},
-                "step": kind if kind == "close" else code,
+                "step": code if kind == "status" else kind,
             }
             write_atomic(base + ".json", json.dumps(meta, indent=1).encode())
-            if kind == "close":
+            if kind == "hang":
+                time.sleep(3600)
+            if kind in ("close", "hang"):
                 self.close_connection = True
                 return
             if text is not None:

@@ -371,3 +371,25 @@ def test_off_mode_records_nothing(bench):
     assert not os.path.exists(r.path("autotune_records"))
     s = r.json("plugins", "autotune_summary.json")
     assert (s["mode"], s["recorded"], s["no_tuner"]) == ("off", 0, 0)
+
+
+def test_load_records_reports_a_key_with_two_configs(tmp_path):
+    d = tmp_path / "autotune_records"
+    d.mkdir()
+    other = {"kwargs": {"BLOCK": 64}, "all_kwargs": {"BLOCK": 64}, "num_warps": 8}
+    (d / "a.json").write_text(json.dumps(record_doc()))
+    # the same kernel in a second file (a hand-merged copy): same key, another config; and an
+    # exact repeat of the first, which is no conflict
+    (d / "b.json").write_text(json.dumps(record_doc(entries=[
+        {"key": "[1]", "config": other},
+        {"key": "[2]", "config": GOOD_CONFIG}, {"key": "[2]", "config": GOOD_CONFIG}])))
+    conflicts = []
+    table = za.load_records(str(tmp_path), conflicts)
+    assert table["m.k"]["[1]"]["config"] == other  # the last one read is pinned
+    assert conflicts == [{"kernel": "m.k", "key": "[1]", "kept": "b.json", "dropped": "a.json"}]
+    line = za.conflict_warning(conflicts)
+    assert line.startswith("zl_autotune: warning: the replay source records 1 key with two different configs")
+    assert "m.k key [1]: b.json over a.json" in line
+    assert za.conflict_warning([]) is None
+    # without a list to fill it reads as before
+    assert list(za.load_records(str(tmp_path))["m.k"]) == ["[1]", "[2]"]

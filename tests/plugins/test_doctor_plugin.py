@@ -200,3 +200,12 @@ def test_collect_keeps_the_markexpr_the_user_gave(fg, tmp_path):
     doc, _ = run_doctor(fg, "collect", ["benchmark/test_mm.py", "-m", "mm", "-m", "slow"], tmp_path)
     assert doc["markexpr"] == "slow"
     assert doc["selected"] == [] and [i["nodeid"] for i in doc["items"]] == ["benchmark/test_mm.py::test_mm"]
+
+
+def test_module_version_is_none_without_a_version():
+    class Mod:
+        pass
+
+    assert zd.module_version(Mod) is None
+    Mod.__version__ = "4.1.0"
+    assert zd.module_version(Mod) == "4.1.0"

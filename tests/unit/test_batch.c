@@ -160,6 +160,124 @@ static void test_status_file(void **state)
 	rmtree(dir);
 }
 
+/* mkdir -p dir/rel (a run directory or a log's folder) */
+static void make_dir(const char *dir, const char *rel)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *path = zl_path_join(dir, rel);
+
+	assert_int_equal(zl_mkdir_p(path, &err), 0);
+	free(path);
+	strbuf_release(&err);
+}
+
+static int exists(const char *dir, const char *rel)
+{
+	char *path = zl_path_join(dir, rel);
+	int r = access(path, F_OK) == 0;
+
+	free(path);
+	return r;
+}
+
+static void test_attempts(void **state)
+{
+	char *dir = tmpdir();
+	char *log = zl_path_join(dir, "logs/mm.log");
+	struct zl_batch_status st;
+	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT, again = ZL_BATCH_ROWS_INIT;
+	struct zl_batch_row r;
+	struct zl_batch_attempts a;
+	struct strbuf err = STRBUF_INIT;
+	(void)state;
+
+	zl_batch_row_init(&r);
+	assert_int_equal(zl_batch_status_open(&st, dir, &rows, &err), 0);
+	/* nothing yet: attempt 1 */
+	zl_batch_attempts_find(dir, "mm", &rows, &a);
+	assert_int_equal(a.canonical, 0);
+	assert_int_equal(a.next, 1);
+
+	/* attempt 1 ran and was interrupted: it has a row naming the canonical paths */
+	make_dir(dir, "runs/mm");
+	make_dir(dir, "logs");
+	write_text(log, "attempt 1\n");
+	zl_batch_row_set(&r, ZL_BCOL_OP, "mm");
+	zl_batch_row_set(&r, ZL_BCOL_STATUS, "interrupted");
+	zl_batch_row_set(&r, ZL_BCOL_ATTEMPT, "1");
+	zl_batch_row_set(&r, ZL_BCOL_RUN_DIR, "runs/mm");
+	zl_batch_row_set(&r, ZL_BCOL_LOG, "logs/mm.log");
+	assert_int_equal(zl_batch_status_append(&st, &r, &err), 0);
+	zl_batch_rows_add(&rows, &r);
+	zl_batch_attempts_find(dir, "mm", &rows, &a);
+	assert_int_equal(a.canonical, 1);
+	assert_int_equal(a.canonical_has_row, 1);
+	assert_int_equal(a.next, 2);
+
+	/* it moves aside, and the row follows it; appends still reach the file */
+	assert_int_equal(zl_batch_archive_canonical(dir, "mm", a.canonical, &st, &rows, &err), 0);
+	assert_false(exists(dir, "runs/mm"));
+	assert_true(exists(dir, "runs/mm.attempt1"));
+	assert_true(exists(dir, "logs/mm.attempt1.log"));
+	assert_string_equal(rows.v[0].v[ZL_BCOL_RUN_DIR], "runs/mm.attempt1");
+	zl_batch_row_set(&r, ZL_BCOL_STATUS, "passed");
+	zl_batch_row_set(&r, ZL_BCOL_ATTEMPT, "2");
+	assert_int_equal(zl_batch_status_append(&st, &r, &err), 0);
+	zl_batch_status_close(&st);
+	assert_int_equal(zl_batch_status_open(&st, dir, &again, &err), 0);
+	assert_int_equal(again.nr, 2);
+	assert_string_equal(again.v[0].v[ZL_BCOL_RUN_DIR], "runs/mm.attempt1");
+	assert_string_equal(again.v[0].v[ZL_BCOL_LOG], "logs/mm.attempt1.log");
+	assert_string_equal(again.v[1].v[ZL_BCOL_STATUS], "passed");
+	zl_batch_attempts_find(dir, "mm", &again, &a);
+	assert_int_equal(a.next, 3);
+
+	/* canonical paths without a row (a batch killed while it ran): one past every other attempt */
+	make_dir(dir, "runs/sum");
+	make_dir(dir, "runs/sum.attempt1");
+	zl_batch_attempts_find(dir, "sum", &again, &a);
+	assert_int_equal(a.canonical, 2);
+	assert_int_equal(a.canonical_has_row, 0);
+	assert_int_equal(a.next, 3);
+	/* an earlier zlbench's layout: runs/<op> was attempt 1, runs/<op>.2 attempt 2 */
+	make_dir(dir, "runs/add");
+	make_dir(dir, "runs/add.2");
+	zl_batch_row_set(&r, ZL_BCOL_OP, "add");
+	zl_batch_row_set(&r, ZL_BCOL_STATUS, "interrupted");
+	zl_batch_row_set(&r, ZL_BCOL_ATTEMPT, "1");
+	zl_batch_row_set(&r, ZL_BCOL_RUN_DIR, "runs/add");
+	zl_batch_rows_add(&again, &r);
+	zl_batch_row_set(&r, ZL_BCOL_ATTEMPT, "2");
+	zl_batch_row_set(&r, ZL_BCOL_RUN_DIR, "runs/add.2");
+	zl_batch_rows_add(&again, &r);
+	zl_batch_attempts_find(dir, "add", &again, &a);
+	assert_int_equal(a.canonical, 1);
+	assert_int_equal(a.next, 3);
+	/* a batch killed between rewriting the rows and moving the paths: the move is done again */
+	make_dir(dir, "runs/cut");
+	zl_batch_row_set(&r, ZL_BCOL_OP, "cut");
+	zl_batch_row_set(&r, ZL_BCOL_ATTEMPT, "1");
+	zl_batch_row_set(&r, ZL_BCOL_RUN_DIR, "runs/cut.attempt1");
+	zl_batch_rows_add(&again, &r);
+	zl_batch_attempts_find(dir, "cut", &again, &a);
+	assert_int_equal(a.canonical, 1);
+	assert_int_equal(a.next, 2);
+	assert_int_equal(zl_batch_archive_canonical(dir, "cut", a.canonical, &st, &again, &err), 0);
+	assert_true(exists(dir, "runs/cut.attempt1"));
+	/* an attempt that never started (no row, no paths) gives its number again */
+	zl_batch_attempts_find(dir, "bmm", &again, &a);
+	assert_int_equal(a.canonical, 0);
+	assert_int_equal(a.next, 1);
+
+	zl_batch_status_close(&st);
+	zl_batch_rows_release(&rows);
+	zl_batch_rows_release(&again);
+	zl_batch_row_release(&r);
+	strbuf_release(&err);
+	free(log);
+	rmtree(dir);
+}
+
 static void test_status_words(void **state)
 {
 	(void)state;
@@ -279,8 +397,12 @@ static void test_order(void **state)
 	name = zl_batch_attempt_name("mm", 1);
 	assert_string_equal(name, "mm");
 	free(name);
+	/* the attempt that runs has the op's own name; an earlier one is kept as mm.attempt<K> */
 	name = zl_batch_attempt_name("mm", 3);
-	assert_string_equal(name, "mm.3");
+	assert_string_equal(name, "mm");
+	free(name);
+	name = zl_batch_archived_name("mm", 3);
+	assert_string_equal(name, "mm.attempt3");
 	free(name);
 }
 
@@ -581,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_row_roundtrip),
 		cmocka_unit_test(test_rows_cut_off_and_columns),
 		cmocka_unit_test(test_status_file),
+		cmocka_unit_test(test_attempts),
 		cmocka_unit_test(test_status_words),
 		cmocka_unit_test(test_identity_row),
 		cmocka_unit_test(test_ops),

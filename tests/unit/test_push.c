@@ -14,6 +14,7 @@
 #include "zlbench/push.h"
 #include "zlbench/push_doc.h"
 #include "zlbench/push_transport.h"
+#include "zlbench/pyjson.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/util.h"
 
@@ -63,12 +64,12 @@ static void test_json_compact(void **state)
 	size_t replaced;
 	(void)state;
 
-	assert_int_equal(zl_push_json_compact(in, strlen(in), &out, &replaced), 0);
+	assert_int_equal(zl_json_compact_python(in, strlen(in), &out, &replaced), 0);
 	assert_string_equal(out.buf, "{\"a b\":\"x \\\" NaN y\",\"n\":[1.2345678901234567e-05,null,"
 			    "null,null],\"s\":\"tab\\\\\"}");
 	assert_int_equal(replaced, 3);
 	strbuf_reset(&out);
-	assert_int_equal(zl_push_json_compact("{\"open", 6, &out, &replaced), -1);
+	assert_int_equal(zl_json_compact_python("{\"open", 6, &out, &replaced), -1);
 	strbuf_release(&out);
 }
 
@@ -213,7 +214,7 @@ static void test_build_document(void **state)
 	/* with the real results.json: embedded byte for byte, whitespace aside */
 	dst = zl_path_join(run, "results.json");
 	assert_int_equal(zl_write_file_atomic(dst, raw.buf, raw.len, &err), 0);
-	assert_int_equal(zl_push_json_compact(raw.buf, raw.len, &compact, &replaced), 0);
+	assert_int_equal(zl_json_compact_python(raw.buf, raw.len, &compact, &replaced), 0);
 	assert_int_equal(zl_push_build_document(run, &doc, &name, &err), 0);
 	assert_non_null(strstr(doc, compact.buf));
 	assert_non_null(strstr(doc, "0.8096417317728881")); /* cJSON's re-print would round it */

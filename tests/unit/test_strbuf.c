@@ -100,6 +100,18 @@ static void test_options(void **state)
 	strbuf_release(&err);
 }
 
+static void test_add_printable(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	strbuf_add_printable(&sb, "a\nb\r\t\x1b[2J\x7fz");
+	assert_string_equal(sb.buf, "a\\nb\\r\\t\\x1b[2J\\x7fz");
+	assert_int_equal(zl_has_control_char("plain/path"), 0);
+	assert_int_equal(zl_has_control_char("x\ny"), 1);
+	assert_int_equal(zl_has_control_char("x\x7f"), 1);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -108,6 +120,7 @@ int main(void)
 		cmocka_unit_test(test_parse_bool),
 		cmocka_unit_test(test_edit_distance),
 		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_add_printable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
