@@ -36,6 +36,7 @@ that shape with the graph timer, then direct.
 
 import bisect
 import gc
+import re
 import time
 
 import zl_clock
@@ -44,6 +45,12 @@ import zl_device as zd
 import zl_sampling
 
 RANGE_PREFIX = "zl_call#"
+# The runtime and driver API calls that launch device work, as CUPTI/roctracer name them
+# (cudaLaunchKernel, cuLaunchKernelEx, cudaMemsetAsync, hipLaunchKernel, hipExtModule...,
+# musaLaunchKernel): the vendors' API prefixes followed by a capital letter. Used only to
+# tell a launch that no op encloses from a torch op whose id collides with its correlation
+# id; kernels are never matched by name.
+_API_CALL = re.compile(r"^(?:cuda|cu|hip|hsa|musa|mu)[A-Z_]")
 # More than this fraction of a batch's calls without any device activity: the
 # profiler is not seeing this op's work, so its figures would be of the others.
 MAX_MISSING_FRACTION = 0.1
@@ -184,13 +191,21 @@ def _locate(d, ranges, cpu_by_corr):
             found.add(idx)
             continue
         for op in cpu_by_corr.get(op_id, ()):
-            if op.linked == 0:
+            # an op has no linked id and is no API call (a launch no op encloses has
+            # linked 0 too, and its runtime id may equal this op id)
+            if op.linked == 0 and not _API_CALL.match(op.name):
                 idx = ranges.at(op.tid, op.start)
                 if idx is not None:
                     found.add(idx)
     if found:
         return _one(found)
-    # No op to go by: the launch's own timestamp on its thread.
+    # No op to go by: the launch's own timestamp on its thread. A launch that no op
+    # encloses (a Triton kernel launched from Python inside the call's range: torch
+    # links runtime events to ops only, never to record_function ranges) has linked 0;
+    # it is told from a torch op with a colliding id by being an API call.
+    if not launches:
+        launches = [c for c in cpu_by_corr.get(d.corr, ())
+                    if c.linked == 0 and _API_CALL.match(c.name)]
     found = set()
     for c in launches:
         idx = ranges.at(c.tid, c.start)

@@ -50,19 +50,42 @@ def test_memset_beside_the_kernel_belongs_to_the_same_call():
     assert samples == [pytest.approx(500 / 1e6)] and counts == [2] and missing == 0
 
 
-def test_two_kernels_of_one_call_without_an_op_link_to_the_range_itself():
-    # A Triton op launched from Python: no torch op open, the range is the innermost one.
+def test_two_kernels_of_one_call_without_an_op_are_placed_by_their_launches():
+    # A Triton op launched from Python: no torch op is open, and torch never links a
+    # launch to a record_function range, so the launches carry linked 0 (as on an H200,
+    # torch 2.11: cuLaunchKernelEx of a Triton kernel inside "zl_call#0", linked=0). The
+    # launch's own time on its thread places it.
     events = [
-        rng(0, 100, 200, corr=3), launch(110, corr=1, linked=3), launch(150, corr=2, linked=3),
-        rng(1, 300, 400, corr=4), launch(310, corr=3, linked=4), launch(350, corr=4, linked=4),
-        act("k1", 1000, 1100, corr=1, linked=3), act("k2", 1100, 1300, corr=2, linked=3),
-        act("k1", 2000, 2100, corr=3, linked=4), act("k2", 2150, 2250, corr=4, linked=4),
+        rng(0, 100, 200, corr=3), launch(110, corr=1, linked=0, name="cuLaunchKernelEx"),
+        launch(150, corr=2, linked=0, name="cuLaunchKernelEx"),
+        rng(1, 300, 400, corr=4), launch(310, corr=3, linked=0, name="cuLaunchKernelEx"),
+        launch(350, corr=4, linked=0, name="cuLaunchKernelEx"),
+        act("k1", 1000, 1100, corr=1), act("k2", 1100, 1300, corr=2),
+        act("k1", 2000, 2100, corr=3), act("k2", 2150, 2250, corr=4),
     ]
     a = pt.attribute(events)
     assert spans(a) == {0: [(1000, 1100), (1100, 1300)], 1: [(2000, 2100), (2150, 2250)]}
     samples, counts, _ = pt.call_samples(a, 2)
     assert samples == [pytest.approx(300 / 1e6), pytest.approx(250 / 1e6)]
     assert counts == [2, 2]
+
+
+def test_an_unlinked_launch_is_not_confused_with_an_op_of_the_same_id():
+    # Torch's op ids and the runtime's correlation ids collide: aten::zero_ (op id 7,
+    # the flush, outside every range) shares id 7 with the Triton launch of call 1. Only
+    # the API call places the kernel; the op is no launch.
+    events = [
+        op("aten::zero_", 50, 60, corr=7),
+        rng(0, 100, 200, corr=8), launch(120, corr=6, linked=0, name="cuLaunchKernelEx"),
+        rng(1, 300, 400, corr=9), launch(320, corr=7, linked=0, name="cuLaunchKernelEx"),
+        act("k", 1000, 1100, corr=6), act("k", 2000, 2100, corr=7),
+    ]
+    a = pt.attribute(events)
+    assert spans(a) == {0: [(1000, 1100)], 1: [(2000, 2100)]}
+    assert a.unattributed == 0 and a.ambiguous == 0
+    # without the launch event, the colliding op alone places nothing
+    a = pt.attribute([e for e in events if not (e.name == "cuLaunchKernelEx" and e.corr == 7)])
+    assert spans(a) == {0: [(1000, 1100)]} and a.unattributed == 1
 
 
 def test_the_flush_between_calls_is_nobodys():
@@ -134,11 +157,22 @@ def test_an_activity_whose_launch_is_missing_follows_its_own_link():
     assert spans(pt.attribute(events)) == {0: [(1000, 1200)]}
 
 
-def test_two_calls_claiming_one_activity_make_it_ambiguous():
-    # The linked id names two ops (torch's and a colliding unlinked runtime event's
-    # ids are equal) in two different calls: nobody gets it.
+def test_a_runtime_event_sharing_the_ops_id_does_not_claim_its_activity():
+    # The linked id 40 names torch's op aten::a in call 0, and a colliding unlinked
+    # runtime event (its own runtime id is 40) sits in call 1: an API call is no op,
+    # so call 0 gets the kernel.
     events = [rng(0, 100, 200, corr=1), rng(1, 300, 400, corr=2),
               op("aten::a", 110, 120, corr=40), op("cudaStreamSynchronize", 310, 320, corr=40),
+              launch(115, corr=41, linked=40), act("k", 1000, 1010, corr=41, linked=40)]
+    a = pt.attribute(events)
+    assert spans(a) == {0: [(1000, 1010)]} and a.ambiguous == 0
+
+
+def test_two_calls_claiming_one_activity_make_it_ambiguous():
+    # Two ops of one id in two calls (torch never reuses an op id; a trace that does
+    # cannot be trusted): nobody gets the activity.
+    events = [rng(0, 100, 200, corr=1), rng(1, 300, 400, corr=2),
+              op("aten::a", 110, 120, corr=40), op("aten::b", 310, 320, corr=40),
               launch(115, corr=41, linked=40), act("k", 1000, 1010, corr=41, linked=40)]
     a = pt.attribute(events)
     assert a.calls == {} and a.ambiguous == 1

@@ -4,7 +4,7 @@ record_function, recording what Kineto reports through ProfilerResult.events().
 Per launch (torch.cuda._launch) a session records
 - a CPU runtime event (cuLaunchKernel, cudaMemsetAsync, ...) with a runtime
   correlation id, the launching thread's id and the innermost open op's id as its
-  linked correlation id;
+  linked correlation id (0 when no op is open: a record_function range is no op);
 - a device activity (device_type CUDA) with the same correlation and linked ids and
   the device clock's start and end (FAKE_QUANT_NS: rounded down to that step, as
   CUPTI's timestamps step in about 32 ns).
@@ -120,8 +120,11 @@ class _Session:
 
     def launch(self, runtime_name, device_name, start_ms, end_ms):
         tid = self.cuda.thread_id()
-        stack = self.stacks.get(tid)
-        linked = stack[-1][3] if stack and self.link else 0
+        # torch links a runtime event to the innermost open op, never to a
+        # record_function range (USER_SCOPE): a launch from Python inside a range has
+        # linked 0 (seen on an H200, torch 2.11: cuLaunchKernelEx of a Triton kernel).
+        ops = [r for r in self.stacks.get(tid, ()) if not r[4]]
+        linked = ops[-1][3] if ops and self.link else 0
         corr = _next(_runtime_ids)
         t0 = self.cuda._tick(LAUNCH_NS // 2)
         self.cuda._tick(LAUNCH_NS // 2)
