@@ -48,6 +48,8 @@ static const char *const ascend_query[] = { "npu-smi", "info", NULL };
 const struct zl_capability_def zl_capability_table[] = {
 	{ ZL_CAP_GRAPH_CAPTURE, "graph_capture",
 	  "device graphs: the graph timer can capture and replay a kernel" },
+	{ ZL_CAP_FORK_SERVER, "fork_server",
+	  "importing FlagGems leaves the device untouched: a fork server may import it once and fork per op" },
 	{ 0, NULL, NULL },
 };
 

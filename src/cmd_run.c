@@ -11,6 +11,7 @@
 #include "zlbench/run.h"
 #include "zlbench/settings.h"
 #include "zlbench/util.h"
+#include "zlbench/worker.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
@@ -120,6 +121,11 @@ int cmd_run(int argc, const char **argv)
 	}
 	if (!o.push && getenv("ZL_PUSH_URL") && *getenv("ZL_PUSH_URL"))
 		o.push = getenv("ZL_PUSH_URL");
+	/* a batch's per-device worker (worker.h): no operator of its own, no run directory */
+	if (getenv(ZL_WORKER_SERVE_VAR) && *getenv(ZL_WORKER_SERVE_VAR)) {
+		code = zl_worker_serve(&s, &pf, getenv(ZL_WORKER_SERVE_VAR));
+		goto out;
+	}
 	pf.skip_python = o.dry_run;
 	if (zl_preflight_run(&pf, 0, NULL, &failed, &msg)) {
 		/* an invalid operator name or no operator at all is a usage error, not the environment */

@@ -12,6 +12,12 @@
 /* Capability bits (curl's feature-table style). */
 enum zl_capability {
 	ZL_CAP_GRAPH_CAPTURE = 1u << 0, /* device graphs: the graph timer can capture and replay */
+	/*
+	 * Importing FlagGems leaves the device untouched, so a fork server may import it and
+	 * fork one child per op (`zlbench batch --start fork`). No row has it: on every vendor
+	 * FlagGems initialises the device at import (docs/worker.md has the lines).
+	 */
+	ZL_CAP_FORK_SERVER = 1u << 1,
 };
 
 /* The name of each capability bit, for `zlbench backends` and JSON; ends with name == NULL. */
