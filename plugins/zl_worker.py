@@ -100,9 +100,10 @@ def _under(path, roots):
 def session_modules(modules, roots, keep=("zl_worker", "__main__")):
     """Names of the modules one pytest session owns: those whose file lies under
     one of roots (FlagGems' benchmark/ directory and the plugins directory, as
-    given and resolved) and every conftest. They are dropped from sys.modules
-    between sessions, so that each op imports them afresh, as a fresh child would
-    (FlagGems' conftest keeps its results in a module-level dict)."""
+    given and resolved: a module's file is compared as imported, unresolved) and
+    every conftest. They are dropped from sys.modules between sessions, so that
+    each op imports them afresh, as a fresh child would (FlagGems' conftest keeps
+    its results in a module-level dict). keep: names never dropped."""
     out = []
     for name, mod in list(modules.items()):
         if name in keep or mod is None:
@@ -111,7 +112,7 @@ def session_modules(modules, roots, keep=("zl_worker", "__main__")):
             out.append(name)
             continue
         f = _module_file(mod)
-        if f and (_under(os.path.abspath(f), roots) or _under(os.path.realpath(f), roots)):
+        if f and _under(os.path.abspath(f), roots):
             out.append(name)
     return sorted(out)
 
@@ -396,6 +397,7 @@ class Worker:
         self.seed = None
         self.retire = None
         self.sock = None
+        self.library = frozenset()
         main_spec = importlib.util.find_spec("pytest.__main__")
         self.pytest_main = main_spec.origin if main_spec else "pytest"
 
@@ -433,6 +435,7 @@ class Worker:
         if observer in sys.meta_path:
             sys.meta_path.remove(observer)
         self._drop_session_modules()
+        self.library = frozenset(sys.modules) - {"zl_worker", "__main__"}
         self.import_env = {k: v for k, v in os.environ.items() if self.start_env.get(k) != v}
         self.idle_env = dict(os.environ)
         self.idle_path = list(sys.path)
@@ -443,11 +446,16 @@ class Worker:
             except Exception:
                 self.seed = None
         gc.collect()
+        # what is loaded now lives as long as the worker: the collections after each op
+        # need not walk it again (torch alone holds hundreds of thousands of objects)
+        gc.freeze()
         self.reference = fingerprint(sys.modules)
         self.mem_ref = self._device_memory()
 
     def _drop_session_modules(self):
-        for name in session_modules(sys.modules, self.roots):
+        # what was loaded when the worker became ready is the library's, never a session's
+        fresh = {n: m for n, m in list(sys.modules.items()) if n not in self.library}
+        for name in session_modules(fresh, self.roots):
             sys.modules.pop(name, None)
 
     def _device_module(self):
