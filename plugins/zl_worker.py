@@ -28,6 +28,7 @@ carry the logic the tests check.
 """
 
 import argparse
+import faulthandler
 import gc
 import importlib
 import importlib.util
@@ -450,7 +451,7 @@ class Worker:
         # need not walk it again (torch alone holds hundreds of thousands of objects)
         gc.freeze()
         self.reference = fingerprint(sys.modules)
-        self.mem_ref = self._device_memory()
+        self.mem_ref = self._device_memory()[0]
 
     def _drop_session_modules(self):
         # what was loaded when the worker became ready is the library's, never a session's
@@ -467,26 +468,38 @@ class Worker:
         return dev
 
     def _device_memory(self):
-        """Bytes the device allocator still holds, or None when unknown or the device
-        was never initialised (the worker never initialises it itself)."""
+        """(bytes the device allocator still holds, error): bytes None when unknown or
+        the device was never initialised (the worker never initialises it itself);
+        error: why the device cannot be used any more (a sticky fault such as an
+        illegal address stays with the process: the next op would inherit it)."""
         dev = self._device_module()
+        if dev is None:
+            return None, None
         try:
-            if dev is None or not hasattr(dev, "memory_allocated"):
-                return None
             if hasattr(dev, "is_initialized") and not dev.is_initialized():
-                return None
+                return None, None
             if hasattr(dev, "synchronize"):
                 dev.synchronize()
             if hasattr(dev, "empty_cache"):
                 dev.empty_cache()
-            return int(dev.memory_allocated())
-        except Exception:
-            return None
+            if not hasattr(dev, "memory_allocated"):
+                return None, None
+            return int(dev.memory_allocated()), None
+        except Exception as e:
+            return None, _one_line(e)
 
     def listen(self, path):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.bind(path)
         self.sock.listen(8)
+        self.sock_path = path
+
+    def stop_listening(self):
+        try:
+            self.sock.close()
+            os.unlink(self.sock_path)
+        except OSError:
+            pass
 
     def announce(self, ready_fd):
         if ready_fd is None:
@@ -540,6 +553,12 @@ class Worker:
                      "reset": self.last_reset})
         status, notes = self.run_op(req, fds[0])
         self.ops += 1
+        if status not in (0, 1, 2, 4, 5) and self.retire is None:
+            # pytest's own failure: its plugins may not have undone their patches
+            self.retire = "pytest ended with status %s (an internal error)" % status
+        if self.retire is not None:
+            # no op may reach a worker that is ending: the next run falls back at once
+            self.stop_listening()
         _send(conn, {"event": "exit", "status": status, "reset": self.last_reset,
                      "retire": self.retire, "notes": notes})
 
@@ -607,7 +626,9 @@ class Worker:
             why.append("global state changed: " + "; ".join(failed))
         if foreign:
             why.append("another vendor's FlagGems package was imported: " + ", ".join(foreign[:5]))
-        mem = self._device_memory()
+        mem, device_error = self._device_memory()
+        if device_error:
+            why.append("the device reports an error: " + device_error)
         slack = MEM_SLACK_MIB
         try:
             slack = float(os.environ.get(MEM_SLACK_VAR, MEM_SLACK_MIB))
@@ -647,6 +668,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     # `python -m zl_worker` runs this file as __main__; the plugins look it up by name
     sys.modules.setdefault("zl_worker", sys.modules[__name__])
+    # a crash outside an op's session (pytest's own handler covers those) still says where
+    faulthandler.enable()
     ready = os.environ.pop(READY_FD_VAR, None)
     # the batch; zlbench ran preflight before this exec, so getppid() may be too late
     parent = int(os.environ.pop(PARENT_VAR, "0") or 0) or os.getppid()

@@ -128,6 +128,47 @@ def test_foreign_new_modules():
     assert zw.foreign_new_modules(before, modules, None, zc.vendor_segment) == []
 
 
+class FakeDevice:
+    """torch.cuda as the worker reads it after an op: a broken context, or memory still held."""
+
+    def __init__(self, allocated=0, error=None):
+        self.allocated = allocated
+        self.error = error
+
+    def synchronize(self):
+        if self.error:
+            raise RuntimeError(self.error)
+
+    def empty_cache(self):
+        pass
+
+    def memory_allocated(self):
+        return self.allocated
+
+
+def _tidy_with(tmp_path, monkeypatch, dev, mem_ref=0):
+    w = zw.Worker(str(tmp_path), sys.executable, PLUGINS_DIR)
+    w.roots = []  # this test session's modules are none of an op's
+    w.mem_ref = mem_ref
+    monkeypatch.setattr(w, "_device_module", lambda: dev)
+    notes = w.tidy({"env": {}}, set(sys.modules), set())
+    return w, notes
+
+
+def test_a_device_error_retires_the_worker(tmp_path, monkeypatch):
+    dev = FakeDevice(error="CUDA error: an illegal memory access was encountered\nmore text")
+    w, _ = _tidy_with(tmp_path, monkeypatch, dev)
+    assert w.retire == ("the device reports an error: RuntimeError: CUDA error: "
+                        "an illegal memory access was encountered"), w.retire
+
+
+def test_device_memory_left_allocated_retires_the_worker(tmp_path, monkeypatch):
+    w, _ = _tidy_with(tmp_path, monkeypatch, FakeDevice(allocated=(1 << 20) * 100), mem_ref=1 << 20)
+    assert w.retire is None  # 99 MiB more: within the 256 MiB slack
+    w, _ = _tidy_with(tmp_path, monkeypatch, FakeDevice(allocated=(1 << 20) * 300), mem_ref=1 << 20)
+    assert w.retire == "299 MiB of device memory still allocated after the op", w.retire
+
+
 # ---------------------------------------------------------------------------
 # a real worker
 
