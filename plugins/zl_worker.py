@@ -551,11 +551,17 @@ class Worker:
             return
         _send(conn, {"event": "start", "pid": os.getpid(), "ops_before": self.ops,
                      "reset": self.last_reset})
+        t0 = time.monotonic()
         status, notes = self.run_op(req, fds[0])
         self.ops += 1
         if status not in (0, 1, 2, 4, 5) and self.retire is None:
             # pytest's own failure: its plugins may not have undone their patches
             self.retire = "pytest ended with status %s (an internal error)" % status
+        # the worker's own log: one line per op
+        print("zl_worker: op %d (%s): pytest status %s, %.2f s; reset: %s%s" % (
+            self.ops, req["env"].get("ZL_RUN_DIR", "?"), status, time.monotonic() - t0,
+            ", ".join(self.last_reset) or "nothing", "; retiring: " + self.retire if self.retire else ""),
+            file=sys.stderr, flush=True)
         if self.retire is not None:
             # no op may reach a worker that is ending: the next run falls back at once
             self.stop_listening()
