@@ -1337,7 +1337,8 @@ static void loop(struct sched *s)
 		int r;
 
 		start_ready(s);
-		if (!running(s) && (!starting_workers(s) || s->interrupt_sig))
+		/* a worker still starting matters only to an op that is ready and waits for it */
+		if (!running(s) && (!starting_workers(s) || !next_ready(s) || s->interrupt_sig))
 			break;
 		refresh_live(s, 0);
 		/* SIGCHLD and the interrupts arrive on the self-pipe; the timeout paces watchdogs and progress */
