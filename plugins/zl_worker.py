@@ -399,6 +399,9 @@ class Worker:
         self.retire = None
         self.sock = None
         self.library = frozenset()
+        # kept here: the module itself is a session's (dropped and imported afresh by the plugins)
+        import zl_common
+        self.vendor_segment = zl_common.vendor_segment
         main_spec = importlib.util.find_spec("pytest.__main__")
         self.pytest_main = main_spec.origin if main_spec else "pytest"
 
@@ -621,9 +624,8 @@ class Worker:
         notes = []
         self._drop_session_modules()
         gc.collect()
-        import zl_common as zc
         own = req["env"].get("ZL_VENDOR_MODULE") or None
-        foreign = foreign_new_modules(modules_before, sys.modules, own, zc.vendor_segment)
+        foreign = foreign_new_modules(modules_before, sys.modules, own, self.vendor_segment)
         current = fingerprint(sys.modules)
         reset, failed = restore(sys.modules, self.reference, differing(self.reference, current))
         self.last_reset = reset

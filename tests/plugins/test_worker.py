@@ -16,7 +16,7 @@ import pytest
 
 import zl_common as zc
 import zl_worker as zw
-from conftest import PLUGINS_DIR
+from conftest import FAKES_DIR, PLUGINS_DIR, backend_env
 
 
 def test_env_differences_ignore_zlbench_variables_and_name_no_values():
@@ -239,18 +239,23 @@ def test_segv():
 
 
 class WorkerProc:
-    def __init__(self, tmp_path):
+    """A worker over a tree of benchmark/conftest.py and benchmark/test_probe.py; the stand-in
+    torch above first on the path, or (fakes) the plugin tests' torch, triton and flag_gems."""
+
+    def __init__(self, tmp_path, conftest=CONFTEST, tests=TESTS, fakes=False, env=None):
         self.tree = tmp_path / "tree"
         (self.tree / "benchmark").mkdir(parents=True)
         (self.tree / "benchmark" / "__init__.py").write_text("")
-        (self.tree / "benchmark" / "conftest.py").write_text(CONFTEST)
-        (self.tree / "benchmark" / "test_probe.py").write_text(TESTS)
+        (self.tree / "benchmark" / "conftest.py").write_text(conftest)
+        (self.tree / "benchmark" / "test_probe.py").write_text(tests)
         (tmp_path / "lib").mkdir()
         (tmp_path / "lib" / "torch.py").write_text(TORCH)
         self.tmp = tmp_path
         self.socket = str(tmp_path / "w.sock")
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("ZL_", "PYTEST_"))}
-        self.env["PYTHONPATH"] = os.pathsep.join([PLUGINS_DIR, str(tmp_path / "lib")])
+        self.env = {k: v for k, v in os.environ.items()
+                    if not k.startswith(("ZL_", "PYTEST_", "GEMS_", "FLAGGEMS_", "FAKE_"))}
+        self.env.update({k: str(v) for k, v in (env or {}).items()})
+        self.env["PYTHONPATH"] = os.pathsep.join([PLUGINS_DIR, FAKES_DIR if fakes else str(tmp_path / "lib")])
         self.env["PYTHONDONTWRITEBYTECODE"] = "1"
         self.env["PYTHONUNBUFFERED"] = "1"
         r, w = os.pipe()
@@ -325,5 +330,28 @@ def test_worker_session_protocol(tmp_path):
         assert [e["event"] for e in ev] == ["start"] and ev[0]["ops_before"] == 2, ev
         assert "Fatal Python error: Segmentation fault" in out
         assert w.proc.wait(timeout=30) == -signal.SIGSEGV
+    finally:
+        w.stop()
+
+
+def test_a_session_in_a_worker_reports_foreign_vendors_as_a_fresh_one(tmp_path):
+    # rocm: FlagGems' vendor detection imports every vendor's descriptor package while the
+    # worker imports the conftest; zl_foreign_vendor, imported afresh by each session, must
+    # still tell those probes from foreign code (the worker's FOREIGN_VENDOR_HINT)
+    env = backend_env("rocm", FAKE_IMPORT_ALL_VENDORS=1)
+    w = WorkerProc(tmp_path, conftest="import flag_gems  # noqa: F401\n",
+                   tests="def test_a():\n    pass\n", fakes=True, env=env)
+    try:
+        run = tmp_path / "run"
+        for n in range(2):
+            (run / str(n) / "plugins").mkdir(parents=True)
+            ev, out = w.submit(["benchmark/test_probe.py", "-p", "zl_foreign_vendor"],
+                               dict(w.env, ZL_RUN_DIR=str(run / str(n))))
+            assert [e["event"] for e in ev] == ["start", "exit"] and ev[1]["status"] == 0, (ev, out)
+            assert "FOREIGN_VENDOR_MODULE" not in out, out
+            f = json.loads((run / str(n) / "plugins" / "foreign_vendor.json").read_text())
+            assert (f["own"], f["vendors"], f["modules"]) == ("amd", [], []), f
+            assert f["probed_vendors"] == ["ascend", "mthreads", "mthreads_ext", "nvidia"], f
+            assert {m["first_test"] for m in f["probed_modules"]} == {"benchmark/conftest.py"}, f
     finally:
         w.stop()
