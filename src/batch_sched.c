@@ -753,32 +753,27 @@ static void shards_over(struct sched *s, struct op_state *op)
 }
 
 /*
- * After an op handed to the device's worker: the worker serves the next op only when the
- * op ended cleanly in it (passed or failed, its run alive to the end) and it did not
- * retire; otherwise it is ended here, and the next op gets a new one. An op that started
- * fresh instead (the worker refused it) leaves the worker as it is.
+ * After an op handed to the device's worker: the worker is ended here when its op's run died
+ * (a signal, the watchdog: the op may still run in it), or when the op ran in it and did not
+ * end cleanly (passed or failed) or the worker retires; the next op then gets a new one. A run
+ * that never reached the worker (preflight stopped it, or the worker refused the op) leaves
+ * the worker as it is.
  */
 static void worker_after_op(struct sched *s, struct task *t)
 {
 	char *path = xstrfmt("%s/%s/run_identity.json", s->c->dir, t->run_rel);
 	struct strbuf text = STRBUF_INIT;
 	cJSON *doc = NULL;
-	const char *mode = NULL, *status = t->row.v[ZL_BCOL_STATUS];
-	int clean;
+	const char *mode, *status = t->row.v[ZL_BCOL_STATUS];
+	int end = WIFSIGNALED(t->status) || t->watchdog;
 
 	if (strbuf_read_file(&text, path) > 0)
 		doc = cJSON_Parse(text.buf);
 	mode = zl_json_path_string(doc, "start.mode");
-	if (mode && !strcmp(mode, "fresh")) {
-		cJSON_Delete(doc);
-		strbuf_release(&text);
-		free(path);
-		return;
-	}
-	clean = mode && !strcmp(mode, "reused") && !zl_json_path_string(doc, "start.retired_after") &&
-		WIFEXITED(t->status) && !t->watchdog && !t->interrupted && status &&
-		(!strcmp(status, ZL_STATUS_PASSED) || !strcmp(status, ZL_STATUS_FAILED));
-	if (!clean && t->worker->pid > 0)
+	if (!end && mode && !strcmp(mode, "reused"))
+		end = zl_json_path_string(doc, "start.retired_after") || t->interrupted || !status ||
+		      (strcmp(status, ZL_STATUS_PASSED) && strcmp(status, ZL_STATUS_FAILED));
+	if (end && t->worker->pid > 0)
 		zl_worker_slot_kill(t->worker);
 	cJSON_Delete(doc);
 	strbuf_release(&text);

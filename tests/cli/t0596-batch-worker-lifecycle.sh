@@ -99,6 +99,19 @@ for op in ("batch_p01", "batch_p02"):
 PY
 none_alive $(worker_pids "$B")
 
+# ---- a run that never reaches the worker (its preflight stops it) leaves the worker as it is ----
+run_zl "${ARGS[@]}" --start worker --devices 0 --ops batch_p05,no_such_op,batch_p06 --out "$TMP/p"
+expect_rc 1
+"$ZL_TEST_PYTHON" - "$TMP/p" <<'PY' || fail "preflight in between"
+import csv, json, os, sys
+b = sys.argv[1]
+rows = {r["op"]: r for r in csv.DictReader(open(os.path.join(b, "ops_status.csv"), newline=""))}
+assert rows["no_such_op"]["status"] != "passed", rows["no_such_op"]
+pid = lambda op: json.load(open(os.path.join(b, "runs", op, "run_identity.json")))["start"]["worker_pid"]
+assert (rows["batch_p06"]["start"], rows["batch_p06"]["ops_before"]) == ("reused", "1"), rows["batch_p06"]
+assert pid("batch_p05") == pid("batch_p06")
+PY
+
 # ---- a worker that cannot start: its device's ops start fresh -----------------------------
 mkdir -p "$TMP/plugins"
 cp "$ZL_SOURCE_DIR"/plugins/*.py "$TMP/plugins/"
