@@ -583,7 +583,10 @@ class Worker:
         torch = sys.modules.get("torch")
         if torch is not None and self.seed is not None:
             # a fresh interpreter's generators: the same inputs as a fresh child
-            torch.manual_seed(self.seed)
+            try:
+                torch.manual_seed(self.seed)
+            except Exception as e:  # a broken device: the session will say so, then the worker retires
+                print("zl_worker: cannot reseed torch: %s" % _one_line(e), file=sys.stderr, flush=True)
         sys.stdout.flush()
         sys.stderr.flush()
         saved = (os.dup(1), os.dup(2))
