@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1373,15 +1374,62 @@ static void loop(struct sched *s)
 
 /* ---- workers ---------------------------------------------------------------------------- */
 
+#define SOCK_DIR_PREFIX "zlbench-workers-"
+
+/*
+ * A batch killed outright leaves its socket directory behind: remove those of ours whose
+ * batch (the pid in the name) is gone.
+ */
+static void sweep_sock_dirs(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *de;
+	struct strbuf err = STRBUF_INIT;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *path, *dash;
+		long pid;
+
+		if (!zl_starts_with(de->d_name, SOCK_DIR_PREFIX))
+			continue;
+		dash = strchr(de->d_name + strlen(SOCK_DIR_PREFIX), '-');
+		if (!dash)
+			continue;
+		*dash = '\0';
+		if (zl_parse_long(de->d_name + strlen(SOCK_DIR_PREFIX), &pid) || pid <= 1 ||
+		    !(kill((pid_t)pid, 0) < 0 && errno == ESRCH)) {
+			*dash = '-';
+			continue;
+		}
+		*dash = '-';
+		path = zl_path_join(tmp, de->d_name);
+		if (!lstat(path, &st) && S_ISDIR(st.st_mode) && st.st_uid == getuid())
+			zl_remove_tree(path, &err);
+		strbuf_reset(&err);
+		free(path);
+	}
+	closedir(d);
+	strbuf_release(&err);
+}
+
 /* Socket paths are short (108 bytes): a private directory under $TMPDIR, else /tmp. */
 static int workers_setup(struct sched *s, struct strbuf *err)
 {
 	const char *tmp = getenv("TMPDIR");
+	char *prefix;
 	size_t d;
+	int rc;
 
 	if (!tmp || !*tmp || strlen(tmp) > 60)
 		tmp = "/tmp";
-	if (zl_mkdtemp_in(tmp, "zlbench-workers-", &s->sock_dir, err))
+	sweep_sock_dirs(tmp);
+	prefix = xstrfmt(SOCK_DIR_PREFIX "%ld-", (long)getpid());
+	rc = zl_mkdtemp_in(tmp, prefix, &s->sock_dir, err);
+	free(prefix);
+	if (rc)
 		return -1;
 	s->workers = xcalloc(s->c->devices.nr, sizeof(*s->workers));
 	for (d = 0; d < s->c->devices.nr; d++)

@@ -112,6 +112,12 @@ assert (rows["batch_p06"]["start"], rows["batch_p06"]["ops_before"]) == ("reused
 assert pid("batch_p05") == pid("batch_p06")
 PY
 
+# ---- socket directories: the batch's own is removed at its end; one a killed batch left is swept
+mkdir -p "$TMP/t/zlbench-workers-999999999-dead01" "$TMP/t/zlbench-workers-$$-alive1"
+TMPDIR="$TMP/t" run_zl "${ARGS[@]}" --start worker --devices 0 --ops batch_p05 --out "$TMP/s"
+expect_rc 0
+[ "$(ls "$TMP/t")" = "zlbench-workers-$$-alive1" ] || fail "socket directories left: $(ls "$TMP/t")"
+
 # ---- a worker that cannot start: its device's ops start fresh -----------------------------
 mkdir -p "$TMP/plugins"
 cp "$ZL_SOURCE_DIR"/plugins/*.py "$TMP/plugins/"
