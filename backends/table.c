@@ -50,6 +50,8 @@ const struct zl_capability_def zl_capability_table[] = {
 	  "device graphs: the graph timer can capture and replay a kernel" },
 	{ ZL_CAP_KERNEL_PROFILER, "kernel_profiler",
 	  "torch's in-process profiler reports device kernel timestamps with correlation ids: the profiler timer" },
+	{ ZL_CAP_FORK_SERVER, "fork_server",
+	  "importing FlagGems leaves the device untouched: a fork server may import it once and fork per op" },
 	{ 0, NULL, NULL },
 };
 

@@ -8,6 +8,8 @@
  *   smallest wall - sleep of any op), so that a slow scheduler cannot hide in the
  *   children's interpreter start-up;
  *   peak RSS of the batch process itself (VmHWM, polled; goal <= 16 MiB).
+ * Every op starts a fresh interpreter (--start fresh): this measures the scheduler;
+ * bench_worker.c compares it with the devices' workers.
  * The ops live in a generated FlagGems-shaped tree in /tmp whose tests sleep their
  * seeded duration; the conftest, base and src/ are the bundled demo's (symlinks).
  * usage: bench_batch ZLBENCH [OPS]   (use a build without sanitizers)
@@ -209,7 +211,8 @@ int main(int argc, char **argv)
 		char *out = xstrfmt("%s/batch-%d", root, i + 1);
 		const char *env[] = { home, fcache, tcache, dev, "PATH=/usr/bin:/bin", "NO_COLOR=1",
 				      "ZL_NO_HISTORY", "ZL_RUNS_DIR", "CUDA_VISIBLE_DEVICES", NULL };
-		const char *args[] = { argv[1], "batch", "--backend", "cuda", "--devices", "0,1,2,3",
+		/* the scheduler against its children: a worker's start is no op's wall (bench_worker has it) */
+		const char *args[] = { argv[1], "batch", "--backend", "cuda", "--devices", "0,1,2,3", "--start", "fresh",
 				       "--flaggems-dir", tree, "--python", "/usr/bin/python3", "--ops", ops.buf,
 				       "--out", out, "--progress", "none", NULL };
 

@@ -173,7 +173,8 @@ int main(int argc, char **argv)
 	/* alternate the launchers so that a busy spell of the machine hits both alike */
 	for (r = 0; r < reps; r++) {
 		char *out_local = xstrfmt("%s/local-%d", root, r + 1), *out_slurm = xstrfmt("%s/slurm-%d", root, r + 1);
-		const char *a_local[] = { argv[1], "batch", "--backend", "cuda", "--devices", "0,1,2,3",
+		/* fresh interpreters, as Slurm tasks have: the launchers' own cost is compared */
+		const char *a_local[] = { argv[1], "batch", "--backend", "cuda", "--devices", "0,1,2,3", "--start", "fresh",
 					  "--flaggems-dir", tree, "--python", "/usr/bin/python3", "--ops", ops.buf,
 					  "--out", out_local, "--progress", "none", NULL };
 		const char *a_slurm[] = { argv[1], "batch", "--launcher", "slurm", "--backend", "cuda",

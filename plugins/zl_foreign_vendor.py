@@ -33,12 +33,15 @@ import zl_common as zc
 # Module lines printed on stderr; the JSON lists them all.
 MAX_PRINTED = 20
 
+# In a zlbench worker (plugins/zl_worker.py) FlagGems was imported once, before
+# this session: the worker says what a fresh pytest would have seen then.
+_hint = getattr(sys.modules.get("zl_worker"), "FOREIGN_VENDOR_HINT", None) or {}
 # Modules loaded before any test code ran (the plugin itself is imported by -p
 # while pytest parses its arguments): nothing to attribute them to.
-_baseline = set(sys.modules)
-_state = {"first_seen": {}, "own": None, "finished": False}
+_baseline = set(_hint.get("baseline", sys.modules))
+_state = {"first_seen": dict(_hint.get("first_seen", {})), "own": None, "finished": False}
 # Modules whose import started inside FlagGems' vendor detection.
-_probed = set()
+_probed = set(_hint.get("probed", ()))
 # FlagGems' vendor detection: this function of runtime/backend/__init__.py.
 PROBE_FUNCTION = "get_vendor_infos"
 PROBE_FILE = "flag_gems/runtime/backend/__init__.py"

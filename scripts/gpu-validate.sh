@@ -4,7 +4,7 @@
 # Run one phase per device call, under an outer `timeout -s INT` shorter than the call's limit,
 # writing to a file (not a pipe): an interrupted zlbench run ends the phase and its run
 # directory still holds a truthful identity.
-#   PHASE: record-replay | caches | batch
+#   PHASE: record-replay | caches | batch | worker
 # Environment: ZLBENCH (binary), FLAGGEMS_DIR (checkout with src/flag_gems and benchmark/),
 # and whatever PYTHONPATH FlagGems' own dependencies need.
 set -u
@@ -60,5 +60,69 @@ batch)
 	nvidia-smi --query-gpu=index,name,uuid,memory.total,driver_version --format=csv,noheader,nounits >"$out/smi2.csv"
 	zl batch batch $F --devices 0,1 --ops abs,add,mul,exp,relu,sigmoid,sum,softmax,neg,sin --out "$out/batch" -- --dtypes float16
 	cat "$out/batch/ops_status.csv" >>"$out/phases.log"
+	;;
+worker)
+	# issue 15 (docs/worker.md): the 10 core ops on one device with a fresh interpreter per op,
+	# then in the device's worker, back to back; then every op compared between the two
+	ops=${ZL_WORKER_PHASE_OPS:-abs,add,exp,relu,sum,softmax,layer_norm,mean,sigmoid,gelu}
+	for mode in fresh worker; do
+		t0=$(date +%s%N)
+		zl "w$mode" batch $F --devices 0 --ops $ops --start $mode --progress plain --out "$out/$mode" -- --dtypes float16
+		echo $(( ($(date +%s%N) - t0) / 1000000 )) >"$out/$mode.makespan_ms"
+	done
+	for op in ${ops//,/ }; do
+		zl "cmp_$op" compare "$out/fresh/runs/$op" "$out/worker/runs/$op" --json
+	done
+	python3 - "$out" "$ops" <<'PY' | tee -a "$out/phases.log"
+import csv, json, os, sys
+out, ops = sys.argv[1], sys.argv[2].split(",")
+
+def timer_wall(run):
+    path = os.path.join(run, "plugins", "timer.jsonl")
+    if not os.path.exists(path):
+        return 0.0
+    return sum(json.loads(l).get("wall_s") or 0 for l in open(path) if l.strip())
+
+for mode in ("fresh", "worker"):
+    b = os.path.join(out, mode)
+    makespan = int(open(os.path.join(out, mode + ".makespan_ms")).read()) / 1000.0
+    rows = {r["op"]: r for r in csv.DictReader(open(os.path.join(b, "ops_status.csv"), newline=""))}
+    walls = {op: timer_wall(os.path.join(b, "runs", op)) for op in ops}
+    timers = sum(walls.values())
+    # start-up: a worker's ready time; fresh: an op's wall beyond its timers, the smallest one
+    ev = os.path.join(b, "workers", "events.jsonl")
+    ready = [json.loads(l)["wall_s"] for l in open(ev) if '"ready"' in l] if os.path.exists(ev) else []
+    beyond = [float(rows[op]["wall_s"]) - walls[op] for op in ops if op in rows and rows[op]["wall_s"]]
+    startup = ready[0] if ready else min(beyond) if beyond else 0.0
+    print("%s: makespan %.1f s, timers' wall %.1f s, start-up %.1f s (%s), makespan / (timers + one start-up) = %.2f (goal <= 1.3)"
+          % (mode, makespan, timers, startup, "worker ready" if ready else "smallest op wall - its timers",
+             makespan / (timers + startup) if timers + startup else float("nan")))
+    if ready:
+        print("  workers ready after: %s s" % ", ".join("%.1f" % r for r in ready))
+    for op in ops:
+        r = rows.get(op, {})
+        print("  %-11s %-8s exit %-3s start %-6s ops_before %-2s wall %6.1f s timers %6.1f s" % (
+            op, r.get("status", "-"), r.get("exit_code", "-"), r.get("start", "-"), r.get("ops_before", "-"),
+            float(r.get("wall_s") or 0), walls[op]))
+print("compare fresh (A) vs worker (B), per op:")
+for op in ops:
+    path = os.path.join(out, "cmp_%s.out" % op)
+    try:
+        d = json.load(open(path))
+    except Exception as e:
+        print("  %-11s no compare: %s" % (op, e))
+        continue
+    rows = [r for r in d.get("rows", []) if r.get("side") == "gems"]
+    verdicts = {}
+    for r in rows:
+        verdicts[r.get("verdict")] = verdicts.get(r.get("verdict"), 0) + 1
+    ratios = [r["ratio"] for r in rows if isinstance(r.get("ratio"), (int, float))]
+    worst = max(ratios, key=lambda x: abs(x - 1)) if ratios else float("nan")
+    cal = d.get("caliber", {})
+    print("  %-11s %d gems rows: %s; B/A from %.3f to %.3f, furthest %.3f; caliber %s" % (
+        op, len(rows), ", ".join("%s %d" % kv for kv in sorted(verdicts.items())),
+        min(ratios) if ratios else float("nan"), max(ratios) if ratios else float("nan"), worst,
+        "mismatch" if cal.get("mismatches") else "ok"))
+PY
 	;;
 esac

@@ -13,6 +13,12 @@
 enum zl_capability {
 	ZL_CAP_GRAPH_CAPTURE = 1u << 0, /* device graphs: the graph timer can capture and replay */
 	ZL_CAP_KERNEL_PROFILER = 1u << 1, /* torch's profiler gives device kernel timestamps with correlation ids */
+	/*
+	 * Importing FlagGems leaves the device untouched, so a fork server may import it and
+	 * fork one child per op (`zlbench batch --start fork`). No row has it: on every vendor
+	 * FlagGems initialises the device at import (docs/worker.md has the lines).
+	 */
+	ZL_CAP_FORK_SERVER = 1u << 2,
 };
 
 /* The name of each capability bit, for `zlbench backends` and JSON; ends with name == NULL. */

@@ -17,6 +17,9 @@
  *   logs/<op>.log       everything the `zlbench run` child printed
  *   warmup/<op>/        warm-up sharding: shapes-<i>.yaml, shard-<i>/ (run dirs),
  *                       merged/autotune_records/ and merged/merge.json
+ *   workers/            --start worker: <device>.<generation>.log (what a worker printed
+ *                       outside its ops) and events.jsonl (one line as each worker
+ *                       starts, becomes ready and ends; docs/worker.md)
  *   .lock               flock()ed by the batch and inherited by its children, so a
  *                       resumed batch waits until no process of an earlier one is left
  *
@@ -34,6 +37,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <sys/types.h>
+
+#include "child.h"
 #include "strbuf.h"
 #include "strvec.h"
 
@@ -64,6 +70,8 @@ enum zl_batch_col {
 	ZL_BCOL_WARMUP_SHARDS,/* warm-up shards run before the timed run (0: none) */
 	ZL_BCOL_WARMUP_DEVICES,/* their devices, e.g. "0,1" */
 	ZL_BCOL_LOG,          /* the child's log, relative to the batch directory */
+	ZL_BCOL_START,        /* how pytest's interpreter started: fresh or reused (start.mode) */
+	ZL_BCOL_OPS_BEFORE,   /* ops that interpreter ran before this one (start.ops_before) */
 	ZL_BCOL__COUNT
 };
 extern const char *const zl_batch_columns[ZL_BCOL__COUNT];
@@ -250,6 +258,7 @@ struct zl_batch_config {
 	int warmup_devices;        /* 0: no warm-up sharding */
 	struct strvec warmup_ops;  /* ops that get warm-up sharding; empty: every op */
 	char *shape_file;          /* the shape file the runs read (file mode), or NULL */
+	char *start;               /* --start: "fresh" or "worker" (worker.h); NULL reads as "fresh" */
 	int shape_mode_file;
 	char *flaggems_dir;
 	char *level;
@@ -349,6 +358,59 @@ void zl_batch_fmt_duration(struct strbuf *sb, double s);
 
 /* Print the summary table of the batch's final state to out. */
 void zl_batch_print_summary(const struct zl_batch_config *c, FILE *out, int use_color);
+
+/*
+ * Start cp with its stdout and stderr on log_fd (not a pipe: a child must be able to write
+ * after the batch died). The batch lends the child its own fds 1 and 2 for the fork.
+ */
+int zl_batch_start_into_log(struct child_process *cp, int log_fd, struct strbuf *err);
+
+/* 1 when the runs of c use per-device workers: --start worker, local, tuner cache not isolated. */
+int zl_batch_uses_workers(const struct zl_batch_config *c);
+
+/* ---- per-device workers (--start worker; worker.h, docs/worker.md) ------------------- */
+
+enum zl_worker_state {
+	ZL_WORKER_NONE,            /* not started (or given up on: see failures) */
+	ZL_WORKER_STARTING,        /* started; its ready line has not come */
+	ZL_WORKER_READY,           /* listening; takes the device's next op */
+	ZL_WORKER_ENDING,          /* killed or retiring: the next op waits until it is reaped */
+	ZL_WORKER_DEAD,            /* ended (reaped); the next op starts a new one */
+};
+
+/* One device's worker. Owner: the scheduler; zl_worker_slot_release() frees it. */
+struct zl_worker_slot {
+	const char *device;        /* borrowed from the config */
+	enum zl_worker_state state;
+	pid_t pid;                 /* leads its process group; 0 when none */
+	int ready_fd;              /* read end of its ready pipe while starting, else -1 */
+	struct strbuf ready;       /* what came on it */
+	char *socket_path;         /* of the current generation */
+	int generation;            /* 1, 2, ...: a new one after each end */
+	int failures;              /* starts in a row that never became ready */
+	long ops;                  /* ops handed to the current generation */
+	double started_mono;
+};
+void zl_worker_slot_init(struct zl_worker_slot *w, const char *device);
+void zl_worker_slot_release(struct zl_worker_slot *w);
+
+/*
+ * Start the device's worker: `zlbench run <the batch's run settings> --devices D` with
+ * ZL_WORKER_SERVE (worker.h), base_env the edits every run child of the batch gets, its
+ * output in workers/<device>.<generation>.log, its socket in sock_dir. 0, or -1 with err.
+ */
+int zl_worker_slot_start(struct zl_worker_slot *w, const struct zl_batch_config *c, const char *self_exe,
+			 const char *sock_dir, const struct strvec *base_env, struct strbuf *err);
+/* After poll() said ready_fd can be read: 1 ready, -1 it never will be (the pipe ended), 0 not yet. */
+int zl_worker_slot_read_ready(struct zl_worker_slot *w, const struct zl_batch_config *c);
+/* The worker's process was reaped: record its status for the runs (sock_dir) and the events. */
+void zl_worker_slot_reaped(struct zl_worker_slot *w, int raw, const char *why, const char *sock_dir,
+			   const struct zl_batch_config *c);
+/* SIGKILL to the worker's group, now (it is reaped through the scheduler's loop). */
+void zl_worker_slot_kill(struct zl_worker_slot *w);
+/* End the worker: SIGTERM to its group, SIGKILL after grace; waits and reaps it. */
+void zl_worker_slot_stop(struct zl_worker_slot *w, double grace, const char *sock_dir,
+			 const struct zl_batch_config *c);
 
 /*
  * Take the batch directory's lock: fails at once when another live batch holds

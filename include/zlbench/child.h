@@ -36,6 +36,12 @@ const char **child_build_env(const struct strvec *edits);
 
 /* Fork and exec. 0 on success; -1 with err filled (e.g. program not found). */
 int child_start(struct child_process *cp, struct strbuf *err);
+/*
+ * Replace this process with cp's program: env edits, dir and argv as child_start() would
+ * give them (new_pgroup, capture_output and the rest do not apply). Returns only when
+ * that failed: -1 with err.
+ */
+int child_exec(struct child_process *cp, struct strbuf *err);
 /* Blocking wait; returns the raw wait status in *status. 0 ok, -1 error. */
 int child_wait(struct child_process *cp, int *status, struct strbuf *err);
 /* Exit code of a raw wait status: the exit status, or 128+N for signal N. */

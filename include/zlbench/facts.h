@@ -49,6 +49,8 @@ struct zl_run_facts {
 	struct zl_compile_snapshot *compile_snap; /* shared mode: hash dirs present at start */
 	long compile_variants, compile_convert_layout; /* -1 unknown */
 	char *compile_note;
+	/* how the op's interpreter started (worker.h: zl_worker_start_json); NULL: a fresh child */
+	cJSON *start;
 	/* outcome */
 	const char *status;
 	int exit_code;                  /* -1 while running */

@@ -53,6 +53,8 @@ const char *const zl_batch_columns[ZL_BCOL__COUNT] = {
 	[ZL_BCOL_WARMUP_SHARDS] = "warmup_shards",
 	[ZL_BCOL_WARMUP_DEVICES] = "warmup_devices",
 	[ZL_BCOL_LOG] = "log",
+	[ZL_BCOL_START] = "start",
+	[ZL_BCOL_OPS_BEFORE] = "ops_before",
 };
 
 /* ---- rows ------------------------------------------------------------------- */
@@ -389,6 +391,15 @@ int zl_batch_row_from_identity(struct zl_batch_row *r, const char *run_dir, stru
 	set_json_number(r, ZL_BCOL_DURATION_S, doc, "duration_s", "%.3f");
 	set_json_string(r, ZL_BCOL_STARTED_AT, doc, "started_at");
 	set_json_string(r, ZL_BCOL_FINISHED_AT, doc, "finished_at");
+	/* an identity without "start" is a fresh child's (CONTRACTS.md section 3) */
+	if (zl_json_path_string(doc, "start.mode"))
+		set_json_string(r, ZL_BCOL_START, doc, "start.mode");
+	else
+		zl_batch_row_set(r, ZL_BCOL_START, "fresh");
+	if (cJSON_IsNumber(zl_json_path(doc, "start.ops_before")))
+		set_json_number(r, ZL_BCOL_OPS_BEFORE, doc, "start.ops_before", "%.0f");
+	else
+		zl_batch_row_set(r, ZL_BCOL_OPS_BEFORE, "0");
 	reason = zl_json_path_string(doc, "reason");
 	if (reason) {
 		/* one line: the first */
@@ -404,6 +415,26 @@ out:
 	strbuf_release(&text);
 	free(path);
 	return rc;
+}
+
+/* The last of --isolate-tuner-cache / --shared-tuner-cache in the run settings wins. */
+static int isolates_tuner_cache(const struct zl_batch_config *c)
+{
+	size_t i;
+	int isolate = 0;
+
+	for (i = 0; i < c->run_args.nr; i++) {
+		if (!strcmp(c->run_args.v[i], "--isolate-tuner-cache"))
+			isolate = 1;
+		else if (!strcmp(c->run_args.v[i], "--shared-tuner-cache"))
+			isolate = 0;
+	}
+	return isolate;
+}
+
+int zl_batch_uses_workers(const struct zl_batch_config *c)
+{
+	return c->start && !strcmp(c->start, "worker") && !zl_batch_is_slurm(c) && !isolates_tuner_cache(c);
 }
 
 const char *zl_batch_status_from_exit(int exit_code, int interrupted)
@@ -740,6 +771,7 @@ void zl_batch_config_release(struct zl_batch_config *c)
 	free(c->backend);
 	free(c->launcher);
 	free(c->shape_file);
+	free(c->start);
 	free(c->flaggems_dir);
 	free(c->level);
 	strvec_clear(&c->devices);
@@ -774,6 +806,7 @@ int zl_batch_config_save(const struct zl_batch_config *c, struct strbuf *err)
 	      zl_json_add_string(doc, "level", c->level) ||
 	      zl_json_add_string(doc, "shape_mode", c->shape_mode_file ? "file" : "upstream") ||
 	      zl_json_add_string(doc, "shape_file", c->shape_file) ||
+	      zl_json_add_string(doc, "start", c->start ? c->start : "fresh") ||
 	      !cJSON_AddItemToObject(doc, "argv", zl_json_strvec(&c->argv)) ||
 	      !cJSON_AddItemToObject(doc, "sessions", cJSON_CreateArray());
 	if (bad)
@@ -802,6 +835,7 @@ int zl_batch_config_load(struct zl_batch_config *c, const char *batch_dir, struc
 	c->flaggems_dir = zl_json_path_dup(doc, "flaggems_dir");
 	c->level = zl_json_path_dup(doc, "level");
 	c->shape_file = zl_json_path_dup(doc, "shape_file");
+	c->start = zl_json_path_dup(doc, "start"); /* absent before --start existed: fresh */
 	c->shape_mode_file = zl_json_path_string(doc, "shape_mode") &&
 			     !strcmp(zl_json_path_string(doc, "shape_mode"), "file");
 	n = cJSON_GetObjectItemCaseSensitive(doc, "timeout_per_op_s");
@@ -1107,13 +1141,57 @@ static enum zl_color status_color(const char *status)
 	return ZL_COLOR_RED;
 }
 
+/* One line per device from workers/events.jsonl: how often a worker started, how long it took. */
+static void print_workers(const struct zl_batch_config *c, FILE *out)
+{
+	char *path = zl_path_join(c->dir, "workers/events.jsonl");
+	struct strbuf text = STRBUF_INIT, line = STRBUF_INIT;
+	size_t d;
+
+	if (strbuf_read_file(&text, path) <= 0)
+		goto out;
+	for (d = 0; d < c->devices.nr; d++) {
+		const char *p = text.buf;
+		long started = 0, ready = 0;
+
+		strbuf_reset(&line);
+		while (p && *p) {
+			const char *nl = strchr(p, '\n');
+			char *one = xstrndup(p, nl ? (size_t)(nl - p) : strlen(p));
+			cJSON *ev = cJSON_Parse(one);
+			const char *name = zl_json_path_string(ev, "event"), *dev = zl_json_path_string(ev, "device");
+
+			if (name && dev && !strcmp(dev, c->devices.v[d])) {
+				const cJSON *w = zl_json_path(ev, "wall_s");
+
+				started += !strcmp(name, "started");
+				if (!strcmp(name, "ready") && cJSON_IsNumber(w)) {
+					strbuf_addf(&line, "%s%.1f s", ready ? ", " : "", w->valuedouble);
+					ready++;
+				}
+			}
+			cJSON_Delete(ev);
+			free(one);
+			p = nl ? nl + 1 : NULL;
+		}
+		if (started)
+			fprintf(out, "worker on device %s: %ld started, %ld ready (start-up %s)\n", c->devices.v[d], started,
+				ready, ready ? line.buf : "-");
+	}
+out:
+	strbuf_release(&text);
+	strbuf_release(&line);
+	free(path);
+}
+
 void zl_batch_print_summary(const struct zl_batch_config *c, FILE *out, int use_color)
 {
 	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
 	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
 	struct zl_table t;
 	char *path = zl_path_join(c->dir, ZL_BATCH_STATUS_FILE);
-	static const char *const head[] = { "op", "status", "device", "attempt", "duration", "exit", "reason" };
+	static const char *const head[] = { "op", "status", "device", "attempt", "duration", "exit", "start",
+					    "reason" };
 	size_t i, complete;
 
 	if (strbuf_read_file(&text, path) >= 0)
@@ -1135,11 +1213,17 @@ void zl_batch_print_summary(const struct zl_batch_config *c, FILE *out, int use_
 		else
 			zl_table_add(&t, "-", ZL_COLOR_NONE);
 		zl_table_add(&t, r && r->v[ZL_BCOL_EXIT_CODE] ? r->v[ZL_BCOL_EXIT_CODE] : "-", ZL_COLOR_NONE);
+		/* "reused 3": the op ran in a worker after 3 others */
+		if (r && r->v[ZL_BCOL_START] && !strcmp(r->v[ZL_BCOL_START], "reused"))
+			zl_table_addf(&t, ZL_COLOR_NONE, "reused %s", r->v[ZL_BCOL_OPS_BEFORE] ? r->v[ZL_BCOL_OPS_BEFORE] : "?");
+		else
+			zl_table_add(&t, r && r->v[ZL_BCOL_START] ? r->v[ZL_BCOL_START] : "-", ZL_COLOR_NONE);
 		/* keep the table readable: the CSV has the whole line */
 		zl_table_addf(&t, ZL_COLOR_NONE, "%.72s%s", reason, strlen(reason) > 72 ? "…" : "");
 	}
 	fputc('\n', out);
 	zl_table_print(&t, out, use_color);
+	print_workers(c, out);
 	zl_table_release(&t);
 	zl_batch_rows_release(&rows);
 	strbuf_release(&text);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,6 +32,7 @@
 #include "zlbench/run.h"
 #include "zlbench/settings.h"
 #include "zlbench/util.h"
+#include "zlbench/worker.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
@@ -59,6 +61,7 @@ struct task {
 	double started_mono, started_epoch;
 	int reaped, status;
 	int interrupted;           /* the batch forwarded an interrupt to it */
+	struct zl_worker_slot *worker; /* the device's worker it was handed to, or NULL (fresh) */
 	int watchdog;              /* the batch killed it: past its timeout */
 	double kill_at;            /* SIGKILL after this (0: none) */
 	struct zl_batch_row row;   /* its outcome */
@@ -108,7 +111,14 @@ struct sched {
 	size_t wall_n;
 	struct zl_batch_display disp;
 	char host[256];
+	struct strvec base_env;    /* the environment edits of every child (child_base_env) */
+	/* --start worker: one per device, and the directory of their sockets and exit records */
+	struct zl_worker_slot *workers;
+	char *sock_dir;
 };
+
+/* Workers that failed to become ready in a row before a device's ops start fresh instead. */
+#define WORKER_MAX_FAILURES 2
 
 /* ---- small helpers ------------------------------------------------------------ */
 
@@ -415,7 +425,7 @@ static void scan_log(const struct sched *s, struct task *t)
  * child.h offers a pipe or inheritance, so the batch lends the child its own
  * fds 1 and 2 for the duration of the fork.
  */
-static int start_into_log(struct child_process *cp, int log_fd, struct strbuf *err)
+int zl_batch_start_into_log(struct child_process *cp, int log_fd, struct strbuf *err)
 {
 	int saved[2] = { -1, -1 }, fd, rc;
 
@@ -444,6 +454,26 @@ static int start_into_log(struct child_process *cp, int log_fd, struct strbuf *e
 		}
 	}
 	return rc;
+}
+
+/* The edits every child of the batch gets: its settings come from the argv only. */
+static void child_base_env(struct strvec *env)
+{
+	size_t i;
+
+	/* the child takes its settings from the argv only (batch.json replays them on --resume) */
+	for (i = 0; i < ZL_SET__COUNT; i++)
+		if (zl_setting_defs[i].env)
+			strvec_push(env, zl_setting_defs[i].env);
+	strvec_push(env, "ZL_PUSH_URL"); /* the batch pushes once, at the end */
+	strvec_push(env, "PARALLEL_WARMUP_GPUS");
+	strvec_push(env, "ZL_START");
+}
+
+/* A warm-up shard tunes into a private cache: a worker's in-memory tuner state would leak into it. */
+static int wants_worker(const struct sched *s, const struct task *t)
+{
+	return s->workers && t->kind != TASK_SHARD;
 }
 
 static int start_task(struct sched *s, struct task *t, size_t device, struct strbuf *err)
@@ -492,12 +522,13 @@ static int start_task(struct sched *s, struct task *t, size_t device, struct str
 	}
 	zl_batch_child_argv(c, s->o->self_exe, op->op, c->devices.v[device], run_dir, &extra, &t->cp.args);
 
-	/* the child takes its settings from the argv only (batch.json replays them on --resume) */
-	for (i = 0; i < ZL_SET__COUNT; i++)
-		if (zl_setting_defs[i].env)
-			strvec_push(&t->cp.env, zl_setting_defs[i].env);
-	strvec_push(&t->cp.env, "ZL_PUSH_URL"); /* the batch pushes once, at the end */
-	strvec_push(&t->cp.env, "PARALLEL_WARMUP_GPUS");
+	strvec_pushv(&t->cp.env, s->base_env.v);
+	if (t->worker) {
+		strvec_pushf(&t->cp.env, "%s=%s", ZL_WORKER_SOCKET_VAR, t->worker->socket_path);
+		t->worker->ops++;
+	} else {
+		strvec_push(&t->cp.env, ZL_WORKER_SOCKET_VAR);
+	}
 	sched_env = scheduler_json(s, t);
 	if (sched_env)
 		strvec_pushf(&t->cp.env, "ZL_SCHEDULER=%s", sched_env);
@@ -528,8 +559,11 @@ static int start_task(struct sched *s, struct task *t, size_t device, struct str
 		char stamp[32];
 
 		zl_utc_iso8601(stamp, zl_now_epoch());
-		strbuf_addf(&head, "# zlbench batch %s: %s on device %s, attempt %d:", stamp,
+		strbuf_addf(&head, "# zlbench batch %s: %s on device %s, attempt %d", stamp,
 			    task_label(t, &label), c->devices.v[device], op->attempt);
+		if (t->worker)
+			strbuf_addf(&head, ", in the device's worker (pid %ld)", (long)t->worker->pid);
+		strbuf_addch(&head, ':');
 		for (i = 0; i < t->cp.args.nr; i++)
 			strbuf_addf(&head, " %s", t->cp.args.v[i]);
 		strbuf_addch(&head, '\n');
@@ -542,7 +576,7 @@ static int start_task(struct sched *s, struct task *t, size_t device, struct str
 		op->wall_started = t->started_mono;
 	t->state = TASK_RUNNING;
 	s->on_device[device] = t;
-	rc = start_into_log(&t->cp, t->log_fd, err);
+	rc = zl_batch_start_into_log(&t->cp, t->log_fd, err);
 	close(t->log_fd); /* the child has it now */
 	t->log_fd = -1;
 out:
@@ -729,6 +763,34 @@ static void schedule_note(const struct sched *s, const struct task *t)
 	strbuf_release(&err);
 }
 
+/*
+ * After an op handed to the device's worker: the worker is ended here when its op's run died
+ * (a signal, the watchdog: the op may still run in it), or when the op ran in it and did not
+ * end cleanly (passed or failed) or the worker retires; the next op then gets a new one. A run
+ * that never reached the worker (preflight stopped it, or the worker refused the op) leaves
+ * the worker as it is.
+ */
+static void worker_after_op(struct sched *s, struct task *t)
+{
+	char *path = xstrfmt("%s/%s/run_identity.json", s->c->dir, t->run_rel);
+	struct strbuf text = STRBUF_INIT;
+	cJSON *doc = NULL;
+	const char *mode, *status = t->row.v[ZL_BCOL_STATUS];
+	int end = WIFSIGNALED(t->status) || t->watchdog;
+
+	if (strbuf_read_file(&text, path) > 0)
+		doc = cJSON_Parse(text.buf);
+	mode = zl_json_path_string(doc, "start.mode");
+	if (!end && mode && !strcmp(mode, "reused"))
+		end = zl_json_path_string(doc, "start.retired_after") || t->interrupted || !status ||
+		      (strcmp(status, ZL_STATUS_PASSED) && strcmp(status, ZL_STATUS_FAILED));
+	if (end && t->worker->pid > 0)
+		zl_worker_slot_kill(t->worker);
+	cJSON_Delete(doc);
+	strbuf_release(&text);
+	free(path);
+}
+
 static void task_done(struct sched *s, struct task *t, int start_failed, const char *start_err)
 {
 	struct op_state *op = t->op;
@@ -741,6 +803,8 @@ static void task_done(struct sched *s, struct task *t, int start_failed, const c
 		scan_log(s, t);
 	fill_row(s, t, start_failed, start_err);
 	schedule_note(s, t);
+	if (t->worker && !start_failed)
+		worker_after_op(s, t);
 	t->state = TASK_DONE;
 	s->on_device[t->device] = NULL;
 	if (t->kind != TASK_SHARD) {
@@ -1047,6 +1111,9 @@ static int is_task_pid(const struct sched *s, pid_t pid)
 	for (i = 0; i < s->ntasks; i++)
 		if (s->tasks[i]->state == TASK_RUNNING && s->tasks[i]->cp.pid == pid)
 			return 1;
+	for (i = 0; s->workers && i < s->c->devices.nr; i++)
+		if (s->workers[i].pid == pid)
+			return 1;
 	return 0;
 }
 
@@ -1097,6 +1164,50 @@ static struct task *next_ready(const struct sched *s)
 	return NULL;
 }
 
+/*
+ * The device's worker for the next op: 1 with *out set (NULL: the op starts fresh, the
+ * device's workers kept failing to start), 0 while one is starting.
+ */
+static int worker_for(struct sched *s, size_t d, struct zl_worker_slot **out)
+{
+	struct zl_worker_slot *w = &s->workers[d];
+	struct strbuf err = STRBUF_INIT;
+
+	*out = NULL;
+	switch (w->state) {
+	case ZL_WORKER_READY:
+		*out = w;
+		return 1;
+	case ZL_WORKER_STARTING:
+	case ZL_WORKER_ENDING:
+		return 0;
+	case ZL_WORKER_NONE:
+	case ZL_WORKER_DEAD:
+		break;
+	}
+	if (w->failures >= WORKER_MAX_FAILURES)
+		return 1;
+	if (!zl_worker_slot_start(w, s->c, s->o->self_exe, s->sock_dir, &s->base_env, &err)) {
+		strbuf_release(&err);
+		return 0;
+	}
+	zl_batch_display_clear(&s->disp);
+	zl_print_warning("device %s: cannot start its worker: %s", w->device, err.buf);
+	w->failures = WORKER_MAX_FAILURES;
+	strbuf_release(&err);
+	return 1;
+}
+
+/* Workers the loop waits for: starting ones, and ended ones not reaped yet. */
+static size_t starting_workers(const struct sched *s)
+{
+	size_t d, n = 0;
+
+	for (d = 0; s->workers && d < s->c->devices.nr; d++)
+		n += s->workers[d].state == ZL_WORKER_STARTING || s->workers[d].state == ZL_WORKER_ENDING;
+	return n;
+}
+
 static void start_ready(struct sched *s)
 {
 	size_t d;
@@ -1109,6 +1220,11 @@ static void start_ready(struct sched *s)
 
 		if (s->on_device[d] || !(t = next_ready(s)))
 			continue;
+		t->worker = NULL;
+		if (wants_worker(s, t) && !worker_for(s, d, &t->worker)) {
+			strbuf_release(&err);
+			continue; /* the device waits for its worker */
+		}
 		if (start_task(s, t, d, &err)) {
 			zl_print_error("%s", err.buf);
 			task_done(s, t, 1, err.buf);
@@ -1149,6 +1265,19 @@ static void forward_signal(struct sched *s, int sig)
 	}
 }
 
+static void worker_ended(struct sched *s, struct zl_worker_slot *w, int status)
+{
+	int starting = w->state == ZL_WORKER_STARTING;
+
+	zl_worker_slot_reaped(w, status, starting ? "it ended before it was ready" : "it ended", s->sock_dir, s->c);
+	if (starting && !s->interrupt_sig) {
+		zl_batch_display_clear(&s->disp);
+		zl_print_warning("device %s: its worker ended before it was ready (exit %d; workers/%s.%d.log)%s",
+				 w->device, child_exit_code(status), w->device, w->generation,
+				 w->failures >= WORKER_MAX_FAILURES ? "; its ops start fresh" : "");
+	}
+}
+
 static void reap(struct sched *s)
 {
 	int status, any_signaled = 0;
@@ -1159,12 +1288,15 @@ static void reap(struct sched *s)
 
 		for (d = 0; d < s->c->devices.nr; d++) {
 			struct task *t = s->on_device[d];
+			struct zl_worker_slot *w = s->workers ? &s->workers[d] : NULL;
 
 			if (t && !t->reaped && t->cp.pid == pid) {
 				t->reaped = 1;
 				t->status = status;
 				any_signaled |= WIFSIGNALED(status);
 			}
+			if (w && w->pid == pid)
+				worker_ended(s, w, status);
 		}
 		/* anything else is an adopted orphan: reaped, nothing more */
 	}
@@ -1196,20 +1328,33 @@ static void watchdogs(struct sched *s)
 
 static void loop(struct sched *s)
 {
+	size_t ndev = s->c->devices.nr;
+	struct pollfd *pfd = xcalloc(ndev + 1, sizeof(*pfd));
+
 	for (;;) {
-		struct pollfd pfd;
-		size_t d;
+		size_t d, n = 0;
 		int r;
 
 		start_ready(s);
-		if (!running(s))
+		/* a worker still starting matters only to an op that is ready and waits for it */
+		if (!running(s) && (!starting_workers(s) || !next_ready(s) || s->interrupt_sig))
 			break;
 		refresh_live(s, 0);
 		/* SIGCHLD and the interrupts arrive on the self-pipe; the timeout paces watchdogs and progress */
-		pfd = (struct pollfd){ zl_signals_fd(), POLLIN, 0 };
-		r = poll(&pfd, 1, 500);
+		pfd[n++] = (struct pollfd){ zl_signals_fd(), POLLIN, 0 };
+		for (d = 0; s->workers && d < ndev; d++)
+			if (s->workers[d].ready_fd >= 0)
+				pfd[n++] = (struct pollfd){ s->workers[d].ready_fd, POLLIN, 0 };
+		r = poll(pfd, (nfds_t)n, 500);
 		if (r < 0 && errno != EINTR)
 			break;
+		for (d = 0; r > 0 && s->workers && d < ndev; d++) {
+			struct zl_worker_slot *w = &s->workers[d];
+
+			/* a pipe that ends without the ready line: the worker is broken; it is reaped below */
+			if (w->ready_fd >= 0 && zl_worker_slot_read_ready(w, s->c) < 0)
+				zl_worker_slot_kill(w);
+		}
 		for (;;) {
 			int sig = zl_signals_take();
 
@@ -1227,6 +1372,93 @@ static void loop(struct sched *s)
 				task_done(s, t, 0, NULL);
 		}
 	}
+	free(pfd);
+}
+
+/* ---- workers ---------------------------------------------------------------------------- */
+
+#define SOCK_DIR_PREFIX "zlbench-workers-"
+
+/*
+ * A batch killed outright leaves its socket directory behind: remove those of ours whose
+ * batch (the pid in the name) is gone.
+ */
+static void sweep_sock_dirs(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *de;
+	struct strbuf err = STRBUF_INIT;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *path, *dash;
+		long pid;
+
+		if (!zl_starts_with(de->d_name, SOCK_DIR_PREFIX))
+			continue;
+		dash = strchr(de->d_name + strlen(SOCK_DIR_PREFIX), '-');
+		if (!dash)
+			continue;
+		*dash = '\0';
+		if (zl_parse_long(de->d_name + strlen(SOCK_DIR_PREFIX), &pid) || pid <= 1 ||
+		    !(kill((pid_t)pid, 0) < 0 && errno == ESRCH)) {
+			*dash = '-';
+			continue;
+		}
+		*dash = '-';
+		path = zl_path_join(tmp, de->d_name);
+		if (!lstat(path, &st) && S_ISDIR(st.st_mode) && st.st_uid == getuid())
+			zl_remove_tree(path, &err);
+		strbuf_reset(&err);
+		free(path);
+	}
+	closedir(d);
+	strbuf_release(&err);
+}
+
+/* Socket paths are short (108 bytes): a private directory under $TMPDIR, else /tmp. */
+static int workers_setup(struct sched *s, struct strbuf *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *prefix;
+	size_t d;
+	int rc;
+
+	if (!tmp || !*tmp || strlen(tmp) > 60)
+		tmp = "/tmp";
+	sweep_sock_dirs(tmp);
+	prefix = xstrfmt(SOCK_DIR_PREFIX "%ld-", (long)getpid());
+	rc = zl_mkdtemp_in(tmp, prefix, &s->sock_dir, err);
+	free(prefix);
+	if (rc)
+		return -1;
+	s->workers = xcalloc(s->c->devices.nr, sizeof(*s->workers));
+	for (d = 0; d < s->c->devices.nr; d++)
+		zl_worker_slot_init(&s->workers[d], s->c->devices.v[d]);
+	return 0;
+}
+
+/* Every worker ends with the batch: SIGTERM (an idle worker dies of it), SIGKILL after the grace. */
+static void workers_teardown(struct sched *s)
+{
+	struct strbuf err = STRBUF_INIT;
+	size_t d;
+
+	if (!s->workers)
+		return;
+	for (d = 0; d < s->c->devices.nr; d++) {
+		zl_worker_slot_stop(&s->workers[d], s->grace, s->sock_dir, s->c);
+		zl_worker_slot_release(&s->workers[d]);
+	}
+	free(s->workers);
+	s->workers = NULL;
+	if (s->sock_dir && zl_remove_tree(s->sock_dir, &err))
+		zl_print_warning("%s", err.buf);
+	free(s->sock_dir);
+	s->sock_dir = NULL;
+	strbuf_release(&err);
 }
 
 /* ---- entry ------------------------------------------------------------------------------ */
@@ -1246,6 +1478,7 @@ int zl_batch_execute(const struct zl_batch_config *c, const struct zl_batch_run_
 	int rc = -1;
 
 	memset(&s, 0, sizeof(s));
+	strvec_init(&s.base_env);
 	s.c = c;
 	s.o = o;
 	s.st.fd = -1;
@@ -1266,7 +1499,11 @@ int zl_batch_execute(const struct zl_batch_config *c, const struct zl_batch_run_
 		goto out;
 	if (plan(&s, err))
 		goto out;
+	child_base_env(&s.base_env);
+	if (zl_batch_uses_workers(c) && workers_setup(&s, err))
+		goto out;
 	loop(&s);
+	workers_teardown(&s);
 	kill_orphans(&s);
 	if (s.disp.live && s.disp.live_len) {
 		refresh_live(&s, 1);
@@ -1285,5 +1522,7 @@ out:
 	free(s.ops);
 	free(s.on_device);
 	zl_batch_rows_release(&s.rows);
+	workers_teardown(&s);
+	strvec_clear(&s.base_env);
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include "zlbench/run.h"
 #include "zlbench/settings.h"
 #include "zlbench/util.h"
+#include "zlbench/worker.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
@@ -122,6 +123,11 @@ int cmd_run(int argc, const char **argv)
 	}
 	if (!o.push && getenv("ZL_PUSH_URL") && *getenv("ZL_PUSH_URL"))
 		o.push = getenv("ZL_PUSH_URL");
+	/* a batch's per-device worker (worker.h): no operator of its own, no run directory */
+	if (getenv(ZL_WORKER_SERVE_VAR) && *getenv(ZL_WORKER_SERVE_VAR)) {
+		code = zl_worker_serve(&s, &pf, getenv(ZL_WORKER_SERVE_VAR));
+		goto out;
+	}
 	/* a push that would be refused after the run is refused before it */
 	if (o.push && zl_push_check_settings(o.push, &msg)) {
 		zl_print_error("%s", msg.buf);

@@ -218,6 +218,36 @@ int child_start(struct child_process *cp, struct strbuf *err)
 	return 0;
 }
 
+int child_exec(struct child_process *cp, struct strbuf *err)
+{
+	const char **envp;
+	char *prog;
+	int saved;
+
+	if (!cp->args.nr)
+		return zl_error(err, "no program to run");
+	envp = child_build_env(&cp->env);
+	prog = resolve_program(cp->args.v[0], envp);
+	if (!prog) {
+		free(envp);
+		return zl_error(err, "cannot find program '%s' on PATH", cp->args.v[0]);
+	}
+	if (cp->dir && chdir(cp->dir)) {
+		saved = errno;
+		free(envp);
+		free(prog);
+		return zl_error(err, "cannot change to '%s': %s", cp->dir, strerror(saved));
+	}
+	fflush(stdout);
+	fflush(stderr);
+	execve(prog, (char *const *)cp->args.v, (char *const *)envp);
+	saved = errno;
+	zl_error(err, "cannot run '%s': %s", prog, strerror(saved));
+	free(envp);
+	free(prog);
+	return -1;
+}
+
 int child_wait(struct child_process *cp, int *status, struct strbuf *err)
 {
 	for (;;) {

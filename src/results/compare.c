@@ -56,6 +56,20 @@ static const struct {
 	{ "convert_layout ops", "compile.convert_layout" },
 };
 
+/*
+ * Identity fields a run without them has a value for (absent). Listed with the A/B
+ * variables when they differ; refused like the fields above when caliber is set.
+ */
+static const struct {
+	const char *label;
+	const char *path;
+	const char *absent;
+	int caliber;
+} defaulted_fields[] = {
+	/* fresh, or reused in a batch's worker (docs/worker.md): caliber once the GPU shows it moves numbers */
+	{ "interpreter start", "start.mode", "fresh", 0 },
+};
+
 #define NONE_TEXT "(none)"
 #define UNSET_TEXT "(unset)"
 
@@ -128,6 +142,12 @@ static void diff_json(struct zl_diffs *d, const char *label, const cJSON *a, con
 		      const char *absent)
 {
 	char *ta = value_text(a), *tb = value_text(b);
+
+	/* an absent field with a meaning (NONE_TEXT and UNSET_TEXT have none) is that value */
+	if (!ta && strcmp(absent, NONE_TEXT) && strcmp(absent, UNSET_TEXT))
+		ta = xstrdup(absent);
+	if (!tb && strcmp(absent, NONE_TEXT) && strcmp(absent, UNSET_TEXT))
+		tb = xstrdup(absent);
 
 	if (!same_text(ta, tb))
 		diffs_add(d, label, ta ? ta : absent, tb ? tb : absent);
@@ -441,6 +461,10 @@ size_t zl_caliber_check(const struct zl_run *a, const struct zl_run *b, struct z
 		diff_json(&cal->variables, ab_variables[i].label,
 			  zl_json_path(a->identity, ab_variables[i].path),
 			  zl_json_path(b->identity, ab_variables[i].path), NONE_TEXT);
+	for (i = 0; i < ZL_ARRAY_SIZE(defaulted_fields); i++)
+		diff_json(defaulted_fields[i].caliber ? &cal->mismatches : &cal->variables, defaulted_fields[i].label,
+			  zl_json_path(a->identity, defaulted_fields[i].path),
+			  zl_json_path(b->identity, defaulted_fields[i].path), defaulted_fields[i].absent);
 	diff_env(&cal->variables, a, b);
 	check_timer_used(a, b, cal);
 	check_autotune(a, b, cal);

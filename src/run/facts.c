@@ -52,6 +52,7 @@ void zl_run_facts_release(struct zl_run_facts *f)
 	strvec_clear(&f->tuner_unread_before);
 	free(f->compile_note);
 	free(f->reason);
+	cJSON_Delete(f->start);
 	zl_compile_facts_free(f->compile_snap);
 	zl_run_facts_init(f);
 }

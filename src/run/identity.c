@@ -12,6 +12,7 @@
 #include "zlbench/runload.h"
 #include "zlbench/tunercache.h"
 #include "zlbench/util.h"
+#include "zlbench/worker.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
@@ -372,6 +373,7 @@ cJSON *zl_identity_build(const struct zl_settings *s, const struct zl_preflight 
 	add(&jb, root, "foreign_vendor", plugin_json(pf->out_dir, "foreign_vendor.json"));
 	add(&jb, root, "scheduler", env_object("ZL_SCHEDULER"));
 	add(&jb, root, "warmup", env_object("ZL_WARMUP"));
+	add(&jb, root, "start", f->start ? cJSON_Duplicate(f->start, 1) : zl_worker_start_json(NULL, NULL));
 	add(&jb, root, "env", env_json(&jb, child_env, s->backend));
 	add_str(&jb, root, "status", f->status);
 	add_num(&jb, root, "exit_code", f->exit_code, !running && f->exit_code >= 0);

@@ -28,6 +28,7 @@
 #include "zlbench/shapes.h"
 #include "zlbench/tunercache.h"
 #include "zlbench/util.h"
+#include "zlbench/worker.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
@@ -340,7 +341,29 @@ struct supervised {
 	int reaped;
 	int interrupt_sig;    /* SIGINT/SIGTERM/SIGHUP received by zlbench, 0 if none */
 	int timed_out;
+	/*
+	 * A batch's worker runs the session instead of a child (worker.h): its events say
+	 * when the op ended; it is not ours to reap, and it outlives the op unless we had to
+	 * signal it or it died.
+	 */
+	struct zl_worker_session *ws;
+	int signalled;        /* we signalled the worker's group: it ends with this op */
+	int lost;             /* the worker ended without its exit event */
+	int lost_unknown;     /* ... and its batch recorded no exit status */
 };
+
+/* How long a run waits for the batch's record of a worker that died under it. */
+#define LOST_WORKER_WAIT_S 5.0
+
+static void worker_lost(struct supervised *sv)
+{
+	sv->lost = 1;
+	sv->reaped = 1;
+	if (zl_worker_exit_status(sv->ws->socket_path, sv->ws->pid, LOST_WORKER_WAIT_S, &sv->status)) {
+		sv->lost_unknown = 1;
+		sv->status = W_EXITCODE(0, SIGKILL);
+	}
+}
 
 static void tee_out(struct supervised *sv, const char *buf, size_t n)
 {
@@ -371,14 +394,15 @@ static void supervise(struct supervised *sv, double timeout_s)
 	double grace = zl_kill_grace();
 
 	while (!sv->reaped || pipe_open) {
-		struct pollfd pfd[2];
-		int nfds = 0, wait_ms = 200, r;
+		struct pollfd pfd[3];
+		int nfds = 0, wait_ms = 200, r, ipipe = -1, ictl = -1;
 		double now = zl_now_monotonic();
 
 		if (timeout_s > 0 && !sv->timed_out && !sv->reaped && now - start >= timeout_s) {
 			sv->timed_out = 1;
 			fprintf(stderr, "zlbench: timeout after %.0f s: SIGTERM to the run's process group\n", timeout_s);
 			child_kill(&sv->cp, SIGTERM);
+			sv->signalled = 1;
 			kill_at = now + grace;
 		}
 		if (kill_at && now >= kill_at && !sv->reaped) {
@@ -387,8 +411,9 @@ static void supervise(struct supervised *sv, double timeout_s)
 			kill_at = 0;
 		}
 		if (sv->reaped && pipe_open && !drain_until) {
-			/* the child is gone; grandchildren holding the pipe are ended too */
-			kill(-sv->cp.pid, SIGKILL);
+			/* the child is gone; grandchildren holding the pipe are ended too (a worker that stays is not) */
+			if (!sv->ws || sv->signalled || sv->lost)
+				kill(-sv->cp.pid, SIGKILL);
 			drain_until = now + DRAIN_S;
 			if (timeout_s > 0 && !sv->timed_out && start + timeout_s < drain_until)
 				drain_until = start + timeout_s;
@@ -400,13 +425,29 @@ static void supervise(struct supervised *sv, double timeout_s)
 			pipe_open = 0;
 			continue;
 		}
-		if (pipe_open)
+		if (pipe_open) {
+			ipipe = nfds;
 			pfd[nfds++] = (struct pollfd){ sv->cp.out_fd, POLLIN, 0 };
+		}
+		if (sv->ws && !sv->reaped) {
+			ictl = nfds;
+			pfd[nfds++] = (struct pollfd){ sv->ws->ctl_fd, POLLIN, 0 };
+		}
 		pfd[nfds++] = (struct pollfd){ zl_signals_fd(), POLLIN, 0 };
 		r = poll(pfd, (nfds_t)nfds, wait_ms);
 		if (r < 0 && errno != EINTR)
 			break;
-		if (r > 0 && pipe_open && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+		if (r > 0 && ictl >= 0 && (pfd[ictl].revents & (POLLIN | POLLHUP | POLLERR))) {
+			int e = zl_worker_session_read(sv->ws);
+
+			if (e > 0) {
+				sv->status = W_EXITCODE(sv->ws->status & 0xff, 0);
+				sv->reaped = 1;
+			} else if (e < 0) {
+				worker_lost(sv);
+			}
+		}
+		if (r > 0 && ipipe >= 0 && (pfd[ipipe].revents & (POLLIN | POLLHUP | POLLERR))) {
 			char buf[8192];
 			ssize_t n = read(sv->cp.out_fd, buf, sizeof(buf));
 
@@ -427,19 +468,21 @@ static void supervise(struct supervised *sv, double timeout_s)
 			if (!sv->reaped) {
 				/* signal first: the message may fail if our stdout/stderr is gone */
 				child_kill(&sv->cp, sig);
+				sv->signalled = 1;
 				fprintf(stderr, "\nzlbench: %s: forwarded to the run's process group\n", strsignal(sig));
 				if (!kill_at)
 					kill_at = zl_now_monotonic() + grace;
 			}
 		}
-		if (!sv->reaped) {
+		if (!sv->reaped && !sv->ws) {
 			pid_t p = waitpid(sv->cp.pid, &sv->status, WNOHANG);
 			if (p == sv->cp.pid)
 				sv->reaped = 1;
 		}
 	}
-	/* nothing of the group may outlive the run */
-	kill(-sv->cp.pid, SIGKILL);
+	/* nothing of the group may outlive the run; a worker that ended the op cleanly stays for the next */
+	if (!sv->ws || sv->signalled || sv->lost)
+		kill(-sv->cp.pid, SIGKILL);
 }
 
 /* ---- the run -------------------------------------------------------------- */
@@ -804,12 +847,71 @@ out:
 	return rc;
 }
 
+/* How long a run waits for a batch's worker to take its op before it starts a fresh child. */
+#define WORKER_ANSWER_S 30.0
+
+/*
+ * Hand the session to the batch's worker (worker.h); when that cannot be, the run starts a
+ * fresh child as always and its identity says why. f->start records how the op started.
+ */
+static void start_in_worker(struct supervised *sv, struct zl_worker_session *ws, const struct zl_settings *s,
+			    const char *socket_path, struct zl_run_facts *f)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (s->isolate)
+		strbuf_addstr(&err, "an isolated tuner cache needs a fresh interpreter");
+	else if (!zl_worker_submit(socket_path, &sv->cp.args, &sv->cp.env, s->flaggems_dir, WORKER_ANSWER_S, ws, &err)) {
+		sv->ws = ws;
+		sv->cp.pid = ws->pid;
+		sv->cp.out_fd = ws->out_fd;
+		ws->out_fd = -1;
+	}
+	if (!sv->ws && zl_verbosity >= 0)
+		fprintf(stderr, "zlbench: the batch's worker is not used: %s; starting a fresh interpreter\n", err.buf);
+	else if (sv->ws && zl_verbosity > 0)
+		fprintf(stderr, "zlbench: pytest runs in the batch's worker (pid %ld, %ld ops before this one)\n",
+			(long)ws->pid, ws->ops_before);
+	cJSON_Delete(f->start);
+	f->start = zl_worker_start_json(sv->ws, sv->ws ? NULL : err.buf);
+	strbuf_release(&err);
+}
+
+/* What the worker said about the op's end, for the identity and the log. */
+static void worker_outcome(const struct supervised *sv, struct zl_run_facts *f)
+{
+	const struct zl_worker_session *ws = sv->ws;
+	size_t i;
+
+	cJSON_Delete(f->start);
+	f->start = zl_worker_start_json(ws, NULL);
+	if (zl_verbosity < 0)
+		return;
+	if (cJSON_GetArraySize(ws->reset_after) > 0) {
+		const cJSON *n;
+
+		fprintf(stderr, "zlbench: worker: reset after this op:");
+		cJSON_ArrayForEach(n, ws->reset_after)
+			if (cJSON_IsString(n))
+				fprintf(stderr, " %s;", n->valuestring);
+		fputc('\n', stderr);
+	}
+	for (i = 0; i < ws->notes.nr; i++)
+		fprintf(stderr, "zlbench: worker: %s\n", ws->notes.v[i]);
+	if (ws->retire)
+		fprintf(stderr, "zlbench: worker: it ends after this op: %s\n", ws->retire);
+	else if (sv->lost)
+		fprintf(stderr, "zlbench: worker: it died during this op (pid %ld)\n", (long)sv->cp.pid);
+}
+
 int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *push_url,
 		   const char *const *self_argv)
 {
 	struct zl_plan plan = ZL_PLAN_INIT;
 	struct zl_run_facts f;
 	struct supervised sv;
+	struct zl_worker_session ws = ZL_WORKER_SESSION_INIT;
+	const char *worker_socket = getenv(ZL_WORKER_SOCKET_VAR);
 	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT;
 	char *plugins_dir = zl_plugins_dir();
 	char *log_path = NULL;
@@ -859,6 +961,7 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 	}
 	zl_run_build_child(s, pf, &plan, plugins_dir, f.isolated_flaggems_cache, f.isolated_triton_cache,
 			   &sv.cp.args, &sv.cp.env);
+	strvec_push(&sv.cp.env, ZL_WORKER_SOCKET_VAR); /* the batch's word to this run, not to pytest */
 	f.status = ZL_STATUS_RUNNING;
 	if (zl_identity_write(s, pf, &plan, &f, &sv.cp.args, &sv.cp.env, self_argv, &err))
 		zl_print_warning("%s", err.buf);
@@ -888,7 +991,11 @@ int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *p
 	sv.cp.pdeathsig = SIGTERM;
 	sv.cp.capture_output = 1;
 	f.started_epoch = zl_now_epoch();
-	if (child_start(&sv.cp, &err)) {
+	if (worker_socket && *worker_socket)
+		start_in_worker(&sv, &ws, s, worker_socket, &f);
+	if (sv.ws && zl_identity_write(s, pf, &plan, &f, &sv.cp.args, &sv.cp.env, self_argv, &err))
+		zl_print_warning("%s", err.buf);
+	if (!sv.ws && child_start(&sv.cp, &err)) {
 		zl_print_error("%s", err.buf);
 		f.status = ZL_STATUS_CRASHED;
 		f.reason = xstrdup(err.buf);
@@ -906,6 +1013,8 @@ finish:
 	if (started) {
 		int code = WIFEXITED(sv.status) ? WEXITSTATUS(sv.status) : 0;
 
+		if (sv.ws)
+			worker_outcome(&sv, &f);
 		status = status_for(&sv, code, &exit_code, &sig);
 		if (!strcmp(status, ZL_STATUS_INTERRUPTED) && !sv.interrupt_sig && collection_errors(pf->out_dir)) {
 			status = ZL_STATUS_FAILED;
@@ -922,7 +1031,10 @@ finish:
 			f.reason = stop_reason(&sv, s->timeout_s, pf->out_dir);
 			if (!f.reason)
 				f.reason = first_error_line(pf->out_dir);
-			if (!f.reason && sig)
+			if (!f.reason && sv.lost_unknown)
+				f.reason = xstrfmt("the worker (pid %ld) ended without reporting the end of the op; "
+						   "its exit status is unknown", (long)sv.cp.pid);
+			else if (!f.reason && sig)
 				f.reason = xstrfmt("killed by signal %d (%s)", sig, strsignal(sig));
 		}
 	}
@@ -981,6 +1093,7 @@ done_early:
 	if (sv.log_fd >= 0)
 		close(sv.log_fd);
 	child_release(&sv.cp);
+	zl_worker_session_release(&ws);
 	zl_run_facts_release(&f);
 	zl_plan_release(&plan);
 	cJSON_Delete(final_id);

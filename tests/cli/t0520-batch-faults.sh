@@ -1,14 +1,17 @@
 #!/bin/bash
 # batch: a crash, a hang (per-op timeout), a failure and a killed `zlbench run` stay their
-# own op's; the other ops run and pass; the orphaned pytest is ended; exit 1.
+# own op's; the other ops run and pass; the orphaned pytest is ended; exit 1. With a fresh
+# interpreter per op and with the devices' workers (where the op runs in the worker).
 . "$(dirname "$0")/lib.sh"
 FIX="$ZL_SOURCE_DIR/tests/fixtures/flaggems"
 export ZL_KILL_GRACE=2
 batch() { run_zl batch --backend cuda --flaggems-dir "$FIX" --python "$ZL_TEST_PYTHON" --progress plain "$@"; }
 
 export ZL_BATCH_PLAN='{"batch_p01":{"do":"crash"},"batch_p02":{"do":"hang"},"batch_p03":{"do":"kill_parent"},"batch_p04":{"do":"fail"}}'
+for mode in fresh worker; do
 # the per-op limit leaves room: under ASan on a loaded 2-core host a trivial op took 3.2 s
-batch --devices 0,1 --ops batch_p01,batch_p02,batch_p03,batch_p04,batch_p05,batch_p06 --timeout-per-op 10 --out "$TMP/b"
+rm -rf "$TMP/b"
+batch --start $mode --devices 0,1 --ops batch_p01,batch_p02,batch_p03,batch_p04,batch_p05,batch_p06 --timeout-per-op 10 --out "$TMP/b"
 expect_rc 1
 contains "$TMP/out" "6 operators: 2 passed, 1 failed, 2 crashed, 1 timed out, 0 preflight failed"
 # the summary table names each op's status
@@ -52,4 +55,7 @@ if kill -0 "$hang" 2>/dev/null; then
 	kill -9 "$hang"
 	fail "pytest of the timed-out run (pid $hang) is still running"
 fi
+[ "$(json_get "$TMP/b/runs/batch_p05/run_identity.json" 'd["start"]["mode"]')" = \
+	"$([ $mode = worker ] && echo reused || echo fresh)" ] || fail "$mode: batch_p05 did not start $mode"
+done
 pass

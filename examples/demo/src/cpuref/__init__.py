@@ -68,16 +68,34 @@ class Size(tuple):
         return math.prod(self)
 
 
+# Bytes held by live tensors: what the demo's torch_device_fn.memory_allocated() reports,
+# as torch.cuda.memory_allocated() reports what the caching allocator holds.
+_allocated = 0
+
+
+def memory_allocated():
+    return _allocated
+
+
 class Tensor:
     """A dense row-major tensor held as a flat Python list."""
 
     __slots__ = ("data", "shape", "dtype", "device")
 
     def __init__(self, data, shape, dtype, device="cpu"):
+        global _allocated
         self.data = data
         self.shape = Size(shape)
         self.dtype = dtype
         self.device = device
+        _allocated += len(data) * dtype.itemsize
+
+    def __del__(self):
+        global _allocated
+        try:
+            _allocated -= len(self.data) * self.dtype.itemsize
+        except Exception:  # half-built, or the interpreter is going away
+            pass
 
     def size(self, dim=None):
         return self.shape if dim is None else self.shape[dim]

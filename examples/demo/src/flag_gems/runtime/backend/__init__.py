@@ -8,6 +8,8 @@ import importlib
 import os
 import sys
 
+import cpuref
+
 
 class BackendState:
     """Singleton holding the chosen vendor module and the device object."""
@@ -80,6 +82,10 @@ class _CpuDeviceFn:
     @staticmethod
     def set_device(device):
         pass
+
+    @staticmethod
+    def memory_allocated(device=None):
+        return cpuref.memory_allocated()
 
 
 def set_torch_backend_device_fn(vendor_name=None):

@@ -1,0 +1,357 @@
+"""zl_worker: the per-device interpreter of `zlbench batch --start worker`.
+
+The pure functions, then a real worker process serving ops over its socket, with a
+stand-in torch whose default dtype and random generator an op changes.
+"""
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import types
+
+import pytest
+
+import zl_common as zc
+import zl_worker as zw
+from conftest import FAKES_DIR, PLUGINS_DIR, backend_env
+
+
+def test_env_differences_ignore_zlbench_variables_and_name_no_values():
+    worker = {"PATH": "/bin", "CUDA_VISIBLE_DEVICES": "0", "ZL_RUN_DIR": "", "TOKEN": "a"}
+    op = {"PATH": "/bin", "CUDA_VISIBLE_DEVICES": "1", "ZL_RUN_DIR": "/r", "ZL_SCHEDULER": "{}",
+          "TOKEN": "b", "NEW": "x"}
+    assert zw.env_differences(worker, op) == ["CUDA_VISIBLE_DEVICES", "NEW", "TOKEN"]
+    assert zw.env_differences(worker, dict(worker, ZL_TIMER_PLAN="graph")) == []
+
+
+def test_parse_env_and_pytest_args():
+    assert zw.parse_env(["A=1", "B=x=y", "C="]) == {"A": "1", "B": "x=y", "C": ""}
+    with pytest.raises(ValueError):
+        zw.parse_env(["A"])
+    assert zw.pytest_args(["/py", "-m", "pytest", "t.py", "-s"], "/py") == ["t.py", "-s"]
+    with pytest.raises(ValueError, match="interpreter '/other'"):
+        zw.pytest_args(["/other", "-m", "pytest"], "/py")
+    with pytest.raises(ValueError, match="not a pytest run"):
+        zw.pytest_args(["/py", "-c", "pass"], "/py")
+
+
+def test_session_modules_are_the_benchmark_tree_the_plugins_and_conftests(tmp_path):
+    bench = tmp_path / "fg" / "benchmark"
+    plugins = tmp_path / "plugins"
+
+    def mod(name, path):
+        m = types.ModuleType(name)
+        if path:
+            m.__file__ = str(path)
+        return m
+
+    modules = {
+        "benchmark": mod("benchmark", bench / "__init__.py"),
+        "benchmark.base": mod("benchmark.base", bench / "base.py"),
+        "benchmark.test_add": mod("benchmark.test_add", bench / "test_add.py"),
+        "conftest": mod("conftest", tmp_path / "conftest.py"),
+        "zl_timer": mod("zl_timer", plugins / "zl_timer.py"),
+        "zl_worker": mod("zl_worker", plugins / "zl_worker.py"),
+        "flag_gems": mod("flag_gems", tmp_path / "fg" / "src" / "flag_gems" / "__init__.py"),
+        "benchmarking": mod("benchmarking", tmp_path / "fg" / "benchmarking.py"),
+        "sys": mod("sys", None),
+        "gone": None,
+    }
+    got = zw.session_modules(modules, [str(bench), str(plugins)])
+    assert got == ["benchmark", "benchmark.base", "benchmark.test_add", "conftest", "zl_timer"]
+
+
+class FakeTorch:
+    """What the fingerprint reads of torch: a default dtype with its setter; no grad mode."""
+
+    def __init__(self):
+        self.dtype = "float32"
+
+    def get_default_dtype(self):
+        return self.dtype
+
+    def set_default_dtype(self, d):
+        self.dtype = d
+
+
+def test_fingerprint_reads_loaded_modules_only_and_resets_what_it_can():
+    torch = FakeTorch()
+    fg = types.SimpleNamespace(current_work_registrar=None)
+    modules = {"torch": torch, "flag_gems": fg, "sys": sys}
+    ref = zw.fingerprint(modules)
+    assert ref["torch default dtype"] == "float32" and ref["flag_gems enabled"] is False
+    assert "torch grad mode" not in ref  # the stand-in has none: left out, not guessed
+    assert "cudnn enabled" not in ref    # torch.backends.cudnn is not loaded: never imported
+    torch.dtype = "float64"
+    fg.current_work_registrar = object()
+    now = zw.fingerprint(modules)
+    names = zw.differing(ref, now)
+    assert names == ["torch default dtype", "flag_gems enabled"]
+    reset, failed = zw.restore(modules, ref, names)
+    assert reset == ["torch default dtype"] and torch.dtype == "float32"
+    assert failed == ["flag_gems enabled: cannot be reset"]
+
+
+def test_python_globals_are_reset():
+    limit = sys.getrecursionlimit()
+    level = logging.getLogger().level
+    ref = zw.fingerprint(sys.modules)
+    try:
+        sys.setrecursionlimit(limit + 7)
+        logging.getLogger().setLevel(3)
+        names = zw.differing(ref, zw.fingerprint(sys.modules))
+        assert "python recursion limit" in names and "python root logger" in names
+        reset, failed = zw.restore(sys.modules, ref, names)
+        assert failed == [] and set(reset) == set(names)
+        assert sys.getrecursionlimit() == limit and logging.getLogger().level == level
+    finally:
+        sys.setrecursionlimit(limit)
+        logging.getLogger().setLevel(level)
+
+
+def test_foreign_new_modules():
+    def mod(path):
+        m = types.ModuleType("m")
+        m.__file__ = path
+        return m
+
+    before = {"_nvidia"}
+    modules = {"_nvidia": mod("/s/flag_gems/runtime/backend/_nvidia/__init__.py"),
+               "_mthreads": mod("/s/flag_gems/runtime/backend/_mthreads/__init__.py"),
+               "flag_gems.runtime.backend._amd": mod("/x.py"),
+               "json": mod("/usr/lib/python3/json/__init__.py")}
+    got = zw.foreign_new_modules(before, modules, "_nvidia", zc.vendor_segment)
+    assert got == ["_mthreads", "flag_gems.runtime.backend._amd"]
+    assert zw.foreign_new_modules(before, modules, None, zc.vendor_segment) == []
+
+
+class FakeDevice:
+    """torch.cuda as the worker reads it after an op: a broken context, or memory still held."""
+
+    def __init__(self, allocated=0, error=None):
+        self.allocated = allocated
+        self.error = error
+
+    def synchronize(self):
+        if self.error:
+            raise RuntimeError(self.error)
+
+    def empty_cache(self):
+        pass
+
+    def memory_allocated(self):
+        return self.allocated
+
+
+def _tidy_with(tmp_path, monkeypatch, dev, mem_ref=0):
+    w = zw.Worker(str(tmp_path), sys.executable, PLUGINS_DIR)
+    w.roots = []  # this test session's modules are none of an op's
+    w.mem_ref = mem_ref
+    monkeypatch.setattr(w, "_device_module", lambda: dev)
+    notes = w.tidy({"env": {}}, set(sys.modules), set())
+    return w, notes
+
+
+def test_a_device_error_retires_the_worker(tmp_path, monkeypatch):
+    dev = FakeDevice(error="CUDA error: an illegal memory access was encountered\nmore text")
+    w, _ = _tidy_with(tmp_path, monkeypatch, dev)
+    assert w.retire == ("the device reports an error: RuntimeError: CUDA error: "
+                        "an illegal memory access was encountered"), w.retire
+
+
+def test_device_memory_left_allocated_retires_the_worker(tmp_path, monkeypatch):
+    w, _ = _tidy_with(tmp_path, monkeypatch, FakeDevice(allocated=(1 << 20) * 100), mem_ref=1 << 20)
+    assert w.retire is None  # 99 MiB more: within the 256 MiB slack
+    w, _ = _tidy_with(tmp_path, monkeypatch, FakeDevice(allocated=(1 << 20) * 300), mem_ref=1 << 20)
+    assert w.retire == "299 MiB of device memory still allocated after the op", w.retire
+
+
+# ---------------------------------------------------------------------------
+# a real worker
+
+TORCH = '''"""A stand-in torch: a default dtype and a seeded generator, as a fresh process has them."""
+import random
+
+_dtype = "float32"
+_seed = 67280421310721
+_rng = random.Random(_seed)
+
+
+def get_default_dtype():
+    return _dtype
+
+
+def set_default_dtype(d):
+    global _dtype
+    _dtype = d
+
+
+def initial_seed():
+    return _seed
+
+
+def manual_seed(s):
+    global _seed, _rng
+    _seed = s
+    _rng = random.Random(s)
+
+
+def rand():
+    return _rng.random()
+'''
+
+CONFTEST = '''import torch
+
+RESULTS = []
+'''
+
+TESTS = '''import json
+import os
+
+import pytest
+import torch
+
+from . import conftest
+
+
+@pytest.mark.setdtype
+def test_setdtype():
+    torch.set_default_dtype("float64")
+    torch.rand()
+
+
+@pytest.mark.look
+def test_look():
+    conftest.RESULTS.append("look")
+    with open(os.environ["ZL_LOOK_OUT"], "w") as f:
+        json.dump({"dtype": torch.get_default_dtype(), "rand": torch.rand(), "pid": os.getpid(),
+                   "results": conftest.RESULTS, "cwd": os.getcwd()}, f)
+    print("look printed this")
+
+
+@pytest.mark.segv
+def test_segv():
+    os.kill(os.getpid(), 11)
+'''
+
+
+class WorkerProc:
+    """A worker over a tree of benchmark/conftest.py and benchmark/test_probe.py; the stand-in
+    torch above first on the path, or (fakes) the plugin tests' torch, triton and flag_gems."""
+
+    def __init__(self, tmp_path, conftest=CONFTEST, tests=TESTS, fakes=False, env=None):
+        self.tree = tmp_path / "tree"
+        (self.tree / "benchmark").mkdir(parents=True)
+        (self.tree / "benchmark" / "__init__.py").write_text("")
+        (self.tree / "benchmark" / "conftest.py").write_text(conftest)
+        (self.tree / "benchmark" / "test_probe.py").write_text(tests)
+        (tmp_path / "lib").mkdir()
+        (tmp_path / "lib" / "torch.py").write_text(TORCH)
+        self.tmp = tmp_path
+        self.socket = str(tmp_path / "w.sock")
+        self.env = {k: v for k, v in os.environ.items()
+                    if not k.startswith(("ZL_", "PYTEST_", "GEMS_", "FLAGGEMS_", "FAKE_"))}
+        self.env.update({k: str(v) for k, v in (env or {}).items()})
+        self.env["PYTHONPATH"] = os.pathsep.join([PLUGINS_DIR, FAKES_DIR if fakes else str(tmp_path / "lib")])
+        self.env["PYTHONDONTWRITEBYTECODE"] = "1"
+        self.env["PYTHONUNBUFFERED"] = "1"
+        r, w = os.pipe()
+        env = dict(self.env, ZL_WORKER_READY_FD=str(w))
+        self.log = open(str(tmp_path / "worker.log"), "w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "zl_worker", "--socket", self.socket, "--python", sys.executable,
+             "--plugins-dir", PLUGINS_DIR], cwd=str(self.tree), env=env, pass_fds=(w,),
+            stdout=self.log, stderr=subprocess.STDOUT)
+        os.close(w)
+        with os.fdopen(r) as f:
+            self.ready = json.loads(f.readline())
+
+    def submit(self, args, env=None, python=None):
+        """(events, output) of one op, as `zlbench run` hands it over."""
+        env = dict(self.env if env is None else env)
+        r, w = os.pipe()
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(self.socket)
+        req = {"argv": [python or sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-s"] + args,
+               "env": ["%s=%s" % kv for kv in env.items()], "cwd": str(self.tree)}
+        socket.send_fds(s, [json.dumps(req).encode()], [w])
+        s.shutdown(socket.SHUT_WR)
+        os.close(w)
+        with os.fdopen(r) as f:
+            out = f.read()
+        events = [json.loads(line) for line in s.makefile().read().splitlines()]
+        s.close()
+        return events, out
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=30)
+        self.log.close()
+
+
+def test_worker_session_protocol(tmp_path):
+    w = WorkerProc(tmp_path)
+    try:
+        # the op's environment differs from the worker's only in zlbench's variables (ZL_*)
+        ev, out = w.submit(["benchmark/test_probe.py", "-m", "setdtype"], dict(w.env, ZL_RUN_DIR=str(tmp_path)))
+        assert [e["event"] for e in ev] == ["start", "exit"], ev
+        assert ev[0]["pid"] == w.proc.pid and ev[0]["ops_before"] == 0 and ev[0]["reset"] == []
+        assert ev[1]["status"] == 0 and ev[1]["retire"] is None
+        assert ev[1]["reset"] == ["torch default dtype"], ev
+        assert "1 passed" in out
+
+        look = tmp_path / "look.json"
+        env = dict(w.env, ZL_RUN_DIR=str(tmp_path), ZL_LOOK_OUT=str(look))
+        ev, out = w.submit(["benchmark/test_probe.py", "-m", "look"], env)
+        assert [e["event"] for e in ev] == ["start", "exit"], (ev, out)
+        assert ev[0]["ops_before"] == 1 and ev[0]["reset"] == ["torch default dtype"]
+        assert ev[1]["status"] == 0 and ev[1]["reset"] == []
+        assert "look printed this" in out and "1 passed" in out
+        got = json.loads(look.read_text())
+        fresh = subprocess.run([sys.executable, "-c", "import torch; print(repr(torch.rand()))"],
+                               env=w.env, capture_output=True, text=True, check=True).stdout.strip()
+        # a fresh interpreter's dtype and random stream, the conftest's results empty again
+        assert got["dtype"] == "float32" and repr(got["rand"]) == fresh, (got, fresh)
+        assert got["results"] == ["look"] and got["cwd"] == str(w.tree) and got["pid"] == w.proc.pid
+
+        # refused: another interpreter, another environment
+        ev, out = w.submit(["benchmark/test_probe.py"], env, python="/other/python")
+        assert ev[0]["event"] == "refused" and "'/other/python'" in ev[0]["reason"] and out == ""
+        ev, out = w.submit(["benchmark/test_probe.py"], dict(env, CUDA_VISIBLE_DEVICES="7"))
+        assert ev == [{"event": "refused",
+                       "reason": "the run's environment differs from the worker's in CUDA_VISIBLE_DEVICES"}]
+
+        # a crash: the connection ends without an exit event; the op's output has the traceback
+        ev, out = w.submit(["benchmark/test_probe.py", "-m", "segv"], env)
+        assert [e["event"] for e in ev] == ["start"] and ev[0]["ops_before"] == 2, ev
+        assert "Fatal Python error: Segmentation fault" in out
+        assert w.proc.wait(timeout=30) == -signal.SIGSEGV
+    finally:
+        w.stop()
+
+
+def test_a_session_in_a_worker_reports_foreign_vendors_as_a_fresh_one(tmp_path):
+    # rocm: FlagGems' vendor detection imports every vendor's descriptor package while the
+    # worker imports the conftest; zl_foreign_vendor, imported afresh by each session, must
+    # still tell those probes from foreign code (the worker's FOREIGN_VENDOR_HINT)
+    env = backend_env("rocm", FAKE_IMPORT_ALL_VENDORS=1)
+    w = WorkerProc(tmp_path, conftest="import flag_gems  # noqa: F401\n",
+                   tests="def test_a():\n    pass\n", fakes=True, env=env)
+    try:
+        run = tmp_path / "run"
+        for n in range(2):
+            (run / str(n) / "plugins").mkdir(parents=True)
+            ev, out = w.submit(["benchmark/test_probe.py", "-p", "zl_foreign_vendor"],
+                               dict(w.env, ZL_RUN_DIR=str(run / str(n))))
+            assert [e["event"] for e in ev] == ["start", "exit"] and ev[1]["status"] == 0, (ev, out)
+            assert "FOREIGN_VENDOR_MODULE" not in out, out
+            f = json.loads((run / str(n) / "plugins" / "foreign_vendor.json").read_text())
+            assert (f["own"], f["vendors"], f["modules"]) == ("amd", [], []), f
+            assert f["probed_vendors"] == ["ascend", "mthreads", "mthreads_ext", "nvidia"], f
+            assert {m["first_test"] for m in f["probed_modules"]} == {"benchmark/conftest.py"}, f
+    finally:
+        w.stop()
