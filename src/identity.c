@@ -112,7 +112,7 @@ static cJSON *plugin_json(const char *run_dir, const char *name)
 	struct strbuf text = STRBUF_INIT;
 	cJSON *doc = NULL;
 
-	if (strbuf_read_file(&text, path) >= 0)
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL))
 		doc = cJSON_Parse(text.buf);
 	strbuf_release(&text);
 	free(path);
@@ -210,7 +210,7 @@ static cJSON *replay_run_id(const char *dir)
 	struct strbuf text = STRBUF_INIT;
 	cJSON *doc = NULL, *out = NULL;
 
-	if (strbuf_read_file(&text, path) >= 0 && (doc = cJSON_Parse(text.buf))) {
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL) && (doc = cJSON_Parse(text.buf))) {
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(doc, "run_id");
 		if (cJSON_IsString(id))
 			out = cJSON_CreateString(id->valuestring);

@@ -363,12 +363,14 @@ static int read_json_object(const char *path, int optional, struct strbuf *text,
 	size_t replaced;
 	cJSON *j;
 
-	if (strbuf_read_file(&raw, path) < 0) {
+	if (zl_read_file(&raw, path, NULL, ZL_CAP_LARGE, err)) {
 		int saved = errno;
 		strbuf_release(&raw);
-		if (optional && saved == ENOENT)
+		if (optional && saved == ENOENT) {
+			strbuf_reset(err);
 			return 1;
-		return zl_error(err, "cannot read '%s': %s", path, strerror(saved));
+		}
+		return -1;
 	}
 	if (zl_push_json_compact(raw.buf, raw.len, text, &replaced)) {
 		strbuf_release(&raw);
@@ -511,7 +513,7 @@ static int is_warmup_shard(const char *dir)
 	const char *role;
 	int shard;
 
-	if (strbuf_read_file(&text, path) >= 0)
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL))
 		id = cJSON_ParseWithLength(text.buf, text.len);
 	role = id ? zl_json_path_string(id, "warmup.role") : NULL;
 	shard = role && !strcmp(role, "shard");
@@ -1053,8 +1055,7 @@ static int spool_read(const char *path, struct spooled *s, struct strbuf *err)
 	int rc = -1;
 
 	memset(s, 0, sizeof(*s));
-	if (strbuf_read_file(&sb, path) < 0) {
-		zl_error(err, "cannot read spool file '%s': %s", path, strerror(errno));
+	if (zl_read_file(&sb, path, "spool file", ZL_CAP_LARGE, err)) {
 		strbuf_release(&sb);
 		return -1;
 	}

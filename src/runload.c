@@ -147,9 +147,9 @@ cJSON *zl_json_read_schema(const char *path, const char *schema, const char *hin
 	cJSON *doc = NULL;
 	const char *got;
 
-	if (strbuf_read_file(&text, path) < 0) {
-		zl_error(err, "cannot read '%s': %s%s%s%s", path, strerror(errno), hint ? " (" : "", hint ? hint : "",
-			 hint ? ")" : "");
+	if (zl_read_file(&text, path, NULL, ZL_CAP_DOC, err)) {
+		if (hint)
+			strbuf_addf(err, " (%s)", hint);
 	} else if (!(doc = cJSON_ParseWithLength(text.buf, text.len)) || !cJSON_IsObject(doc) ||
 		   !(got = zl_json_path_string(doc, "schema")) || strcmp(got, schema)) {
 		zl_error(err, "'%s' is not a %s document", path, schema);
@@ -421,13 +421,14 @@ static void load_results(struct zl_run *run)
 	struct strbuf text = STRBUF_INIT;
 	cJSON *root = NULL;
 	const cJSON *op_entry;
+	struct strbuf err = STRBUF_INIT;
 	size_t odd = 0, i, errors = 0, nulls = 0;
 
-	if (strbuf_read_file(&text, path) < 0) {
+	if (zl_read_file(&text, path, NULL, ZL_CAP_LARGE, &err)) {
 		if (errno == ENOENT)
 			strvec_pushf(&run->notes, "no results.json: the run recorded no results");
 		else
-			strvec_pushf(&run->notes, "cannot read '%s': %s", path, strerror(errno));
+			strvec_push(&run->notes, err.buf);
 		goto out;
 	}
 	root = cJSON_ParseWithLength(text.buf, text.len);
@@ -464,6 +465,7 @@ static void load_results(struct zl_run *run)
 out:
 	cJSON_Delete(root);
 	strbuf_release(&text);
+	strbuf_release(&err);
 	free(path);
 }
 
@@ -550,11 +552,12 @@ static void load_timer(struct zl_run *run)
 	struct strbuf text = STRBUF_INIT;
 	struct timer_seen *seen = NULL;
 	size_t nr_seen = 0, alloc_seen = 0, lineno = 0, bad = 0, unmatched = 0, i;
+	struct strbuf err = STRBUF_INIT;
 	char *line, *next;
 
-	if (strbuf_read_file(&text, path) < 0) {
+	if (zl_read_file(&text, path, NULL, ZL_CAP_LARGE, &err)) {
 		if (errno != ENOENT)
-			strvec_pushf(&run->notes, "cannot read '%s': %s", path, strerror(errno));
+			strvec_push(&run->notes, err.buf);
 		goto out;
 	}
 	run->has_timer = 1;
@@ -585,6 +588,7 @@ out:
 		free(seen[i].key);
 	free(seen);
 	strbuf_release(&text);
+	strbuf_release(&err);
 	free(path);
 }
 
@@ -654,9 +658,12 @@ int zl_run_load(const char *dir, struct zl_run *run, struct strbuf *err)
 		return zl_error(err, "'%s' is not a run directory: no such directory", dir);
 	run->dir = zl_absolute_path(dir);
 	path = zl_path_join(run->dir, "run_identity.json");
-	if (strbuf_read_file(&text, path) < 0) {
-		zl_error(err, "'%s' is not a run directory: cannot read '%s': %s", dir, path,
-			 strerror(errno));
+	if (zl_read_file(&text, path, NULL, ZL_CAP_DOC, err)) {
+		struct strbuf why = STRBUF_INIT;
+
+		strbuf_addbuf(&why, err);
+		zl_error(err, "'%s' is not a run directory: %s", dir, why.buf);
+		strbuf_release(&why);
 		goto fail;
 	}
 	run->identity = cJSON_ParseWithLength(text.buf, text.len);

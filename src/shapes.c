@@ -403,11 +403,8 @@ int zl_shapes_load(const char *path, struct zl_shapes_doc **out, struct strbuf *
 	int rc;
 
 	*out = NULL;
-	if (strbuf_read_file(&content, path) < 0) {
-		rc = zl_error(err, "cannot read shape file '%s': %s", path, strerror(errno));
-		strbuf_release(&content);
-		return rc;
-	}
+	if (zl_read_file(&content, path, "shape file", ZL_CAP_SHAPES, err))
+		return -1;
 	rc = zl_shapes_parse(content.buf, content.len, path, out, err);
 	strbuf_release(&content);
 	return rc;
