@@ -26,6 +26,7 @@
 #define ZLBENCH_RUNLOAD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <cjson/cJSON.h>
 
 #include "strbuf.h"
@@ -51,6 +52,12 @@ struct zl_result {
 	char *timer;             /* timer used: graph, direct, ... */
 	long samples;
 	double median_ms, min_ms, max_ms, iqr_ms;
+};
+
+/* A slot of the rows' index: the key's hash and the row number + 1 (0: an empty slot). */
+struct zl_row_slot {
+	uint64_t hash;
+	size_t row;
 };
 
 /*
@@ -85,6 +92,10 @@ struct zl_run {
 
 	struct zl_result *results;
 	size_t nr_results, alloc_results;
+	/* zl_run_find's hash index of the rows (zl_run_index_rows); used while indexed == nr_results */
+	struct zl_row_slot *index;  /* open addressing, index_mask + 1 slots */
+	size_t index_mask;
+	size_t indexed;
 	int has_results;         /* results.json was read */
 	int has_timer;           /* plugins/timer.jsonl was read */
 	struct strvec notes;     /* what was missing or odd, one lowercase line each */
@@ -133,7 +144,15 @@ int zl_json_write_atomic(const char *path, const cJSON *doc, struct strbuf *err)
 /* Append the canonical rendering of a JSON value (the shape format above) to sb. */
 void zl_json_canonical(struct strbuf *sb, const cJSON *item);
 
-/* Find a row by its key; NULL when absent. dtype matches with or without "torch.". */
+/*
+ * Index the rows for zl_run_find (zl_run_load does it; whoever fills results otherwise calls
+ * it once they are all there). Without a current index zl_run_find scans every row.
+ */
+void zl_run_index_rows(struct zl_run *run);
+/*
+ * Find a row by its key; NULL when absent. dtype matches with or without "torch.". When
+ * several rows have one key, the first.
+ */
 const struct zl_result *zl_run_find(const struct zl_run *run, const char *op, const char *dtype,
 				    const char *shape, int occurrence, enum zl_side side);
 
