@@ -1,9 +1,10 @@
 #!/bin/bash
-# Install the Debian packages zlbench builds and tests with, when any is missing.
+# Install the Debian packages zlbench builds and tests with, when any is missing
+# (clang and its compiler-rt, which holds libFuzzer, for scripts/fuzz.sh).
 # Sourced by scripts/main-job.sh, scripts/test.sh and .ci/run.
 zl_packages=(cmake gcc make pkg-config libyaml-dev libsqlite3-dev libcjson-dev
 	libcurl4-openssl-dev libcmocka-dev python3-pytest python3-yaml git openssl
-	slurm-wlm munge zsh)
+	slurm-wlm munge zsh clang libclang-rt-14-dev)
 zl_install_deps() {
 	local missing=() p
 	for p in "${zl_packages[@]}"; do

@@ -1,0 +1,51 @@
+/*
+ * What push reads from outside: a run's JSON files as it sends them (zl_push_json_compact:
+ * whitespace dropped, NaN/Infinity sent as null) and the collector's response body
+ * (zl_push_server_message). Invariants: compacting lengthens the text only by the NaNs made
+ * null (one byte each); text that
+ * cJSON parses compacts to text that parses to the same document; the server message is
+ * at most 300 bytes of printable text.
+ */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "zlbench/push.h"
+#include "zlbench/runload.h"
+#include "zlbench/strbuf.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct strbuf out = STRBUF_INIT, msg = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT;
+	size_t replaced = 0, i;
+	cJSON *before, *after;
+
+	if (!zl_push_json_compact((const char *)data, size, &out, &replaced)) {
+		if (out.len > size + replaced)
+			fuzz_fail("compacting %zu bytes (%zu NaN/Infinity) gave %zu", size, replaced, out.len);
+		before = cJSON_ParseWithLength((const char *)data, size);
+		if (before) {
+			after = cJSON_ParseWithLength(out.buf, out.len);
+			if (!after)
+				fuzz_fail("the compacted form of parsed JSON does not parse:\n%s", out.buf);
+			zl_json_canonical(&a, before);
+			zl_json_canonical(&b, after);
+			if (!replaced && strcmp(a.buf, b.buf))
+				fuzz_fail("compacting changed the document:\n%s\n%s", a.buf, b.buf);
+			cJSON_Delete(after);
+			cJSON_Delete(before);
+		}
+	}
+	zl_push_server_message((const char *)data, size, &msg);
+	if (msg.len > 300 + 3)
+		fuzz_fail("a server message of %zu bytes", msg.len);
+	for (i = 0; i < msg.len; i++)
+		if ((unsigned char)msg.buf[i] < 0x20 || msg.buf[i] == 0x7f)
+			fuzz_fail("a control character in the server message");
+	strbuf_release(&out);
+	strbuf_release(&msg);
+	strbuf_release(&a);
+	strbuf_release(&b);
+	return 0;
+}
