@@ -309,10 +309,17 @@ static void report_finish(struct zl_push_report *r, struct zl_push_item *it,
 /* Non-finite numbers Python's json module writes, and what strict JSON says instead. */
 static const char *const non_finite[] = { "-Infinity", "Infinity", "NaN" };
 
+/* A character of a number or a literal: two of them must not meet where blanks stood. */
+static int word_char(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' ||
+	       c == '+' || c == '-';
+}
+
 int zl_push_json_compact(const char *in, size_t len, struct strbuf *out, size_t *replaced)
 {
 	size_t i = 0, k;
-	int in_string = 0;
+	int in_string = 0, blank = 0;
 
 	*replaced = 0;
 	while (i < len) {
@@ -328,9 +335,14 @@ int zl_push_json_compact(const char *in, size_t len, struct strbuf *out, size_t 
 			continue;
 		}
 		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			blank = 1;
 			i++;
 			continue;
 		}
+		/* "1 2" is not JSON and "12" is: keep one blank between words, so no token is made */
+		if (blank && word_char(c) && out->len && word_char(out->buf[out->len - 1]))
+			strbuf_addch(out, ' ');
+		blank = 0;
 		if (c == '"')
 			in_string = 1;
 		for (k = 0; k < ZL_ARRAY_SIZE(non_finite); k++) {
@@ -360,6 +372,7 @@ static int read_json_object(const char *path, int optional, struct strbuf *text,
 			    struct strbuf *err)
 {
 	struct strbuf raw = STRBUF_INIT;
+	const char *end = NULL;
 	size_t replaced;
 	cJSON *j;
 
@@ -377,7 +390,13 @@ static int read_json_object(const char *path, int optional, struct strbuf *text,
 		return zl_error(err, "'%s' is not valid JSON (unterminated string)", path);
 	}
 	strbuf_release(&raw);
-	j = cJSON_ParseWithLength(text->buf, text->len);
+	/* the whole text, not a document at its start: text after it (a NUL byte) is not sent */
+	j = cJSON_ParseWithLengthOpts(text->buf, text->len, &end, 0);
+	if (j && end != text->buf + text->len) {
+		cJSON_Delete(j);
+		return zl_error(err, "'%s' is not valid JSON (more after the document, at byte %zu of its compact form)",
+				path, (size_t)(end - text->buf));
+	}
 	if (!j)
 		return zl_error(err, "'%s' is not valid JSON", path);
 	if (!cJSON_IsObject(j)) {
