@@ -27,7 +27,6 @@ Keys are compared as zl_common.stable_key() strings: stable across processes.
 
 import gc
 import glob
-import json
 import os
 import re
 import sys
@@ -114,11 +113,7 @@ def load_records(run_dir, conflicts=None):
     table = {}
     origin = {}  # (kernel, key): the file it was last read from
     for path in sorted(glob.glob(os.path.join(directory, "*.json"))):
-        try:
-            with open(path, encoding="utf-8") as f:
-                doc = json.load(f)
-        except (OSError, ValueError) as e:
-            raise zc.ConfigError("cannot read autotune record '%s': %s" % (path, e)) from None
+        doc = zc.read_json(path, "autotune record")
         if not isinstance(doc, dict) or doc.get("format") != RECORD_FORMAT:
             raise zc.ConfigError("'%s' is not a zlbench autotune record" % path)
         if doc.get("version") != RECORD_VERSION:

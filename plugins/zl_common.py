@@ -11,6 +11,7 @@ import math
 import os
 import re
 import signal
+import stat
 import sys
 import tempfile
 import threading
@@ -126,6 +127,99 @@ def write_text_atomic(path, text, durable=True):
         except OSError:
             pass
         raise
+
+
+# Reading files from outside (as zlbench's fsutil.h does): regular files only, under a cap,
+# so that a FIFO or a link to /dev/zero is refused instead of read forever.
+READ_CAP = 64 << 20
+# JSON nesting zlbench's own documents never approach; deeper is refused before json.loads,
+# which would raise RecursionError (a pytest INTERNALERROR) on 100k levels.
+JSON_MAX_DEPTH = 100
+
+_FILE_TYPES = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a fifo"),
+               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+               (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(mode):
+    for test, name in _FILE_TYPES:
+        if test(mode):
+            return "%s, not a regular file" % name
+    return "not a regular file"
+
+
+def read_regular(path, what, cap=READ_CAP):
+    """The bytes of a regular file of at most cap bytes; ConfigError naming the file
+    (and the cap) for anything else."""
+    def refuse(why):
+        raise ConfigError("cannot read %s '%s': %s" % (what, path, why))
+
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            refuse(_not_regular(st.st_mode))
+        if st.st_size > cap:
+            refuse("%d bytes, over the %d MiB limit for this file" % (st.st_size, cap >> 20))
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as e:
+        refuse(e.strerror or str(e))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            refuse(_not_regular(st.st_mode))
+        chunks, size = [], 0
+        while size <= cap:
+            chunk = os.read(fd, min(1 << 20, cap + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > cap:
+            refuse("grew over the %d MiB limit for this file while being read" % (cap >> 20))
+        return b"".join(chunks)
+    except OSError as e:
+        refuse(e.strerror or str(e))
+    finally:
+        os.close(fd)
+
+
+def json_depth(text):
+    """The deepest nesting of arrays and objects in JSON text (strings skipped)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for c in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+    return deepest
+
+
+def read_json(path, what, cap=READ_CAP, max_depth=JSON_MAX_DEPTH):
+    """Parse a JSON file read with read_regular; ConfigError naming the file for text
+    that is not UTF-8 JSON or nests deeper than max_depth."""
+    raw = read_regular(path, what, cap)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError("cannot read %s '%s': not UTF-8 (%s)" % (what, path, e)) from None
+    if json_depth(text) > max_depth:
+        raise ConfigError("cannot read %s '%s': it nests arrays and objects more than %d levels deep"
+                          % (what, path, max_depth))
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise ConfigError("cannot read %s '%s': %s" % (what, path, e)) from None
 
 
 def dumps(obj, indent=2):

@@ -5,6 +5,42 @@
 #include <stddef.h>
 #include "strbuf.h"
 
+/*
+ * Reading files that come from outside (shape files, run and batch directories, autotune
+ * records, a FlagGems checkout): regular files only, and no larger than a cap, so that a
+ * FIFO, a device (a link to /dev/zero) or a runaway file is refused at once, with an error
+ * that names the file and states the limit, instead of hanging or eating memory.
+ *
+ * Links are followed: the file checked is the one opened (fstat), so a link to a regular
+ * file is fine and a link to a device is not. The path is stat()ed before open(), so that a
+ * device is never even opened (opening one can have effects), and opened with O_NONBLOCK,
+ * so that a FIFO put there in between does not block the open.
+ */
+#define ZL_MIB ((size_t)1 << 20)
+/* shape files: libyaml holds the whole document in memory; FlagGems' core_shapes.yaml is 17 KB */
+#define ZL_CAP_SHAPES (16 * ZL_MIB)
+/* JSON documents and sources: run_identity.json, batch.json, ops_status.csv, records, .py */
+#define ZL_CAP_DOC (64 * ZL_MIB)
+/* results.json (about 650 bytes a row: 1.6 M rows), plugins/timer.jsonl, logs, push spool */
+#define ZL_CAP_LARGE (1024 * ZL_MIB)
+
+/*
+ * Open path for reading after the checks above. Returns the descriptor, or -1 with err
+ * set (when err is not NULL) to "cannot read <what> '<path>': <why>" (what may be NULL)
+ * and errno set: the system's errno (ENOENT for a missing file), EINVAL for something
+ * that is not a regular file, EFBIG for one over cap bytes.
+ */
+int zl_open_regular(const char *path, const char *what, size_t cap, struct strbuf *err);
+/* The same checks on an open descriptor (for files opened for writing too). 0 or -1. */
+int zl_check_regular_fd(int fd, const char *path, const char *what, size_t cap, struct strbuf *err);
+/*
+ * Read the whole of a regular file of at most cap bytes, appended to sb (NUL-terminated;
+ * it may hold NUL bytes of its own: use sb->len). 0, or -1 with err and errno as for
+ * zl_open_regular (sb is left as it was). A file that grows past cap while being read is
+ * refused too.
+ */
+int zl_read_file(struct strbuf *sb, const char *path, const char *what, size_t cap, struct strbuf *err);
+
 /* write() all of data, retrying on EINTR and short writes. 0, or -1 with errno set. */
 int zl_write_all(int fd, const void *data, size_t len);
 /* The running binary's path (for starting itself again). Caller frees. */

@@ -16,7 +16,8 @@
 /*
  * Append JSON text to out without whitespace outside strings, with NaN, Infinity
  * and -Infinity outside strings replaced by null (*replaced counts them). Does not
- * validate; -1 when a string is left open.
+ * validate, but keeps one blank where blanks parted two numbers or literals ("1 2"
+ * stays invalid rather than becoming 12); -1 when a string is left open.
  */
 int zl_json_compact_python(const char *in, size_t len, struct strbuf *out, size_t *replaced);
 

@@ -26,6 +26,7 @@
 #define ZLBENCH_RUNLOAD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <cjson/cJSON.h>
 
 #include "json.h"    /* its readers walk run->identity with zl_json_path() */
@@ -66,6 +67,12 @@ struct zl_result {
 	double noise_rel;        /* relative half-width of the estimate's 95 % interval; NAN when unknown */
 };
 
+/* A slot of the rows' index: the key's hash and the row number + 1 (0: an empty slot). */
+struct zl_row_slot {
+	uint64_t hash;
+	size_t row;
+};
+
 /*
  * The identity fields other modules need, copied out of run_identity.json
  * (NULL when absent or null). The full document stays in `identity`.
@@ -98,6 +105,10 @@ struct zl_run {
 
 	struct zl_result *results;
 	size_t nr_results, alloc_results;
+	/* zl_run_find's hash index of the rows (zl_run_index_rows); used while indexed == nr_results */
+	struct zl_row_slot *index;  /* open addressing, index_mask + 1 slots */
+	size_t index_mask;
+	size_t indexed;
 	int has_results;         /* results.json was read */
 	int has_timer;           /* plugins/timer.jsonl was read */
 	size_t rows_with_samples;  /* results rows that got samples_ms */
@@ -119,7 +130,15 @@ int zl_run_load(const char *dir, struct zl_run *run, struct strbuf *err);
  */
 int zl_run_load_with_identity(const char *dir, cJSON *identity, struct zl_run *run, struct strbuf *err);
 
-/* Find a row by its key; NULL when absent. dtype matches with or without "torch.". */
+/*
+ * Index the rows for zl_run_find (zl_run_load does it; whoever fills results otherwise calls
+ * it once they are all there). Without a current index zl_run_find scans every row.
+ */
+void zl_run_index_rows(struct zl_run *run);
+/*
+ * Find a row by its key; NULL when absent. dtype matches with or without "torch.". When
+ * several rows have one key, the first.
+ */
 const struct zl_result *zl_run_find(const struct zl_run *run, const char *op, const char *dtype,
 				    const char *shape, int occurrence, enum zl_side side);
 

@@ -32,7 +32,10 @@ void zl_sha256_final(struct zl_sha256 *ctx, unsigned char out[ZL_SHA256_DIGEST_L
 
 /* One-shot digest of a buffer as lowercase hex. */
 void zl_sha256_hex(const void *data, size_t len, char out[ZL_SHA256_HEX_LEN + 1]);
-/* Digest of a whole file, read in chunks. 0, or -1 with "cannot read '<path>': ..." in err. */
+/*
+ * Digest of a whole regular file of at most ZL_CAP_LARGE bytes (zl_open_regular), read in
+ * chunks. 0, or -1 with "cannot read '<path>': ..." in err.
+ */
 int zl_sha256_file_hex(const char *path, char out[ZL_SHA256_HEX_LEN + 1], struct strbuf *err);
 
 #endif

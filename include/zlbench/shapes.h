@@ -24,6 +24,10 @@
  * of mappings is merged, earlier mappings of a sequence win over later ones, and
  * keys of the mapping itself win over merged ones. A duplicate key: the last wins.
  * The result is a tree of struct zl_yaml nodes owned by the struct zl_shapes_doc.
+ * Limits (each error names the file, line and column): 200 levels of nesting, checked
+ * over libyaml's events before the document is composed and again with aliases expanded;
+ * 200 levels of "<<" merges; a million nodes before and after aliases are expanded.
+ * zl_shapes_load reads regular files of at most ZL_CAP_SHAPES bytes (fsutil.h).
  *
  * Writing: zl_shapes_write_archive() renders <run>/shapes.yaml with libyaml's
  * emitter and writes it atomically. Keys (schema_version 1):

@@ -43,8 +43,11 @@ void strbuf_add_printable(struct strbuf *sb, const char *s);
 /* 1 when s holds a control character (what strbuf_add_printable escapes). */
 int zl_has_control_char(const char *s);
 
-/* Append a JSON/CSV-safe rendering is elsewhere; these read whole files or fds. */
-/* Returns bytes read or -1 with errno set. */
+/*
+ * Read a whole fd or file, whatever it is. Returns bytes read or -1 with errno set.
+ * A file that comes from outside is read with zl_read_file() (fsutil.h) instead:
+ * regular files only, with a size cap.
+ */
 long strbuf_read_fd(struct strbuf *sb, int fd);
 long strbuf_read_file(struct strbuf *sb, const char *path);
 

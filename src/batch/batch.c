@@ -261,6 +261,8 @@ int zl_batch_status_open(struct zl_batch_status *st, const char *batch_dir, stru
 		zl_error(err, "cannot open '%s': %s", st->path, strerror(errno));
 		goto out;
 	}
+	if (zl_check_regular_fd(st->fd, st->path, NULL, ZL_CAP_DOC, err))
+		goto out;
 	if (strbuf_read_fd(&text, st->fd) < 0) {
 		zl_error(err, "cannot read '%s': %s", st->path, strerror(errno));
 		goto out;
@@ -369,10 +371,8 @@ int zl_batch_row_from_identity(struct zl_batch_row *r, const char *run_dir, stru
 	const char *reason;
 	int rc = -1;
 
-	if (strbuf_read_file(&text, path) < 0) {
-		zl_error(err, "cannot read '%s': %s", path, strerror(errno));
+	if (zl_read_file(&text, path, NULL, ZL_CAP_DOC, err))
 		goto out;
-	}
 	doc = cJSON_Parse(text.buf);
 	if (!cJSON_IsObject(doc)) {
 		zl_error(err, "'%s' is not a JSON object", path);
@@ -464,11 +464,9 @@ int zl_batch_ops_read_file(struct strvec *ops, const char *path, struct strbuf *
 	struct strbuf text = STRBUF_INIT;
 	char *line, *next;
 
-	if (strbuf_read_file(&text, path) < 0) {
-		int e = errno;
-
+	if (zl_read_file(&text, path, "ops file", ZL_CAP_DOC, err)) {
 		strbuf_release(&text);
-		return zl_error(err, "cannot read ops file '%s': %s", path, strerror(e));
+		return -1;
 	}
 	for (line = text.buf; line && *line; line = next) {
 		struct strbuf one = STRBUF_INIT;
@@ -871,10 +869,8 @@ int zl_batch_config_add_session(const struct zl_batch_config *c, const char *con
 	char stamp[32];
 	int rc = -1;
 
-	if (strbuf_read_file(&text, path) < 0) {
-		zl_error(err, "cannot read '%s': %s", path, strerror(errno));
+	if (zl_read_file(&text, path, NULL, ZL_CAP_DOC, err))
 		goto out;
-	}
 	doc = cJSON_Parse(text.buf);
 	sessions = cJSON_GetObjectItemCaseSensitive(doc, "sessions");
 	if (!cJSON_IsArray(sessions)) {
@@ -1194,7 +1190,7 @@ void zl_batch_print_summary(const struct zl_batch_config *c, FILE *out, int use_
 					    "reason" };
 	size_t i, complete;
 
-	if (strbuf_read_file(&text, path) >= 0)
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL))
 		zl_batch_rows_parse(text.buf, text.len, &rows, &complete, &err);
 	zl_table_init(&t, ZL_ARRAY_SIZE(head), 1ul << 4 | 1ul << 5);
 	for (i = 0; i < ZL_ARRAY_SIZE(head); i++)

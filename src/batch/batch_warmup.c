@@ -164,8 +164,7 @@ long zl_batch_shard_kept(const char *run_dir, struct strbuf *err)
 	const cJSON *b;
 	long kept = 0, split = 0;
 
-	if (strbuf_read_file(&text, path) < 0) {
-		zl_error(err, "cannot read '%s': %s", path, strerror(errno));
+	if (zl_read_file(&text, path, NULL, ZL_CAP_DOC, err)) {
 		kept = -1;
 		goto out;
 	}
@@ -391,8 +390,8 @@ int zl_batch_merge_records(const struct strvec *run_dirs, const char *merged_dir
 			struct strbuf text = STRBUF_INIT;
 			cJSON *doc = NULL;
 
-			if (strbuf_read_file(&text, path) < 0)
-				bad = zl_error(err, "cannot read autotune record '%s': %s", path, strerror(errno));
+			if (zl_read_file(&text, path, "autotune record", ZL_CAP_DOC, err))
+				bad = -1;
 			else if (!(doc = cJSON_Parse(text.buf)) || !cJSON_IsObject(doc))
 				bad = zl_error(err, "autotune record '%s' is not a JSON object", path);
 			else

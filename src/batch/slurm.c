@@ -101,12 +101,45 @@ const struct zl_slurm_task_state *zl_slurm_job_find(const struct zl_slurm_job *j
 	return NULL;
 }
 
+/*
+ * zlbench's arrays have one task per operator (FlagGems has a few hundred): a spec that
+ * names more tasks is not one of them. (Slurm's own largest MaxArraySize, 4,000,001, took
+ * 10 s to expand in the fuzzer's instrumented build.)
+ */
+#define ZL_SLURM_MAX_TASKS 100000
+
+/* One part of a task spec, "7", "3-5" or "0-12:4", as lo..hi by step. 0, or -1 when it is not one. */
+static int task_range(const char *p, long *lo, long *hi, long *step)
+{
+	const char *dash = strchr(p, '-');
+	char *a, *b, *colon;
+	int bad;
+
+	*step = 1;
+	if (!dash) {
+		if (zl_parse_long(p, lo) || *lo < 0)
+			return -1;
+		*hi = *lo;
+		return 0;
+	}
+	a = xstrndup(p, (size_t)(dash - p));
+	b = xstrdup(dash + 1);
+	colon = strchr(b, ':');
+	if (colon)
+		*colon++ = '\0';
+	bad = zl_parse_long(a, lo) || zl_parse_long(b, hi) || (colon && zl_parse_long(colon, step));
+	free(a);
+	free(b);
+	return bad || *lo < 0 || *hi < *lo || *step < 1 ? -1 : 0;
+}
+
 int zl_slurm_expand_tasks(const char *spec, struct strvec *out)
 {
 	struct strvec parts = STRVEC_INIT;
 	char *copy = xstrdup(spec);
 	char *pct = strchr(copy, '%');
-	size_t i;
+	long lo, hi, step, k;
+	size_t i, total = 0;
 	int rc = -1;
 
 	/* "%N" is the throttle: how many run at once, not which */
@@ -115,31 +148,19 @@ int zl_slurm_expand_tasks(const char *spec, struct strvec *out)
 	strvec_split(&parts, copy, ',');
 	if (!parts.nr)
 		goto out;
+	/* counted first: a grouped record never names more tasks than an array may hold (fuzz) */
 	for (i = 0; i < parts.nr; i++) {
-		const char *p = parts.v[i];
-		char *dash = strchr(p, '-'), *colon;
-		long lo, hi, step = 1, k;
-		char *a, *b;
-
-		if (!dash) {
-			if (zl_parse_long(p, &lo) || lo < 0)
-				goto out;
-			strvec_pushf(out, "%ld", lo);
-			continue;
-		}
-		a = xstrndup(p, (size_t)(dash - p));
-		b = xstrdup(dash + 1);
-		colon = strchr(b, ':');
-		if (colon)
-			*colon++ = '\0';
-		k = zl_parse_long(a, &lo) || zl_parse_long(b, &hi) || (colon && zl_parse_long(colon, &step));
-		free(a);
-		free(b);
-		/* a grouped record never spans more than an array may hold; refuse nonsense */
-		if (k || lo < 0 || hi < lo || step < 1 || (hi - lo) / step > 4000000)
+		if (task_range(parts.v[i], &lo, &hi, &step) || (hi - lo) / step >= ZL_SLURM_MAX_TASKS)
 			goto out;
-		for (k = lo; k <= hi; k += step)
-			strvec_pushf(out, "%ld", k);
+		total += (size_t)((hi - lo) / step) + 1;
+		if (total > ZL_SLURM_MAX_TASKS)
+			goto out;
+	}
+	for (i = 0; i < parts.nr; i++) {
+		(void)task_range(parts.v[i], &lo, &hi, &step); /* it passed above */
+		/* counted, not k += step: hi may be LONG_MAX (fuzz) */
+		for (k = 0; k <= (hi - lo) / step; k++)
+			strvec_pushf(out, "%ld", lo + k * step);
 	}
 	rc = 0;
 out:

@@ -142,7 +142,7 @@ static cJSON *read_marker(const struct follower *f, const struct ftask *t)
 	struct strbuf text = STRBUF_INIT;
 	cJSON *doc = NULL;
 
-	if (strbuf_read_file(&text, path) >= 0)
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL))
 		doc = cJSON_Parse(text.buf);
 	if (doc && !cJSON_IsObject(doc)) {
 		cJSON_Delete(doc);
@@ -192,7 +192,7 @@ static char *preflight_from_out_file(const struct follower *f, const struct ftas
 	char *line = NULL;
 	const char *p;
 
-	if (strbuf_read_file(&text, path) >= 0 && (p = strstr(text.buf, tag))) {
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_LARGE, NULL) && (p = strstr(text.buf, tag))) {
 		p += strlen(tag);
 		line = xstrndup(p, strcspn(p, "\r\n"));
 	}
@@ -208,7 +208,7 @@ static const struct zl_slurm_state_def *verdict_from_out_file(const struct follo
 	const struct zl_slurm_state_def *d = NULL;
 	size_t i;
 
-	if (strbuf_read_file(&text, path) >= 0)
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_LARGE, NULL))
 		for (i = 0; i < ZL_ARRAY_SIZE(out_file_verdicts) && !d; i++)
 			if (strstr(text.buf, out_file_verdicts[i].needle))
 				d = zl_slurm_state_find(out_file_verdicts[i].state);
@@ -252,7 +252,7 @@ static void patch_identity(const char *run_dir, const char *slurm_state, const c
 	char *out = NULL;
 	int bad = 0;
 
-	if (strbuf_read_file(&text, path) < 0 || !(doc = cJSON_Parse(text.buf)) || !cJSON_IsObject(doc))
+	if (zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL) || !(doc = cJSON_Parse(text.buf)) || !cJSON_IsObject(doc))
 		goto done;
 	sched = cJSON_GetObjectItemCaseSensitive(doc, "scheduler");
 	if (!cJSON_IsObject(sched)) {
@@ -1092,7 +1092,7 @@ void zl_slurm_print_plan(const struct zl_batch_config *bc, const struct zl_slurm
 		fprintf(out, "cannot plan: %s\n", err.buf);
 		goto done;
 	}
-	if (strbuf_read_file(&text, status) >= 0)
+	if (!zl_read_file(&text, status, NULL, ZL_CAP_DOC, NULL))
 		zl_batch_rows_parse(text.buf, text.len, &rows, &complete, &err);
 	sub = plan_submission(bc, &sc, &rows, o->retry_failed);
 	sc.nr++;

@@ -845,7 +845,7 @@ static void foreign_imports(struct zl_doctor *d, struct zl_doctor_result *r)
 		size_t j, lineno = 0;
 		const char *p, *nl;
 
-		if (strbuf_read_file(&text, path) >= 0) {
+		if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL)) {
 			for (p = text.buf; *p; p = nl + 1) {
 				char *seg, *line;
 

@@ -194,7 +194,7 @@ struct cJSON *zl_doctor_read_json(const struct zl_doctor *d, const char *rel, st
 	struct strbuf text = STRBUF_INIT;
 	cJSON *doc = NULL;
 
-	if (strbuf_read_file(&text, path) < 0)
+	if (zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL))
 		zl_error(err, "no '%s' was written", rel);
 	else if (!(doc = cJSON_Parse(text.buf)))
 		zl_error(err, "'%s' is not JSON", rel);

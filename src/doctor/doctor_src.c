@@ -113,7 +113,7 @@ void zl_doctor_defs_in_file(const char *path, struct strvec *names)
 {
 	struct strbuf text = STRBUF_INIT;
 
-	if (strbuf_read_file(&text, path) >= 0)
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL))
 		each_def(text.buf, push_name_once, names);
 	strbuf_release(&text);
 }
@@ -145,7 +145,7 @@ static void find_one(const char *path, const char *rel, void *data)
 		struct strbuf text = STRBUF_INIT;
 		struct def_hit h = { c->name, rel, c->hits };
 
-		if (strbuf_read_file(&text, path) >= 0)
+		if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL))
 			each_def(text.buf, push_hit, &h);
 		strbuf_release(&text);
 	} else {
@@ -262,7 +262,7 @@ void zl_doctor_tests_in_file(const char *path, struct strvec *names)
 {
 	struct strbuf text = STRBUF_INIT;
 
-	if (strbuf_read_file(&text, path) >= 0)
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL))
 		each_def(text.buf, push_test_once, names);
 	strbuf_release(&text);
 }

@@ -1,6 +1,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,150 @@ int zl_write_all(int fd, const void *data, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+static const struct {
+	mode_t type;
+	const char *name;
+} file_types[] = {
+	{ S_IFDIR, "a directory" },
+	{ S_IFIFO, "a fifo" },
+	{ S_IFCHR, "a character device" },
+	{ S_IFBLK, "a block device" },
+	{ S_IFSOCK, "a socket" },
+};
+
+static const char *file_type_name(mode_t mode)
+{
+	size_t i;
+
+	for (i = 0; i < ZL_ARRAY_SIZE(file_types); i++)
+		if ((mode & S_IFMT) == file_types[i].type)
+			return file_types[i].name;
+	return "not a plain file";
+}
+
+/* "cannot read <what> '<path>': <why>", with errno left as e. */
+static int read_refused(struct strbuf *err, const char *what, const char *path, int e, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static int read_refused(struct strbuf *err, const char *what, const char *path, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		strbuf_reset(err);
+		strbuf_addf(err, "cannot read %s%s'%s': ", what ? what : "", what ? " " : "", path);
+		va_start(ap, fmt);
+		strbuf_vaddf(err, fmt, ap);
+		va_end(ap);
+	}
+	errno = e;
+	return -1;
+}
+
+/* A cap as written in messages: "16 MiB", or bytes for a cap that is not whole MiB. */
+static const char *cap_text(char buf[32], size_t cap)
+{
+	if (cap % ZL_MIB)
+		snprintf(buf, 32, "%zu byte", cap);
+	else
+		snprintf(buf, 32, "%zu MiB", cap / ZL_MIB);
+	return buf;
+}
+
+static int check_stat(const struct stat *st, const char *path, const char *what, size_t cap, struct strbuf *err)
+{
+	char buf[32];
+
+	if (!S_ISREG(st->st_mode))
+		return read_refused(err, what, path, EINVAL, "%s, not a regular file", file_type_name(st->st_mode));
+	if ((unsigned long long)st->st_size > cap)
+		return read_refused(err, what, path, EFBIG, "%llu bytes, over the %s limit for this file",
+				    (unsigned long long)st->st_size, cap_text(buf, cap));
+	return 0;
+}
+
+int zl_check_regular_fd(int fd, const char *path, const char *what, size_t cap, struct strbuf *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return read_refused(err, what, path, errno, "%s", strerror(errno));
+	return check_stat(&st, path, what, cap, err);
+}
+
+int zl_open_regular(const char *path, const char *what, size_t cap, struct strbuf *err)
+{
+	struct stat st;
+	int fd, flags, e;
+
+	/* a device is refused before open(): opening one can have effects of its own */
+	if (stat(path, &st))
+		return read_refused(err, what, path, errno, "%s", strerror(errno));
+	if (check_stat(&st, path, what, cap, err))
+		return -1;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return read_refused(err, what, path, errno, "%s", strerror(errno));
+	/* what was opened decides: the path may have been replaced since the stat() */
+	if (zl_check_regular_fd(fd, path, what, cap, err))
+		goto fail;
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)) {
+		read_refused(err, what, path, errno, "%s", strerror(errno));
+		goto fail;
+	}
+	return fd;
+fail:
+	e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+int zl_read_file(struct strbuf *sb, const char *path, const char *what, size_t cap, struct strbuf *err)
+{
+	size_t start = sb->len;
+	int fd = zl_open_regular(path, what, cap, err), e;
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		size_t room;
+		ssize_t n;
+
+		strbuf_grow(sb, 8192);
+		room = sb->alloc - sb->len - 1;
+		/* one byte past the cap is enough to know that the file grew over it */
+		if (room > cap + 1 - (sb->len - start))
+			room = cap + 1 - (sb->len - start);
+		n = read(fd, sb->buf + sb->len, room);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			e = errno;
+			read_refused(err, what, path, e, "%s", strerror(e));
+			goto fail;
+		}
+		if (!n)
+			break;
+		strbuf_setlen(sb, sb->len + (size_t)n);
+		if (sb->len - start > cap) {
+			char buf[32];
+
+			e = EFBIG;
+			read_refused(err, what, path, e, "grew over the %s limit for this file while being read",
+				     cap_text(buf, cap));
+			goto fail;
+		}
+	}
+	close(fd);
+	return 0;
+fail:
+	close(fd);
+	strbuf_setlen(sb, start);
+	errno = e;
+	return -1;
 }
 
 int zl_write_file_atomic(const char *path, const void *data, size_t len, struct strbuf *err)

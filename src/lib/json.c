@@ -48,9 +48,9 @@ cJSON *zl_json_read_schema(const char *path, const char *schema, const char *hin
 	cJSON *doc = NULL;
 	const char *got;
 
-	if (strbuf_read_file(&text, path) < 0) {
-		zl_error(err, "cannot read '%s': %s%s%s%s", path, strerror(errno), hint ? " (" : "", hint ? hint : "",
-			 hint ? ")" : "");
+	if (zl_read_file(&text, path, NULL, ZL_CAP_DOC, err)) {
+		if (hint)
+			strbuf_addf(err, " (%s)", hint);
 	} else if (!(doc = cJSON_ParseWithLength(text.buf, text.len)) || !cJSON_IsObject(doc) ||
 		   !(got = zl_json_path_string(doc, "schema")) || strcmp(got, schema)) {
 		zl_error(err, "'%s' is not a %s document", path, schema);

@@ -8,10 +8,17 @@
 /* Non-finite numbers Python's json module writes, and what strict JSON says instead. */
 static const char *const non_finite[] = { "-Infinity", "Infinity", "NaN" };
 
+/* A character of a number or a literal: two of them must not meet where blanks stood. */
+static int word_char(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' ||
+	       c == '+' || c == '-';
+}
+
 int zl_json_compact_python(const char *in, size_t len, struct strbuf *out, size_t *replaced)
 {
 	size_t i = 0, k;
-	int in_string = 0;
+	int in_string = 0, blank = 0;
 
 	*replaced = 0;
 	while (i < len) {
@@ -27,9 +34,14 @@ int zl_json_compact_python(const char *in, size_t len, struct strbuf *out, size_
 			continue;
 		}
 		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			blank = 1;
 			i++;
 			continue;
 		}
+		/* "1 2" is not JSON and "12" is: keep one blank between words, so no token is made (fuzz) */
+		if (blank && word_char(c) && out->len && word_char(out->buf[out->len - 1]))
+			strbuf_addch(out, ' ');
+		blank = 0;
 		if (c == '"')
 			in_string = 1;
 		for (k = 0; k < ZL_ARRAY_SIZE(non_finite); k++) {

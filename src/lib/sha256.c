@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "zlbench/error.h"
+#include "zlbench/fsutil.h"
 #include "zlbench/sha256.h"
 #include "zlbench/banned.h"
 
@@ -135,10 +136,10 @@ int zl_sha256_file_hex(const char *path, char out[ZL_SHA256_HEX_LEN + 1], struct
 	struct zl_sha256 ctx;
 	unsigned char digest[ZL_SHA256_DIGEST_LEN];
 	unsigned char buf[65536];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = zl_open_regular(path, NULL, ZL_CAP_LARGE, err);
 
 	if (fd < 0)
-		return zl_error(err, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
 	zl_sha256_init(&ctx);
 	for (;;) {
 		ssize_t n = read(fd, buf, sizeof(buf));

@@ -236,7 +236,7 @@ static int names_run(const struct zl_run *replayer, const struct zl_run *run)
 		return 1;
 	/* the runs may have been moved or copied: the records' run id still tells */
 	id_path = zl_path_join(dir, "run_identity.json");
-	if (strbuf_read_file(&text, id_path) >= 0) {
+	if (!zl_read_file(&text, id_path, NULL, ZL_CAP_DOC, NULL)) {
 		cJSON *id = cJSON_ParseWithLength(text.buf, text.len);
 		const char *rid = zl_json_path_string(id, "run_id");
 		match = rid && !strcmp(rid, run->run_id);
@@ -310,7 +310,7 @@ static int tuned_kernels(const struct zl_run *r, struct strvec *sv)
 	if (mode_is(r, "off") || !r->dir)
 		return -1;
 	path = zl_path_join(r->dir, "plugins/autotune_summary.json");
-	if (strbuf_read_file(&text, path) >= 0)
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL))
 		summary = cJSON_ParseWithLength(text.buf, text.len);
 	ret = zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(summary, "kernels"), sv);
 	if (ret)

@@ -1076,6 +1076,7 @@ static int load_result_rows(struct zl_history *h, sqlite3_int64 id, struct zl_ru
 	if (rc != SQLITE_DONE)
 		return db_error(err, h->db, h->path, "cannot read results");
 	run->has_results = run->nr_results > 0;
+	zl_run_index_rows(run);
 	if (odd)
 		strvec_pushf(&run->notes, "history: %zu stored rows have no side torch or gems and were skipped",
 			     odd);

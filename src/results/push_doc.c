@@ -33,12 +33,14 @@ static int read_json_object(const char *path, int optional, struct strbuf *text,
 	size_t replaced;
 	cJSON *j;
 
-	if (strbuf_read_file(&raw, path) < 0) {
+	if (zl_read_file(&raw, path, NULL, ZL_CAP_LARGE, err)) {
 		int saved = errno;
 		strbuf_release(&raw);
-		if (optional && saved == ENOENT)
+		if (optional && saved == ENOENT) {
+			strbuf_reset(err);
 			return 1;
-		return zl_error(err, "cannot read '%s': %s", path, strerror(saved));
+		}
+		return -1;
 	}
 	/* the text is sent as read: it must be one JSON value and nothing else (no NUL, no tail) */
 	j = zl_json_parse_python(raw.buf, raw.len, text, &replaced, &why);
@@ -182,7 +184,7 @@ static int is_warmup_shard(const char *dir)
 	const char *role;
 	int shard;
 
-	if (strbuf_read_file(&text, path) >= 0)
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL))
 		id = cJSON_ParseWithLength(text.buf, text.len);
 	role = id ? zl_json_path_string(id, "warmup.role") : NULL;
 	shard = role && !strcmp(role, "shard");

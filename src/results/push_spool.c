@@ -171,8 +171,7 @@ int zl_spool_read(const char *path, struct zl_spooled *s, struct strbuf *err)
 	int rc = -1;
 
 	memset(s, 0, sizeof(*s));
-	if (strbuf_read_file(&sb, path) < 0) {
-		zl_error(err, "cannot read spool file '%s': %s", path, strerror(errno));
+	if (zl_read_file(&sb, path, "spool file", ZL_CAP_LARGE, err)) {
 		strbuf_release(&sb);
 		return -1;
 	}

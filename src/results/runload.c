@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,7 @@ void zl_run_release(struct zl_run *run)
 	for (i = 0; i < run->nr_results; i++)
 		result_release(&run->results[i]);
 	free(run->results);
+	free(run->index);
 	free(run->dir);
 	cJSON_Delete(run->identity);
 	strvec_clear(&run->notes);
@@ -156,16 +158,139 @@ static int key_equal(const struct zl_result *r, const char *op, const char *dtyp
 	       !strcmp(dtype_key(r->dtype), dtype_key(dtype));
 }
 
+/*
+ * Row keys are hashed (FNV-1a) into open-addressing tables of row numbers + 1: finding a row
+ * by key, and counting repeats while loading, were scans of every row (300k rows: minutes).
+ */
+struct key {
+	const char *op, *dtype, *shape;
+	enum zl_side side;
+	int occurrence;          /* 0: the key without its occurrence */
+};
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * UINT64_C(0x100000001b3);
+	return (h ^ 0xff) * UINT64_C(0x100000001b3); /* a separator no string holds */
+}
+
+static uint64_t key_hash(const struct key *k)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	h = fnv_str(h, k->op);
+	h = fnv_str(h, dtype_key(k->dtype));
+	h = fnv_str(h, k->shape);
+	h = (h ^ (uint64_t)k->side) * UINT64_C(0x100000001b3);
+	h = (h ^ (uint64_t)(unsigned)k->occurrence) * UINT64_C(0x100000001b3);
+	/* FNV's low bits, which pick the slot, mix poorly: finish as MurmurHash3 does */
+	h ^= h >> 33;
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64_C(0xc4ceb9fe1a85ec53);
+	return h ^ (h >> 33);
+}
+
+static struct key row_key(const struct zl_result *r)
+{
+	struct key k = { r->op, r->dtype, r->shape, r->side, r->occurrence };
+
+	return k;
+}
+
+static int row_has_key(const struct zl_result *r, const struct key *k)
+{
+	return (!k->occurrence || r->occurrence == k->occurrence) &&
+	       key_equal(r, k->op, k->dtype, k->shape, k->side);
+}
+
+struct row_table {
+	struct zl_row_slot *slot;
+	size_t mask;             /* slots - 1 (a power of two minus one); 0 before the first insert */
+	size_t nr;
+};
+
+/*
+ * The slot holding the row with key k (of hash h), or the empty slot where it would go. The
+ * stored hash spares a look at rows whose key differs (their strings are far apart in memory).
+ */
+static struct zl_row_slot *table_slot(const struct row_table *t, const struct zl_result *rows,
+				      const struct key *k, uint64_t h)
+{
+	size_t i = (size_t)h & t->mask;
+
+	while (t->slot[i].row && (t->slot[i].hash != h || !row_has_key(&rows[t->slot[i].row - 1], k)))
+		i = (i + 1) & t->mask;
+	return &t->slot[i];
+}
+
+/* Make room for one more row: at most half the slots in use. */
+static void table_reserve(struct row_table *t)
+{
+	struct row_table bigger = { NULL, 0, 0 };
+	size_t i;
+
+	if (t->mask && 2 * (t->nr + 1) <= t->mask + 1)
+		return;
+	bigger.mask = t->mask ? 2 * t->mask + 1 : 63;
+	bigger.slot = xcalloc(bigger.mask + 1, sizeof(*bigger.slot));
+	for (i = 0; t->mask && i <= t->mask; i++) {
+		size_t j = (size_t)t->slot[i].hash & bigger.mask;
+
+		if (!t->slot[i].row)
+			continue;
+		/* the keys in t are distinct: the first empty slot is the place */
+		while (bigger.slot[j].row)
+			j = (j + 1) & bigger.mask;
+		bigger.slot[j] = t->slot[i];
+		bigger.nr++;
+	}
+	free(t->slot);
+	*t = bigger;
+}
+
+void zl_run_index_rows(struct zl_run *run)
+{
+	struct row_table t = { NULL, 0, 0 };
+	size_t i;
+
+	free(run->index);
+	for (i = 0; i < run->nr_results; i++) {
+		struct key k = row_key(&run->results[i]);
+		uint64_t h = key_hash(&k);
+		struct zl_row_slot *slot;
+
+		table_reserve(&t);
+		slot = table_slot(&t, run->results, &k, h);
+		if (!slot->row) {    /* the first row of a repeated key is the one found */
+			slot->row = i + 1;
+			slot->hash = h;
+			t.nr++;
+		}
+	}
+	run->index = t.slot;
+	run->index_mask = t.mask;
+	run->indexed = run->nr_results;
+}
+
 static struct zl_result *find_row(const struct zl_run *run, const char *op, const char *dtype,
 				  const char *shape, int occurrence, enum zl_side side)
 {
+	struct key k = { op, dtype, shape, side, occurrence };
 	size_t i;
 
-	for (i = 0; i < run->nr_results; i++) {
-		struct zl_result *r = &run->results[i];
-		if (r->occurrence == occurrence && key_equal(r, op, dtype, shape, side))
-			return r;
+	if (occurrence < 1)
+		return NULL;
+	if (run->index && run->indexed == run->nr_results) {
+		struct row_table t = { run->index, run->index_mask, run->indexed };
+		struct zl_row_slot *slot = table_slot(&t, run->results, &k, key_hash(&k));
+
+		return slot->row ? &run->results[slot->row - 1] : NULL;
 	}
+	for (i = 0; i < run->nr_results; i++)
+		if (row_has_key(&run->results[i], &k))
+			return &run->results[i];
 	return NULL;
 }
 
@@ -175,24 +300,31 @@ const struct zl_result *zl_run_find(const struct zl_run *run, const char *op, co
 	return find_row(run, op, dtype, shape, occurrence, side);
 }
 
-static int next_occurrence(const struct zl_run *run, const char *op, const char *dtype,
+/* The occurrence of a new row: one more than the last row of its key (last->slot holds it). */
+static int next_occurrence(struct zl_run *run, struct row_table *last, const char *op, const char *dtype,
 			   const char *shape, enum zl_side side)
 {
-	size_t i;
-	int n = 0;
+	struct key k = { op, dtype, shape, side, 0 };
+	uint64_t h = key_hash(&k);
+	struct zl_row_slot *slot;
+	int occurrence;
 
-	for (i = 0; i < run->nr_results; i++)
-		if (key_equal(&run->results[i], op, dtype, shape, side))
-			n++;
-	return n + 1;
+	table_reserve(last);
+	slot = table_slot(last, run->results, &k, h);
+	occurrence = slot->row ? run->results[slot->row - 1].occurrence + 1 : 1;
+	if (!slot->row)
+		last->nr++;
+	slot->row = run->nr_results + 1; /* the row add_row appends next */
+	slot->hash = h;
+	return occurrence;
 }
 
-static void add_row(struct zl_run *run, const char *op, const char *dtype, const char *shape,
-		    enum zl_side side, const cJSON *row)
+static void add_row(struct zl_run *run, struct row_table *last, const char *op, const char *dtype,
+		    const char *shape, enum zl_side side, const cJSON *row)
 {
 	const char *err_msg = zl_json_path_string(row, "error_msg");
 	struct zl_result *r;
-	int occurrence = next_occurrence(run, op, dtype, shape, side);
+	int occurrence = next_occurrence(run, last, op, dtype, shape, side);
 
 	ALLOC_GROW(run->results, run->nr_results + 1, run->alloc_results);
 	r = &run->results[run->nr_results++];
@@ -213,7 +345,7 @@ static void add_row(struct zl_run *run, const char *op, const char *dtype, const
 	r->estimate_ms = r->noise_rel = NAN;
 }
 
-static void load_detail(struct zl_run *run, const char *op_key, const cJSON *detail,
+static void load_detail(struct zl_run *run, struct row_table *last, const char *op_key, const cJSON *detail,
 			size_t *odd_rows)
 {
 	const char *op = zl_json_path_string(detail, "op_name");
@@ -239,25 +371,27 @@ static void load_detail(struct zl_run *run, const char *op_key, const cJSON *det
 		if (!shape_item || cJSON_IsNull(shape_item))
 			shape_item = cJSON_GetObjectItemCaseSensitive(row, "legacy_shape");
 		shape = canonical_shape(shape_item);
-		add_row(run, op, dtype ? dtype : "", shape, ZL_SIDE_TORCH, row);
-		add_row(run, op, dtype ? dtype : "", shape, ZL_SIDE_GEMS, row);
+		add_row(run, last, op, dtype ? dtype : "", shape, ZL_SIDE_TORCH, row);
+		add_row(run, last, op, dtype ? dtype : "", shape, ZL_SIDE_GEMS, row);
 		free(shape);
 	}
 }
 
-static void load_results(struct zl_run *run)
+/* last: filled with the last row of each key (without occurrence), for load_timer. */
+static void load_results(struct zl_run *run, struct row_table *last)
 {
 	char *path = zl_path_join(run->dir, "results.json");
 	struct strbuf text = STRBUF_INIT, why = STRBUF_INIT;
 	cJSON *root = NULL;
 	const cJSON *op_entry;
+	struct strbuf err = STRBUF_INIT;
 	size_t odd = 0, i, errors = 0, nulls = 0, nonfinite = 0;
 
-	if (strbuf_read_file(&text, path) < 0) {
+	if (zl_read_file(&text, path, NULL, ZL_CAP_LARGE, &err)) {
 		if (errno == ENOENT)
 			strvec_pushf(&run->notes, "no results.json: the run recorded no results");
 		else
-			strvec_pushf(&run->notes, "cannot read '%s': %s", path, strerror(errno));
+			strvec_push(&run->notes, err.buf);
 		goto out;
 	}
 	/* FlagGems writes with json.dump: a NaN or Infinity is a missing value, not an unreadable file */
@@ -276,8 +410,9 @@ static void load_results(struct zl_run *run)
 			continue;
 		}
 		cJSON_ArrayForEach(detail, details)
-			load_detail(run, op_entry->string, detail, &odd);
+			load_detail(run, last, op_entry->string, detail, &odd);
 	}
+	zl_run_index_rows(run);
 	for (i = 0; i < run->nr_results; i++) {
 		if (run->results[i].side != ZL_SIDE_GEMS)
 			continue;
@@ -299,6 +434,7 @@ out:
 	cJSON_Delete(root);
 	strbuf_release(&text);
 	strbuf_release(&why);
+	strbuf_release(&err);
 	free(path);
 }
 
@@ -321,24 +457,21 @@ static const cJSON *first_item(const cJSON *obj, const char *const *keys)
 	return NULL;
 }
 
-/* Occurrences among timer records are counted like results rows, so repeats pair in order. */
-struct timer_seen {
-	char *key;
-	int count;
-};
-
-static int timer_occurrence(struct timer_seen **seen, size_t *nr, size_t *alloc, const char *key)
+/*
+ * Occurrences among timer records are counted like results rows, so repeats pair in order:
+ * seen[] counts the records of a key at the row that stands for the key in last (the last
+ * row of the key). A key that no row has needs no count: it matches nothing.
+ */
+static int timer_occurrence(const struct zl_run *run, const struct row_table *last, int *seen,
+			    const char *op, const char *dtype, const char *shape, enum zl_side side)
 {
-	size_t i;
+	struct key k = { op, dtype, shape, side, 0 };
+	struct zl_row_slot *slot;
 
-	for (i = 0; i < *nr; i++)
-		if (!strcmp((*seen)[i].key, key))
-			return ++(*seen)[i].count;
-	ALLOC_GROW(*seen, *nr + 1, *alloc);
-	(*seen)[*nr].key = xstrdup(key);
-	(*seen)[*nr].count = 1;
-	(*nr)++;
-	return 1;
+	if (!last->slot)
+		return 0;
+	slot = table_slot(last, run->results, &k, key_hash(&k));
+	return slot->row ? ++seen[slot->row - 1] : 0;
 }
 
 /* samples_ms into r (replacing what it had); returns how many entries were not positive numbers. */
@@ -368,8 +501,8 @@ static size_t attach_samples(struct zl_result *r, const cJSON *rec)
 }
 
 /* 1 when matched, 0 when no results row has this key. */
-static int attach_timer(struct zl_run *run, const cJSON *rec, struct timer_seen **seen,
-			size_t *nr_seen, size_t *alloc_seen, size_t *bad_samples)
+static int attach_timer(struct zl_run *run, const cJSON *rec, const struct row_table *last, int *seen,
+			size_t *bad_samples)
 {
 	const char *op = zl_json_path_string(rec, "op");
 	const char *dtype = zl_json_path_string(rec, "dtype");
@@ -377,7 +510,6 @@ static int attach_timer(struct zl_run *run, const cJSON *rec, struct timer_seen 
 	const cJSON *samples = first_item(rec, timer_samples_keys);
 	const cJSON *used = first_item(rec, timer_used_keys);
 	const cJSON *total;
-	struct strbuf key = STRBUF_INIT;
 	struct zl_result *r;
 	enum zl_side side;
 	char *shape;
@@ -386,9 +518,7 @@ static int attach_timer(struct zl_run *run, const cJSON *rec, struct timer_seen 
 	if (!op || zl_side_parse(side_s, &side))
 		return 0;
 	shape = canonical_shape(first_item(rec, timer_shape_keys));
-	strbuf_addf(&key, "%s\n%s\n%s\n%d", op, dtype_key(dtype), shape, (int)side);
-	occ = timer_occurrence(seen, nr_seen, alloc_seen, key.buf);
-	strbuf_release(&key);
+	occ = timer_occurrence(run, last, seen, op, dtype, shape, side);
 	r = find_row(run, op, dtype, shape, occ, side);
 	free(shape);
 	if (!r)
@@ -415,17 +545,18 @@ static int attach_timer(struct zl_run *run, const cJSON *rec, struct timer_seen 
 	return 1;
 }
 
-static void load_timer(struct zl_run *run)
+static void load_timer(struct zl_run *run, const struct row_table *last)
 {
 	char *path = zl_path_join(run->dir, "plugins/timer.jsonl");
 	struct strbuf text = STRBUF_INIT;
-	struct timer_seen *seen = NULL;
-	size_t nr_seen = 0, alloc_seen = 0, lineno = 0, bad = 0, unmatched = 0, bad_samples = 0, i;
+	int *seen = xcalloc(run->nr_results + 1, sizeof(*seen));
+	size_t lineno = 0, bad = 0, unmatched = 0, bad_samples = 0;
+	struct strbuf err = STRBUF_INIT;
 	char *line, *next;
 
-	if (strbuf_read_file(&text, path) < 0) {
+	if (zl_read_file(&text, path, NULL, ZL_CAP_LARGE, &err)) {
 		if (errno != ENOENT)
-			strvec_pushf(&run->notes, "cannot read '%s': %s", path, strerror(errno));
+			strvec_push(&run->notes, err.buf);
 		goto out;
 	}
 	run->has_timer = 1;
@@ -441,7 +572,7 @@ static void load_timer(struct zl_run *run)
 		rec = zl_json_parse_python(line, strlen(line), NULL, NULL, NULL);
 		if (!cJSON_IsObject(rec))
 			bad++;
-		else if (!attach_timer(run, rec, &seen, &nr_seen, &alloc_seen, &bad_samples))
+		else if (!attach_timer(run, rec, last, seen, &bad_samples))
 			unmatched++;
 		cJSON_Delete(rec);
 	}
@@ -455,10 +586,9 @@ static void load_timer(struct zl_run *run)
 		strvec_pushf(&run->notes, "plugins/timer.jsonl: %zu entries of samples_ms are not positive "
 			     "numbers and were skipped", bad_samples);
 out:
-	for (i = 0; i < nr_seen; i++)
-		free(seen[i].key);
 	free(seen);
 	strbuf_release(&text);
+	strbuf_release(&err);
 	free(path);
 }
 
@@ -536,13 +666,19 @@ int zl_run_load_with_identity(const char *dir, cJSON *identity, struct zl_run *r
 		zl_run_release(run);
 		return zl_error(err, "the identity of '%s' has no run_id", dir);
 	}
-	load_results(run);
-	load_timer(run);
+	{
+		struct row_table last = { NULL, 0, 0 };
+
+		load_results(run, &last);
+		load_timer(run, &last);
+		free(last.slot);
+	}
 	return 0;
 }
 
 int zl_run_load(const char *dir, struct zl_run *run, struct strbuf *err)
 {
+	struct row_table last = { NULL, 0, 0 };
 	struct strbuf text = STRBUF_INIT;
 	char *path;
 
@@ -550,9 +686,12 @@ int zl_run_load(const char *dir, struct zl_run *run, struct strbuf *err)
 		return zl_error(err, "'%s' is not a run directory: no such directory", dir);
 	run->dir = zl_absolute_path(dir);
 	path = zl_path_join(run->dir, "run_identity.json");
-	if (strbuf_read_file(&text, path) < 0) {
-		zl_error(err, "'%s' is not a run directory: cannot read '%s': %s", dir, path,
-			 strerror(errno));
+	if (zl_read_file(&text, path, NULL, ZL_CAP_DOC, err)) {
+		struct strbuf why = STRBUF_INIT;
+
+		strbuf_addbuf(&why, err);
+		zl_error(err, "'%s' is not a run directory: %s", dir, why.buf);
+		strbuf_release(&why);
 		goto fail;
 	}
 	run->identity = cJSON_ParseWithLength(text.buf, text.len);
@@ -565,8 +704,9 @@ int zl_run_load(const char *dir, struct zl_run *run, struct strbuf *err)
 		zl_error(err, "'%s' has no run_id", path);
 		goto fail;
 	}
-	load_results(run);
-	load_timer(run);
+	load_results(run, &last);
+	load_timer(run, &last);
+	free(last.slot);
 	strbuf_release(&text);
 	free(path);
 	return 0;

@@ -208,7 +208,7 @@ static void count_hash_dir(const char *path, const struct strvec *files, struct 
 		k->variants++;
 		st->variants++;
 		ttgir = xstrfmt("%s/%s.ttgir", path, stem);
-		if (strbuf_read_file(&text, ttgir) >= 0) {
+		if (!zl_read_file(&text, ttgir, NULL, ZL_CAP_DOC, NULL)) {
 			long n = zl_count_convert_layout(text.buf, text.len);
 			k->convert_layout += n;
 			st->convert_layout += n;

@@ -76,7 +76,7 @@ char *zl_demo_label(const char *flaggems_dir)
 	struct strbuf text = STRBUF_INIT;
 	char *label = NULL;
 
-	if (strbuf_read_file(&text, path) >= 0) {
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL)) {
 		char *nl = strchr(text.buf, '\n');
 		if (nl)
 			*nl = '\0';

@@ -118,7 +118,7 @@ static cJSON *plugin_json(const char *run_dir, const char *name)
 	cJSON *doc = NULL;
 
 	/* the plugins write with json.dump: a NaN must not drop the whole file */
-	if (strbuf_read_file(&text, path) >= 0)
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL))
 		doc = zl_json_parse_python(text.buf, text.len, NULL, NULL, NULL);
 	strbuf_release(&text);
 	free(path);
@@ -216,7 +216,7 @@ static cJSON *replay_run_id(const char *dir)
 	struct strbuf text = STRBUF_INIT;
 	cJSON *doc = NULL, *out = NULL;
 
-	if (strbuf_read_file(&text, path) >= 0 && (doc = cJSON_Parse(text.buf))) {
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL) && (doc = cJSON_Parse(text.buf))) {
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(doc, "run_id");
 		if (cJSON_IsString(id))
 			out = cJSON_CreateString(id->valuestring);

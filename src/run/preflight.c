@@ -80,7 +80,7 @@ static int check_level(struct zl_preflight *pf, struct strbuf *msg)
 	struct strbuf text = STRBUF_INIT;
 	int rc = 0;
 
-	if (strbuf_read_file(&text, conftest) >= 0) {
+	if (!zl_read_file(&text, conftest, NULL, ZL_CAP_DOC, NULL)) {
 		if (!strstr(text.buf, "\"--level\"") && !strstr(text.buf, "'--level'"))
 			rc = zl_error(msg, "'%s' registers no --level option, so level '%s' cannot be passed",
 				      conftest, pf->s->level);
@@ -193,6 +193,7 @@ static int check_shape_file(struct zl_preflight *pf, struct strbuf *msg)
 	struct zl_shapes_doc *doc = NULL;
 	const char *op = op_for_shapes(pf);
 	char *path;
+	int fd;
 
 	path = s->shape_mode_file ? xstrdup(s->shape_file)
 				  : zl_path_join(s->flaggems_dir, "benchmark/core_shapes.yaml");
@@ -202,8 +203,11 @@ static int check_shape_file(struct zl_preflight *pf, struct strbuf *msg)
 		strvec_pushf(&pf->warnings, "upstream shape file '%s' not found: FlagGems uses its defaults", path);
 		return 0;
 	}
-	if (access(path, R_OK))
-		return zl_error(msg, "cannot read shape file '%s': %s", path, strerror(errno));
+	/* a fifo or a device would never end the hash below */
+	fd = zl_open_regular(path, "shape file", ZL_CAP_SHAPES, msg);
+	if (fd < 0)
+		return -1;
+	close(fd);
 	if (zl_sha256_file_hex(path, pf->shape_sha256, msg))
 		return -1;
 	if (zl_shapes_load(path, &doc, msg))

@@ -127,7 +127,7 @@ static int cache_read(const char *path, const char *key, struct zl_pyprobe *out)
 	cJSON *doc = NULL;
 	int hit = 0;
 
-	if (path && strbuf_read_file(&text, path) >= 0 && (doc = cJSON_Parse(text.buf))) {
+	if (path && !zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL) && (doc = cJSON_Parse(text.buf))) {
 		const char *k = jstring(doc, "key"), *origin = jstring(doc, "pytest_origin");
 		const char *om = jstring(doc, "origin_mtime_ns");
 		struct stat st;

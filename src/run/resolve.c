@@ -195,7 +195,7 @@ static void scan_one(const char *path, const char *rel, void *data)
 
 	strbuf_reset(&c->buf);
 	c->scanned++;
-	if (strbuf_read_file(&c->buf, path) < 0)
+	if (zl_read_file(&c->buf, path, NULL, ZL_CAP_DOC, NULL))
 		return;
 	if (has_marker(c->buf.buf, c->op))
 		strvec_push(c->hits, rel);
@@ -218,7 +218,7 @@ static void list_one(const char *path, const char *rel, void *data)
 		strvec_push(c->ops, name);
 	free(name);
 	strbuf_reset(&c->buf);
-	if (strbuf_read_file(&c->buf, path) >= 0)
+	if (!zl_read_file(&c->buf, path, NULL, ZL_CAP_DOC, NULL))
 		collect_markers(c->buf.buf, c->ops);
 }
 
@@ -423,7 +423,7 @@ void zl_benchmark_classes(const char *flaggems_dir, const struct zl_nodes *nodes
 	const char *p;
 	size_t i, j;
 
-	if (strbuf_read_file(&text, base) < 0)
+	if (zl_read_file(&text, base, NULL, ZL_CAP_DOC, NULL))
 		strbuf_reset(&text);
 	for (i = 0; i < nodes->nodes.nr; i++) {
 		const char *node = nodes->nodes.v[i];
@@ -432,7 +432,7 @@ void zl_benchmark_classes(const char *flaggems_dir, const struct zl_nodes *nodes
 		char *path = zl_path_join(flaggems_dir, rel);
 
 		strbuf_addch(&text, '\n');
-		if (strbuf_read_file(&text, path) < 0)
+		if (zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL))
 			strbuf_addch(&text, '\n');
 		free(rel);
 		free(path);

@@ -607,7 +607,7 @@ static int vendor_mismatch(const char *run_dir, struct strbuf *msg)
 	cJSON *doc = NULL;
 	int mismatch = 0;
 
-	if (strbuf_read_file(&text, path) >= 0 && (doc = cJSON_Parse(text.buf))) {
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL) && (doc = cJSON_Parse(text.buf))) {
 		const cJSON *match = cJSON_GetObjectItemCaseSensitive(doc, "match");
 		const cJSON *exp = cJSON_GetObjectItemCaseSensitive(doc, "expected");
 		const cJSON *det = cJSON_GetObjectItemCaseSensitive(doc, "detected");
@@ -647,7 +647,7 @@ static char *first_error_line(const char *run_dir)
 	char *found = NULL;
 	const struct reason_mark *m;
 
-	if (strbuf_read_file(&text, path) >= 0) {
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_LARGE, NULL)) {
 		for (m = marks; m->text && !found; m++) {
 			const char *hit = text.buf;
 
@@ -716,7 +716,7 @@ static int collection_errors(const char *run_dir)
 	struct strbuf text = STRBUF_INIT;
 	int found = 0;
 
-	if (strbuf_read_file(&text, path) >= 0) {
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_LARGE, NULL)) {
 		const char *hit = text.buf;
 
 		while (!found && (hit = strstr(hit, "Interrupted: "))) {

@@ -70,7 +70,8 @@ struct conv {
 	yaml_document_t *doc;
 	unsigned char *active;  /* per node index: 1 while it is being converted (cycle check) */
 	size_t budget;
-	int depth;
+	int depth;            /* lists and mappings being converted */
+	int merge_depth;      /* "<<" merges being flattened */
 	const char *name;
 	struct strbuf *err;
 };
@@ -159,10 +160,12 @@ static int flatten(struct conv *c, int index, struct pairs *out)
 
 	if (c->active[index])
 		return conv_error(c, n, "recursive alias in merge");
-	if (c->depth >= ZL_YAML_MAX_DEPTH)
-		return conv_error(c, n, "merges nested too deeply");
+	if (c->merge_depth >= ZL_YAML_MAX_DEPTH)
+		return zl_error(c->err, "cannot read shape file '%s': merge keys ('<<') nested more than %d levels deep "
+				"at line %zu, column %zu", c->name, ZL_YAML_MAX_DEPTH, (size_t)n->start_mark.line + 1,
+				(size_t)n->start_mark.column + 1);
 	c->active[index] = 1;
-	c->depth++;
+	c->merge_depth++;
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *key = doc_node(c, p->key);
 		if (is_merge_key(key)) {
@@ -172,7 +175,7 @@ static int flatten(struct conv *c, int index, struct pairs *out)
 		}
 	}
 	c->active[index] = 0;
-	c->depth--;
+	c->merge_depth--;
 	if (!rc) {
 		size_t i;
 		for (i = 0; !rc && i < merged.nr; i++)
@@ -274,7 +277,10 @@ static struct zl_yaml *convert(struct conv *c, int index)
 		return NULL;
 	}
 	if (c->depth >= ZL_YAML_MAX_DEPTH) {
-		conv_error(c, src, "nested too deeply");
+		/* reached through aliases: the file's own nesting was checked while parsing */
+		zl_error(c->err, "cannot read shape file '%s': lists and mappings nested more than %d levels deep "
+			 "(aliases expanded) at line %zu, column %zu", c->name, ZL_YAML_MAX_DEPTH,
+			 (size_t)src->start_mark.line + 1, (size_t)src->start_mark.column + 1);
 		return NULL;
 	}
 	c->depth++;
@@ -323,6 +329,56 @@ static struct zl_yaml *convert_node(struct conv *c, int index, yaml_node_t *src)
 
 /* ---- loading ---- */
 
+/*
+ * libyaml's loader composes the whole document before the conversion sees its depth (100k
+ * nested lists took 27 s to be refused), so one pass over the parser's events stops at the
+ * depth and node limits first. A syntax error is left to the loader, which reports it with
+ * its context.
+ */
+static int check_events(const char *buf, size_t len, const char *name, struct strbuf *err)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	size_t nodes = 0;
+	int depth = 0, rc = 0, done = 0;
+
+	if (!yaml_parser_initialize(&parser))
+		return zl_error(err, "cannot read shape file '%s': cannot initialise the yaml parser", name);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	/* depth: the level of the node an event starts, as the conversion counts it (the top is 1) */
+	while (!done && !rc && yaml_parser_parse(&parser, &ev)) {
+		switch (ev.type) {
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+		case YAML_SCALAR_EVENT:
+		case YAML_ALIAS_EVENT:
+			if (depth + 1 > ZL_YAML_MAX_DEPTH)
+				rc = zl_error(err, "cannot read shape file '%s': lists and mappings nested more than %d "
+					      "levels deep at line %zu, column %zu", name, ZL_YAML_MAX_DEPTH,
+					      (size_t)ev.start_mark.line + 1, (size_t)ev.start_mark.column + 1);
+			if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
+				depth++;
+			nodes++;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		default:
+			break;
+		}
+		if (!rc && nodes > ZL_YAML_MAX_NODES)
+			rc = zl_error(err, "cannot read shape file '%s': more than %d nodes (at line %zu)", name,
+				      ZL_YAML_MAX_NODES, (size_t)ev.start_mark.line + 1);
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
 int zl_shapes_parse(const char *buf, size_t len, const char *name,
 		    struct zl_shapes_doc **out, struct strbuf *err)
 {
@@ -334,6 +390,8 @@ int zl_shapes_parse(const char *buf, size_t len, const char *name,
 	int rc = -1;
 
 	*out = NULL;
+	if (check_events(buf, len, name, err))
+		return -1;
 	if (!yaml_parser_initialize(&parser))
 		return zl_error(err, "cannot read shape file '%s': cannot initialise the yaml parser", name);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
@@ -381,6 +439,7 @@ int zl_shapes_parse(const char *buf, size_t len, const char *name,
 	c.active = xcalloc((size_t)(document.nodes.top - document.nodes.start) + 1, 1);
 	c.budget = ZL_YAML_MAX_NODES;
 	c.depth = 0;
+	c.merge_depth = 0;
 	c.name = name;
 	c.err = err;
 	tree = convert(&c, 1);
@@ -403,11 +462,8 @@ int zl_shapes_load(const char *path, struct zl_shapes_doc **out, struct strbuf *
 	int rc;
 
 	*out = NULL;
-	if (strbuf_read_file(&content, path) < 0) {
-		rc = zl_error(err, "cannot read shape file '%s': %s", path, strerror(errno));
-		strbuf_release(&content);
-		return rc;
-	}
+	if (zl_read_file(&content, path, "shape file", ZL_CAP_SHAPES, err))
+		return -1;
 	rc = zl_shapes_parse(content.buf, content.len, path, out, err);
 	strbuf_release(&content);
 	return rc;

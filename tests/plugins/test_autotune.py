@@ -118,6 +118,25 @@ def test_a_malformed_record_is_a_usage_error_not_an_internal_error(bench, tmp_pa
     assert "entries[0].key" in r.err
 
 
+@pytest.mark.parametrize("make, why", [
+    (lambda p: p.write_text("[" * 100000 + "]" * 100000),
+     "it nests arrays and objects more than 100 levels deep"),
+    (lambda p: p.symlink_to("/dev/zero"), "a character device, not a regular file"),
+    (lambda p: os.mkfifo(str(p)), "a fifo, not a regular file"),
+])
+def test_a_deep_or_endless_record_is_refused_naming_file_and_limit(bench, tmp_path, make, why):
+    """100k levels raised RecursionError (pytest INTERNALERROR); /dev/zero or a FIFO hung."""
+    src = tmp_path / "src"
+    (src / "autotune_records").mkdir(parents=True)
+    make(src / "autotune_records" / "m.k.json")
+    with pytest.raises(zc.ConfigError, match="cannot read autotune record '.*m\\.k\\.json': %s" % why):
+        za.load_records(str(src))
+    r = bench.run(NODES, backend_env("musa", ZL_AUTOTUNE_MODE="replay", ZL_REPLAY_FROM=src))
+    assert r.rc == 4, r
+    assert "INTERNALERROR" not in r.out + r.err
+    assert why in r.err
+
+
 # --- record -------------------------------------------------------------------
 
 def test_record_writes_one_file_per_kernel_with_the_winner(bench):

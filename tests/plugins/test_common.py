@@ -111,3 +111,45 @@ def test_env_parsing_rejects_bad_values(monkeypatch):
         zc.env_int("ZL_DIRECT_REPEAT", 1, 1)
     monkeypatch.setenv("ZL_DIRECT_REPEAT", "3")
     assert zc.env_int("ZL_DIRECT_REPEAT", 1, 1) == 3
+
+
+def test_json_depth_counts_arrays_and_objects_outside_strings():
+    assert zc.json_depth('{"a": [1, {"b": []}]}') == 4
+    assert zc.json_depth('"[[[[", "\\"[[", []') == 1
+    assert zc.json_depth("1") == 0
+    assert zc.json_depth("[" * 5000 + "]" * 5000) == 5000
+
+
+def test_read_json_takes_regular_files_under_the_caps(tmp_path):
+    good = tmp_path / "good.json"
+    good.write_text('{"a": [1]}')
+    assert zc.read_json(str(good), "record") == {"a": [1]}
+    link = tmp_path / "link.json"
+    link.symlink_to(good)
+    assert zc.read_json(str(link), "record") == {"a": [1]}
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(str(fifo))  # no writer: a blocking open or read would hang here
+    zero = tmp_path / "zero.json"
+    zero.symlink_to("/dev/zero")
+    for path, why in ((fifo, "a fifo, not a regular file"),
+                      (zero, "a character device, not a regular file"),
+                      (tmp_path, "a directory, not a regular file"),
+                      (tmp_path / "missing.json", "No such file")):
+        with pytest.raises(zc.ConfigError, match="cannot read record '%s': %s" % (path, why)):
+            zc.read_json(str(path), "record")
+
+    big = tmp_path / "big.json"
+    big.write_text("[" + "1," * (1 << 20) + "1]")
+    with pytest.raises(zc.ConfigError, match=r"big\.json': \d+ bytes, over the 1 MiB limit"):
+        zc.read_json(str(big), "record", cap=1 << 20)
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100000 + "]" * 100000)
+    with pytest.raises(zc.ConfigError,
+                       match=r"deep\.json': it nests arrays and objects more than 100 levels deep"):
+        zc.read_json(str(deep), "record")
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'{"a": "\xff"}')
+    with pytest.raises(zc.ConfigError, match="not UTF-8"):
+        zc.read_json(str(bad), "record")

@@ -70,6 +70,10 @@ static void test_json_compact(void **state)
 	assert_int_equal(replaced, 3);
 	strbuf_reset(&out);
 	assert_int_equal(zl_json_compact_python("{\"open", 6, &out, &replaced), -1);
+	/* blanks between two words stay one blank: invalid text must not become valid (fuzz) */
+	strbuf_reset(&out);
+	assert_int_equal(zl_json_compact_python("[6666 \n 6666, tr ue, 1 NaN, \"a\" \"b\"]", 36, &out, &replaced), 0);
+	assert_string_equal(out.buf, "[6666 6666,tr ue,1 null,\"a\"\"b\"]");
 	strbuf_release(&out);
 }
 
@@ -234,6 +238,13 @@ static void test_build_document(void **state)
 	write_file(run, "run_identity.json", "[1,2]");
 	assert_int_equal(zl_push_build_document(run, &doc, &name, &err), -1);
 	assert_non_null(strstr(err.buf, "does not hold a JSON object"));
+	/* a document followed by more, or made of words that blanks parted, is not valid JSON */
+	write_file(run, "run_identity.json", "{\"run_id\":\"r1\",\"status\":\"passed\"}\n{\"x\": 1}\n");
+	assert_int_equal(zl_push_build_document(run, &doc, &name, &err), -1);
+	assert_non_null(strstr(err.buf, "is not valid JSON (more after the document, at byte 33"));
+	write_file(run, "run_identity.json", "{\"run_id\":\"r1\",\"exit_code\": 1 2}");
+	assert_int_equal(zl_push_build_document(run, &doc, &name, &err), -1);
+	assert_non_null(strstr(err.buf, "is not valid JSON"));
 	/* no run_id: the directory's name */
 	write_file(run, "run_identity.json", "{\"status\":\"failed\"}");
 	assert_int_equal(zl_push_build_document(run, &doc, &name, &err), 0);

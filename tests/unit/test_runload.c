@@ -331,6 +331,99 @@ static void test_raw_samples(void **state)
 	strbuf_release(&text);
 }
 
+/*
+ * Many repeats of one key and many distinct keys: every row gets its occurrence and is
+ * found by its key (the rows are indexed); timer records pair with the repeats in order;
+ * the first of two rows with one whole key is the one found; rows filled by hand are found
+ * by a scan until they are indexed.
+ */
+static void test_repeats_and_index(void **state)
+{
+	char *tmp = fx_tmpdir();
+	char *results = zl_path_join(tmp, "results.json");
+	char *timer = zl_path_join(tmp, "plugins/timer.jsonl");
+	char *timer_dir = zl_path_join(tmp, "plugins");
+	cJSON *id = fx_identity("20261129-100000-cuda-mm-eeeeee", "mm");
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, shape = STRBUF_INIT;
+	struct zl_run run, hand;
+	const struct zl_result *r;
+	int i;
+	(void)state;
+
+	fx_write_run(tmp, id, NULL, 1.0, NULL, -1, 0);
+	strbuf_addstr(&text, "{\"mm\": {\"details\": [{\"op_name\": \"mm\", \"dtype\": \"torch.float16\", \"result\": [");
+	for (i = 0; i < 3000; i++)
+		strbuf_addf(&text, "%s{\"shape_detail\": [[%d]], \"latency\": %d, \"latency_base\": 1}", i ? ", " : "",
+			    i < 1000 ? 7 : i, i + 1);
+	strbuf_addstr(&text, "]}]}}\n");
+	fx_write_text(results, text.buf);
+	assert_int_equal(zl_mkdir_p(timer_dir, &err), 0);
+	strbuf_reset(&text);
+	for (i = 0; i < 1001; i++)
+		strbuf_addf(&text, "{\"op\": \"mm\", \"dtype\": \"float16\", \"shape\": [[7]], \"side\": \"gems\","
+			    " \"median_ms\": %d, \"samples\": 5}\n", i + 1);
+	fx_write_text(timer, text.buf);
+
+	zl_run_init(&run);
+	assert_int_equal(zl_run_load(tmp, &run, &err), 0);
+	assert_int_equal(run.nr_results, 6000);
+	for (i = 0; i < 3000; i++) {
+		int occ = i < 1000 ? i + 1 : 1;
+
+		strbuf_reset(&shape);
+		strbuf_addf(&shape, "[[%d]]", i < 1000 ? 7 : i);
+		r = zl_run_find(&run, "mm", i % 2 ? "float16" : "torch.float16", shape.buf, occ, ZL_SIDE_GEMS);
+		assert_non_null(r);
+		assert_int_equal(r->occurrence, occ);
+		assert_true(r->latency_ms == i + 1);
+		/* the torch row of the same shape, right before it */
+		assert_true(zl_run_find(&run, "mm", "float16", shape.buf, occ, ZL_SIDE_TORCH) == r - 1);
+		/* the timer's 1000 records of [[7]] pair in order; the 1001st matches nothing */
+		if (i < 1000)
+			assert_true(r->median_ms == i + 1 && r->samples == 5);
+	}
+	assert_null(zl_run_find(&run, "mm", "float16", "[[7]]", 1001, ZL_SIDE_GEMS));
+	assert_null(zl_run_find(&run, "mm", "float16", "[[7]]", 0, ZL_SIDE_GEMS));
+	assert_null(zl_run_find(&run, "mm", "float32", "[[7]]", 1, ZL_SIDE_GEMS));
+	assert_null(zl_run_find(&run, "add", "float16", "[[7]]", 1, ZL_SIDE_GEMS));
+	strbuf_reset(&text);
+	for (i = 0; i < (int)run.notes.nr; i++)
+		strbuf_addf(&text, "%s\n", run.notes.v[i]);
+	assert_non_null(strstr(text.buf, "1 measurements match no results row"));
+
+	/* rows filled by hand (as history does): found by a scan, then through the index */
+	zl_run_init(&hand);
+	for (i = 0; i < 3; i++) {
+		struct zl_result *h;
+
+		ALLOC_GROW(hand.results, hand.nr_results + 1, hand.alloc_results);
+		h = &hand.results[hand.nr_results++];
+		memset(h, 0, sizeof(*h));
+		h->op = xstrdup("mm");
+		h->dtype = xstrdup("torch.float16");
+		h->shape = xstrdup("[[1]]");
+		h->occurrence = 1;  /* the same whole key three times */
+		h->side = ZL_SIDE_GEMS;
+		h->latency_ms = i;
+	}
+	r = zl_run_find(&hand, "mm", "float16", "[[1]]", 1, ZL_SIDE_GEMS);
+	assert_true(r == &hand.results[0]);
+	zl_run_index_rows(&hand);
+	assert_true(zl_run_find(&hand, "mm", "float16", "[[1]]", 1, ZL_SIDE_GEMS) == &hand.results[0]);
+	assert_null(zl_run_find(&hand, "mm", "float16", "[[1]]", 1, ZL_SIDE_TORCH));
+	zl_run_release(&hand);
+
+	zl_run_release(&run);
+	cJSON_Delete(id);
+	free(results);
+	free(timer);
+	free(timer_dir);
+	fx_rmtree(tmp);
+	strbuf_release(&err);
+	strbuf_release(&text);
+	strbuf_release(&shape);
+}
+
 static void test_canonical_json(void **state)
 {
 	static const struct {
@@ -379,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_not_a_run),
 		cmocka_unit_test(test_timer_statistics),
 		cmocka_unit_test(test_raw_samples),
+		cmocka_unit_test(test_repeats_and_index),
 		cmocka_unit_test(test_canonical_json),
 		cmocka_unit_test(test_side_names),
 	};

@@ -431,11 +431,12 @@ static void test_errors(void **state)
 		for (i = 0; i < 5000; i++)
 			strbuf_addch(&deep, ']');
 		strbuf_addch(&deep, '\n');
-		parse_fails(deep.buf, "nested too deeply");
+		/* the top-level mapping is level 1: the 200th '[' (column 203) is level 201 */
+		parse_fails(deep.buf, "lists and mappings nested more than 200 levels deep at line 1, column 203");
 		strbuf_addstr(&chain, "m0: &m0 {a: 1}\n");
 		for (i = 1; i <= 300; i++)
 			strbuf_addf(&chain, "m%d: &m%d {<<: *m%d}\n", i, i, i - 1);
-		parse_fails(chain.buf, "nested too deeply");
+		parse_fails(chain.buf, "merge keys ('<<') nested more than 200 levels deep");
 		strbuf_release(&deep);
 		strbuf_release(&chain);
 	}
@@ -447,6 +448,92 @@ static void test_errors(void **state)
 	strbuf_release(&err);
 	strbuf_release(&laughs);
 	strbuf_release(&doubling);
+}
+
+static void nested_maps(struct strbuf *sb, int levels)
+{
+	int i;
+
+	for (i = 0; i < levels; i++)
+		strbuf_addstr(sb, "{a: ");
+	strbuf_addch(sb, '1');
+	for (i = 0; i < levels; i++)
+		strbuf_addch(sb, '}');
+	strbuf_addch(sb, '\n');
+}
+
+/*
+ * Depth is checked while parsing (100,000 levels took libyaml's loader 27 s before it was
+ * refused), and each limit says what is too deep: plain mappings are not "merges".
+ */
+static void test_depth_limits(void **state)
+{
+	struct zl_shapes_doc *doc = NULL;
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	const struct zl_yaml *n;
+	int i;
+	(void)state;
+
+	/* 100,000 levels in 200 KB */
+	for (i = 0; i < 100000; i++)
+		strbuf_addch(&text, '[');
+	for (i = 0; i < 100000; i++)
+		strbuf_addch(&text, ']');
+	{
+		struct strbuf file = STRBUF_INIT;
+
+		strbuf_addstr(&file, "a: ");
+		strbuf_addbuf(&file, &text);
+		parse_fails(file.buf, "lists and mappings nested more than 200 levels deep at line 1, column 203");
+		strbuf_release(&file);
+	}
+
+	/* 50,000 nested mappings are nesting, not merges */
+	strbuf_reset(&text);
+	nested_maps(&text, 50000);
+	/* the first node at level 201: the key of the 200th mapping */
+	parse_fails(text.buf, "lists and mappings nested more than 200 levels deep at line 1, column 798");
+
+	/* exactly the limit loads: 199 mappings and the scalar in the innermost, 200 levels */
+	strbuf_reset(&text);
+	nested_maps(&text, 199);
+	assert_int_equal(zl_shapes_parse(text.buf, text.len, "bad.yaml", &doc, &err), 0);
+	for (n = doc->root, i = 1; n->kind == ZL_YAML_MAP; n = zl_yaml_get(n, "a"))
+		i++;
+	assert_int_equal(i, 200);
+	assert_string_equal(n->scalar, "1");
+	zl_shapes_free(doc);
+	/* one more: the 200th mapping's key (column 798) is level 201 */
+	strbuf_reset(&text);
+	nested_maps(&text, 200);
+	parse_fails(text.buf, "nested more than 200 levels deep at line 1, column 798");
+
+	/* aliases can nest deeper than the text: the conversion counts them */
+	strbuf_reset(&text);
+	strbuf_addstr(&text, "x: &x ");
+	for (i = 0; i < 150; i++)
+		strbuf_addch(&text, '[');
+	for (i = 0; i < 150; i++)
+		strbuf_addch(&text, ']');
+	strbuf_addstr(&text, "\ny: ");
+	for (i = 0; i < 150; i++)
+		strbuf_addch(&text, '[');
+	strbuf_addstr(&text, "*x");
+	for (i = 0; i < 150; i++)
+		strbuf_addch(&text, ']');
+	strbuf_addch(&text, '\n');
+	parse_fails(text.buf, "nested more than 200 levels deep (aliases expanded)");
+
+	/* more nodes than the budget, before libyaml composes them */
+	strbuf_reset(&text);
+	strbuf_addstr(&text, "a: [");
+	for (i = 0; i < 1000000; i++)
+		strbuf_addstr(&text, "1,");
+	strbuf_addstr(&text, "1]\n");
+	parse_fails(text.buf, "more than 1000000 nodes (at line 1)");
+
+	strbuf_release(&text);
+	strbuf_release(&err);
 }
 
 /* ---- the archive ---- */
@@ -714,6 +801,7 @@ int main(void)
 		cmocka_unit_test(test_merge_semantics),
 		cmocka_unit_test(test_merge_matches_pyyaml),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_depth_limits),
 		cmocka_unit_test(test_archive_vdot_core),
 		cmocka_unit_test(test_archive_missing_and_class),
 		cmocka_unit_test(test_archive_odd_entries),

@@ -173,6 +173,24 @@ static void test_expand_tasks(void **state)
 	assert_int_equal(zl_slurm_expand_tasks("a-b", &sv), -1);
 	assert_int_equal(zl_slurm_expand_tasks("", &sv), -1);
 	assert_int_equal(zl_slurm_expand_tasks("1-4:0", &sv), -1);
+	/* found by fuzzing: a range ending at LONG_MAX overflowed the step; ranges that each fit
+	 * the limit but not together asked for 40 million tasks; 4 million took 10 s */
+	strvec_clear(&sv);
+	assert_int_equal(zl_slurm_expand_tasks("9223372036854775806-9223372036854775807", &sv), 0);
+	assert_int_equal(sv.nr, 2);
+	assert_string_equal(sv.v[1], "9223372036854775807");
+	strvec_clear(&sv);
+	assert_int_equal(zl_slurm_expand_tasks("9223372036854775800-9223372036854775807:5", &sv), 0);
+	assert_int_equal(sv.nr, 2);
+	assert_string_equal(sv.v[1], "9223372036854775805");
+	strvec_clear(&sv);
+	assert_int_equal(zl_slurm_expand_tasks("0-3999999,0-3999999", &sv), -1);
+	assert_int_equal(zl_slurm_expand_tasks("0-99999,7", &sv), -1);
+	assert_int_equal(zl_slurm_expand_tasks("0-199998:2", &sv), 0);
+	assert_int_equal(sv.nr, 100000);
+	/* a spec refused adds nothing */
+	assert_int_equal(zl_slurm_expand_tasks("1,2,x", &sv), -1);
+	assert_int_equal(sv.nr, 100000);
 	strvec_clear(&sv);
 }
 

@@ -1,0 +1,88 @@
+/*
+ * results.json of a run directory (FlagGems' --record json output), through every reader:
+ * zl_run_load (compare, history, the run summary), compare's rows, verdicts and renderers,
+ * and push's document. Invariants: every loaded row is found again by its own key, and a
+ * run compared with itself has no row faster or slower.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "zlbench/compare.h"
+#include "zlbench/push.h"
+#include "zlbench/push_doc.h"
+#include "zlbench/runload.h"
+#include "zlbench/strbuf.h"
+
+static const char identity[] =
+	"{\"schema_version\": 1, \"run_id\": \"20260101-000000-cuda-mm-fuzz00\", \"status\": \"passed\","
+	" \"exit_code\": 0, \"backend\": \"cuda\", \"level\": \"core\", \"op\": \"mm\"}\n";
+
+static void check_rows(const struct zl_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->nr_results; i++) {
+		const struct zl_result *r = &run->results[i];
+
+		if (r->occurrence < 1 || zl_run_find(run, r->op, r->dtype, r->shape, r->occurrence, r->side) != r)
+			fuzz_fail("row %zu (%s %s %s #%d) is not found by its own key", i, r->op, r->dtype, r->shape,
+				  r->occurrence);
+	}
+}
+
+static void compare_with_itself(const struct zl_run *run)
+{
+	struct zl_compare_opts opts = ZL_COMPARE_OPTS_INIT;
+	struct zl_compare c;
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	FILE *null = fopen("/dev/null", "w");
+	size_t i;
+
+	opts.resamples = 20;
+	opts.fail_pct = 1;
+	zl_compare_init(&c);
+	zl_compare_runs(run, run, &opts, &c);
+	for (i = 0; i < c.nr_rows; i++)
+		if (c.rows[i].verdict == ZL_VERDICT_FASTER || c.rows[i].verdict == ZL_VERDICT_SLOWER)
+			fuzz_fail("row %zu of a run compared with itself is %s (%g vs %g ms)", i,
+				  zl_verdict_name(c.rows[i].verdict), c.rows[i].a_ms, c.rows[i].b_ms);
+	if (zl_compare_render_json(&c, &sb, &err))
+		fuzz_fail("compare's json: %s", err.buf);
+	zl_compare_render_csv(&c, &sb);
+	zl_compare_render_markdown(&c, &sb);
+	if (null) {
+		zl_compare_print_text(&c, null, 0);
+		fclose(null);
+	}
+	zl_compare_release(&c);
+	strbuf_release(&sb);
+	strbuf_release(&err);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char *dir;
+	struct strbuf err = STRBUF_INIT;
+	struct zl_run run;
+	char *doc = NULL, *name = NULL;
+
+	if (!dir) {
+		dir = fuzz_path("run");
+		fuzz_write("run/run_identity.json", identity, strlen(identity));
+	}
+	fuzz_write("run/results.json", data, size);
+	zl_run_init(&run);
+	if (zl_run_load(dir, &run, &err))
+		fuzz_fail("the run did not load: %s", err.buf);
+	check_rows(&run);
+	compare_with_itself(&run);
+	zl_run_release(&run);
+	if (!zl_push_build_document(dir, &doc, &name, &err) && (!doc || !name))
+		fuzz_fail("push built no document");
+	free(doc);
+	free(name);
+	strbuf_release(&err);
+	return 0;
+}
