@@ -415,18 +415,15 @@ static int save(const struct ab_state *st)
 static void check_import(struct ab_state *st, const struct run_slot *r)
 {
 	const char *file = zl_json_path_string(r->run.identity, "vendor_guard.flag_gems_file");
-	const char *named = st->o->dir[r->arm] ? st->o->dir[r->arm] : st->o->dir[!r->arm] ? r->run.identity ?
-			    zl_json_path_string(r->run.identity, "flaggems.dir") : NULL : NULL;
-	char *dir, *real;
+	const char *dir = st->flaggems_dir[r->arm];
+	char *real;
 
-	if (!named || !file)
+	if ((!st->o->dir[0] && !st->o->dir[1]) || !file)
 		return;
-	dir = zl_absolute_path(named);
 	real = zl_absolute_path(file);
-	if (dir && real && !(zl_starts_with(real, dir) && real[strlen(dir)] == '/'))
+	if (real && !(zl_starts_with(real, dir) && real[strlen(dir)] == '/'))
 		strvec_pushf(&st->refusals, "%s imported flag_gems from '%s', outside its FlagGems directory '%s' "
 			     "(an installed flag_gems found before PYTHONPATH?)", r->name, file, dir);
-	free(dir);
 	free(real);
 }
 

@@ -83,6 +83,8 @@ struct round {
 
 void help_calibrate(FILE *out)
 {
+	size_t i;
+
 	fprintf(out,
 		"usage: zlbench calibrate [--backend B] (--ops LIST | --op OP) [--runs K] [--devices D] [--out DIR]\n"
 		"                         [--json] [--db PATH] [run settings] [-- <pytest args>]\n"
@@ -111,7 +113,7 @@ void help_calibrate(FILE *out)
 		"                                  [default $ZL_RUNS_DIR/<UTC stamp>-<backend>-calibrate]\n"
 		"  --devices D                     the one device to measure [default: the first the backend enumerates]\n",
 		MAX_RUNS, DEFAULT_RUNS);
-	for (size_t i = 0; i < ZL_ARRAY_SIZE(batch_forwarded); i++)
+	for (i = 0; i < ZL_ARRAY_SIZE(batch_forwarded); i++)
 		fprintf(out, "  --%s %-*s%s\n", batch_forwarded[i].name,
 			(int)(30 - strlen(batch_forwarded[i].name)), batch_forwarded[i].argh, batch_forwarded[i].help);
 	fprintf(out,
@@ -231,8 +233,8 @@ static char *default_dir(const struct zl_settings *s)
 static int plan_new(struct zl_settings *s, const struct calibrate_opts *o, struct plan *p)
 {
 	static const enum zl_setting_id refused[] = { ZL_SET_OP_FILE, ZL_SET_TEST_NODE };
-	struct strbuf err = STRBUF_INIT;
-	char *dir = NULL, *list;
+	struct strbuf err = STRBUF_INIT, list = STRBUF_INIT;
+	char *dir = NULL;
 	size_t i;
 	int code = ZL_EXIT_USAGE;
 
@@ -256,6 +258,10 @@ static int plan_new(struct zl_settings *s, const struct calibrate_opts *o, struc
 		zl_batch_ops_add_list(&p->ops, o->ops.v[i]);
 	if (s->v[ZL_SET_OP].source == ZL_SRC_FLAG)
 		strvec_push(&p->ops, s->v[ZL_SET_OP].raw);
+	if (!p->ops.nr) {
+		zl_print_error("no operators: give --ops LIST (or --op OP)");
+		goto out;
+	}
 	if (zl_batch_ops_check(&p->ops, &err)) {
 		zl_print_error("%s", err.buf);
 		goto out;
@@ -278,14 +284,9 @@ static int plan_new(struct zl_settings *s, const struct calibrate_opts *o, struc
 		if (o->batch[i])
 			strvec_pushf(&p->batch_args, "--%s=%s", batch_forwarded[i].name, o->batch[i]);
 	strvec_pushf(&p->batch_args, "--devices=%s", p->device);
-	list = xstrdup("");
-	for (i = 0; i < p->ops.nr; i++) {
-		char *next = xstrfmt("%s%s%s", list, i ? "," : "", p->ops.v[i]);
-		free(list);
-		list = next;
-	}
-	strvec_pushf(&p->batch_args, "--ops=%s", list);
-	free(list);
+	for (i = 0; i < p->ops.nr; i++)
+		strbuf_addf(&list, "%s%s", i ? "," : "", p->ops.v[i]);
+	strvec_pushf(&p->batch_args, "--ops=%s", list.buf);
 	strvec_push(&p->batch_args, "--progress=plain");
 	if (s->passthrough.nr) {
 		strvec_push(&p->batch_args, "--");
@@ -295,6 +296,7 @@ static int plan_new(struct zl_settings *s, const struct calibrate_opts *o, struc
 out:
 	free(dir);
 	strbuf_release(&err);
+	strbuf_release(&list);
 	return code;
 }
 

@@ -738,13 +738,13 @@ void zl_ab_print_text(const struct zl_ab *ab, FILE *out, int use_color)
 	strbuf_reset(&sb);
 	geomean_text(&sb, &ab->torch, ab->pairs);
 	fprintf(out, "geomean B/A, torch (the baseline): %s\n", sb.buf);
-	if (ab->opts.fail_pct >= 0 || ab->gate_reasons.nr) {
+	if (ab->opts.fail_pct >= 0)
 		fprintf(out, "gate (--fail-on-regression %g%s): %s\n", ab->opts.fail_pct,
-			ab->opts.fail_on_unsure ? ", --fail-on-unsure" : "",
-			ab->opts.fail_pct < 0 ? "off" : ab->gate_failed ? "FAILED" : "passed");
-		for (i = 0; i < ab->gate_reasons.nr; i++)
-			fprintf(out, "  %s\n", ab->gate_reasons.v[i]);
-	}
+			ab->opts.fail_on_unsure ? ", --fail-on-unsure" : "", ab->gate_failed ? "FAILED" : "passed");
+	else if (ab->gate_reasons.nr)
+		fprintf(out, "runs that did not pass:\n");
+	for (i = 0; i < ab->gate_reasons.nr; i++)
+		fprintf(out, "  %s\n", ab->gate_reasons.v[i]);
 	strbuf_release(&sb);
 }
 
