@@ -1,7 +1,8 @@
 #!/bin/bash
 # ab refuses (exit 2) after A1 and B1 when something besides the named variable differs:
-# a second FlagGems checkout (the named variable) whose shape file differs too, and an
-# environment variable that changes the level. Nothing past B1 runs.
+# a second FlagGems checkout (the named variable) whose shape file differs too, an
+# environment variable that changes the level, a named FlagGems directory whose flag_gems
+# is not the one imported. Nothing past B1 runs.
 . "$(dirname "$0")/lib.sh"
 cd "$TMP"
 demo_checkout "$TMP/demo"
@@ -28,6 +29,15 @@ run_zl ab "${common[@]}" --flaggems-dir demo --b-env BENCH_LEVEL=comprehensive -
 expect_rc 2
 contains "$TMP/err" "caliber: A1 vs B1: level: core vs comprehensive"
 [ ! -e r2/B2 ] || fail "B2 ran after the refusal"
+
+# B's FlagGems directory named, but its flag_gems imported from A's (found on PYTHONPATH):
+# both sides would be one FlagGems
+cp -r demo demo3
+rm -rf demo3/src/flag_gems
+run_zl ab "${common[@]}" --flaggems-dir demo --b-flaggems-dir demo3 --b-env "PYTHONPATH=$TMP/demo/src" --out r4 -- --dtypes float16
+expect_rc 2
+contains "$TMP/err" "caliber: B1 imported flag_gems from '$TMP/demo/src/flag_gems/__init__.py', outside its FlagGems directory '$TMP/demo3'"
+lacks "$TMP/err" "caliber: A1 imported"
 
 # the same with --allow-caliber-mismatch goes on: 4 runs, and the difference is listed
 run_zl ab "${common[@]}" --a-flaggems-dir demo --b-flaggems-dir demo2 --allow-caliber-mismatch --out r3 -- --dtypes float16
