@@ -4,9 +4,11 @@
 # Run one phase per device call, under an outer `timeout -s INT` shorter than the call's limit,
 # writing to a file (not a pipe): an interrupted zlbench run ends the phase and its run
 # directory still holds a truthful identity.
-#   PHASE: record-replay | caches | batch | worker
+#   PHASE: record-replay | caches | batch | worker | calibrate | ab
 # Environment: ZLBENCH (binary), FLAGGEMS_DIR (checkout with src/flag_gems and benchmark/),
-# and whatever PYTHONPATH FlagGems' own dependencies need.
+# and whatever PYTHONPATH FlagGems' own dependencies need. The ab phase also reads
+# PROD_BEFORE_4618 (default .gpu/prod_before_4618.py in this checkout: FlagGems'
+# src/flag_gems/ops/prod.py as it was before FlagGems PR #4618).
 set -u
 phase=$1 out=$2
 : "${ZLBENCH:?}" "${FLAGGEMS_DIR:?}"
@@ -123,6 +125,37 @@ for op in ops:
         op, len(rows), ", ".join("%s %d" % kv for kv in sorted(verdicts.items())),
         min(ratios) if ratios else float("nan"), max(ratios) if ratios else float("nan"), worst,
         "mismatch" if cal.get("mismatches") else "ok"))
+calibrate)
+	# >= 6 core ops, 3 identical rounds on one device: the per-size-class figures and the floor
+	zl cal calibrate $F --ops abs,add,exp,sum,softmax,layer_norm --devices 0 --timeout-per-op 300 \
+		--out "$out/cal" -- --dtypes float16
+	sed -n '/^calibration of/,/^CALIBRATE_DIR=/p' "$out/cal.out" | tee -a "$out/phases.log"
+	# compare now names the calibration as its floor
+	zl calcmp compare "$out/cal/round-1/runs/add" "$out/cal/round-2/runs/add"
+	grep -E '^(floor|verdicts):' "$out/calcmp.out" | tee -a "$out/phases.log"
+	;;
+ab)
+	# A/A on one small op: the same FlagGems on both sides, no row may come out faster or slower
+	zl abAA ab $F --op abs --out "$out/abAA" -- --dtypes float16
+	grep -E '^(floor|caliber|verdicts|geomean)' "$out/abAA.out" | tee -a "$out/phases.log"
+	# FlagGems as is (A) against FlagGems with prod.py from before PR #4618 (B): a sibling copy
+	# with that one file replaced; expected: B slower on the 3-D non-inner reductions
+	old=${PROD_BEFORE_4618:-$(cd "$(dirname "$0")/.." && pwd)/.gpu/prod_before_4618.py}
+	fgB="$(dirname "$FLAGGEMS_DIR")/$(basename "$FLAGGEMS_DIR")-prod-before-4618"
+	[ -f "$old" ] || { log "no $old: skipping the prod A/B"; exit 2; }
+	rm -rf "$fgB" && cp -a "$FLAGGEMS_DIR" "$fgB" && cp "$old" "$fgB/src/flag_gems/ops/prod.py" || exit 2
+	log "B: $fgB (prod.py from $old)"
+	zl abProd ab $F --op prod --b-flaggems-dir "$fgB" --out "$out/abProd" -- --dtypes float16
+	grep -E '^(floor|caliber|verdicts|geomean)' "$out/abProd.out" | tee -a "$out/phases.log"
+	python3 - "$out/abProd/ab.json" <<'PY' | tee -a "$out/phases.log"
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("status %s, order %s" % (d["status"], d["order"]))
+for r in d.get("rows", []):
+    if r["side"] == "gems":
+        print("  %-15s %-28s B/A %7.3f [%.3f, %.3f] per round %s  %s" % (
+            r["dtype"], r["shape"], r["ratio"] or 0, r["ci_low"] or 0, r["ci_high"] or 0,
+            " ".join("%.3f" % x for x in r["pairs"]), r["verdict"]))
 PY
 	;;
 esac

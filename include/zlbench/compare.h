@@ -172,6 +172,13 @@ struct zl_sample_set {
 void zl_verdict_pairs(const struct zl_sample_set *a, const struct zl_sample_set *b, size_t pairs,
 		      const struct zl_verdict_opts *o, struct zl_row_verdict *out);
 
+/*
+ * The decision rule above on figures a caller computed itself (`zlbench ab`'s
+ * interval from few pairs): v's threshold_pct, ci_low, ci_high, p_value, p_min,
+ * ratio and both sides' modes are read; verdict and unsure are set.
+ */
+void zl_verdict_decide(struct zl_row_verdict *v, double alpha);
+
 /* Why a row is unsure, one line ("interval overlaps the threshold: ..."); nothing otherwise. */
 void zl_verdict_reason(const struct zl_row_verdict *v, struct strbuf *sb);
 /* What to run to decide an unsure row of op, one line; nothing otherwise. */

@@ -66,6 +66,12 @@ double zl_stats_norm_quantile(double p);
 /* Student t with df > 0 degrees of freedom (df may be fractional: Welch). */
 double zl_stats_t_cdf(double t, double df);
 double zl_stats_t_quantile(double p, double df);
+/*
+ * Chi-square with df > 0 degrees of freedom (the regularized incomplete gamma
+ * function): `zlbench calibrate`'s upper confidence bound of a measured spread.
+ */
+double zl_stats_chi2_cdf(double x, double df);
+double zl_stats_chi2_quantile(double p, double df);
 
 struct zl_ratio_ci {
 	double ratio;     /* b.mean / a.mean */

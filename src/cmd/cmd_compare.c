@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "zlbench/calibrate.h"
 #include "zlbench/cmd.h"
 #include "zlbench/compare.h"
 #include "zlbench/error.h"
@@ -192,63 +193,6 @@ out:
 	return ret;
 }
 
-/* The history database's path when one exists (caller frees), else NULL with why in note. */
-static char *existing_db(struct strbuf *note)
-{
-	char *path = opt_db ? xstrdup(opt_db) : zl_history_default_path();
-
-	if (path && zl_is_file(path))
-		return path;
-	strbuf_addf(note, "no history database at '%s'", path ? path : "$ZL_HOME/history.db");
-	free(path);
-	return NULL;
-}
-
-/*
- * The floor's calibration: the newest in the history database for A's backend,
- * device name, timer (used, else planned) and FlagGems commit, else B's commit.
- * 1 found (into cal); 0 not found, note says why. A database that cannot be read
- * leaves the fixed floor and says so: the comparison itself does not need it.
- */
-static int find_calibration(struct zl_history **h, const struct zl_run *a, const struct zl_run *b,
-			    struct zl_calibration *cal, struct strbuf *note)
-{
-	const char *timer = zl_json_path_string(a->identity, "timer.used");
-	struct strbuf err = STRBUF_INIT;
-	char *path = NULL;
-	int rc = 0;
-
-	if (!timer || !strcmp(timer, "mixed"))
-		timer = a->timer_plan;
-	if (!*h) {
-		path = existing_db(note);
-		if (!path)
-			goto out;
-		if (zl_history_open(path, h, &err)) {
-			strbuf_addf(note, "calibrations not read: %s", err.buf);
-			goto out;
-		}
-	}
-	rc = zl_history_find_calibration(*h, a->backend, a->device_name, timer, a->flaggems_commit, cal,
-					 &err);
-	if (!rc && b->flaggems_commit && a->flaggems_commit && strcmp(a->flaggems_commit, b->flaggems_commit))
-		rc = zl_history_find_calibration(*h, b->backend, b->device_name, timer, b->flaggems_commit,
-						 cal, &err);
-	if (rc < 0) {
-		strbuf_addf(note, "calibrations not read: %s", err.buf);
-		rc = 0;
-	} else if (!rc) {
-		strbuf_addf(note, "no calibration for %s, %s, %s timer, flaggems %s in '%s'; zlbench "
-			    "calibrate measures one", a->backend ? a->backend : "(none)",
-			    a->device_name ? a->device_name : "(none)", timer ? timer : "(none)",
-			    a->flaggems_commit ? a->flaggems_commit : "(none)", zl_history_path(*h));
-	}
-out:
-	free(path);
-	strbuf_release(&err);
-	return rc;
-}
-
 static int render(const struct zl_compare *c)
 {
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
@@ -317,7 +261,7 @@ int cmd_compare(int argc, const char **argv)
 	opts.fail_on_unsure = opt_fail_on_unsure;
 	if (load_side(args.v[0], &h, &a) || load_side(args.v[1], &h, &b))
 		goto out;
-	if (find_calibration(&h, &a, &b, &cal, &floor_note))
+	if (zl_calibration_lookup(opt_db, &h, &a, &b, &cal, &floor_note))
 		opts.calibration = &cal;
 	else
 		opts.floor_note = floor_note.buf;

@@ -27,6 +27,8 @@ static const struct zl_command commands[] = {
 	{ "devices", cmd_devices, "enumerate a backend's devices", help_devices },
 	{ "history", cmd_history, "list stored runs from the history database", help_history },
 	{ "compare", cmd_compare, "compare two runs after checking their caliber", help_compare },
+	{ "calibrate", cmd_calibrate, "measure this machine's run-to-run noise: the floor compare uses", help_calibrate },
+	{ "ab", cmd_ab, "run A and B interleaved (ABBA), one variable apart, and compare the pairs", help_ab },
 	{ "report", cmd_report, "write one self-contained HTML page of a run, batch, comparison or history", help_report },
 	{ "push", cmd_push, "POST a run or batch to a collector (spools on failure)", help_push },
 	{ "doctor", cmd_doctor, "explain why an operator will not run", help_doctor },

@@ -411,6 +411,76 @@ double zl_stats_t_quantile(double p, double df)
 	return p > 0.5 ? t_upper(1 - p, df) : -t_upper(p, df);
 }
 
+/* Regularized lower incomplete gamma P(a, x): its series below a + 1, else 1 - the continued fraction. */
+static double inc_gamma_p(double a, double x)
+{
+	const double tiny = 1e-300;
+	double front, sum, term, b, c, d, h;
+	int n;
+
+	if (!(x > 0))
+		return 0;
+	front = exp(a * log(x) - x - lgamma(a));
+	if (x < a + 1) {
+		sum = term = 1 / a;
+		for (n = 1; n < 10000 && fabs(term) > fabs(sum) * 1e-16; n++) {
+			term *= x / (a + n);
+			sum += term;
+		}
+		return front * sum;
+	}
+	/* modified Lentz on the continued fraction of Q(a, x) */
+	b = x + 1 - a;
+	c = 1 / tiny;
+	d = 1 / b;
+	h = d;
+	for (n = 1; n < 10000; n++) {
+		double an = -n * (n - a), del;
+
+		b += 2;
+		d = an * d + b;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = b + an / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-16)
+			break;
+	}
+	return 1 - front * h;
+}
+
+double zl_stats_chi2_cdf(double x, double df)
+{
+	if (isnan(x) || !(df > 0))
+		return NAN;
+	return inc_gamma_p(df / 2, x / 2);
+}
+
+double zl_stats_chi2_quantile(double p, double df)
+{
+	double lo = 0, hi = df > 1 ? df : 1;
+	int k;
+
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return p == 0 && df > 0 ? 0 : p == 1 && df > 0 ? INFINITY : NAN;
+	while (zl_stats_chi2_cdf(hi, df) < p)
+		hi *= 2;
+	/* bisection: the lower quantiles of few degrees of freedom are tiny, Newton overshoots there */
+	for (k = 0; k < 400 && hi - lo > 1e-15 * hi; k++) {
+		double mid = (lo + hi) / 2;
+
+		if (zl_stats_chi2_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
 /* ---- ratio interval --------------------------------------------------------- */
 
 void zl_stats_ratio_ci(const struct zl_trimmed *a, const struct zl_trimmed *b, double extra_sd_log,

@@ -126,6 +126,11 @@ static void decide(struct zl_row_verdict *v, double alpha)
 	v->verdict = ZL_VERDICT_UNSURE;
 }
 
+void zl_verdict_decide(struct zl_row_verdict *v, double alpha)
+{
+	decide(v, alpha);
+}
+
 static double *sorted_copy(const double *v, size_t n)
 {
 	double *s = xmalloc((n ? n : 1) * sizeof(*s));

@@ -87,6 +87,71 @@ char *zl_demo_label(const char *flaggems_dir)
 	return label;
 }
 
+/* 1 when s is a full hexadecimal object name (SHA-1 or SHA-256). */
+static int is_object_name(const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+
+	return (n == 40 || n == 64) && !s[n];
+}
+
+/*
+ * The commit of <dotgit>/HEAD read from the files, for a machine without the git
+ * program (the GPU images zlbench runs on may lack it): a detached HEAD, or the
+ * branch it names as a loose ref or in packed-refs. NULL when none is found.
+ */
+static char *head_from_files(const char *dotgit)
+{
+	struct strbuf text = STRBUF_INIT;
+	char *path = zl_path_join(dotgit, "HEAD"), *commit = NULL, *ref = NULL;
+
+	if (zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL))
+		goto out;
+	strbuf_rtrim(&text);
+	if (is_object_name(text.buf)) {
+		commit = strbuf_detach(&text, NULL);
+		goto out;
+	}
+	if (!zl_starts_with(text.buf, "ref: refs/"))
+		goto out;
+	ref = xstrdup(text.buf + strlen("ref: "));
+	free(path);
+	path = zl_path_join(dotgit, ref);
+	strbuf_reset(&text);
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL)) {
+		strbuf_rtrim(&text);
+		if (is_object_name(text.buf))
+			commit = strbuf_detach(&text, NULL);
+		goto out;
+	}
+	/* packed-refs: "<name> <ref>" lines */
+	free(path);
+	path = zl_path_join(dotgit, "packed-refs");
+	strbuf_reset(&text);
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL)) {
+		char *line, *next;
+
+		for (line = text.buf; line && *line && !commit; line = next) {
+			char *sp;
+
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			sp = strchr(line, ' ');
+			if (sp && !strcmp(sp + 1, ref)) {
+				*sp = '\0';
+				if (is_object_name(line))
+					commit = xstrdup(line);
+			}
+		}
+	}
+out:
+	free(ref);
+	free(path);
+	strbuf_release(&text);
+	return commit;
+}
+
 /* git facts, only when the FlagGems directory is the top of its own checkout */
 static void git_facts(struct zl_run_facts *f, const char *dir)
 {
@@ -103,8 +168,17 @@ static void git_facts(struct zl_run_facts *f, const char *dir)
 		free(real);
 		return;
 	}
+	if (zl_capture(top_argv, NULL, 10, &out, &code, &err)) {
+		/* no git program: the commit from the files, whether it is dirty unknown */
+		f->flaggems_commit = head_from_files(dotgit);
+		free(dotgit);
+		free(real);
+		strbuf_release(&out);
+		strbuf_release(&err);
+		return;
+	}
 	free(dotgit);
-	if (!zl_capture(top_argv, NULL, 10, &out, &code, &err) && !code) {
+	if (!code) {
 		char *nl = strchr(out.buf, '\n');
 
 		if (nl) {

@@ -107,3 +107,14 @@ BlasBenchmark:
     - [2, 384, 384, 384]
 YAML
 }
+
+# demo_checkout DIR: the bundled demo copied to DIR as the top of a git checkout (one
+# commit), so that its runs name a FlagGems commit (calibrations are keyed by it), and a
+# fake nvidia-smi naming one "NVIDIA H200" (the device name keys them too). Prints nothing.
+demo_checkout() {
+	cp -r "$ZL_SOURCE_DIR/examples/demo" "$1"
+	git -C "$1" init -q
+	git -C "$1" add -A
+	git -C "$1" -c user.email=test@example.com -c user.name=test commit -qm demo
+	fake_tool nvidia-smi 'printf "0, NVIDIA H200, GPU-aaaa, 00000000:00:06.0, 143771, 570.1\n"'
+}

@@ -206,6 +206,48 @@ static void test_mwu_ties_r(void **state)
 	assert_int_equal(zl_stats_mwu(may, 0, aug, 26, &m), -1);
 }
 
+/* chi-square where closed forms exist: df 2 (1 - exp(-x/2)), even df (a finite sum), df 1 (a squared normal) */
+static double chi2_cdf_even(double x, int df)
+{
+	double term = 1, sum = 1;
+	int k;
+
+	for (k = 1; k < df / 2; k++) {
+		term *= x / 2 / k;
+		sum += term;
+	}
+	return 1 - exp(-x / 2) * sum;
+}
+
+static void test_chi2(void **state)
+{
+	static const int even[] = { 2, 4, 10, 100, 1000 };
+	static const double ps[] = { 0.001, 0.05, 0.5, 0.95 };
+	size_t i, j;
+	(void)state;
+
+	close_to(zl_stats_chi2_quantile(0.05, 2), -2 * log(0.95), 1e-14);
+	for (i = 0; i < sizeof(even) / sizeof(even[0]); i++)
+		for (j = 0; j < sizeof(ps) / sizeof(ps[0]); j++) {
+			double q = zl_stats_chi2_quantile(ps[j], even[i]);
+
+			close_to(chi2_cdf_even(q, even[i]), ps[j], 1e-12);
+			close_to(zl_stats_chi2_cdf(q, even[i]), ps[j], 1e-12);
+		}
+	/* df 1: the square of a normal; the tables give 0.00393214; df 10 and 100: 3.940299, 77.929465 */
+	close_to(zl_stats_chi2_quantile(0.05, 1), pow(zl_stats_norm_quantile(0.525), 2), 1e-15);
+	close_to(zl_stats_chi2_quantile(0.95, 1), pow(zl_stats_norm_quantile(0.975), 2), 1e-12);
+	close_to(zl_stats_chi2_quantile(0.05, 1), 0.00393214, 1e-8);
+	close_to(zl_stats_chi2_quantile(0.05, 10), 3.940299, 1e-6);
+	close_to(zl_stats_chi2_quantile(0.05, 100), 77.929465, 1e-6);
+	/* fractional df between its neighbours; edges */
+	assert_true(zl_stats_chi2_quantile(0.05, 10) < zl_stats_chi2_quantile(0.05, 10.5) &&
+		    zl_stats_chi2_quantile(0.05, 10.5) < zl_stats_chi2_quantile(0.05, 11));
+	assert_true(zl_stats_chi2_quantile(0, 3) == 0 && isinf(zl_stats_chi2_quantile(1, 3)));
+	assert_true(isnan(zl_stats_chi2_quantile(0.5, 0)) && isnan(zl_stats_chi2_cdf(1, -1)));
+	assert_true(zl_stats_chi2_cdf(0, 3) == 0);
+}
+
 static void test_distributions(void **state)
 {
 	(void)state;
@@ -366,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_mwu_exact_scipy),
 		cmocka_unit_test(test_mwu_ties_r),
 		cmocka_unit_test(test_distributions),
+		cmocka_unit_test(test_chi2),
 		cmocka_unit_test(test_ratio_ci),
 		cmocka_unit_test(test_bimodality),
 		cmocka_unit_test(test_paired),

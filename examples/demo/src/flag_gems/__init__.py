@@ -8,10 +8,13 @@ tuner database), and use_gems(), which routes the reference operators in `cpuref
 (the demo's "torch") to these kernels the way FlagGems registers into torch's aten.
 """
 
+import os
+
 import cpuref
 
 from flag_gems import runtime
 from flag_gems.ops import add, amax, amin, mm, mm_out, softmax, sum, sum_dim  # noqa: A004
+from flag_gems.utils import slowdown as _slowdown
 
 __version__ = "0.0.0+zlbench.demo"
 
@@ -19,6 +22,11 @@ device = runtime.device.name
 vendor_name = runtime.device.vendor_name
 backend_info = runtime.device
 aten_lib = cpuref.library.Library("aten", "IMPL")
+
+# FLAGGEMS_DEMO_SLOWDOWN (utils/slowdown.py): named kernels made slower on purpose
+for _name, _times in _slowdown.parse(os.environ.get(_slowdown.VAR), (
+        "add", "amax", "amin", "mm", "softmax", "sum")).items():
+    globals()[_name] = _slowdown.slowed(globals()[_name], _times)
 
 # (operator name, implementation) pairs registered by enable()
 _FULL_CONFIG = (

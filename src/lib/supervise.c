@@ -1,0 +1,117 @@
+/* One zlbench child under a supervisor: its own process group, output to a log, stop signals forwarded. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "zlbench/error.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/supervise.h"
+#include "zlbench/util.h"
+#include "zlbench/banned.h"
+
+/* How long output may still come after the child was reaped (a process it left holds the pipe). */
+#define DRAIN_S 0.5
+#define POLL_MS 200
+
+static int is_stop(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
+}
+
+int zl_supervise_pending_stop(void)
+{
+	int sig, stop = 0;
+
+	while ((sig = zl_signals_take()))
+		if (!stop && is_stop(sig))
+			stop = sig;
+	return stop;
+}
+
+/* Copy what the child wrote; 0 at the end of its output. */
+static int copy_output(int fd, const struct zl_supervise_opts *o)
+{
+	char buf[8192];
+	ssize_t n;
+
+	do
+		n = read(fd, buf, sizeof(buf));
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return 0;
+	/* a log that cannot be written must not stop the child: its run directory is the record */
+	if (o->log_fd >= 0 && zl_write_all(o->log_fd, buf, (size_t)n))
+		zl_print_warning("cannot write a child's log: %s", strerror(errno));
+	/* an echo that fails (a closed terminal) is only a copy */
+	if (o->echo_fd >= 0)
+		(void)zl_write_all(o->echo_fd, buf, (size_t)n);
+	return 1;
+}
+
+int zl_supervise(struct child_process *cp, const struct zl_supervise_opts *o, int *exit_code, int *stop_sig,
+		 struct strbuf *err)
+{
+	double kill_at = 0, drain_until = 0;
+	int status = 0, reaped = 0, open;
+
+	*stop_sig = 0;
+	*exit_code = 0;
+	cp->new_pgroup = 1;
+	cp->capture_output = 1;
+	cp->no_stdin = 1;
+	if (!cp->pdeathsig)
+		cp->pdeathsig = SIGTERM;
+	if (child_start(cp, err))
+		return -1;
+	open = 1;
+	while (!reaped || open) {
+		struct pollfd pfd[2] = { { open ? cp->out_fd : -1, POLLIN, 0 }, { zl_signals_fd(), POLLIN, 0 } };
+		int r = poll(pfd, 2, POLL_MS), sig;
+
+		if (r < 0 && errno != EINTR) {
+			zl_error(err, "poll: %s", strerror(errno));
+			child_kill(cp, SIGKILL);
+			kill_at = 0;
+		}
+		if (open && r > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			open = copy_output(cp->out_fd, o);
+		while ((sig = zl_signals_take())) {
+			if (!is_stop(sig) || reaped)
+				continue;
+			child_kill(cp, sig);
+			if (!*stop_sig) {
+				*stop_sig = sig;
+				kill_at = zl_now_monotonic() + o->kill_after_s;
+			}
+		}
+		if (!reaped) {
+			pid_t w = waitpid(cp->pid, &status, WNOHANG);
+
+			if (w == cp->pid) {
+				reaped = 1;
+				drain_until = zl_now_monotonic() + DRAIN_S;
+			} else if (w < 0 && errno != EINTR) {
+				zl_error(err, "waitpid(%ld): %s", (long)cp->pid, strerror(errno));
+				break;
+			}
+		}
+		if (!reaped && kill_at > 0 && zl_now_monotonic() >= kill_at) {
+			zl_print_warning("'%s' still running %g s after %s: SIGKILL", cp->args.v[0], o->kill_after_s,
+					 strsignal(*stop_sig));
+			child_kill(cp, SIGKILL);
+			kill_at = 0;
+		}
+		if (reaped && open && r == 0 && zl_now_monotonic() >= drain_until)
+			break;
+	}
+	if (cp->out_fd >= 0)
+		close(cp->out_fd);
+	cp->out_fd = -1;
+	if (!reaped)
+		return -1;
+	*exit_code = child_exit_code(status);
+	return 0;
+}
