@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""The figures of scripts/gpu-wave.sh's phases, printed goal beside measurement.
+
+usage: gpu-wave-digest.py A OUTDIR OPS | gpu-wave-digest.py B OUTDIR
+Reads only what the phase left in OUTDIR (run directories, compare/ab JSON, wave.log)."""
+import csv
+import json
+import os
+import re
+import statistics
+import sys
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except Exception:
+        return None
+
+
+def timer_rows(run):
+    path = os.path.join(run, "plugins", "timer.jsonl")
+    if not os.path.exists(path):
+        return []
+    return [json.loads(line) for line in open(path) if line.strip()]
+
+
+def wave_wall(out, name):
+    """The wall time (s) gpu-wave.sh logged for one zlbench call."""
+    for line in open(os.path.join(out, "wave.log")):
+        m = re.search(r" %s rc=(-?\d+) wall=(\d+)ms" % re.escape(name), line)
+        if m:
+            return int(m.group(2)) / 1000.0, int(m.group(1))
+    return None, None
+
+
+def verdicts(doc, side=None):
+    counts = {}
+    for r in (doc or {}).get("rows", []):
+        if side and r.get("side") != side:
+            continue
+        counts[r.get("verdict")] = counts.get(r.get("verdict"), 0) + 1
+    return counts
+
+
+def size_class(ms):
+    us = ms * 1000.0
+    return "<5us" if us < 5 else "5-50us" if us < 50 else "50-500us" if us < 500 else ">=500us"
+
+
+def batch_figures(name, batch, ops, makespan, startup_hint):
+    rows = {}
+    path = os.path.join(batch, "ops_status.csv")
+    if os.path.exists(path):
+        rows = {r["op"]: r for r in csv.DictReader(open(path, newline=""))}
+    walls = {op: sum(r.get("wall_s") or 0 for r in timer_rows(os.path.join(batch, "runs", op))) for op in ops}
+    timers = sum(walls.values())
+    ev = os.path.join(batch, "workers", "events.jsonl")
+    ready = [json.loads(l).get("wall_s") for l in open(ev) if '"ready"' in l] if os.path.exists(ev) else []
+    beyond = [float(rows[op]["wall_s"]) - walls[op] for op in ops if op in rows and rows[op].get("wall_s")]
+    startup = ready[0] if ready else (min(beyond) if beyond else startup_hint)
+    ratio = makespan / (timers + startup) if makespan and timers + startup else float("nan")
+    passed = sum(1 for op in ops if rows.get(op, {}).get("status") == "passed")
+    print("%s: %d/%d passed; makespan %.1f s; timers' wall %.1f s; one start-up %.1f s (%s); "
+          "makespan / (timers + one start-up) = %.2f (goal <= 1.3)" % (
+              name, passed, len(ops), makespan or float("nan"), timers, startup,
+              "worker ready" if ready else "smallest op wall minus its timers", ratio))
+    for op in ops:
+        r = rows.get(op, {})
+        print("  %-11s %-8s start %-7s ops_before %-3s wall %6.1f s  timers %6.1f s" % (
+            op, r.get("status", "-"), r.get("start", "-"), r.get("ops_before", "-"),
+            float(r.get("wall_s") or 0), walls[op]))
+    return timers
+
+
+def phase_a(out, ops):
+    print("---- probe")
+    for line in open(os.path.join(out, "probe.txt")):
+        if line.startswith(("calls:", "clock:", "torch")):
+            print("  " + line.rstrip())
+    print("---- issue 15: fresh batch vs worker batch (calibrate round 1)")
+    fresh_wall, _ = wave_wall(out, "fresh")
+    worker_wall = None
+    for line in open(os.path.join(out, "cal.err")):
+        m = re.match(r"round 1/\d+: .*\(batch exit (-?\d+), ([0-9.]+) s\)", line)
+        if m:
+            worker_wall = float(m.group(2))
+    t_fresh = batch_figures("fresh", os.path.join(out, "fresh"), ops, fresh_wall, 0)
+    t_worker = batch_figures("worker", os.path.join(out, "cal", "round-1"), ops, worker_wall, 0)
+    if fresh_wall and worker_wall:
+        print("worker makespan / fresh makespan = %.2f" % (worker_wall / fresh_wall))
+    print("compare fresh (A) vs worker (B), fixed floor, per op (all rows):")
+    for op in ops:
+        d = load(os.path.join(out, "fw_%s.out" % op))
+        rs = [r["ratio"] for r in (d or {}).get("rows", []) if isinstance(r.get("ratio"), (int, float))]
+        print("  %-11s %s; B/A %s" % (op, verdicts(d), "%.3f..%.3f" % (min(rs), max(rs)) if rs else "-"))
+    for label, prefix in (("fixed 5 % floor", "aa_"), ("the stored calibration", "aacal_")):
+        print("---- issue 13: A/A, calibrate round 1 vs round 2, %s" % label)
+        total = flagged = gate_fail = 0
+        counts = {}
+        for op in ops:
+            d = load(os.path.join(out, "%s%s.out" % (prefix, op)))
+            if d is None:
+                print("  %-11s no compare" % op)
+                continue
+            v = verdicts(d)
+            for k, n in v.items():
+                counts[k] = counts.get(k, 0) + n
+            n = sum(v.values())
+            f = v.get("faster", 0) + v.get("slower", 0)
+            total += n
+            flagged += f
+            g = (d.get("gate") or {}).get("failed")
+            gate_fail += bool(g)
+            geo = ((d.get("geomean") or {}).get("overall") or {})
+            print("  %-11s %2d rows: %s; gems geomean %s; gate %s; floor %s" % (
+                op, n, ", ".join("%s %d" % kv for kv in sorted(v.items())),
+                "%.4f [%.4f, %.4f]" % (geo["geomean"], geo["ci_low"], geo["ci_high"]) if geo.get("geomean") else "-",
+                "FAILED" if g else "passed", (d.get("floor") or {}).get("summary", "-")[:60]))
+        print("  rows flagged faster/slower: %d of %d = %.2f %% (goal <= 1 %%); gate failures at 5 %%: %d of %d ops (goal 0); verdicts %s" % (
+            flagged, total, 100.0 * flagged / total if total else float("nan"), gate_fail, len(ops), counts))
+    print("---- the profiler timer in calibrate round 1 (all ops)")
+    rows = []
+    for op in ops:
+        rows += timer_rows(os.path.join(out, "cal", "round-1", "runs", op))
+    used = {}
+    stops = {}
+    for r in rows:
+        used[r.get("timer")] = used.get(r.get("timer"), 0) + 1
+        stops[r.get("stop_reason")] = stops.get(r.get("stop_reason"), 0) + 1
+    print("  measurements %d; timer used %s; stop reasons %s" % (len(rows), used, stops))
+    big = [r["noise_rel"] for r in rows if r.get("noise_rel") is not None and (r.get("estimate_ms") or 0) >= 0.005]
+    if big:
+        print("  median noise_rel of kernels >= 5 us: %.4f %% over %d measurements (goal <= 0.5 %%); max %.4f %%" % (
+            100 * statistics.median(big), len(big), 100 * max(big)))
+    by = {}
+    for r in rows:
+        if r.get("noise_rel") is not None and r.get("estimate_ms"):
+            by.setdefault(size_class(r["estimate_ms"]), []).append(r["noise_rel"])
+    for k in ("<5us", "5-50us", "50-500us", ">=500us"):
+        if k in by:
+            print("  %-9s noise_rel median %.4f %% (n=%d)" % (k, 100 * statistics.median(by[k]), len(by[k])))
+    kpc = {}
+    for r in rows:
+        kpc[r.get("kernels_per_call")] = kpc.get(r.get("kernels_per_call"), 0) + 1
+    clocks = [r["clock_mhz"] for r in rows if r.get("clock_mhz")]
+    print("  kernels_per_call %s; dropped_throttled %d; SM clock %s MHz" % (
+        kpc, sum(r.get("dropped_throttled") or 0 for r in rows),
+        "%d..%d of %d" % (min(c["min"] for c in clocks), max(c["max"] for c in clocks), clocks[0]["max_supported"]) if clocks else "unknown"))
+    fb = [r.get("fallback_reason") for r in rows if r.get("fallback_reason")]
+    if fb:
+        print("  fallbacks: %d: %s" % (len(fb), "; ".join(sorted(set(fb)))[:400]))
+
+
+def ab_digest(name, d):
+    if d is None:
+        print("  %s: no JSON" % name)
+        return
+    rows = d.get("rows", [])
+    v = {}
+    for r in rows:
+        v[r.get("verdict")] = v.get(r.get("verdict"), 0) + 1
+    print("  %s: status %s, order %s; verdicts %s" % (name, d.get("status"), d.get("order"), v))
+    geo = ((d.get("geomean") or {}).get("overall") or {}) if isinstance(d.get("geomean"), dict) else {}
+    if geo.get("geomean"):
+        print("    gems geomean B/A %.4f [%.4f, %.4f]" % (geo["geomean"], geo["ci_low"], geo["ci_high"]))
+    for r in rows:
+        if r.get("side") == "gems":
+            print("    %-15s %-28s B/A %7.3f [%s, %s] pairs %s  %s" % (
+                r.get("dtype"), r.get("shape"), r.get("ratio") or 0,
+                "%.3f" % r["ci_low"] if r.get("ci_low") else "-", "%.3f" % r["ci_high"] if r.get("ci_high") else "-",
+                " ".join("%.3f" % x for x in r.get("pairs") or []), r.get("verdict")))
+
+
+def phase_b(out):
+    print("---- issue 13: mm record -> replay")
+    for name in ("mmA", "mmB"):
+        wall, rc = wave_wall(out, name)
+        ident = load(os.path.join(out, name, "run_identity.json")) or {}
+        at = ident.get("autotune") or {}
+        t = ident.get("timer") or {}
+        print("  %s rc %s wall %s s: status %s; autotune recorded %s pinned %s missed %s; compile %s; timer used %s" % (
+            name, rc, wall, ident.get("status"), at.get("recorded"), at.get("pinned"), at.get("missed"),
+            (ident.get("compile") or {}).get("variants"), t.get("used")))
+    d = load(os.path.join(out, "mmcmp.out"))
+    if d:
+        geo = (d.get("geomean") or {}).get("overall") or {}
+        print("  compare mmA mmB: verdicts %s; gems geomean %s; gate at 5 %%: %s (goal: passed)" % (
+            verdicts(d), "%.4f [%.4f, %.4f]" % (geo["geomean"], geo["ci_low"], geo["ci_high"]) if geo.get("geomean") else "-",
+            "FAILED" if (d.get("gate") or {}).get("failed") else "passed"))
+        for r in d.get("rows", []):
+            print("    %-5s %-18s %-30s B/A %.4f [%.4f, %.4f] %s" % (
+                r.get("side"), r.get("op"), r.get("shape"), r.get("ratio") or 0, r.get("ci_low") or 0,
+                r.get("ci_high") or 0, r.get("verdict")))
+    print("---- issue 14: ab")
+    ab_digest("A/A abs", load(os.path.join(out, "abAA.out")))
+    ab_digest("prod: FlagGems (A) vs prod.py before #4618 (B)", load(os.path.join(out, "abProd.out")))
+    for name in ("abAA", "abProd"):
+        wall, rc = wave_wall(out, name)
+        print("  %s rc %s wall %s s" % (name, rc, wall))
+
+
+def main():
+    phase, out = sys.argv[1], sys.argv[2]
+    if phase == "A":
+        phase_a(out, sys.argv[3].split(","))
+    else:
+        phase_b(out)
+
+
+if __name__ == "__main__":
+    main()

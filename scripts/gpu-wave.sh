@@ -1,0 +1,74 @@
+#!/bin/bash
+# The GPU validation of this wave (issues 13, 14, 15; docs/validation.md), in two device calls:
+#   A: the kineto probe; a 10-op core batch with a fresh interpreter per op; zlbench calibrate
+#      over the same ops, 2 rounds in the device's worker (round 1 is the worker batch, round 2
+#      its A/A); compare per op: fresh vs worker (issue 15), round 1 vs round 2 at the fixed
+#      5 % floor and with the stored calibration (issue 13's A/A); a digest.
+#   B: mm record -> replay -> compare (5 % gate); an A/A ab on abs; ab of FlagGems as is (A)
+#      against FlagGems with prod.py from before PR #4618 (B) on prod.
+# usage: scripts/gpu-wave.sh A|B OUTDIR
+# Environment: ZLBENCH, FLAGGEMS_DIR (as gpu-validate.sh), OPS (default the 10 core ops),
+# DTYPES (default float16), DEADLINE_S (the phase's own time limit, default 540).
+set -u
+phase=$1 out=$2
+: "${ZLBENCH:?}" "${FLAGGEMS_DIR:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+OPS=${OPS:-abs,add,exp,relu,sum,softmax,layer_norm,mean,sigmoid,gelu}
+DTYPES=${DTYPES:-float16}
+start=$(date +%s)
+deadline=$((start + ${DEADLINE_S:-540}))
+mkdir -p "$out"
+log() { echo "== $(date -u +%H:%M:%S) +$(( $(date +%s) - start ))s $*" | tee -a "$out/wave.log"; }
+left() { echo $((deadline - $(date +%s))); }
+# zl NAME ARGS...: one zlbench call under the phase's deadline, output saved, rc and wall logged
+zl() {
+	local name=$1 t0 rc lim
+	shift
+	lim=$(left)
+	if [ "$lim" -le 5 ]; then
+		log "$name skipped: the phase's deadline has passed"
+		return 124
+	fi
+	t0=$(date +%s%N)
+	timeout -s INT -k 15 "$lim" "$ZLBENCH" "$@" >"$out/$name.out" 2>"$out/$name.err"
+	rc=$?
+	log "$name rc=$rc wall=$(( ($(date +%s%N) - t0) / 1000000 ))ms: zlbench $*"
+	return $rc
+}
+F="--flaggems-dir $FLAGGEMS_DIR --backend cuda"
+export ZL_HOME="$out/home"
+
+case $phase in
+A)
+	PYTHONPATH="$here/../plugins:${PYTHONPATH:-}" timeout 60 python3 "$here/gpu-kineto-probe.py" >"$out/probe.txt" 2>&1
+	log "probe rc=$?: $(grep -E '^calls:' "$out/probe.txt")"
+	zl fresh batch $F --devices 0 --ops "$OPS" --start fresh --progress plain --out "$out/fresh" -- --dtypes $DTYPES
+	zl cal calibrate $F --devices 0 --ops "$OPS" --runs 2 --start worker --out "$out/cal" -- --dtypes $DTYPES
+	grep -E '^round ' "$out/cal.err" | tee -a "$out/wave.log"
+	sed -n '/^calibration/,$p' "$out/cal.out" | tee -a "$out/wave.log"
+	for op in ${OPS//,/ }; do
+		# the fixed floor: a history database that does not exist holds no calibration
+		ZL_HISTORY_DB="$out/none.db" zl "fw_$op" compare "$out/fresh/runs/$op" "$out/cal/round-1/runs/$op" --json
+		ZL_HISTORY_DB="$out/none.db" zl "aa_$op" compare "$out/cal/round-1/runs/$op" "$out/cal/round-2/runs/$op" \
+			--json --fail-on-regression 5
+		zl "aacal_$op" compare "$out/cal/round-1/runs/$op" "$out/cal/round-2/runs/$op" --json --fail-on-regression 5
+	done
+	python3 "$here/gpu-wave-digest.py" A "$out" "$OPS" | tee -a "$out/wave.log"
+	;;
+B)
+	zl mmA run $F --op mm --isolate-tuner-cache --out "$out/mmA" -- --dtypes $DTYPES
+	zl mmB run $F --op mm --isolate-tuner-cache --replay-from "$out/mmA" --out "$out/mmB" -- --dtypes $DTYPES
+	ZL_HISTORY_DB="$out/none.db" zl mmcmp compare "$out/mmA" "$out/mmB" --json --fail-on-regression 5
+	zl abAA ab $F --op abs --out "$out/abAA" --json -- --dtypes $DTYPES
+	old=${PROD_BEFORE_4618:-$here/../.gpu/prod_before_4618.py}
+	fgB="$(dirname "$FLAGGEMS_DIR")/$(basename "$FLAGGEMS_DIR")-prod-before-4618"
+	rm -rf "$fgB" && cp -a "$FLAGGEMS_DIR" "$fgB" && cp "$old" "$fgB/src/flag_gems/ops/prod.py" &&
+		zl abProd ab $F --op prod --b-flaggems-dir "$fgB" --out "$out/abProd" --json -- --dtypes $DTYPES
+	python3 "$here/gpu-wave-digest.py" B "$out" | tee -a "$out/wave.log"
+	;;
+*)
+	echo "usage: scripts/gpu-wave.sh A|B OUTDIR" >&2
+	exit 2
+	;;
+esac
+log "phase $phase done"
