@@ -323,7 +323,44 @@ def _profiler_for(torch, device_name, flush, fn):
     return _profiler[key]
 
 
-def _profile_batch(prof, device_name, fn, flush, grad_to_none, n):
+# Host gaps: a call of several kernels whose launches the CPU issues slower than the device
+# runs them leaves the device idle between its kernels, and a sample from the first kernel's
+# start to the last one's end would count that idle time (on an H200, FlagGems' sum of 1048576
+# elements, two kernels: 0.025 ms in one run, 0.040 ms in the next). As nvbench's blocking
+# kernel does, a spin kernel queued after the flush holds the device until the call's
+# launches are all queued, so its kernels run back to back. Hold = HOLD_MARGIN x the host
+# time to issue one call + HOLD_EXTRA_S, at most HOLD_MAX_S.
+HOLD_MARGIN = 2.0
+HOLD_EXTRA_S = 20e-6
+HOLD_MAX_S = 0.002
+
+
+def hold_seconds(host_s):
+    """The hold before each call for a call that takes host_s seconds to issue."""
+    return min(HOLD_MAX_S, HOLD_MARGIN * max(host_s, 0.0) + HOLD_EXTRA_S)
+
+
+def holder(dev, fn, clock_mhz, perf=time.perf_counter):
+    """(a callable that queues the hold, its seconds), or (None, 0.0) when the device
+    module has no spin kernel (torch.cuda._sleep; other vendors' modules may lack it)."""
+    spin = getattr(dev, "_sleep", None)
+    if not callable(spin):
+        return None, 0.0
+    issue = []
+    for _ in range(5):
+        t0 = perf()
+        fn()
+        issue.append(perf() - t0)
+    dev.synchronize()
+    seconds = hold_seconds(min(issue))
+    cycles = max(1, int(seconds * (clock_mhz or 2000.0) * 1e6))
+
+    def hold():
+        spin(cycles)
+    return hold, seconds
+
+
+def _profile_batch(prof, device_name, fn, flush, grad_to_none, n, hold=None):
     """Run n profiled calls; (samples ms, activity counts, calls missing)."""
     p = prof.session(device_name)
     try:
@@ -335,6 +372,8 @@ def _profile_batch(prof, device_name, fn, flush, grad_to_none, n):
         for i in range(n):
             zd.reset_grads(grad_to_none)
             flush()
+            if hold is not None:
+                hold()
             with record(RANGE_PREFIX + str(i)):
                 fn()
     except BaseException:
@@ -404,18 +443,20 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
     for _ in range(max(1, int(warmup / max(est_ms, 1e-4)))):
         fn()
     dev.synchronize()
+    hold, hold_s = holder(dev, fn, clock.max_mhz)
 
     kept, counts, readings, history = [], [], [], []
     dropped = calls = missing_total = batches = 0
     noise = None
-    per_call_s = est_ms / 1000.0 + 20e-6
+    per_call_s = est_ms / 1000.0 + hold_s + 20e-6
     n = zl_sampling.first_batch(policy, per_call_s)
     started = now()
     while True:
         batches += 1
         before = clock.read()
         t0 = now()
-        samples, kcounts, missing = _profile_batch(prof, device_name, fn, flush, grad_to_none, n)
+        samples, kcounts, missing = _profile_batch(prof, device_name, fn, flush, grad_to_none, n,
+                                                   hold)
         per_call_s = max((now() - t0) / n, 1e-7)
         after = clock.read()
         readings += [r for r in (before, after) if r is not None]
@@ -442,5 +483,5 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
             "noise_rel": noise, "stop_reason": reason,
             "kernels_per_call": int(round(zc.median(counts))), "dropped_throttled": dropped,
             "clock_readings": readings, "batches": batches, "calls": calls,
-            "calls_missing": missing_total}
+            "calls_missing": missing_total, "hold_us": round(hold_s * 1e6, 3) if hold else None}
 

@@ -382,7 +382,8 @@ class _Timer:
         rec["sample_kind"] = "profiled_call"
         out["extra"] = {"profiler_batches": out.pop("batches"),
                         "profiler_calls": out.pop("calls"),
-                        "calls_missing": out.pop("calls_missing")}
+                        "calls_missing": out.pop("calls_missing"),
+                        "hold_us": out.pop("hold_us", None)}
         return out
 
     def _graph(self, rec, fn, call, reasons, clock):

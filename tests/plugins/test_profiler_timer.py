@@ -251,3 +251,31 @@ def test_bad_sampling_settings_are_usage_errors(bench, name, value, message):
     r = bench.run([ADD], backend_env("cuda", **{name: value}))
     assert r.rc == 4, r
     assert message in r.err
+
+
+def test_a_hold_before_each_call_keeps_host_gaps_out_and_is_recorded(bench):
+    # torch.cuda._sleep after the flush holds the device until the call is queued (as
+    # nvbench's blocking kernel): the spin kernel is nobody's activity, the samples stay
+    # the kernels' own, and timer.jsonl says how long the hold was.
+    r = bench.run([ADD], backend_env("cuda", **ONE_SHAPE))
+    assert r.rc == 0, r
+    sides = by_side(r.jsonl("plugins", "timer.jsonl"))
+    for side, cost in (("torch", TORCH_ADD_MS), ("gems", GEMS_ADD_MS)):
+        t = sides[side]
+        assert t["timer"] == "profiler" and t["kernels_per_call"] == 1, t
+        assert t["estimate_ms"] == pytest.approx(cost, rel=1e-6), t
+        assert 20 <= t["hold_us"] <= 2000, t
+
+
+def test_without_a_spin_kernel_there_is_no_hold(bench):
+    r = bench.run([ADD], backend_env("cuda", FAKE_NO_SLEEP="1", **ONE_SHAPE))
+    assert r.rc == 0, r
+    for t in by_side(r.jsonl("plugins", "timer.jsonl")).values():
+        assert t["timer"] == "profiler" and t["hold_us"] is None, t
+
+
+def test_hold_seconds_are_bounded():
+    import zl_profiler_timer as pt
+    assert pt.hold_seconds(0) == pytest.approx(pt.HOLD_EXTRA_S)
+    assert pt.hold_seconds(10e-6) == pytest.approx(2 * 10e-6 + pt.HOLD_EXTRA_S)
+    assert pt.hold_seconds(1.0) == pt.HOLD_MAX_S

@@ -44,7 +44,7 @@ def _tick(ns):
 def _noisy(cost_ms, name):
     """FAKE_NOISE=r: kernel costs (not flushes) times 1 + r * u, u uniform in [-1, 1]
     from a fixed-seed generator; FAKE_DRIFT=d: times (1 + d) ** (profiler sessions so far)."""
-    if name == "zero_":
+    if name in ("zero_", "spin_kernel"):
         return cost_ms
     amp = float(os.environ.get("FAKE_NOISE", "0") or 0)
     if amp:
@@ -101,6 +101,12 @@ def _rng_offset_increment():
 
 def is_current_stream_capturing():
     return _capturing[0] is not None
+
+
+def _sleep(cycles):
+    """torch.cuda._sleep: a kernel that spins for cycles device cycles (at 2 GHz here),
+    rounded to whole microseconds so the fake device clock stays exact in ns."""
+    _launch(round(cycles / 2e3) / 1e3, name="spin_kernel")
 
 
 def synchronize(device=None):
@@ -223,3 +229,6 @@ def graph(cuda_graph, pool=None, stream=None):
 if os.environ.get("FAKE_NO_GRAPH"):
     del CUDAGraph
     del graph
+
+if os.environ.get("FAKE_NO_SLEEP"):
+    del _sleep
