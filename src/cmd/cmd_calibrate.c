@@ -409,8 +409,31 @@ static void round_count(const struct plan *p, const char *dir, struct round *r)
 	zl_batch_rows_release(&rows);
 }
 
+/*
+ * Rounds after the first replay the first round's autotune winners (merged over its ops
+ * into DIR/records), so every round runs the same kernel configs and the calibration
+ * measures the timer's and the machine's run-to-run spread, not the autotuner's choices
+ * (on an H200 two independent tunings of layer_norm picked other configs for 2 of its 5
+ * keys, 2.3x apart). Not when the runs replay a source of their own, or record nothing.
+ */
+static int replays_round_one(const struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->batch_args.nr && strcmp(p->batch_args.v[i], "--"); i++)
+		if (zl_starts_with(p->batch_args.v[i], "--replay-from") ||
+		    !strcmp(p->batch_args.v[i], "--no-autotune-records"))
+			return 0;
+	return 1;
+}
+
+static char *records_dir(const struct plan *p)
+{
+	return zl_path_join(p->dir, "records");
+}
+
 /* The argv of round k's batch: a new batch, or --resume of one that has started. */
-static void round_argv(const struct plan *p, const char *exe, const char *dir, struct strvec *argv)
+static void round_argv(const struct plan *p, const char *exe, long k, const char *dir, struct strvec *argv)
 {
 	char *config = zl_path_join(dir, ZL_BATCH_CONFIG_FILE);
 	size_t i;
@@ -422,6 +445,12 @@ static void round_argv(const struct plan *p, const char *exe, const char *dir, s
 	} else {
 		for (i = 0; i < p->batch_args.nr && strcmp(p->batch_args.v[i], "--"); i++)
 			strvec_push(argv, p->batch_args.v[i]);
+		if (k > 1 && replays_round_one(p)) {
+			char *records = records_dir(p);
+
+			strvec_pushf(argv, "--replay-from=%s", records);
+			free(records);
+		}
 		strvec_pushf(argv, "--out=%s", dir);
 		for (; i < p->batch_args.nr; i++)
 			strvec_push(argv, p->batch_args.v[i]);
@@ -444,13 +473,57 @@ static void print_dry_run(const struct plan *p, const char *exe)
 	printf("\nrounds: %ld (each a batch over the ops; every pair of an op's runs is compared)\n", p->runs);
 	for (k = 1; k <= p->runs; k++) {
 		dir = round_dir(p, k);
-		round_argv(p, exe, dir, &argv);
+		round_argv(p, exe, k, dir, &argv);
 		printf("round %ld argv:\n", k);
 		for (i = 0; i < argv.nr; i++)
 			printf("  %s\n", argv.v[i]);
 		strvec_clear(&argv);
 		free(dir);
 	}
+}
+
+/*
+ * DIR/records: the autotune winners of round 1's passed runs, merged (once; a resumed
+ * calibration keeps the merge it made). 0, or -1 with err.
+ */
+static int make_records(const struct plan *p, struct strbuf *err)
+{
+	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
+	struct zl_merge_stats st;
+	struct strvec runs = STRVEC_INIT;
+	char *records = records_dir(p), *first = round_dir(p, 1), *merged = zl_path_join(records, "merge.json");
+	size_t i;
+	int ret = 0;
+
+	if (zl_is_file(merged))
+		goto out;
+	if (!round_rows(first, &rows)) {
+		for (i = 0; i < p->ops.nr; i++) {
+			const struct zl_batch_row *row = zl_batch_rows_last(&rows, p->ops.v[i]);
+
+			if (row && row->v[ZL_BCOL_STATUS] && !strcmp(row->v[ZL_BCOL_STATUS], "passed") &&
+			    row->v[ZL_BCOL_RUN_DIR]) {
+				char *run = zl_path_join(first, row->v[ZL_BCOL_RUN_DIR]);
+
+				strvec_push(&runs, run);
+				free(run);
+			}
+		}
+	}
+	zl_merge_stats_init(&st);
+	ret = zl_batch_merge_records(&runs, records, &st, err);
+	if (!ret && zl_verbosity >= 0)
+		fprintf(stderr, "rounds 2 to %ld replay round 1's autotune winners: %ld kernels, %ld keys from %zu runs "
+			"(%s)%s\n", p->runs, st.kernels, st.entries, runs.nr, records,
+			st.conflicts ? "; a key two ops recorded differently keeps the first op's config" : "");
+	zl_merge_stats_release(&st);
+out:
+	zl_batch_rows_release(&rows);
+	strvec_clear(&runs);
+	free(records);
+	free(first);
+	free(merged);
+	return ret;
 }
 
 /*
@@ -473,7 +546,9 @@ static int run_round(const struct plan *p, const char *exe, long k, struct round
 		zl_error(err, "cannot open '%s': %s", log, strerror(errno));
 		goto out;
 	}
-	round_argv(p, exe, dir, &cp.args);
+	if (k > 1 && replays_round_one(p) && make_records(p, err))
+		goto out;
+	round_argv(p, exe, k, dir, &cp.args);
 	if (p->db)
 		strvec_pushf(&cp.env, "ZL_HISTORY_DB=%s", p->db);
 	memset(&so, 0, sizeof(so));

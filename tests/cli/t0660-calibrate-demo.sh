@@ -17,6 +17,8 @@ contains "$TMP/out" "flagged at 1%"
 contains "$TMP/out" "stored: calibration 1 (cuda, NVIDIA H200, direct timer, flaggems $commit"
 contains "$TMP/out" "compare and ab now use calibration 1 as the floor"
 for k in 1 2 3; do contains "$TMP/err" "round $k/3: 2 of 2 ops passed (batch exit 0"; done
+contains "$TMP/err" "rounds 2 to 3 replay round 1's autotune winners"
+[ -f "$TMP/cal/records/merge.json" ] || fail "no merged records of round 1"
 
 "$ZL_TEST_PYTHON" - "$TMP/cal" "$ZL_HOME/history.db" "$commit" <<'PY' || fail "calibration checks"
 import csv, json, os, sqlite3, sys
@@ -24,6 +26,7 @@ cal, db, commit = sys.argv[1:]
 plan = json.load(open(os.path.join(cal, "calibrate.json")))
 assert plan["schema"] == "zlbench.calibrate/1" and plan["runs"] == 3 and plan["ops"] == ["add", "softmax"], plan
 # every round: a batch over the ops on device 0, the batch settings forwarded
+recorded = {}
 for k in (1, 2, 3):
     b = os.path.join(cal, "round-%d" % k)
     conf = json.load(open(os.path.join(b, "batch.json")))
@@ -34,9 +37,18 @@ for k in (1, 2, 3):
     for r in rows:
         ident = json.load(open(os.path.join(b, r["run_dir"], "run_identity.json")))
         assert ident["visibility"]["value"] == "0" and ident["devices"][0]["name"] == "NVIDIA H200"
+        # round 1 tunes; the later rounds replay its winners, so every round runs the same configs
+        at = ident["autotune"]
+        if k == 1:
+            assert at["mode"] == "record", at
+            recorded[r["op"]] = at["recorded"]
+        else:
+            assert at["mode"] == "replay" and at["replay_from"] == os.path.join(cal, "records"), at
+            assert at["pinned"] == recorded[r["op"]] and at["missed"] == 0, (at, recorded)
         assert ident["flaggems"]["commit"] == commit
         assert "--iter" in ident["child_argv"], ident["child_argv"]
     assert os.path.isfile(os.path.join(cal, "logs", "round-%d.log" % k))
+assert sum(recorded.values()) >= 1, recorded
 res = json.load(open(os.path.join(cal, "calibration.json")))
 assert res["schema"] == "zlbench.calibration/1" and res["stored"]["id"] == 1, res["stored"]
 assert res["key"] == {"backend": "cuda", "device_name": "NVIDIA H200", "timer": "direct",
