@@ -90,6 +90,12 @@ static int modes_matter(const struct zl_bimodal *m, double t)
 	return m->bimodal && m->high_mean - m->low_mean >= t / 2 * m->low_mean;
 }
 
+/* The most a new mix of a side's two modes can move its estimate (their relative gap), or 0. */
+static double mix_reach(const struct zl_bimodal *m, double t)
+{
+	return modes_matter(m, t) && m->low_mean > 0 ? (m->high_mean - m->low_mean) / m->low_mean : 0;
+}
+
 /*
  * The decision of docs/verdicts.md on the figures in v; NAN figures never pass a
  * test. same / slower / faster: the interval lies inside the threshold / beyond it
@@ -103,12 +109,14 @@ static int modes_matter(const struct zl_bimodal *m, double t)
 static void decide(struct zl_row_verdict *v, double alpha)
 {
 	double t = v->threshold_pct / 100;
+	double reach = mix_reach(&v->a_modes, t) + mix_reach(&v->b_modes, t);
 
 	v->unsure = ZL_UNSURE_NONE;
 	if (v->ci_low >= 1 - t && v->ci_high <= 1 + t) {
 		v->verdict = ZL_VERDICT_SAME;
 		return;
-	} else if (modes_matter(&v->a_modes, t) || modes_matter(&v->b_modes, t)) {
+	} else if (reach > 0 && fabs(log(v->ratio)) <= log1p(reach)) {
+		/* a change no larger than the modes' gaps may be the mix moving; a larger one is not */
 		v->unsure = ZL_UNSURE_BIMODAL;
 	} else if (v->ci_low > 1 + t && v->p_value < alpha) {
 		v->verdict = ZL_VERDICT_SLOWER;
