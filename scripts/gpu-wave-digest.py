@@ -90,7 +90,7 @@ def phase_a(out, ops):
     t_worker = batch_figures("worker", os.path.join(out, "cal", "round-1"), ops, worker_wall, 0)
     if fresh_wall and worker_wall:
         print("worker makespan / fresh makespan = %.2f" % (worker_wall / fresh_wall))
-    print("compare fresh (A) vs worker (B), fixed floor, per op (all rows):")
+    print("compare fresh (A) vs worker (B: round 1 in phase A, round 2 in A2), fixed floor, per op (all rows):")
     for op in ops:
         d = load(os.path.join(out, "fw_%s.out" % op))
         rs = [r["ratio"] for r in (d or {}).get("rows", []) if isinstance(r.get("ratio"), (int, float))]
@@ -203,7 +203,7 @@ def phase_b(out):
 
 def main():
     phase, out = sys.argv[1], sys.argv[2]
-    if phase == "A":
+    if phase in ("A", "A2"):
         phase_a(out, sys.argv[3].split(","))
     else:
         phase_b(out)
