@@ -110,7 +110,11 @@ cJSON *zl_json_parse_python(const char *in, size_t len, struct strbuf *compact, 
 	}
 	doc = cJSON_ParseWithLengthOpts(text->buf, text->len, &end, 0);
 	if (!doc || end != text->buf + text->len) {
-		zl_error(err, "not valid JSON%s", doc ? ": text after the value" : "");
+		if (doc)
+			zl_error(err, "not valid JSON: text after the value, at byte %zu of its compact form",
+				 (size_t)(end - text->buf));
+		else
+			zl_error(err, "not valid JSON");
 		cJSON_Delete(doc);
 		doc = NULL;
 		goto out;

@@ -241,7 +241,7 @@ static void test_build_document(void **state)
 	/* a document followed by more, or made of words that blanks parted, is not valid JSON */
 	write_file(run, "run_identity.json", "{\"run_id\":\"r1\",\"status\":\"passed\"}\n{\"x\": 1}\n");
 	assert_int_equal(zl_push_build_document(run, &doc, &name, &err), -1);
-	assert_non_null(strstr(err.buf, "is not valid JSON (more after the document, at byte 33"));
+	assert_non_null(strstr(err.buf, "is not valid JSON: text after the value, at byte 33 of its compact form"));
 	write_file(run, "run_identity.json", "{\"run_id\":\"r1\",\"exit_code\": 1 2}");
 	assert_int_equal(zl_push_build_document(run, &doc, &name, &err), -1);
 	assert_non_null(strstr(err.buf, "is not valid JSON"));
