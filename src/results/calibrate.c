@@ -275,7 +275,8 @@ int zl_calibration_lookup(const char *db, struct zl_history **h, const struct zl
 			strbuf_addf(note, "no history database at '%s'", path ? path : "$ZL_HOME/history.db");
 			goto out;
 		}
-		if (zl_history_open(path, h, &err)) {
+		/* reading only: a database on a read-only mount serves, and none is migrated */
+		if (zl_history_open_readonly(path, h, &err)) {
 			strbuf_addf(note, "calibrations not read: %s", err.buf);
 			goto out;
 		}

@@ -330,7 +330,7 @@ void zl_verdict_advice(const struct zl_row_verdict *v, const char *op, int floor
 	case ZL_UNSURE_FEW_SAMPLES:
 	case ZL_UNSURE_NOT_SIGNIFICANT:
 		strbuf_addstr(sb, "more samples: run A and B again with --noise-target 0.002 (or a longer "
-			      "--max-time-per-shape)");
+			      "--max-time-per-shape; with the direct timer, a larger --direct-repeat)");
 		break;
 	case ZL_UNSURE_BIMODAL:
 		strbuf_addf(sb, "find what switches modes (SM clocks: clock_mhz in plugins/timer.jsonl, "
@@ -339,7 +339,8 @@ void zl_verdict_advice(const struct zl_row_verdict *v, const char *op, int floor
 		break;
 	case ZL_UNSURE_OVERLAP:
 		if (!runs_dominate) {
-			strbuf_addstr(sb, "more samples: run A and B again with --noise-target 0.002");
+			strbuf_addstr(sb, "more samples: run A and B again with --noise-target 0.002 (with the "
+				      "direct timer, a larger --direct-repeat)");
 			break;
 		}
 		strbuf_addf(sb, "the run-to-run floor dominates: interleave A and B (zlbench ab --op %s "
