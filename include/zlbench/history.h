@@ -250,7 +250,7 @@ int zl_history_store_calibration(struct zl_history *h, struct zl_calibration *ca
 int zl_history_find_calibration(struct zl_history *h, const char *backend, const char *device_name,
 				const char *timer, const char *flaggems_commit,
 				struct zl_calibration *out, struct strbuf *err);
-/* "calibration 3 (cuda, NVIDIA H200, graph timer, flaggems ed2508bc, 2026-11-30T10:00:00Z)" */
+/* "calibration 3 (cuda, <device name>, graph timer, flaggems ed2508bc, 2026-11-30T10:00:00Z)" */
 void zl_calibration_describe(const struct zl_calibration *c, struct strbuf *sb);
 
 #endif
