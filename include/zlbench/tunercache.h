@@ -70,7 +70,7 @@ int zl_tuner_stats_incomplete(const struct zl_tuner_stats *st);
 void zl_tuner_stats_init(struct zl_tuner_stats *st);
 void zl_tuner_stats_release(struct zl_tuner_stats *st);
 
-/* $FLAGGEMS_CACHE_DIR, or $HOME/.flaggems; NULL when neither is set. Caller frees. */
+/* $FLAGGEMS_CACHE_DIR, or $HOME/.flaggems, as cachedir.h reads them; NULL when neither is set. Caller frees. */
 char *zl_tuner_default_cache_dir(void);
 /* The config_cache directory under a cache dir. Caller frees. */
 char *zl_tuner_config_dir(const char *cache_dir);

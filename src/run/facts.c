@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "zlbench/cachedir.h"
 #include "zlbench/cachesweep.h"
 #include "zlbench/child.h"
 #include "zlbench/error.h"
@@ -199,16 +200,6 @@ static void git_facts(struct zl_run_facts *f, const char *dir)
 	strbuf_release(&err);
 }
 
-static char *default_cache(const char *env, const char *home_rel)
-{
-	const char *v = getenv(env);
-	const char *home = getenv("HOME");
-
-	if (v && *v)
-		return zl_absolute_path(v);
-	return xstrfmt("%s/%s", home && *home ? home : "/root", home_rel);
-}
-
 static char *make_run_id(const struct zl_settings *s, const struct zl_preflight *pf, double now)
 {
 	char stamp[32];
@@ -256,8 +247,8 @@ int zl_run_facts_collect_before(struct zl_run_facts *f, const struct zl_settings
 		f->flaggems_cache = xstrdup(f->isolated_flaggems_cache);
 		f->triton_cache = xstrdup(f->isolated_triton_cache);
 	} else {
-		f->flaggems_cache = default_cache("FLAGGEMS_CACHE_DIR", ".flaggems");
-		f->triton_cache = default_cache("TRITON_CACHE_DIR", ".triton/cache");
+		f->flaggems_cache = zl_cache_dir_for_run(ZL_CACHE_FLAGGEMS);
+		f->triton_cache = zl_cache_dir_for_run(ZL_CACHE_TRITON);
 	}
 	zl_tuner_facts(f, s->backend->vendor_name, 0);
 	if (!s->isolate)

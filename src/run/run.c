@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "zlbench/cachedir.h"
 #include "zlbench/cachesweep.h"
 #include "zlbench/child.h"
 #include "zlbench/error.h"
@@ -211,32 +212,6 @@ int zl_run_check_passthrough(const struct zl_settings *s, struct strbuf *err)
 	return rc;
 }
 
-/*
- * A cache directory for the child: the isolated one, else the user's variable made absolute
- * against zlbench's cwd (what facts.c counts; the child runs in the FlagGems root, where a
- * relative one would mean another directory). Empty means unset there and here: FlagGems
- * would take "" as its own cwd.
- */
-static void cache_dir_env(struct strvec *env, const char *name, const char *isolated)
-{
-	const char *v = getenv(name);
-	char *abs;
-
-	if (isolated) {
-		strvec_pushf(env, "%s=%s", name, isolated);
-		return;
-	}
-	if (!v || v[0] == '/')
-		return; /* unset, or already the same for the child */
-	if (!*v) {
-		strvec_push(env, name);
-		return;
-	}
-	abs = zl_absolute_path(v);
-	strvec_pushf(env, "%s=%s", name, abs);
-	free(abs);
-}
-
 /* Variables only zlbench itself reads, holding credentials: removed from the child's environment. */
 static const char *child_secrets[] = { "ZL_PUSH_TOKEN", "ZL_PUSH_URL", NULL };
 
@@ -322,11 +297,11 @@ void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *
 		strvec_pushf(env, "ZL_REPLAY_FROM=%s", s->replay_from);
 	else
 		strvec_push(env, "ZL_REPLAY_FROM");
-	cache_dir_env(env, "FLAGGEMS_CACHE_DIR", flaggems_cache);
+	zl_cache_dir_env(ZL_CACHE_FLAGGEMS, flaggems_cache, env);
 	/* libtuner would use that database instead of the isolated cache */
 	if (s->isolate && getenv(ZL_TUNER_DB_URL_VAR))
 		strvec_push(env, ZL_TUNER_DB_URL_VAR);
-	cache_dir_env(env, "TRITON_CACHE_DIR", triton_cache);
+	zl_cache_dir_env(ZL_CACHE_TRITON, triton_cache, env);
 	strbuf_release(&devs);
 	free(results);
 	free(src);

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include "zlbench/cachedir.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/tunercache.h"
 #include "zlbench/util.h"
@@ -49,15 +50,7 @@ int zl_tuner_stats_incomplete(const struct zl_tuner_stats *st)
 
 char *zl_tuner_default_cache_dir(void)
 {
-	const char *dir = getenv("FLAGGEMS_CACHE_DIR");
-	const char *home = getenv("HOME");
-
-	/* as run hands it to the child (run.c): empty is unset, relative is against our cwd */
-	if (dir && *dir)
-		return zl_absolute_path(dir);
-	if (home && *home)
-		return zl_path_join(home, ".flaggems");
-	return NULL;
+	return zl_cache_dir(ZL_CACHE_FLAGGEMS);
 }
 
 char *zl_tuner_config_dir(const char *cache_dir)
