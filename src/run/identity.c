@@ -247,11 +247,12 @@ static cJSON *env_object(const char *name)
 	return doc;
 }
 
-cJSON *zl_identity_build(const struct zl_settings *s, const struct zl_preflight *pf,
-			 const struct zl_plan *plan, const struct zl_run_facts *f,
-			 const struct strvec *child_argv, const struct strvec *child_env,
-			 const char *const *self_argv, struct strbuf *err)
+cJSON *zl_identity_build(const struct zl_run_ctx *c, struct strbuf *err)
 {
+	const struct zl_settings *s = c->s;
+	const struct zl_preflight *pf = c->pf;
+	const struct zl_plan *plan = &c->plan;
+	const struct zl_run_facts *f = &c->f;
 	struct jb jb = { 0 };
 	cJSON *root = cJSON_CreateObject(), *o;
 	char started[32], finished[32];
@@ -272,8 +273,8 @@ cJSON *zl_identity_build(const struct zl_settings *s, const struct zl_preflight 
 	add_str(&jb, root, "finished_at", running ? NULL : finished);
 	add_num(&jb, root, "duration_s", f->finished_epoch - f->started_epoch, !running);
 	add_str(&jb, root, "host", f->host);
-	add(&jb, root, "argv", argv_json(self_argv));
-	add(&jb, root, "child_argv", argv_json(child_argv->v));
+	add(&jb, root, "argv", argv_json(c->self_argv));
+	add(&jb, root, "child_argv", argv_json(c->child_argv.v));
 	add_str(&jb, root, "backend", s->backend->name);
 	add_str(&jb, root, "backend_source", zl_source_name(s->v[ZL_SET_BACKEND].source));
 	add_str(&jb, root, "vendor", s->backend->vendor_name);
@@ -315,7 +316,7 @@ cJSON *zl_identity_build(const struct zl_settings *s, const struct zl_preflight 
 	}
 	add(&jb, root, "plugins", zl_json_strvec(&plan->plugins));
 	if ((o = add(&jb, root, "timer", cJSON_CreateObject()))) {
-		cJSON *summary = plugin_json(pf->out_dir, "timer_summary.json");
+		cJSON *summary = plugin_json(c->run_dir, "timer_summary.json");
 		static const char *const keys[] = { "used", "profiler", "graph", "direct", "fallbacks", "noise_target",
 						    "max_time_per_shape_s", "clock_mhz", "clock_source",
 						    "dropped_throttled", NULL };
@@ -330,7 +331,7 @@ cJSON *zl_identity_build(const struct zl_settings *s, const struct zl_preflight 
 	}
 	add_num(&jb, root, "direct_repeat", (double)s->direct_repeat, 1);
 	if ((o = add(&jb, root, "autotune", cJSON_CreateObject()))) {
-		cJSON *summary = plugin_json(pf->out_dir, "autotune_summary.json");
+		cJSON *summary = plugin_json(c->run_dir, "autotune_summary.json");
 		/* kernels: the tuned ones, so compare can tell whether two runs share a tuner's winners */
 		static const char *const keys[] = { "recorded", "pinned", "missed", "no_tuner", "kernels",
 						    "replay_conflicts", NULL };
@@ -369,12 +370,12 @@ cJSON *zl_identity_build(const struct zl_settings *s, const struct zl_preflight 
 		add_num(&jb, o, "convert_layout", (double)f->compile_convert_layout, f->compile_convert_layout >= 0);
 		add_str(&jb, o, "note", f->compile_note);
 	}
-	add(&jb, root, "vendor_guard", plugin_json(pf->out_dir, "vendor.json"));
-	add(&jb, root, "foreign_vendor", plugin_json(pf->out_dir, "foreign_vendor.json"));
+	add(&jb, root, "vendor_guard", plugin_json(c->run_dir, "vendor.json"));
+	add(&jb, root, "foreign_vendor", plugin_json(c->run_dir, "foreign_vendor.json"));
 	add(&jb, root, "scheduler", env_object("ZL_SCHEDULER"));
 	add(&jb, root, "warmup", env_object("ZL_WARMUP"));
 	add(&jb, root, "start", f->start ? cJSON_Duplicate(f->start, 1) : zl_worker_start_json(NULL, NULL));
-	add(&jb, root, "env", env_json(&jb, child_env, s->backend));
+	add(&jb, root, "env", env_json(&jb, &c->child_env, s->backend));
 	add_str(&jb, root, "status", f->status);
 	add_num(&jb, root, "exit_code", f->exit_code, !running && f->exit_code >= 0);
 	add_num(&jb, root, "signal", f->signal, f->signal > 0);
@@ -388,18 +389,15 @@ cJSON *zl_identity_build(const struct zl_settings *s, const struct zl_preflight 
 	return root;
 }
 
-int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf,
-		      const struct zl_plan *plan, const struct zl_run_facts *f,
-		      const struct strvec *child_argv, const struct strvec *child_env,
-		      const char *const *self_argv, struct strbuf *err)
+int zl_identity_write(const struct zl_run_ctx *c, struct strbuf *err)
 {
-	cJSON *doc = zl_identity_build(s, pf, plan, f, child_argv, child_env, self_argv, err);
+	cJSON *doc = zl_identity_build(c, err);
 	char *path;
 	int rc;
 
 	if (!doc)
 		return -1;
-	path = zl_path_join(pf->out_dir, "run_identity.json");
+	path = zl_path_join(c->run_dir, "run_identity.json");
 	rc = zl_json_write_atomic(path, doc, err);
 	cJSON_Delete(doc);
 	free(path);

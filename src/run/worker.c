@@ -95,10 +95,9 @@ static int serve_preflight(struct zl_preflight *pf)
 int zl_worker_serve(struct zl_settings *s, struct zl_preflight *pf, const char *socket_path)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
-	struct zl_plan plan = ZL_PLAN_INIT;
+	struct zl_run_ctx c;
 	struct strvec argv = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
-	char *plugins_dir;
 	int code = ZL_EXIT_PREFLIGHT;
 
 	if (serve_preflight(pf))
@@ -109,13 +108,12 @@ int zl_worker_serve(struct zl_settings *s, struct zl_preflight *pf, const char *
 			       "interpreter per op");
 		return ZL_EXIT_USAGE;
 	}
-	plugins_dir = zl_plugins_dir();
-	zl_plan_make(s, &plan);
-	zl_run_build_child(s, pf, &plan, plugins_dir, NULL, NULL, &argv, &cp.env);
+	zl_run_ctx_init(&c, s, pf);
+	zl_run_build_child(&c, &argv, &cp.env);
 	strvec_push(&cp.env, ZL_WORKER_SERVE_VAR);
 	strvec_push(&cp.args, argv.v[0]);
 	strvec_pushv(&cp.args, (const char *[]){ "-m", "zl_worker", "--socket", socket_path, "--python", argv.v[0],
-						 "--plugins-dir", plugins_dir, NULL });
+						 "--plugins-dir", c.plugins_dir, NULL });
 	cp.dir = s->flaggems_dir;
 	child_exec(&cp, &err);
 	/* still here: the interpreter could not be started */
@@ -123,9 +121,8 @@ int zl_worker_serve(struct zl_settings *s, struct zl_preflight *pf, const char *
 	code = ZL_EXIT_INTERNAL;
 	child_release(&cp);
 	strvec_clear(&argv);
-	zl_plan_release(&plan);
+	zl_run_ctx_release(&c);
 	strbuf_release(&err);
-	free(plugins_dir);
 	return code;
 }
 
