@@ -155,8 +155,8 @@ void zl_run_load_field(struct zl_run *run, const struct zl_record_field *f);
 int zl_run_load(const char *dir, struct zl_run *run, struct strbuf *err);
 /*
  * The same with the identity given instead of read (run takes it over, even on error):
- * a run whose final run_identity.json could not be written (a full disk) is stored in the
- * history from the identity it has in memory.
+ * a finished run prints its summary and is stored in the history from the identity it
+ * has in memory, written or not (a full disk).
  */
 int zl_run_load_with_identity(const char *dir, cJSON *identity, struct zl_run *run, struct strbuf *err);
 

@@ -255,7 +255,11 @@ out:
 	return exit_code;
 }
 
-/* The summary, the history and the footer, from one load of the finished run. */
+/*
+ * The summary, the history and the footer, from the run's record: its final identity as
+ * built (taken over; written or not), the results read once. Without one (it could not
+ * be built) the draft on disk stands in.
+ */
 static void report(struct zl_run_ctx *c, cJSON *final_id, const char *identity_lost)
 {
 	struct zl_run run;
@@ -264,9 +268,8 @@ static void report(struct zl_run_ctx *c, cJSON *final_id, const char *identity_l
 	int loaded, stored = 0;
 
 	zl_run_init(&run);
-	/* the identity that could not be written is the one the history gets */
-	loaded = identity_lost ? zl_run_load_with_identity(c->run_dir, cJSON_Duplicate(final_id, 1), &run, &err)
-			       : zl_run_load(c->run_dir, &run, &err);
+	loaded = final_id ? zl_run_load_with_identity(c->run_dir, final_id, &run, &err)
+			  : zl_run_load(c->run_dir, &run, &err);
 	if (loaded) {
 		zl_print_warning("cannot read the finished run: %s", err.buf);
 	} else {
@@ -302,7 +305,6 @@ static void record(struct zl_run_ctx *c, int exit_code)
 	else if (write_final_identity(c->run_dir, final_id, &c->f, &err))
 		identity_lost = strbuf_detach(&err, NULL);
 	report(c, final_id, identity_lost);
-	cJSON_Delete(final_id);
 	free(identity_lost);
 	strbuf_release(&err);
 }
