@@ -144,12 +144,30 @@ static void test_read_file_not_regular(void **state)
 	strbuf_release(&err);
 }
 
+/* The last component, as push names a run directory without a run id. */
+static void test_path_base_name(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "runs/r1", "r1" }, { "runs/r1/", "r1" }, { "/a//b///", "b" }, { "r1", "r1" }, { "/", "/" },
+	};
+	size_t i;
+	(void)state;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *b = zl_path_base_name(cases[i][0]);
+
+		assert_string_equal(b, cases[i][1]);
+		free(b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mkdir_new),
 		cmocka_unit_test(test_read_file_regular),
 		cmocka_unit_test(test_read_file_not_regular),
+		cmocka_unit_test(test_path_base_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
