@@ -1018,7 +1018,7 @@ void zl_batch_display_init(struct zl_batch_display *d, enum zl_batch_progress mo
 void zl_batch_display_clear(struct zl_batch_display *d)
 {
 	if (d->live && d->live_len)
-		fputs("\r\033[K", stderr);
+		fputs(ZL_TERM_CLEAR_LINE, stderr);
 	d->live_len = 0;
 }
 
@@ -1035,7 +1035,7 @@ void zl_batch_display_line(struct zl_batch_display *d, const char *text, int for
 		width = ws.ws_col;
 	if (len > width - 1)
 		len = width - 1;
-	fprintf(stderr, "\r\033[K%.*s", (int)len, text);
+	fprintf(stderr, ZL_TERM_CLEAR_LINE "%.*s", (int)len, text);
 	fflush(stderr);
 	d->live_len = len;
 }
