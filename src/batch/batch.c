@@ -736,20 +736,20 @@ int zl_batch_config_save(const struct zl_batch_config *c, struct strbuf *err)
 	      zl_json_add_string(doc, "created_at", c->created_at) ||
 	      zl_json_add_string(doc, "backend", c->backend) ||
 	      zl_json_add_string(doc, "launcher", c->launcher ? c->launcher : "local") ||
-	      !cJSON_AddItemToObject(doc, "devices", zl_json_strvec(&c->devices)) ||
-	      !cJSON_AddItemToObject(doc, "ops", zl_json_strvec(&c->ops)) ||
-	      !cJSON_AddItemToObject(doc, "run_args", zl_json_strvec(&c->run_args)) ||
-	      !cJSON_AddItemToObject(doc, "passthrough", zl_json_strvec(&c->passthrough)) ||
+	      zl_json_add_item(doc, "devices", zl_json_strvec(&c->devices)) ||
+	      zl_json_add_item(doc, "ops", zl_json_strvec(&c->ops)) ||
+	      zl_json_add_item(doc, "run_args", zl_json_strvec(&c->run_args)) ||
+	      zl_json_add_item(doc, "passthrough", zl_json_strvec(&c->passthrough)) ||
 	      zl_json_add_number(doc, "timeout_per_op_s", c->timeout_s > 0 ? c->timeout_s : NAN) ||
 	      zl_json_add_number(doc, "warmup_devices", c->warmup_devices) ||
-	      !cJSON_AddItemToObject(doc, "warmup_ops", zl_json_strvec(&c->warmup_ops)) ||
+	      zl_json_add_item(doc, "warmup_ops", zl_json_strvec(&c->warmup_ops)) ||
 	      zl_json_add_string(doc, "flaggems_dir", c->flaggems_dir) ||
 	      zl_json_add_string(doc, "level", c->level) ||
 	      zl_json_add_string(doc, "shape_mode", c->shape_mode_file ? "file" : "upstream") ||
 	      zl_json_add_string(doc, "shape_file", c->shape_file) ||
 	      zl_json_add_string(doc, "start", c->start ? c->start : "fresh") ||
-	      !cJSON_AddItemToObject(doc, "argv", zl_json_strvec(&c->argv)) ||
-	      !cJSON_AddItemToObject(doc, "sessions", cJSON_CreateArray());
+	      zl_json_add_item(doc, "argv", zl_json_strvec(&c->argv)) ||
+	      zl_json_add_item(doc, "sessions", cJSON_CreateArray());
 	if (bad)
 		zl_error(err, "out of memory building '%s'", path);
 	else
@@ -823,8 +823,7 @@ int zl_batch_config_add_session(const struct zl_batch_config *c, const char *con
 	zl_utc_iso8601(stamp, zl_now_epoch());
 	strvec_pushv(&args, (const char **)argv);
 	s = cJSON_CreateObject();
-	if (!s || !cJSON_AddItemToArray(sessions, s)) {
-		cJSON_Delete(s);
+	if (zl_json_add_item(sessions, NULL, s)) {
 		zl_error(err, "out of memory updating '%s'", path);
 		goto out;
 	}
@@ -832,7 +831,7 @@ int zl_batch_config_add_session(const struct zl_batch_config *c, const char *con
 	if (zl_json_add_string(s, "started_at", stamp) ||
 	    zl_json_add_number(s, "pid", (double)getpid()) ||
 	    zl_json_add_bool(s, "resume", resume) ||
-	    !cJSON_AddItemToObject(s, "argv", zl_json_strvec(&args))) {
+	    zl_json_add_item(s, "argv", zl_json_strvec(&args))) {
 		zl_error(err, "out of memory updating '%s'", path);
 		goto out;
 	}

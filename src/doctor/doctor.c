@@ -1497,8 +1497,7 @@ struct cJSON *zl_doctor_to_json(const struct zl_doctor *d)
 		const struct zl_doctor_result *r = &d->results[i];
 		cJSON *row = cJSON_CreateObject();
 
-		if (!row || !cJSON_AddItemToArray(steps, row)) {
-			cJSON_Delete(row);
+		if (zl_json_add_item(steps, NULL, row)) {
 			ok = 0;
 			break;
 		}

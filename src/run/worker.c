@@ -16,6 +16,7 @@
 #include "zlbench/child.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
+#include "zlbench/json.h"
 #include "zlbench/plan.h"
 #include "zlbench/preflight.h"
 #include "zlbench/run.h"
@@ -163,16 +164,11 @@ static char *request_json(const struct strvec *argv, const struct strvec *env_ed
 	cJSON *doc = cJSON_CreateObject(), *env = doc ? cJSON_AddArrayToObject(doc, "env") : NULL;
 	const char **e;
 	char *text = NULL;
-	int ok = env && cJSON_AddItemToObject(doc, "argv", zl_json_strvec(argv)) &&
+	int ok = env && !zl_json_add_item(doc, "argv", zl_json_strvec(argv)) &&
 		 !zl_json_add_string(doc, "cwd", cwd);
 
-	for (e = envp; ok && *e; e++) {
-		cJSON *s = cJSON_CreateString(*e);
-
-		ok = s && cJSON_AddItemToArray(env, s);
-		if (!ok)
-			cJSON_Delete(s);
-	}
+	for (e = envp; ok && *e; e++)
+		ok = !zl_json_add_item(env, NULL, cJSON_CreateString(*e));
 	if (ok)
 		text = cJSON_PrintUnformatted(doc);
 	cJSON_Delete(doc);
@@ -424,10 +420,10 @@ cJSON *zl_worker_start_json(const struct zl_worker_session *ws, const char *fall
 		bad = zl_json_add_string(o, "mode", "reused") ||
 		      zl_json_add_number(o, "ops_before", (double)ws->ops_before) ||
 		      zl_json_add_number(o, "worker_pid", (double)ws->pid) ||
-		      !cJSON_AddItemToObject(o, "reset", ws->reset_before ? cJSON_Duplicate(ws->reset_before, 1)
-									    : cJSON_CreateArray()) ||
-		      !cJSON_AddItemToObject(o, "retired_after", ws->retire ? cJSON_CreateString(ws->retire)
-									    : cJSON_CreateNull());
+		      zl_json_add_item(o, "reset", ws->reset_before ? cJSON_Duplicate(ws->reset_before, 1)
+								    : cJSON_CreateArray()) ||
+		      zl_json_add_item(o, "retired_after", ws->retire ? cJSON_CreateString(ws->retire)
+								  : cJSON_CreateNull());
 	else if (!bad)
 		bad = zl_json_add_string(o, "mode", "fresh") || zl_json_add_number(o, "ops_before", 0) ||
 		      !cJSON_AddNullToObject(o, "worker_pid");
