@@ -891,109 +891,162 @@ static void archive_notes(const struct zl_shapes_doc *doc, const struct zl_shape
 		strvec_pushf(notes, "unknown level '%s'", a->level);
 }
 
+/* The stream, the document and the top mapping; -1 when the emitter cannot be made. */
+static int archive_open(struct emit *em, struct strbuf *out)
+{
+	yaml_event_t ev;
+	int made;
+
+	memset(em, 0, sizeof(*em));
+	if (!yaml_emitter_initialize(&em->e))
+		return -1;
+	yaml_emitter_set_output(&em->e, emit_to_strbuf, out);
+	yaml_emitter_set_unicode(&em->e, 1);
+	yaml_emitter_set_width(&em->e, -1);
+	made = yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
+	emit(em, &ev, made);
+	made = yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
+	emit(em, &ev, made);
+	emit_map_start(em, 0);
+	return 0;
+}
+
+static void archive_close(struct emit *em)
+{
+	yaml_event_t ev;
+	int made;
+
+	emit_map_end(em);
+	made = yaml_document_end_event_initialize(&ev, 1);
+	emit(em, &ev, made);
+	made = yaml_stream_end_event_initialize(&ev);
+	emit(em, &ev, made);
+	if (!em->failed && !yaml_emitter_flush(&em->e)) {
+		em->failed = 1;
+		em->problem = "cannot flush the yaml emitter";
+	}
+}
+
+/* schema_version, level, shape_mode, source {path, sha256}, op. */
+static void emit_archive_head(struct emit *em, const struct zl_shapes_archive *a, const char *sha)
+{
+	emit_plain(em, "schema_version");
+	emit_long(em, 1);
+	emit_plain(em, "level");
+	emit_str(em, a->level);
+	emit_plain(em, "shape_mode");
+	emit_str(em, a->shape_mode);
+	emit_plain(em, "source");
+	emit_map_start(em, 0);
+	emit_plain(em, "path");
+	emit_str(em, a->source_path);
+	emit_plain(em, "sha256");
+	emit_str(em, sha);
+	emit_map_end(em);
+	emit_plain(em, "op");
+	emit_str(em, a->op);
+}
+
+/* The entry's keys besides shapes and shape_desc, as other_keys (nothing when there are none). */
+static void emit_other_keys(struct emit *em, const struct zl_shapes_entry *e)
+{
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < e->node->nr; i++) {
+		if (is_own_key(e->node->keys[i]))
+			continue;
+		if (!any) {
+			emit_plain(em, "other_keys");
+			emit_map_start(em, 0);
+			any = 1;
+		}
+		emit_str(em, e->node->keys[i]);
+		emit_node(em, e->node->items[i], 0);
+	}
+	if (any)
+		emit_map_end(em);
+}
+
+/* entry {key, matched_by, line}, shape_desc, shapes, count, other_keys: null where none was found. */
+static void emit_archive_entry(struct emit *em, const struct zl_shapes_doc *doc, const struct zl_shapes_entry *e,
+			       int found)
+{
+	size_t i;
+
+	emit_plain(em, "entry");
+	emit_map_start(em, 0);
+	emit_plain(em, "key");
+	emit_str(em, found ? e->key : NULL);
+	emit_plain(em, "matched_by");
+	emit_plain(em, !found ? "none" : e->by_class ? "class" : "op");
+	emit_plain(em, "line");
+	if (found)
+		emit_long(em, (long)key_line(doc->root, e->key));
+	else
+		emit_plain(em, "null");
+	emit_map_end(em);
+
+	emit_plain(em, "shape_desc");
+	emit_str(em, found ? e->shape_desc : NULL);
+	emit_plain(em, "shapes");
+	if (found && e->shapes) {
+		emit_seq_start(em, 0);
+		for (i = 0; i < e->shapes->nr; i++)
+			emit_node(em, e->shapes->items[i], 1);
+		emit_seq_end(em);
+	} else {
+		emit_plain(em, "null");
+	}
+	emit_plain(em, "count");
+	if (found && e->shapes)
+		emit_long(em, (long)e->shapes->nr);
+	else
+		emit_plain(em, "null");
+	if (found && e->node->kind == ZL_YAML_MAP)
+		emit_other_keys(em, e);
+}
+
+/* The source's sha256: given, else computed from the file (a note when it cannot be). */
+static const char *archive_sha(const struct zl_shapes_archive *a, char sha[ZL_SHA256_HEX_LEN + 1],
+			       struct strvec *notes)
+{
+	struct strbuf sherr = STRBUF_INIT;
+	const char *value = a->source_sha256;
+
+	if (!value && a->source_path && zl_is_file(a->source_path)) {
+		if (zl_sha256_file_hex(a->source_path, sha, &sherr))
+			strvec_push(notes, sherr.buf);
+		else
+			value = sha;
+	}
+	strbuf_release(&sherr);
+	return value;
+}
+
 int zl_shapes_archive_render(const struct zl_shapes_doc *doc, const struct zl_shapes_archive *a,
 			     struct strbuf *out, struct strbuf *err)
 {
 	struct emit em;
 	struct zl_shapes_entry e;
 	struct strvec notes = STRVEC_INIT;
-	struct strbuf sherr = STRBUF_INIT;
 	char sha[ZL_SHA256_HEX_LEN + 1];
-	const char *sha_value = a->source_sha256;
+	const char *sha_value;
 	int found = a->op && !zl_shapes_find(doc, a->op, a->fallbacks, &e);
 	int adds = a->level && !strcmp(a->level, "comprehensive");
-	yaml_event_t ev;
+	int rc = 0;
 	size_t i;
-	int made;
 
 	if (!found)
 		memset(&e, 0, sizeof(e));
-	if (!sha_value && a->source_path && zl_is_file(a->source_path)) {
-		if (zl_sha256_file_hex(a->source_path, sha, &sherr))
-			strvec_push(&notes, sherr.buf);
-		else
-			sha_value = sha;
-	}
-	strbuf_release(&sherr);
+	sha_value = archive_sha(a, sha, &notes);
 	archive_notes(doc, a, &e, found, adds, &notes);
-
-	memset(&em, 0, sizeof(em));
-	if (!yaml_emitter_initialize(&em.e)) {
+	if (archive_open(&em, out)) {
 		strvec_clear(&notes);
 		return zl_error(err, "cannot write the shapes archive: cannot initialise the yaml emitter");
 	}
-	yaml_emitter_set_output(&em.e, emit_to_strbuf, out);
-	yaml_emitter_set_unicode(&em.e, 1);
-	yaml_emitter_set_width(&em.e, -1);
-	made = yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
-	emit(&em, &ev, made);
-	made = yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
-	emit(&em, &ev, made);
-	emit_map_start(&em, 0);
-
-	emit_plain(&em, "schema_version");
-	emit_long(&em, 1);
-	emit_plain(&em, "level");
-	emit_str(&em, a->level);
-	emit_plain(&em, "shape_mode");
-	emit_str(&em, a->shape_mode);
-	emit_plain(&em, "source");
-	emit_map_start(&em, 0);
-	emit_plain(&em, "path");
-	emit_str(&em, a->source_path);
-	emit_plain(&em, "sha256");
-	emit_str(&em, sha_value);
-	emit_map_end(&em);
-	emit_plain(&em, "op");
-	emit_str(&em, a->op);
-
-	emit_plain(&em, "entry");
-	emit_map_start(&em, 0);
-	emit_plain(&em, "key");
-	emit_str(&em, found ? e.key : NULL);
-	emit_plain(&em, "matched_by");
-	emit_plain(&em, !found ? "none" : e.by_class ? "class" : "op");
-	emit_plain(&em, "line");
-	if (found)
-		emit_long(&em, (long)key_line(doc->root, e.key));
-	else
-		emit_plain(&em, "null");
-	emit_map_end(&em);
-
-	emit_plain(&em, "shape_desc");
-	emit_str(&em, found ? e.shape_desc : NULL);
-	emit_plain(&em, "shapes");
-	if (found && e.shapes) {
-		emit_seq_start(&em, 0);
-		for (i = 0; i < e.shapes->nr; i++)
-			emit_node(&em, e.shapes->items[i], 1);
-		emit_seq_end(&em);
-	} else {
-		emit_plain(&em, "null");
-	}
-	emit_plain(&em, "count");
-	if (found && e.shapes)
-		emit_long(&em, (long)e.shapes->nr);
-	else
-		emit_plain(&em, "null");
-
-	if (found && e.node->kind == ZL_YAML_MAP) {
-		int any = 0;
-		for (i = 0; i < e.node->nr; i++) {
-			if (is_own_key(e.node->keys[i]))
-				continue;
-			if (!any) {
-				emit_plain(&em, "other_keys");
-				emit_map_start(&em, 0);
-				any = 1;
-			}
-			emit_str(&em, e.node->keys[i]);
-			emit_node(&em, e.node->items[i], 0);
-		}
-		if (any)
-			emit_map_end(&em);
-	}
-
+	emit_archive_head(&em, a, sha_value);
+	emit_archive_entry(&em, doc, &e, found);
 	emit_plain(&em, "level_adds_shapes");
 	emit_bool(&em, adds);
 	emit_plain(&em, "notes");
@@ -1001,25 +1054,13 @@ int zl_shapes_archive_render(const struct zl_shapes_doc *doc, const struct zl_sh
 	for (i = 0; i < notes.nr; i++)
 		emit_scalar_styled(&em, notes.v[i], strlen(notes.v[i]), YAML_DOUBLE_QUOTED_SCALAR_STYLE);
 	emit_seq_end(&em);
-
-	emit_map_end(&em);
-	made = yaml_document_end_event_initialize(&ev, 1);
-	emit(&em, &ev, made);
-	made = yaml_stream_end_event_initialize(&ev);
-	emit(&em, &ev, made);
-	if (!em.failed && !yaml_emitter_flush(&em.e)) {
-		em.failed = 1;
-		em.problem = "cannot flush the yaml emitter";
-	}
+	archive_close(&em);
 	strvec_clear(&notes);
-	if (em.failed) {
-		int rc = zl_error(err, "cannot write the shapes archive for '%s': %s",
-				  a->op ? a->op : "(no op)", em.problem);
-		yaml_emitter_delete(&em.e);
-		return rc;
-	}
+	if (em.failed)
+		rc = zl_error(err, "cannot write the shapes archive for '%s': %s", a->op ? a->op : "(no op)",
+			      em.problem);
 	yaml_emitter_delete(&em.e);
-	return 0;
+	return rc;
 }
 
 int zl_shapes_archive_write(const char *out_path, const struct zl_shapes_doc *doc,
