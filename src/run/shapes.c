@@ -379,12 +379,49 @@ static int check_events(const char *buf, size_t len, const char *name, struct st
 	return rc;
 }
 
+/* libyaml's complaint: the problem, where, and what was left open (a flow sequence) and where it began. */
+static int parse_error(const yaml_parser_t *parser, const char *name, int context, struct strbuf *err)
+{
+	struct strbuf where = STRBUF_INIT;
+	int rc;
+
+	if (context && parser->context)
+		strbuf_addf(&where, " (%s started at line %zu, column %zu)", parser->context,
+			    (size_t)parser->context_mark.line + 1, (size_t)parser->context_mark.column + 1);
+	rc = zl_error(err, "cannot parse shape file '%s': %s at line %zu, column %zu%s", name,
+		      parser->problem ? parser->problem : "unknown error", (size_t)parser->problem_mark.line + 1,
+		      (size_t)parser->problem_mark.column + 1, where.buf);
+	strbuf_release(&where);
+	return rc;
+}
+
+/* The first document: a mapping, and the only one (yaml.safe_load refuses a stream of several). */
+static int check_document(yaml_parser_t *parser, yaml_document_t *document, const char *name, struct strbuf *err)
+{
+	yaml_node_t *root = yaml_document_get_root_node(document);
+	yaml_document_t extra;
+	int rc = 0;
+
+	if (!root)
+		return zl_error(err, "shape file '%s' is empty", name);
+	if (root->type != YAML_MAPPING_NODE)
+		return zl_error(err, "shape file '%s': the top level is a %s at line %zu, expected a mapping of op names",
+				name, root->type == YAML_SEQUENCE_NODE ? "list" : "scalar",
+				(size_t)root->start_mark.line + 1);
+	if (!yaml_parser_load(parser, &extra))
+		return parse_error(parser, name, 0, err);
+	if (yaml_document_get_root_node(&extra))
+		rc = zl_error(err, "shape file '%s' holds more than one document (second at line %zu)",
+			      name, (size_t)extra.start_mark.line + 1);
+	yaml_document_delete(&extra);
+	return rc;
+}
+
 int zl_shapes_parse(const char *buf, size_t len, const char *name,
 		    struct zl_shapes_doc **out, struct strbuf *err)
 {
 	yaml_parser_t parser;
-	yaml_document_t document, extra;
-	yaml_node_t *root;
+	yaml_document_t document;
 	struct conv c;
 	struct zl_yaml *tree = NULL;
 	int rc = -1;
@@ -396,61 +433,26 @@ int zl_shapes_parse(const char *buf, size_t len, const char *name,
 		return zl_error(err, "cannot read shape file '%s': cannot initialise the yaml parser", name);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
 	if (!yaml_parser_load(&parser, &document)) {
-		struct strbuf where = STRBUF_INIT;
-		/* The context names what was left open, e.g. a flow sequence, and where it began. */
-		if (parser.context)
-			strbuf_addf(&where, " (%s started at line %zu, column %zu)", parser.context,
-				    (size_t)parser.context_mark.line + 1, (size_t)parser.context_mark.column + 1);
-		zl_error(err, "cannot parse shape file '%s': %s at line %zu, column %zu%s", name,
-			 parser.problem ? parser.problem : "unknown error",
-			 (size_t)parser.problem_mark.line + 1, (size_t)parser.problem_mark.column + 1,
-			 where.buf);
-		strbuf_release(&where);
+		parse_error(&parser, name, 1, err);
 		yaml_parser_delete(&parser);
 		return -1;
 	}
-	root = yaml_document_get_root_node(&document);
-	if (!root) {
-		zl_error(err, "shape file '%s' is empty", name);
-		goto out_doc;
+	if (!check_document(&parser, &document, name, err)) {
+		memset(&c, 0, sizeof(c));
+		c.doc = &document;
+		c.active = xcalloc((size_t)(document.nodes.top - document.nodes.start) + 1, 1);
+		c.budget = ZL_YAML_MAX_NODES;
+		c.name = name;
+		c.err = err;
+		tree = convert(&c, 1);
+		free(c.active);
 	}
-	if (root->type != YAML_MAPPING_NODE) {
-		zl_error(err, "shape file '%s': the top level is a %s at line %zu, expected a mapping of op names",
-			 name, root->type == YAML_SEQUENCE_NODE ? "list" : "scalar",
-			 (size_t)root->start_mark.line + 1);
-		goto out_doc;
-	}
-	/* yaml.safe_load refuses a stream of several documents; so do we. */
-	if (!yaml_parser_load(&parser, &extra)) {
-		zl_error(err, "cannot parse shape file '%s': %s at line %zu, column %zu", name,
-			 parser.problem ? parser.problem : "unknown error",
-			 (size_t)parser.problem_mark.line + 1, (size_t)parser.problem_mark.column + 1);
-		goto out_doc;
-	}
-	if (yaml_document_get_root_node(&extra)) {
-		zl_error(err, "shape file '%s' holds more than one document (second at line %zu)",
-			 name, (size_t)extra.start_mark.line + 1);
-		yaml_document_delete(&extra);
-		goto out_doc;
-	}
-	yaml_document_delete(&extra);
-
-	c.doc = &document;
-	c.active = xcalloc((size_t)(document.nodes.top - document.nodes.start) + 1, 1);
-	c.budget = ZL_YAML_MAX_NODES;
-	c.depth = 0;
-	c.merge_depth = 0;
-	c.name = name;
-	c.err = err;
-	tree = convert(&c, 1);
-	free(c.active);
 	if (tree) {
 		*out = xcalloc(1, sizeof(**out));
 		(*out)->path = xstrdup(name);
 		(*out)->root = tree;
 		rc = 0;
 	}
-out_doc:
 	yaml_document_delete(&document);
 	yaml_parser_delete(&parser);
 	return rc;
