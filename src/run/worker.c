@@ -252,14 +252,58 @@ static cJSON *take_array(cJSON *doc, const char *key)
 	return cJSON_CreateArray();
 }
 
-int zl_worker_submit(const char *socket_path, const struct strvec *argv, const struct strvec *env_edits,
-		     const char *cwd, double wait_s, struct zl_worker_session *ws, struct strbuf *err)
+/* The worker's first event, waited for until wait_s has passed. NULL with err. */
+static cJSON *first_event(struct zl_worker_session *ws, const char *socket_path, double wait_s, struct strbuf *err)
+{
+	double deadline = zl_now_monotonic() + wait_s;
+	cJSON *ev;
+
+	while (!(ev = next_event(ws))) {
+		struct pollfd pfd = { ws->ctl_fd, POLLIN, 0 };
+		double left = deadline - zl_now_monotonic();
+		int r;
+
+		if (left <= 0) {
+			zl_error(err, "the worker at '%s' did not answer within %.0f s", socket_path, wait_s);
+			return NULL;
+		}
+		r = poll(&pfd, 1, (int)(left * 1000) + 1);
+		if (r < 0 && errno != EINTR) {
+			zl_error(err, "poll: %s", strerror(errno));
+			return NULL;
+		}
+		if (r > 0 && read_some(ws) <= 0) {
+			zl_error(err, "the worker at '%s' closed the connection before it started the op", socket_path);
+			return NULL;
+		}
+	}
+	return ev;
+}
+
+/* A start event: the op's pid and how many ops the worker ran before it. 0, or -1 with err (a refusal). */
+static int take_start(struct zl_worker_session *ws, cJSON *ev, struct strbuf *err)
+{
+	const char *name = zl_json_path_string(ev, "event");
+	const cJSON *pid = zl_json_path(ev, "pid"), *before = zl_json_path(ev, "ops_before");
+
+	if (!name || strcmp(name, "start")) {
+		const char *why = zl_json_path_string(ev, "reason");
+
+		return zl_error(err, "the worker refused the op: %s", why ? why : "no reason given");
+	}
+	if (!cJSON_IsNumber(pid) || pid->valuedouble < 2)
+		return zl_error(err, "the worker's start event names no pid");
+	ws->pid = (pid_t)pid->valuedouble;
+	ws->ops_before = cJSON_IsNumber(before) ? (long)before->valuedouble : 0;
+	ws->reset_before = take_array(ev, "reset");
+	return 0;
+}
+
+/* A connection to the worker's socket; -1 with err. */
+static int connect_worker(const char *socket_path, struct strbuf *err)
 {
 	struct sockaddr_un sa;
-	int sock = -1, out[2] = { -1, -1 }, rc = -1;
-	double deadline = zl_now_monotonic() + wait_s;
-	char *text = NULL;
-	cJSON *ev = NULL;
+	int sock;
 
 	if (unix_address(&sa, socket_path, err))
 		return -1;
@@ -268,8 +312,22 @@ int zl_worker_submit(const char *socket_path, const struct strvec *argv, const s
 		return zl_error(err, "socket: %s", strerror(errno));
 	if (connect(sock, (struct sockaddr *)&sa, sizeof(sa))) {
 		zl_error(err, "cannot reach the worker at '%s': %s", socket_path, strerror(errno));
-		goto out;
+		close(sock);
+		return -1;
 	}
+	return sock;
+}
+
+int zl_worker_submit(const char *socket_path, const struct strvec *argv, const struct strvec *env_edits,
+		     const char *cwd, double wait_s, struct zl_worker_session *ws, struct strbuf *err)
+{
+	int sock, out[2] = { -1, -1 }, rc = -1;
+	char *text = NULL;
+	cJSON *ev = NULL;
+
+	sock = connect_worker(socket_path, err);
+	if (sock < 0)
+		return -1;
 	if (pipe2(out, O_CLOEXEC)) {
 		zl_error(err, "pipe: %s", strerror(errno));
 		goto out;
@@ -284,42 +342,9 @@ int zl_worker_submit(const char *socket_path, const struct strvec *argv, const s
 	close(out[1]);
 	out[1] = -1;
 	ws->ctl_fd = sock;
-	while (!(ev = next_event(ws))) {
-		struct pollfd pfd = { sock, POLLIN, 0 };
-		double left = deadline - zl_now_monotonic();
-		int r;
-
-		if (left <= 0) {
-			zl_error(err, "the worker at '%s' did not answer within %.0f s", socket_path, wait_s);
-			goto out;
-		}
-		r = poll(&pfd, 1, (int)(left * 1000) + 1);
-		if (r < 0 && errno != EINTR) {
-			zl_error(err, "poll: %s", strerror(errno));
-			goto out;
-		}
-		if (r > 0 && read_some(ws) <= 0) {
-			zl_error(err, "the worker at '%s' closed the connection before it started the op", socket_path);
-			goto out;
-		}
-	}
-	if (!zl_json_path_string(ev, "event") || strcmp(zl_json_path_string(ev, "event"), "start")) {
-		const char *why = zl_json_path_string(ev, "reason");
-
-		zl_error(err, "the worker refused the op: %s", why ? why : "no reason given");
+	ev = first_event(ws, socket_path, wait_s, err);
+	if (!ev || take_start(ws, ev, err))
 		goto out;
-	}
-	{
-		const cJSON *pid = zl_json_path(ev, "pid"), *before = zl_json_path(ev, "ops_before");
-
-		if (!cJSON_IsNumber(pid) || pid->valuedouble < 2) {
-			zl_error(err, "the worker's start event names no pid");
-			goto out;
-		}
-		ws->pid = (pid_t)pid->valuedouble;
-		ws->ops_before = cJSON_IsNumber(before) ? (long)before->valuedouble : 0;
-	}
-	ws->reset_before = take_array(ev, "reset");
 	ws->socket_path = xstrdup(socket_path);
 	ws->out_fd = out[0];
 	out[0] = -1;
@@ -328,8 +353,7 @@ out:
 	if (rc) {
 		ws->ctl_fd = -1;
 		strbuf_reset(&ws->buf);
-		if (sock >= 0)
-			close(sock);
+		close(sock);
 	}
 	if (out[0] >= 0)
 		close(out[0]);
