@@ -63,6 +63,8 @@ int zl_tuner_stats_incomplete(const struct zl_tuner_stats *st);
 
 /* Points libtuner at another database (any value, even empty): this module does not read it. */
 #define ZL_TUNER_DB_URL_VAR "FLAGGEMS_DB_URL"
+/* 1 when ZL_TUNER_DB_URL_VAR is set. */
+int zl_tuner_db_url_set(void);
 
 /* Busy timeout used when the caller passes busy_ms < 0. */
 #define ZL_TUNER_BUSY_MS 2000

@@ -1420,12 +1420,13 @@ static void sweep_sock_dirs(const char *tmp)
 /* Socket paths are short (108 bytes): a private directory under $TMPDIR, else /tmp. */
 static int workers_setup(struct sched *s, struct strbuf *err)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = zl_tmp_dir();
 	char *prefix;
 	size_t d;
 	int rc;
 
-	if (!tmp || !*tmp || strlen(tmp) > 60)
+	/* the sockets' paths must fit sun_path */
+	if (strlen(tmp) > 60)
 		tmp = "/tmp";
 	sweep_sock_dirs(tmp);
 	prefix = xstrfmt(SOCK_DIR_PREFIX "%ld-", (long)getpid());

@@ -1434,7 +1434,6 @@ static int setup_failed(struct zl_doctor *d, struct strbuf *err)
 int zl_doctor_run(struct zl_doctor *d)
 {
 	struct strbuf err = STRBUF_INIT;
-	const char *tmp = getenv("TMPDIR");
 	size_t i;
 
 	d->plugins_dir = zl_plugins_dir();
@@ -1451,7 +1450,7 @@ int zl_doctor_run(struct zl_doctor *d)
 			if (zl_signals_install(&err))
 				return setup_failed(d, &err);
 			d->signals_taken = 1;
-			if (zl_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "zlbench-doctor-", &d->tmpdir, &err))
+			if (zl_mkdtemp_in(zl_tmp_dir(), "zlbench-doctor-", &d->tmpdir, &err))
 				return setup_failed(d, &err);
 			strbuf_release(&err);
 		}

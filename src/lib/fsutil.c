@@ -360,6 +360,13 @@ char *zl_path_join(const char *a, const char *b)
 	return xstrfmt("%s/%s", a, b);
 }
 
+const char *zl_tmp_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	return tmp && *tmp ? tmp : "/tmp";
+}
+
 char *zl_path_base_name(const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;

@@ -219,9 +219,7 @@ static char *make_run_id(const struct zl_run_ctx *c, double now)
 /* The isolated caches: a fresh directory with an owner file, FlagGems' and Triton's under it. */
 static int make_isolated_caches(struct zl_run_facts *f, struct strbuf *err)
 {
-	const char *tmp = getenv("TMPDIR");
-
-	if (zl_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", ZL_CACHE_PREFIX, &f->isolated_root, err))
+	if (zl_mkdtemp_in(zl_tmp_dir(), ZL_CACHE_PREFIX, &f->isolated_root, err))
 		return -1;
 	/* so that the next run can sweep it if this one is killed outright */
 	if (zl_cache_owner_write(f->isolated_root, 0, err))

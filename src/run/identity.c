@@ -190,7 +190,7 @@ static cJSON *replay_run_id(const char *dir)
 /* FLAGGEMS_DB_URL set: the isolated run removed it from the child, a shared one did not count its database. */
 static const char *db_url_note(const struct zl_settings *s)
 {
-	return !getenv(ZL_TUNER_DB_URL_VAR) ? NULL : s->isolate ? "removed" : "not counted";
+	return !zl_tuner_db_url_set() ? NULL : s->isolate ? "removed" : "not counted";
 }
 
 /* Winners per tuner table, before and after the run (after: null while it runs). */

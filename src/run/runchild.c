@@ -104,7 +104,7 @@ static void child_env(const struct zl_run_ctx *c, struct strvec *env)
 	plugin_env(c, env);
 	zl_cache_dir_env(ZL_CACHE_FLAGGEMS, c->f.isolated_flaggems_cache, env);
 	/* libtuner would use that database instead of the isolated cache */
-	if (c->s->isolate && getenv(ZL_TUNER_DB_URL_VAR))
+	if (c->s->isolate && zl_tuner_db_url_set())
 		strvec_push(env, ZL_TUNER_DB_URL_VAR);
 	zl_cache_dir_env(ZL_CACHE_TRITON, c->f.isolated_triton_cache, env);
 	free(src);

@@ -122,7 +122,7 @@ void zl_run_print_header(const struct zl_run_ctx *c)
 	const struct zl_settings *s = c->s;
 	FILE *o = stderr;
 	char *demo;
-	int db_url = getenv(ZL_TUNER_DB_URL_VAR) != NULL;
+	int db_url = zl_tuner_db_url_set();
 
 	if (zl_verbosity < 0)
 		return;

@@ -48,6 +48,11 @@ int zl_tuner_stats_incomplete(const struct zl_tuner_stats *st)
 	return st->dir_unread || st->unread_dbs.nr > 0;
 }
 
+int zl_tuner_db_url_set(void)
+{
+	return getenv(ZL_TUNER_DB_URL_VAR) != NULL;
+}
+
 char *zl_tuner_default_cache_dir(void)
 {
 	return zl_cache_dir(ZL_CACHE_FLAGGEMS);

@@ -161,6 +161,23 @@ static void test_path_base_name(void **state)
 	}
 }
 
+/* $TMPDIR, an empty one as unset. */
+static void test_tmp_dir(void **state)
+{
+	char *saved = getenv("TMPDIR") ? xstrdup(getenv("TMPDIR")) : NULL;
+	(void)state;
+
+	assert_int_equal(setenv("TMPDIR", "/scratch/t", 1), 0);
+	assert_string_equal(zl_tmp_dir(), "/scratch/t");
+	assert_int_equal(setenv("TMPDIR", "", 1), 0);
+	assert_string_equal(zl_tmp_dir(), "/tmp");
+	assert_int_equal(unsetenv("TMPDIR"), 0);
+	assert_string_equal(zl_tmp_dir(), "/tmp");
+	if (saved)
+		assert_int_equal(setenv("TMPDIR", saved, 1), 0);
+	free(saved);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +185,7 @@ int main(void)
 		cmocka_unit_test(test_read_file_regular),
 		cmocka_unit_test(test_read_file_not_regular),
 		cmocka_unit_test(test_path_base_name),
+		cmocka_unit_test(test_tmp_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
