@@ -41,7 +41,6 @@ static void sleep_s(double s)
 		;
 }
 
-
 /* Tries of the final identity's write, and the wait before the second (doubled each time). */
 #define FINAL_WRITE_TRIES 3
 #define FINAL_WRITE_WAIT_S 0.5

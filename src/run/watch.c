@@ -39,28 +39,6 @@ void zl_watch_release(struct zl_watch *w)
 
 /* ---- starting ---------------------------------------------------------------- */
 
-/* How long a run waits for the batch's record of a worker that died under it. */
-#define LOST_WORKER_WAIT_S 5.0
-
-static void worker_lost(struct zl_watch *sv)
-{
-	sv->lost = 1;
-	sv->reaped = 1;
-	if (zl_worker_exit_status(sv->ws->socket_path, sv->ws->pid, LOST_WORKER_WAIT_S, &sv->status)) {
-		sv->lost_unknown = 1;
-		sv->status = W_EXITCODE(0, SIGKILL);
-	}
-}
-
-static void tee_out(struct zl_watch *sv, const char *buf, size_t n)
-{
-	if (fwrite(buf, 1, n, stdout) != n)
-		clearerr(stdout);
-	fflush(stdout);
-	if (sv->log_fd >= 0)
-		zl_write_all(sv->log_fd, buf, n);
-}
-
 /* How long a run waits for a batch's worker to take its op before it starts a fresh child. */
 #define WORKER_ANSWER_S 30.0
 
@@ -68,28 +46,28 @@ static void tee_out(struct zl_watch *sv, const char *buf, size_t n)
  * Hand the session to the batch's worker (worker.h); when that cannot be, the run starts a
  * fresh child as always and its identity says why. f->start records how the op started.
  */
-static void start_in_worker(struct zl_watch *sv, struct zl_run_ctx *c, const char *socket_path)
+static void start_in_worker(struct zl_watch *w, struct zl_run_ctx *c, const char *socket_path)
 {
 	const struct zl_settings *s = c->s;
 	struct zl_run_facts *f = &c->f;
-	struct zl_worker_session *ws = &sv->session;
+	struct zl_worker_session *ws = &w->session;
 	struct strbuf err = STRBUF_INIT;
 
 	if (s->isolate)
 		strbuf_addstr(&err, "an isolated tuner cache needs a fresh interpreter");
-	else if (!zl_worker_submit(socket_path, &sv->cp.args, &sv->cp.env, s->flaggems_dir, WORKER_ANSWER_S, ws, &err)) {
-		sv->ws = ws;
-		sv->cp.pid = ws->pid;
-		sv->cp.out_fd = ws->out_fd;
+	else if (!zl_worker_submit(socket_path, &w->cp.args, &w->cp.env, s->flaggems_dir, WORKER_ANSWER_S, ws, &err)) {
+		w->ws = ws;
+		w->cp.pid = ws->pid;
+		w->cp.out_fd = ws->out_fd;
 		ws->out_fd = -1;
 	}
-	if (!sv->ws && zl_verbosity >= 0)
+	if (!w->ws && zl_verbosity >= 0)
 		fprintf(stderr, "zlbench: the batch's worker is not used: %s; starting a fresh interpreter\n", err.buf);
-	else if (sv->ws && zl_verbosity > 0)
+	else if (w->ws && zl_verbosity > 0)
 		fprintf(stderr, "zlbench: pytest runs in the batch's worker (pid %ld, %ld ops before this one)\n",
 			(long)ws->pid, ws->ops_before);
 	cJSON_Delete(f->start);
-	f->start = zl_worker_start_json(sv->ws, sv->ws ? NULL : err.buf);
+	f->start = zl_worker_start_json(w->ws, w->ws ? NULL : err.buf);
 	strbuf_release(&err);
 }
 
@@ -120,6 +98,28 @@ int zl_watch_start(struct zl_watch *w, struct zl_run_ctx *c, struct strbuf *err)
 
 /* ---- watching ---------------------------------------------------------------- */
 
+/* How long a run waits for the batch's record of a worker that died under it. */
+#define LOST_WORKER_WAIT_S 5.0
+
+static void worker_lost(struct zl_watch *w)
+{
+	w->lost = 1;
+	w->reaped = 1;
+	if (zl_worker_exit_status(w->ws->socket_path, w->ws->pid, LOST_WORKER_WAIT_S, &w->status)) {
+		w->lost_unknown = 1;
+		w->status = W_EXITCODE(0, SIGKILL);
+	}
+}
+
+static void tee_out(struct zl_watch *w, const char *buf, size_t n)
+{
+	if (fwrite(buf, 1, n, stdout) != n)
+		clearerr(stdout);
+	fflush(stdout);
+	if (w->log_fd >= 0)
+		zl_write_all(w->log_fd, buf, n);
+}
+
 /* How long the pipe is still read once the child is gone (and its group killed). */
 #define DRAIN_S 2.0
 
@@ -133,18 +133,18 @@ struct clock {
 };
 
 /* The timeout: SIGTERM to the child's group, SIGKILL after the grace. */
-static void enforce_timeout(struct zl_watch *sv, struct clock *k, double now)
+static void enforce_timeout(struct zl_watch *w, struct clock *k, double now)
 {
-	if (sv->timeout_s > 0 && !sv->timed_out && !sv->reaped && now - k->start >= sv->timeout_s) {
-		sv->timed_out = 1;
-		fprintf(stderr, "zlbench: timeout after %.0f s: SIGTERM to the run's process group\n", sv->timeout_s);
-		child_kill(&sv->cp, SIGTERM);
-		sv->signalled = 1;
+	if (w->timeout_s > 0 && !w->timed_out && !w->reaped && now - k->start >= w->timeout_s) {
+		w->timed_out = 1;
+		fprintf(stderr, "zlbench: timeout after %.0f s: SIGTERM to the run's process group\n", w->timeout_s);
+		child_kill(&w->cp, SIGTERM);
+		w->signalled = 1;
 		k->kill_at = now + k->grace;
 	}
-	if (k->kill_at && now >= k->kill_at && !sv->reaped) {
+	if (k->kill_at && now >= k->kill_at && !w->reaped) {
 		fprintf(stderr, "zlbench: still running after %.0f s of grace: SIGKILL\n", k->grace);
-		child_kill(&sv->cp, SIGKILL);
+		child_kill(&w->cp, SIGKILL);
 		k->kill_at = 0;
 	}
 }
@@ -154,59 +154,59 @@ static void enforce_timeout(struct zl_watch *sv, struct clock *k, double now)
  * reaped the pipe is drained for DRAIN_S at most, never past the timeout, then closed.
  * 1 when it was closed now.
  */
-static int stop_draining(struct zl_watch *sv, struct clock *k, double now)
+static int stop_draining(struct zl_watch *w, struct clock *k, double now)
 {
-	if (sv->reaped && k->pipe_open && !k->drain_until) {
+	if (w->reaped && k->pipe_open && !k->drain_until) {
 		/* the child is gone; grandchildren holding the pipe are ended too (a worker that stays is not) */
-		if (!sv->ws || sv->signalled || sv->lost)
-			kill(-sv->cp.pid, SIGKILL);
+		if (!w->ws || w->signalled || w->lost)
+			kill(-w->cp.pid, SIGKILL);
 		k->drain_until = now + DRAIN_S;
-		if (sv->timeout_s > 0 && !sv->timed_out && k->start + sv->timeout_s < k->drain_until)
-			k->drain_until = k->start + sv->timeout_s;
+		if (w->timeout_s > 0 && !w->timed_out && k->start + w->timeout_s < k->drain_until)
+			k->drain_until = k->start + w->timeout_s;
 	}
 	if (!k->drain_until || !k->pipe_open || now < k->drain_until)
 		return 0;
 	fprintf(stderr, "zlbench: a process outside the run's process group still holds its output open: not read any longer\n");
-	close(sv->cp.out_fd);
-	sv->cp.out_fd = -1;
+	close(w->cp.out_fd);
+	w->cp.out_fd = -1;
 	k->pipe_open = 0;
 	return 1;
 }
 
 /* Wait up to 200 ms for output, the worker's events or a signal; take the output and events. -1: poll failed. */
-static int poll_child(struct zl_watch *sv, struct clock *k)
+static int poll_child(struct zl_watch *w, struct clock *k)
 {
 	struct pollfd pfd[3];
 	int nfds = 0, r, ipipe = -1, ictl = -1;
 
 	if (k->pipe_open) {
 		ipipe = nfds;
-		pfd[nfds++] = (struct pollfd){ sv->cp.out_fd, POLLIN, 0 };
+		pfd[nfds++] = (struct pollfd){ w->cp.out_fd, POLLIN, 0 };
 	}
-	if (sv->ws && !sv->reaped) {
+	if (w->ws && !w->reaped) {
 		ictl = nfds;
-		pfd[nfds++] = (struct pollfd){ sv->ws->ctl_fd, POLLIN, 0 };
+		pfd[nfds++] = (struct pollfd){ w->ws->ctl_fd, POLLIN, 0 };
 	}
 	pfd[nfds++] = (struct pollfd){ zl_signals_fd(), POLLIN, 0 };
 	r = poll(pfd, (nfds_t)nfds, 200);
 	if (r < 0 && errno != EINTR)
 		return -1;
 	if (r > 0 && ictl >= 0 && (pfd[ictl].revents & (POLLIN | POLLHUP | POLLERR))) {
-		int e = zl_worker_session_read(sv->ws);
+		int e = zl_worker_session_read(w->ws);
 
 		if (e > 0) {
-			sv->status = W_EXITCODE(sv->ws->status & 0xff, 0);
-			sv->reaped = 1;
+			w->status = W_EXITCODE(w->ws->status & 0xff, 0);
+			w->reaped = 1;
 		} else if (e < 0) {
-			worker_lost(sv);
+			worker_lost(w);
 		}
 	}
 	if (r > 0 && ipipe >= 0 && (pfd[ipipe].revents & (POLLIN | POLLHUP | POLLERR))) {
 		char buf[8192];
-		ssize_t n = read(sv->cp.out_fd, buf, sizeof(buf));
+		ssize_t n = read(w->cp.out_fd, buf, sizeof(buf));
 
 		if (n > 0)
-			tee_out(sv, buf, (size_t)n);
+			tee_out(w, buf, (size_t)n);
 		else if (n == 0 || (errno != EINTR && errno != EAGAIN))
 			k->pipe_open = 0;
 	}
@@ -214,53 +214,53 @@ static int poll_child(struct zl_watch *sv, struct clock *k)
 }
 
 /* SIGINT/SIGTERM/SIGHUP to zlbench go to the child's group; SIGKILL follows after the grace. */
-static void forward_signals(struct zl_watch *sv, struct clock *k)
+static void forward_signals(struct zl_watch *w, struct clock *k)
 {
 	int sig;
 
 	while ((sig = zl_signals_take())) {
 		if (sig == SIGCHLD)
 			continue;
-		if (!sv->interrupt_sig)
-			sv->interrupt_sig = sig;
-		if (sv->reaped)
+		if (!w->interrupt_sig)
+			w->interrupt_sig = sig;
+		if (w->reaped)
 			continue;
 		/* signal first: the message may fail if our stdout/stderr is gone */
-		child_kill(&sv->cp, sig);
-		sv->signalled = 1;
+		child_kill(&w->cp, sig);
+		w->signalled = 1;
 		fprintf(stderr, "\nzlbench: %s: forwarded to the run's process group\n", strsignal(sig));
 		if (!k->kill_at)
 			k->kill_at = zl_now_monotonic() + k->grace;
 	}
 }
 
-void zl_watch_wait(struct zl_watch *sv)
+void zl_watch_wait(struct zl_watch *w)
 {
 	struct clock k = { zl_now_monotonic(), 0, 0, zl_kill_grace(), 1 };
 
-	while (!sv->reaped || k.pipe_open) {
+	while (!w->reaped || k.pipe_open) {
 		double now = zl_now_monotonic();
 
-		enforce_timeout(sv, &k, now);
-		if (stop_draining(sv, &k, now))
+		enforce_timeout(w, &k, now);
+		if (stop_draining(w, &k, now))
 			continue;
-		if (poll_child(sv, &k))
+		if (poll_child(w, &k))
 			break;
-		forward_signals(sv, &k);
-		if (!sv->reaped && !sv->ws && waitpid(sv->cp.pid, &sv->status, WNOHANG) == sv->cp.pid)
-			sv->reaped = 1;
+		forward_signals(w, &k);
+		if (!w->reaped && !w->ws && waitpid(w->cp.pid, &w->status, WNOHANG) == w->cp.pid)
+			w->reaped = 1;
 	}
 	/* nothing of the group may outlive the run; a worker that ended the op cleanly stays for the next */
-	if (!sv->ws || sv->signalled || sv->lost)
-		kill(-sv->cp.pid, SIGKILL);
+	if (!w->ws || w->signalled || w->lost)
+		kill(-w->cp.pid, SIGKILL);
 }
 
 /* ---- how it ended -------------------------------------------------------------- */
 
 /* What the worker said about the op's end, for the identity and the log. */
-static void worker_outcome(const struct zl_watch *sv, struct zl_run_facts *f)
+static void worker_outcome(const struct zl_watch *w, struct zl_run_facts *f)
 {
-	const struct zl_worker_session *ws = sv->ws;
+	const struct zl_worker_session *ws = w->ws;
 	size_t i;
 
 	cJSON_Delete(f->start);
@@ -280,28 +280,28 @@ static void worker_outcome(const struct zl_watch *sv, struct zl_run_facts *f)
 		fprintf(stderr, "zlbench: worker: %s\n", ws->notes.v[i]);
 	if (ws->retire)
 		fprintf(stderr, "zlbench: worker: it ends after this op: %s\n", ws->retire);
-	else if (sv->lost)
-		fprintf(stderr, "zlbench: worker: it died during this op (pid %ld)\n", (long)sv->cp.pid);
+	else if (w->lost)
+		fprintf(stderr, "zlbench: worker: it died during this op (pid %ld)\n", (long)w->cp.pid);
 }
 
 
-static const char *status_for(const struct zl_watch *sv, int pytest_code, int *exit_code, int *sig)
+static const char *status_for(const struct zl_watch *w, int pytest_code, int *exit_code, int *sig)
 {
 	*sig = 0;
-	if (sv->timed_out) {
+	if (w->timed_out) {
 		*exit_code = ZL_EXIT_TIMEOUT;
-		if (WIFSIGNALED(sv->status))
-			*sig = WTERMSIG(sv->status);
+		if (WIFSIGNALED(w->status))
+			*sig = WTERMSIG(w->status);
 		return ZL_STATUS_TIMEOUT;
 	}
-	if (sv->interrupt_sig) {
-		*exit_code = ZL_EXIT_SIGNAL_BASE + sv->interrupt_sig;
-		if (WIFSIGNALED(sv->status))
-			*sig = WTERMSIG(sv->status);
+	if (w->interrupt_sig) {
+		*exit_code = ZL_EXIT_SIGNAL_BASE + w->interrupt_sig;
+		if (WIFSIGNALED(w->status))
+			*sig = WTERMSIG(w->status);
 		return ZL_STATUS_INTERRUPTED;
 	}
-	if (WIFSIGNALED(sv->status)) {
-		*sig = WTERMSIG(sv->status);
+	if (WIFSIGNALED(w->status)) {
+		*sig = WTERMSIG(w->status);
 		*exit_code = ZL_EXIT_SIGNAL_BASE + *sig;
 		return ZL_STATUS_CRASHED;
 	}
@@ -396,21 +396,21 @@ static const struct {
  * When the run was stopped (timeout, or a signal to zlbench or to pytest), what happened,
  * not the traceback pytest printed on its way out; NULL when it was not stopped. Caller frees.
  */
-static char *stop_reason(const struct zl_watch *sv, double timeout_s, const char *run_dir)
+static char *stop_reason(const struct zl_watch *w, double timeout_s, const char *run_dir)
 {
 	char *path, *reason = NULL;
 	struct strbuf text = STRBUF_INIT;
 	size_t i;
 
-	if (sv->timed_out)
+	if (w->timed_out)
 		return xstrfmt("timeout after %g s", timeout_s);
 	for (i = 0; i < ZL_ARRAY_SIZE(stop_signals); i++)
-		if (sv->interrupt_sig == stop_signals[i].sig)
+		if (w->interrupt_sig == stop_signals[i].sig)
 			return xstrfmt("interrupted by %s", stop_signals[i].name);
-	if (sv->interrupt_sig)
-		return xstrfmt("interrupted by signal %d (%s)", sv->interrupt_sig, strsignal(sv->interrupt_sig));
+	if (w->interrupt_sig)
+		return xstrfmt("interrupted by signal %d (%s)", w->interrupt_sig, strsignal(w->interrupt_sig));
 	/* pytest's own 2 after a SIGINT sent to it alone: its summary says KeyboardInterrupt */
-	if (!WIFEXITED(sv->status) || WEXITSTATUS(sv->status) != 2)
+	if (!WIFEXITED(w->status) || WEXITSTATUS(w->status) != 2)
 		return NULL;
 	path = zl_path_join(run_dir, "pytest.log");
 	if (strbuf_read_file(&text, path) >= 0 && strstr(text.buf, "KeyboardInterrupt"))
@@ -448,32 +448,32 @@ static int collection_errors(const char *run_dir)
 }
 
 /* Why a run that did not pass did not: how it was stopped, else the log's best line. Caller frees. */
-static char *why_not_passed(const struct zl_watch *sv, const char *run_dir, int sig)
+static char *why_not_passed(const struct zl_watch *w, const char *run_dir, int sig)
 {
-	char *reason = stop_reason(sv, sv->timeout_s, run_dir);
+	char *reason = stop_reason(w, w->timeout_s, run_dir);
 
 	if (!reason)
 		reason = first_error_line(run_dir);
-	if (!reason && sv->lost_unknown)
+	if (!reason && w->lost_unknown)
 		reason = xstrfmt("the worker (pid %ld) ended without reporting the end of the op; "
-				 "its exit status is unknown", (long)sv->cp.pid);
+				 "its exit status is unknown", (long)w->cp.pid);
 	else if (!reason && sig)
 		reason = xstrfmt("killed by signal %d (%s)", sig, strsignal(sig));
 	return reason;
 }
 
-int zl_watch_outcome(const struct zl_watch *sv, struct zl_run_ctx *c)
+int zl_watch_outcome(const struct zl_watch *w, struct zl_run_ctx *c)
 {
 	struct zl_run_facts *f = &c->f;
 	struct strbuf msg = STRBUF_INIT;
-	int code = WIFEXITED(sv->status) ? WEXITSTATUS(sv->status) : 0;
+	int code = WIFEXITED(w->status) ? WEXITSTATUS(w->status) : 0;
 	int exit_code, sig;
 	const char *status;
 
-	if (sv->ws)
-		worker_outcome(sv, f);
-	status = status_for(sv, code, &exit_code, &sig);
-	if (!strcmp(status, ZL_STATUS_INTERRUPTED) && !sv->interrupt_sig && collection_errors(c->run_dir)) {
+	if (w->ws)
+		worker_outcome(w, f);
+	status = status_for(w, code, &exit_code, &sig);
+	if (!strcmp(status, ZL_STATUS_INTERRUPTED) && !w->interrupt_sig && collection_errors(c->run_dir)) {
 		status = ZL_STATUS_FAILED;
 		exit_code = ZL_EXIT_FAILED;
 	}
@@ -485,7 +485,7 @@ int zl_watch_outcome(const struct zl_watch *sv, struct zl_run_ctx *c)
 		zl_preflight_report_failure("vendor", msg.buf);
 		f->reason = strbuf_detach(&msg, NULL);
 	} else if (strcmp(f->status, ZL_STATUS_PASSED)) {
-		f->reason = why_not_passed(sv, c->run_dir, sig);
+		f->reason = why_not_passed(w, c->run_dir, sig);
 	}
 	strbuf_release(&msg);
 	return exit_code;
