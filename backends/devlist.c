@@ -130,12 +130,8 @@ cJSON *zl_device_to_json(const struct zl_device *d)
 	    zl_json_add_string(o, "name", d->name) || zl_json_add_string(o, "uuid", d->uuid))
 		goto fail;
 	mem = d->memory_mib >= 0 ? cJSON_CreateNumber((double)d->memory_mib) : cJSON_CreateNull();
-	if (!mem)
+	if (zl_json_add_item(o, "memory_mib", mem))
 		goto fail;
-	if (!cJSON_AddItemToObject(o, "memory_mib", mem)) {
-		cJSON_Delete(mem);
-		goto fail;
-	}
 	if (zl_json_add_string(o, "driver", d->driver) || zl_json_add_string(o, "bus_id", d->bus_id) ||
 	    zl_json_add_string(o, "node", d->node))
 		goto fail;

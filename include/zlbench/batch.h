@@ -97,14 +97,6 @@ struct zl_batch_rows {
 void zl_batch_rows_release(struct zl_batch_rows *rows);
 
 /*
- * Read one RFC 4180 record from text[*pos..len) into fields (cleared first).
- * Returns 1 and advances *pos past the record's line end; 0 at the end of the
- * text; -1 when the record is cut off (no line end after it, or an open quote):
- * a batch killed while writing leaves at most that, and it is not a row.
- */
-int zl_csv_read_record(const char *text, size_t len, size_t *pos, struct strvec *fields);
-
-/*
  * Parse ops_status.csv: the header names the columns (unknown ones are ignored,
  * missing ones stay empty); "op" and "status" must be there. *complete_len gets
  * the length of the text up to the last complete record.

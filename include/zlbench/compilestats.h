@@ -69,7 +69,7 @@ int zl_compile_stats(const char *dir, const struct zl_compile_snapshot *snap,
 /* Occurrences of the layout-conversion op in a TTGIR text. */
 long zl_count_convert_layout(const char *text, size_t len);
 
-/* $TRITON_CACHE_DIR, or $HOME/.triton/cache; NULL when neither is set. Caller frees. */
+/* $TRITON_CACHE_DIR, or $HOME/.triton/cache, as cachedir.h reads them; NULL when neither is set. Caller frees. */
 char *zl_triton_default_cache_dir(void);
 
 #endif

@@ -1,19 +1,20 @@
 /*
  * What a run learns about itself besides pytest's output: host, FlagGems git
  * state, tuner-cache winners before/after, compile stats, the temporary caches
- * of an isolated run. Filled by run.c, written by identity.c.
- * Owner: run.c owns struct zl_run_facts; zl_run_facts_release() frees it;
+ * of an isolated run, and its outcome. Part of the run context (runctx.h): collected
+ * around the child, written by identity.c.
+ * Owner: the run context holds struct zl_run_facts; zl_run_facts_release() frees it;
  * zl_run_facts_cleanup() removes the isolated caches (on every path).
  */
 #ifndef ZLBENCH_FACTS_H
 #define ZLBENCH_FACTS_H
 
-#include <stdio.h>
 #include <cjson/cJSON.h>
-#include "preflight.h"
-#include "settings.h"
+#include "strbuf.h"
+#include "strvec.h"
 
 struct zl_compile_snapshot;
+struct zl_run_ctx;
 
 /*
  * One winner table of the tuner cache; a table missing at one count has 0 there, unless
@@ -60,25 +61,21 @@ struct zl_run_facts {
 
 void zl_run_facts_init(struct zl_run_facts *f);
 void zl_run_facts_release(struct zl_run_facts *f);
-int zl_run_facts_collect_before(struct zl_run_facts *f, const struct zl_settings *s,
-				const struct zl_preflight *pf, struct strbuf *err);
-void zl_run_facts_collect_after(struct zl_run_facts *f, const struct zl_settings *s,
-				const struct zl_preflight *pf);
+/*
+ * c->f before the child starts: run id, host, devices, git state, the caches (made fresh
+ * when isolated: -1 with err when they cannot be), the tuner and compile counts.
+ */
+int zl_run_facts_collect_before(struct zl_run_ctx *c, struct strbuf *err);
+/* c->f after the child ended: the tuner and compile counts again. */
+void zl_run_facts_collect_after(struct zl_run_ctx *c);
 /* Remove the isolated caches; safe to call twice. */
 void zl_run_facts_cleanup(struct zl_run_facts *f);
-/*
- * The closing lines on stderr: status and duration; from the finished identity (NULL
- * when it could not be read) the timer used, the autotune counts and foreign vendors;
- * compile stats and winners.
- */
-void zl_run_print_footer(const struct zl_run_facts *f, const cJSON *identity, FILE *out);
 
 /* The first line of <flaggems>/.zlbench-demo when the tree is the bundled demo; caller frees. */
 char *zl_demo_label(const char *flaggems_dir);
 
 /* Write <run>/shapes.yaml for this run. */
-int zl_shapes_archive_for_run(const struct zl_settings *s, const struct zl_preflight *pf,
-			      struct strbuf *err);
+int zl_shapes_archive_for_run(const struct zl_run_ctx *c, struct strbuf *err);
 
 /*
  * Count the tuner cache f->flaggems_cache holds for vendor, before the run (after == 0) or

@@ -64,6 +64,10 @@ int zl_is_file(const char *path);
 int zl_dir_absent_or_empty(const char *path);
 /* Absolute, normalised path (realpath when it exists, else cwd-joined). Caller frees. */
 char *zl_absolute_path(const char *path);
+/* Where temporary directories go: $TMPDIR when set and not empty, else /tmp. */
+const char *zl_tmp_dir(void);
+/* The last component of path, trailing slashes ignored. Caller frees. */
+char *zl_path_base_name(const char *path);
 /* Join two path components. Caller frees. */
 char *zl_path_join(const char *a, const char *b);
 /* Find an executable: a name with '/' is checked as is, else searched on PATH. Caller frees; NULL if none. */

@@ -4,10 +4,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "facts.h"
-#include "plan.h"
-#include "preflight.h"
-#include "settings.h"
+#include "runctx.h"
 
 #define ZL_IDENTITY_SCHEMA_VERSION 1
 
@@ -16,15 +13,9 @@ int zl_env_name_is_secret(const char *name);
 /* text with the user:password of every URL in it replaced by "<redacted>". Caller frees. */
 char *zl_redact_url_credentials(const char *text);
 
-/* The identity document (caller deletes it), or NULL with err. */
-cJSON *zl_identity_build(const struct zl_settings *s, const struct zl_preflight *pf,
-			 const struct zl_plan *plan, const struct zl_run_facts *f,
-			 const struct strvec *child_argv, const struct strvec *child_env,
-			 const char *const *self_argv, struct strbuf *err);
-/* Build and atomically write <run>/run_identity.json. child_env: the edits applied over environ. */
-int zl_identity_write(const struct zl_settings *s, const struct zl_preflight *pf,
-		      const struct zl_plan *plan, const struct zl_run_facts *f,
-		      const struct strvec *child_argv, const struct strvec *child_env,
-		      const char *const *self_argv, struct strbuf *err);
+/* The identity document of the run as its context has it now (caller deletes it), or NULL with err. */
+cJSON *zl_identity_build(const struct zl_run_ctx *c, struct strbuf *err);
+/* Build and atomically write <run>/run_identity.json. */
+int zl_identity_write(const struct zl_run_ctx *c, struct strbuf *err);
 
 #endif

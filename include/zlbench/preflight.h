@@ -3,6 +3,9 @@
  * The first failure of a run prints "PREFLIGHT_FAILED check=<name>" on its own
  * line on stderr, then one human line with the value and the hint, and exits 3.
  *
+ * struct zl_preflight is what the checks found: the facts a run context (runctx.h)
+ * borrows. The run reads it and never changes it.
+ *
  * Owner: the caller owns struct zl_preflight; zl_preflight_release() frees what
  * the checks filled in (nodes, devices, shapes facts). It borrows the settings.
  */
@@ -26,7 +29,7 @@ struct zl_preflight {
 	char *python_path;            /* resolved interpreter */
 	char *python_version;
 	char *pytest_version;
-	char *out_dir;                /* the run directory (absolute) */
+	char *out_dir;                /* the run directory asked for (absolute); the run claims it or a suffixed name (runctx.h) */
 	struct strvec warnings;       /* non-fatal findings, printed by the caller */
 	int skip_python;              /* --dry-run: no interpreter is started */
 	int resolved;                 /* node resolution ran (once, shared by two checks) */

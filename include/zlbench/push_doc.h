@@ -27,7 +27,5 @@ int zl_push_has_identity(const char *dir);
  */
 int zl_push_find_runs(const char *dir, int depth, struct strvec *runs, size_t *skipped,
 		      struct strbuf *err);
-/* The last component of path, trailing slashes ignored. Caller frees. */
-char *zl_push_base_name(const char *path);
 
 #endif

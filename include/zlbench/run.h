@@ -7,8 +7,8 @@
 #define ZLBENCH_RUN_H
 
 #include <cjson/cJSON.h>
-#include "plan.h"
 #include "preflight.h"
+#include "runctx.h"
 #include "settings.h"
 
 /* Run statuses written to run_identity.json and ops_status.csv. */
@@ -29,14 +29,19 @@
  */
 int zl_run_check_passthrough(const struct zl_settings *s, struct strbuf *err);
 
-/* The child's argv and environment edits for a run (also what --dry-run prints). */
-void zl_run_build_child(const struct zl_settings *s, const struct zl_preflight *pf,
-			const struct zl_plan *plan, const char *plugins_dir,
-			const char *flaggems_cache, const char *triton_cache,
-			struct strvec *argv, struct strvec *env);
+/*
+ * The child's argv and environment edits for the run in c (also what --dry-run prints,
+ * what doctor's probes and a batch's worker start with): pushed onto argv and env.
+ * The isolated caches, when c->f has them, replace the shared ones.
+ */
+void zl_run_build_child(const struct zl_run_ctx *c, struct strvec *argv, struct strvec *env);
 
-/* Execute a resolved and preflighted run. Returns an exit code (enum zl_exit). */
-int zl_run_execute(struct zl_settings *s, struct zl_preflight *pf, const char *push_url,
+/*
+ * Execute a resolved and preflighted run (pf filled by zl_preflight_run, never changed
+ * here): claim its directory, start and supervise the child, record it. Returns an exit
+ * code (enum zl_exit).
+ */
+int zl_run_execute(struct zl_settings *s, const struct zl_preflight *pf, const char *push_url,
 		   const char *const *self_argv);
 
 #endif

@@ -75,7 +75,8 @@ struct zl_row_slot {
 
 /*
  * The identity fields other modules need, copied out of run_identity.json
- * (NULL when absent or null). The full document stays in `identity`.
+ * (NULL when absent or null) as identity_fields.h's record column says. The full
+ * document stays in `identity`.
  */
 struct zl_run {
 	char *dir;               /* absolute path of the run directory */
@@ -118,6 +119,35 @@ struct zl_run {
 void zl_run_init(struct zl_run *run);
 void zl_run_release(struct zl_run *run);
 
+/* How struct zl_run keeps a field of run_identity.json (identity_fields.h's record column). */
+enum zl_record_kind {
+	ZL_REC_STRING,         /* char *: the string, NULL when not one */
+	ZL_REC_JOINED,         /* char *: an array's strings joined by " " */
+	ZL_REC_DEVICE_NAMES,   /* char *: the distinct devices[].name joined by ", " */
+	ZL_REC_REAL,           /* double: NAN when not a number */
+	ZL_REC_LONG            /* long: -1 when not a number */
+};
+struct zl_record_field {
+	const char *key;       /* its dotted path in run_identity.json */
+	enum zl_record_kind kind;
+	size_t offset;         /* of its member in struct zl_run */
+};
+/*
+ * ZL_RECORD_IF_<record>(...) gives its arguments for the rows of identity_fields.h that
+ * struct zl_run keeps and nothing for the others, so that a table of them reads
+ *     #define ZL_IDENTITY_FIELD(key, kind, value, record, member, column) \
+ *             ZL_RECORD_IF_##record({ key, ZL_REC_##record, offsetof(struct zl_run, member) },)
+ *     #include "zlbench/identity_fields.h"
+ */
+#define ZL_RECORD_IF_NONE(...)
+#define ZL_RECORD_IF_STRING(...) __VA_ARGS__
+#define ZL_RECORD_IF_JOINED(...) __VA_ARGS__
+#define ZL_RECORD_IF_DEVICE_NAMES(...) __VA_ARGS__
+#define ZL_RECORD_IF_REAL(...) __VA_ARGS__
+#define ZL_RECORD_IF_LONG(...) __VA_ARGS__
+/* Set f's member of run from run->identity (the history fills the fields it has no column for). */
+void zl_run_load_field(struct zl_run *run, const struct zl_record_field *f);
+
 /*
  * Load the run in dir into run (which must be freshly initialised).
  * Returns 0, or -1 when dir holds no readable run_identity.json (err says why).
@@ -125,8 +155,8 @@ void zl_run_release(struct zl_run *run);
 int zl_run_load(const char *dir, struct zl_run *run, struct strbuf *err);
 /*
  * The same with the identity given instead of read (run takes it over, even on error):
- * a run whose final run_identity.json could not be written (a full disk) is stored in the
- * history from the identity it has in memory.
+ * a finished run prints its summary and is stored in the history from the identity it
+ * has in memory, written or not (a full disk).
  */
 int zl_run_load_with_identity(const char *dir, cJSON *identity, struct zl_run *run, struct strbuf *err);
 

@@ -1,7 +1,8 @@
-/* Tabular output for people and spreadsheets: aligned text tables and CSV fields. */
+/* Tabular output and input: aligned text tables for people, CSV fields and records for spreadsheets. */
 #ifndef ZLBENCH_TABLE_H
 #define ZLBENCH_TABLE_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "strbuf.h"
@@ -14,6 +15,14 @@
  */
 void zl_csv_field(struct strbuf *sb, const char *field, int first_in_row);
 void zl_csv_end_row(struct strbuf *sb);
+
+/*
+ * Read one RFC 4180 record from text[*pos..len) into fields (cleared first).
+ * Returns 1 and advances *pos past the record's line end; 0 at the end of the
+ * text; -1 when the record is cut off (no line end after it, or an open quote):
+ * a batch killed while writing leaves at most that, and it is not a row.
+ */
+int zl_csv_read_record(const char *text, size_t len, size_t *pos, struct strvec *fields);
 
 /*
  * An aligned text table: add cells row by row (the first row is the header),

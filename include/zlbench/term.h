@@ -2,12 +2,17 @@
 #ifndef ZLBENCH_TERM_H
 #define ZLBENCH_TERM_H
 
-enum zl_color { ZL_COLOR_NONE = 0, ZL_COLOR_GREEN, ZL_COLOR_RED, ZL_COLOR_YELLOW, ZL_COLOR_BOLD };
+enum zl_color {
+	ZL_COLOR_NONE = 0, ZL_COLOR_GREEN, ZL_COLOR_RED, ZL_COLOR_YELLOW, ZL_COLOR_BOLD,
+	ZL_COLOR_DIM, ZL_COLOR_BOLD_RED
+};
 
 /* Colour on a terminal only and never with NO_COLOR. */
 int zl_use_color(int fd);
 /* The escape sequence that starts a colour ("" for none) and the reset sequence. */
 const char *zl_color_start(enum zl_color c);
 #define ZL_COLOR_RESET "\033[0m"
+/* Back to the start of the line and erase it: a progress line rewritten in place. */
+#define ZL_TERM_CLEAR_LINE "\r\033[K"
 
 #endif

@@ -63,6 +63,8 @@ int zl_tuner_stats_incomplete(const struct zl_tuner_stats *st);
 
 /* Points libtuner at another database (any value, even empty): this module does not read it. */
 #define ZL_TUNER_DB_URL_VAR "FLAGGEMS_DB_URL"
+/* 1 when ZL_TUNER_DB_URL_VAR is set. */
+int zl_tuner_db_url_set(void);
 
 /* Busy timeout used when the caller passes busy_ms < 0. */
 #define ZL_TUNER_BUSY_MS 2000
@@ -70,7 +72,7 @@ int zl_tuner_stats_incomplete(const struct zl_tuner_stats *st);
 void zl_tuner_stats_init(struct zl_tuner_stats *st);
 void zl_tuner_stats_release(struct zl_tuner_stats *st);
 
-/* $FLAGGEMS_CACHE_DIR, or $HOME/.flaggems; NULL when neither is set. Caller frees. */
+/* $FLAGGEMS_CACHE_DIR, or $HOME/.flaggems, as cachedir.h reads them; NULL when neither is set. Caller frees. */
 char *zl_tuner_default_cache_dir(void);
 /* The config_cache directory under a cache dir. Caller frees. */
 char *zl_tuner_config_dir(const char *cache_dir);

@@ -110,63 +110,6 @@ void zl_batch_rows_release(struct zl_batch_rows *rows)
 	rows->nr = rows->alloc = 0;
 }
 
-int zl_csv_read_record(const char *text, size_t len, size_t *pos, struct strvec *fields)
-{
-	struct strbuf field = STRBUF_INIT;
-	size_t p = *pos;
-	int quoted = 0, in_quotes = 0;
-
-	strvec_clear(fields);
-	if (p >= len)
-		return 0;
-	for (;;) {
-		char c;
-
-		if (p >= len) {
-			/* no line end after the last field: a row cut off mid-write */
-			strbuf_release(&field);
-			strvec_clear(fields);
-			return -1;
-		}
-		c = text[p++];
-		if (in_quotes) {
-			if (c == '"') {
-				if (p < len && text[p] == '"') {
-					strbuf_addch(&field, '"');
-					p++;
-				} else {
-					in_quotes = 0;
-				}
-			} else {
-				strbuf_addch(&field, c);
-			}
-			continue;
-		}
-		if (c == '"' && !field.len && !quoted) {
-			in_quotes = quoted = 1;
-		} else if (c == ',') {
-			strvec_push(fields, field.buf);
-			strbuf_reset(&field);
-			quoted = 0;
-		} else if (c == '\r' || c == '\n') {
-			if (c == '\r' && p < len && text[p] == '\n')
-				p++;
-			else if (c == '\r' && p >= len) {
-				strbuf_release(&field);
-				strvec_clear(fields);
-				return -1;
-			}
-			strvec_push(fields, field.buf);
-			break;
-		} else {
-			strbuf_addch(&field, c);
-		}
-	}
-	strbuf_release(&field);
-	*pos = p;
-	return 1;
-}
-
 int zl_batch_rows_parse(const char *text, size_t len, struct zl_batch_rows *out,
 			size_t *complete_len, struct strbuf *err)
 {
@@ -793,20 +736,20 @@ int zl_batch_config_save(const struct zl_batch_config *c, struct strbuf *err)
 	      zl_json_add_string(doc, "created_at", c->created_at) ||
 	      zl_json_add_string(doc, "backend", c->backend) ||
 	      zl_json_add_string(doc, "launcher", c->launcher ? c->launcher : "local") ||
-	      !cJSON_AddItemToObject(doc, "devices", zl_json_strvec(&c->devices)) ||
-	      !cJSON_AddItemToObject(doc, "ops", zl_json_strvec(&c->ops)) ||
-	      !cJSON_AddItemToObject(doc, "run_args", zl_json_strvec(&c->run_args)) ||
-	      !cJSON_AddItemToObject(doc, "passthrough", zl_json_strvec(&c->passthrough)) ||
+	      zl_json_add_item(doc, "devices", zl_json_strvec(&c->devices)) ||
+	      zl_json_add_item(doc, "ops", zl_json_strvec(&c->ops)) ||
+	      zl_json_add_item(doc, "run_args", zl_json_strvec(&c->run_args)) ||
+	      zl_json_add_item(doc, "passthrough", zl_json_strvec(&c->passthrough)) ||
 	      zl_json_add_number(doc, "timeout_per_op_s", c->timeout_s > 0 ? c->timeout_s : NAN) ||
 	      zl_json_add_number(doc, "warmup_devices", c->warmup_devices) ||
-	      !cJSON_AddItemToObject(doc, "warmup_ops", zl_json_strvec(&c->warmup_ops)) ||
+	      zl_json_add_item(doc, "warmup_ops", zl_json_strvec(&c->warmup_ops)) ||
 	      zl_json_add_string(doc, "flaggems_dir", c->flaggems_dir) ||
 	      zl_json_add_string(doc, "level", c->level) ||
 	      zl_json_add_string(doc, "shape_mode", c->shape_mode_file ? "file" : "upstream") ||
 	      zl_json_add_string(doc, "shape_file", c->shape_file) ||
 	      zl_json_add_string(doc, "start", c->start ? c->start : "fresh") ||
-	      !cJSON_AddItemToObject(doc, "argv", zl_json_strvec(&c->argv)) ||
-	      !cJSON_AddItemToObject(doc, "sessions", cJSON_CreateArray());
+	      zl_json_add_item(doc, "argv", zl_json_strvec(&c->argv)) ||
+	      zl_json_add_item(doc, "sessions", cJSON_CreateArray());
 	if (bad)
 		zl_error(err, "out of memory building '%s'", path);
 	else
@@ -880,8 +823,7 @@ int zl_batch_config_add_session(const struct zl_batch_config *c, const char *con
 	zl_utc_iso8601(stamp, zl_now_epoch());
 	strvec_pushv(&args, (const char **)argv);
 	s = cJSON_CreateObject();
-	if (!s || !cJSON_AddItemToArray(sessions, s)) {
-		cJSON_Delete(s);
+	if (zl_json_add_item(sessions, NULL, s)) {
 		zl_error(err, "out of memory updating '%s'", path);
 		goto out;
 	}
@@ -889,7 +831,7 @@ int zl_batch_config_add_session(const struct zl_batch_config *c, const char *con
 	if (zl_json_add_string(s, "started_at", stamp) ||
 	    zl_json_add_number(s, "pid", (double)getpid()) ||
 	    zl_json_add_bool(s, "resume", resume) ||
-	    !cJSON_AddItemToObject(s, "argv", zl_json_strvec(&args))) {
+	    zl_json_add_item(s, "argv", zl_json_strvec(&args))) {
 		zl_error(err, "out of memory updating '%s'", path);
 		goto out;
 	}
@@ -1075,7 +1017,7 @@ void zl_batch_display_init(struct zl_batch_display *d, enum zl_batch_progress mo
 void zl_batch_display_clear(struct zl_batch_display *d)
 {
 	if (d->live && d->live_len)
-		fputs("\r\033[K", stderr);
+		fputs(ZL_TERM_CLEAR_LINE, stderr);
 	d->live_len = 0;
 }
 
@@ -1092,7 +1034,7 @@ void zl_batch_display_line(struct zl_batch_display *d, const char *text, int for
 		width = ws.ws_col;
 	if (len > width - 1)
 		len = width - 1;
-	fprintf(stderr, "\r\033[K%.*s", (int)len, text);
+	fprintf(stderr, ZL_TERM_CLEAR_LINE "%.*s", (int)len, text);
 	fflush(stderr);
 	d->live_len = len;
 }

@@ -246,8 +246,7 @@ static char *scheduler_json(const struct sched *s, const struct task *t)
 		return json_take(mine);
 	}
 	cJSON_DeleteItemFromObjectCaseSensitive(doc, "batch");
-	if (!cJSON_AddItemToObject(doc, "batch", mine)) {
-		cJSON_Delete(mine);
+	if (zl_json_add_item(doc, "batch", mine)) {
 		cJSON_Delete(doc);
 		return NULL;
 	}
@@ -284,13 +283,14 @@ static char *warmup_json(const struct sched *s, const struct task *t)
 		int i;
 
 		for (i = 0; counts && i < op->nshards; i++)
-			if (!cJSON_AddItemToArray(counts, op->shard_counts[i] >= 0 ? cJSON_CreateNumber((double)op->shard_counts[i])
-										   : cJSON_CreateNull()))
+			if (zl_json_add_item(counts, NULL, op->shard_counts[i] >= 0 ? cJSON_CreateNumber((double)op->shard_counts[i])
+										    : cJSON_CreateNull()))
 				break;
-		if (!counts || i < op->nshards || !cJSON_AddItemToObject(doc, "shard_shapes", counts)) {
+		if (counts && i < op->nshards) {
 			cJSON_Delete(counts);
-			bad = 1;
+			counts = NULL;
 		}
+		bad = zl_json_add_item(doc, "shard_shapes", counts);
 	}
 	if (!bad && t->kind == TASK_TIMED) {
 		merged = xstrfmt("%s/%s/merged", s->c->dir, op->warm_rel);
@@ -304,10 +304,9 @@ static char *warmup_json(const struct sched *s, const struct task *t)
 		      zl_json_add_number(doc, "merged_kernels", (double)op->merge.kernels) ||
 		      zl_json_add_number(doc, "conflicts", (double)op->merge.conflicts) ||
 		      zl_json_add_string(doc, "merged_dir", merged) ||
-		      !cJSON_AddItemToObject(doc, "shard_devices",
-					     cJSON_CreateStringArray(op->shard_devices.v, (int)op->shard_devices.nr)) ||
-		      !cJSON_AddItemToObject(doc, "shard_runs",
-					     cJSON_CreateStringArray(op->shard_runs.v, (int)op->shard_runs.nr));
+		      zl_json_add_item(doc, "shard_devices",
+				       cJSON_CreateStringArray(op->shard_devices.v, (int)op->shard_devices.nr)) ||
+		      zl_json_add_item(doc, "shard_runs", cJSON_CreateStringArray(op->shard_runs.v, (int)op->shard_runs.nr));
 	}
 	free(merged);
 	if (bad) {
@@ -1421,12 +1420,13 @@ static void sweep_sock_dirs(const char *tmp)
 /* Socket paths are short (108 bytes): a private directory under $TMPDIR, else /tmp. */
 static int workers_setup(struct sched *s, struct strbuf *err)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = zl_tmp_dir();
 	char *prefix;
 	size_t d;
 	int rc;
 
-	if (!tmp || !*tmp || strlen(tmp) > 60)
+	/* the sockets' paths must fit sun_path */
+	if (strlen(tmp) > 60)
 		tmp = "/tmp";
 	sweep_sock_dirs(tmp);
 	prefix = xstrfmt(SOCK_DIR_PREFIX "%ld-", (long)getpid());

@@ -323,8 +323,7 @@ static int merge_doc(struct merged *m, const char *name, const char *path, const
 		if (!have) {
 			cJSON *copy = cJSON_Duplicate(e, 1);
 
-			if (!copy || !cJSON_AddItemToArray(into, copy)) {
-				cJSON_Delete(copy);
+			if (zl_json_add_item(into, NULL, copy)) {
 				return zl_error(err, "out of memory merging '%s'", path);
 			}
 			st->entries++;
@@ -347,15 +346,15 @@ static int write_merge_summary(const char *merged_dir, const struct strvec *run_
 	int rc = -1;
 
 	if (!doc ||
-	    !cJSON_AddItemToObject(doc, "shards", cJSON_CreateStringArray(run_dirs->v, (int)run_dirs->nr)) ||
+	    zl_json_add_item(doc, "shards", cJSON_CreateStringArray(run_dirs->v, (int)run_dirs->nr)) ||
 	    zl_json_add_number(doc, "shards_with_records", (double)st->shards_with_records) ||
 	    zl_json_add_number(doc, "files", (double)st->files) ||
 	    zl_json_add_number(doc, "kernels", (double)st->kernels) ||
 	    zl_json_add_number(doc, "entries", (double)st->entries) ||
 	    zl_json_add_number(doc, "duplicates", (double)st->duplicates) ||
 	    zl_json_add_number(doc, "conflicts", (double)st->conflicts) ||
-	    !cJSON_AddItemToObject(doc, "conflict_keys",
-				   cJSON_CreateStringArray(st->conflict_keys.v, (int)st->conflict_keys.nr)))
+	    zl_json_add_item(doc, "conflict_keys",
+			     cJSON_CreateStringArray(st->conflict_keys.v, (int)st->conflict_keys.nr)))
 		zl_error(err, "out of memory building '%s'", path);
 	else
 		rc = zl_json_write_atomic(path, doc, err);

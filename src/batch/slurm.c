@@ -505,18 +505,20 @@ static cJSON *submission_json(const struct zl_slurm_submission *s)
 	bad = !o || !tasks || zl_json_add_string(o, "job_id", s->job_id) ||
 	      zl_json_add_string(o, "submitted_at", s->submitted_at) ||
 	      zl_json_add_string(o, "script", s->script) ||
-	      !cJSON_AddItemToObject(o, "sbatch_argv", zl_json_strvec(&s->sbatch_argv));
-	if (bad || !cJSON_AddItemToObject(o, "tasks", tasks)) {
-		if (bad || !o)
-			cJSON_Delete(tasks);
+	      zl_json_add_item(o, "sbatch_argv", zl_json_strvec(&s->sbatch_argv));
+	if (bad) {
+		cJSON_Delete(tasks);
+		cJSON_Delete(o);
+		return NULL;
+	}
+	if (zl_json_add_item(o, "tasks", tasks)) {
 		cJSON_Delete(o);
 		return NULL;
 	}
 	for (i = 0; i < s->nr; i++) {
 		cJSON *t = cJSON_CreateObject();
 
-		if (!t || !cJSON_AddItemToArray(tasks, t)) {
-			cJSON_Delete(t);
+		if (zl_json_add_item(tasks, NULL, t)) {
 			cJSON_Delete(o);
 			return NULL;
 		}
@@ -543,20 +545,15 @@ int zl_slurm_config_save(const struct zl_slurm_config *c, struct strbuf *err)
 	      zl_json_add_string(doc, "partition", c->partition) ||
 	      zl_json_add_string(doc, "account", c->account) ||
 	      zl_json_add_number(doc, "time_per_op_min", c->time_per_op_min > 0 ? (double)c->time_per_op_min : NAN) ||
-	      !cJSON_AddItemToObject(doc, "sbatch_args", zl_json_strvec(&c->sbatch_args)) ||
+	      zl_json_add_item(doc, "sbatch_args", zl_json_strvec(&c->sbatch_args)) ||
 	      zl_json_add_string(doc, "zlbench", c->zlbench);
 	if (!bad) {
-		bad = !cJSON_AddItemToObject(doc, "submissions", subs);
-		if (!bad)
-			subs = NULL; /* doc owns it */
+		bad = zl_json_add_item(doc, "submissions", subs);
+		subs = NULL; /* doc owns it, or it was deleted */
 	}
-	for (i = 0; !bad && i < c->nr; i++) {
-		cJSON *s = submission_json(&c->subs[i]);
-
-		bad = !s || !cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(doc, "submissions"), s);
-		if (bad)
-			cJSON_Delete(s);
-	}
+	for (i = 0; !bad && i < c->nr; i++)
+		bad = zl_json_add_item(cJSON_GetObjectItemCaseSensitive(doc, "submissions"), NULL,
+				       submission_json(&c->subs[i]));
 	if (!bad)
 		text = cJSON_Print(doc);
 	if (!text)

@@ -258,10 +258,8 @@ static void patch_identity(const char *run_dir, const char *slurm_state, const c
 	if (!cJSON_IsObject(sched)) {
 		cJSON_DeleteItemFromObjectCaseSensitive(doc, "scheduler");
 		sched = cJSON_CreateObject();
-		if (!sched || !cJSON_AddItemToObject(doc, "scheduler", sched)) {
-			cJSON_Delete(sched);
+		if (zl_json_add_item(doc, "scheduler", sched))
 			goto done;
-		}
 	}
 	cJSON_DeleteItemFromObjectCaseSensitive(sched, "slurm_state");
 	bad |= slurm_state && zl_json_add_string(sched, "slurm_state", slurm_state);

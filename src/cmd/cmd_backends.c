@@ -159,16 +159,9 @@ static int add_list(cJSON *obj, const char *key, const char *const *list)
 
 	if (!arr)
 		return -1;
-	for (; list && *list; list++) {
-		cJSON *s = cJSON_CreateString(*list);
-
-		if (!s)
+	for (; list && *list; list++)
+		if (zl_json_add_item(arr, NULL, cJSON_CreateString(*list)))
 			return -1;
-		if (!cJSON_AddItemToArray(arr, s)) {
-			cJSON_Delete(s);
-			return -1;
-		}
-	}
 	return 0;
 }
 
@@ -179,19 +172,9 @@ static int add_caps(cJSON *obj, const struct zl_backend *b)
 
 	if (!arr)
 		return -1;
-	for (c = zl_capability_table; c->name; c++) {
-		cJSON *s;
-
-		if (!zl_backend_has(b, c->bit))
-			continue;
-		s = cJSON_CreateString(c->name);
-		if (!s)
+	for (c = zl_capability_table; c->name; c++)
+		if (zl_backend_has(b, c->bit) && zl_json_add_item(arr, NULL, cJSON_CreateString(c->name)))
 			return -1;
-		if (!cJSON_AddItemToArray(arr, s)) {
-			cJSON_Delete(s);
-			return -1;
-		}
-	}
 	return 0;
 }
 
@@ -248,16 +231,9 @@ static int print_json(FILE *out, struct strbuf *err)
 
 	if (!arr)
 		goto oom;
-	for (b = zl_backend_table; b->name; b++) {
-		cJSON *o = backend_json(b);
-
-		if (!o)
+	for (b = zl_backend_table; b->name; b++)
+		if (zl_json_add_item(arr, NULL, backend_json(b)))
 			goto oom;
-		if (!cJSON_AddItemToArray(arr, o)) {
-			cJSON_Delete(o);
-			goto oom;
-		}
-	}
 	text = cJSON_Print(root);
 	if (!text)
 		goto oom;

@@ -243,16 +243,9 @@ static cJSON *devices_json(const struct choice *c, const struct zl_devlist *dl)
 	arr = cJSON_AddArrayToObject(root, "devices");
 	if (!arr)
 		goto fail;
-	for (i = 0; i < dl->nr; i++) {
-		cJSON *d = zl_device_to_json(&dl->v[i]);
-
-		if (!d)
+	for (i = 0; i < dl->nr; i++)
+		if (zl_json_add_item(arr, NULL, zl_device_to_json(&dl->v[i])))
 			goto fail;
-		if (!cJSON_AddItemToArray(arr, d)) {
-			cJSON_Delete(d);
-			goto fail;
-		}
-	}
 	return root;
 fail:
 	cJSON_Delete(root);

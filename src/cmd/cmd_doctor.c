@@ -126,7 +126,7 @@ void help_doctor(FILE *out)
 }
 
 static const char *const status_words[] = { "-", "ok", "WARN", "FAIL" };
-static const char *const status_colors[] = { "\033[2m", "\033[32m", "\033[33m", "\033[1;31m" };
+static const enum zl_color status_colors[] = { ZL_COLOR_DIM, ZL_COLOR_GREEN, ZL_COLOR_YELLOW, ZL_COLOR_BOLD_RED };
 
 static void print_lines(FILE *out, const char *label, const char *text)
 {
@@ -160,8 +160,8 @@ static void print_text(const struct zl_doctor *d, FILE *out)
 		warnings += r->status == ZL_DOCTOR_WARN;
 		if (zl_verbosity < 0 && !detail)
 			continue;
-		fprintf(out, "  %s%-4s%s %zu %-15s %s\n", color ? status_colors[r->status] : "",
-			status_words[r->status], color ? "\033[0m" : "", i + 1, zl_doctor_steps[i].name,
+		fprintf(out, "  %s%-4s%s %zu %-15s %s\n", color ? zl_color_start(status_colors[r->status]) : "",
+			status_words[r->status], color ? ZL_COLOR_RESET : "", i + 1, zl_doctor_steps[i].name,
 			r->summary ? r->summary : "");
 		if (!detail && zl_verbosity < 1)
 			continue;

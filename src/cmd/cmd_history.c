@@ -166,8 +166,7 @@ static int print_json_list(const struct zl_history_list *l)
 		const struct zl_history_entry *e = &l->v[i];
 		cJSON *o = cJSON_CreateObject();
 
-		if (!o || !cJSON_AddItemToArray(arr, o)) {
-			cJSON_Delete(o);
+		if (zl_json_add_item(arr, NULL, o)) {
 			goto oom;
 		}
 		for (c = 0; c < ZL_HCOL__COUNT; c++) {

@@ -8,6 +8,7 @@
 #include "zlbench/backend.h"
 #include "zlbench/cmd.h"
 #include "zlbench/error.h"
+#include "zlbench/json.h"
 #include "zlbench/plan.h"
 #include "zlbench/settings.h"
 #include "zlbench/zlbench.h"
@@ -67,14 +68,10 @@ static int print_json(const char *backend, const struct zl_plan *plan)
 		 (plugins = cJSON_AddArrayToObject(root, "plugins")) &&
 		 (reasons = cJSON_AddArrayToObject(root, "reasons"));
 
-	for (i = 0; ok && i < plan->plugins.nr; i++) {
-		cJSON *s = cJSON_CreateString(plan->plugins.v[i]);
-		ok = s && cJSON_AddItemToArray(plugins, s);
-	}
-	for (i = 0; ok && i < plan->reasons.nr; i++) {
-		cJSON *s = cJSON_CreateString(plan->reasons.v[i]);
-		ok = s && cJSON_AddItemToArray(reasons, s);
-	}
+	for (i = 0; ok && i < plan->plugins.nr; i++)
+		ok = !zl_json_add_item(plugins, NULL, cJSON_CreateString(plan->plugins.v[i]));
+	for (i = 0; ok && i < plan->reasons.nr; i++)
+		ok = !zl_json_add_item(reasons, NULL, cJSON_CreateString(plan->reasons.v[i]));
 	if (ok)
 		text = cJSON_Print(root);
 	cJSON_Delete(root);

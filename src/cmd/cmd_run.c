@@ -48,14 +48,17 @@ void help_run(FILE *out)
 
 static void print_dry_run(struct zl_settings *s, struct zl_preflight *pf)
 {
-	struct zl_plan plan = ZL_PLAN_INIT;
+	struct zl_run_ctx c;
 	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
-	char *plugins_dir = zl_plugins_dir();
 	size_t i;
 
-	zl_plan_make(s, &plan);
-	zl_run_build_child(s, pf, &plan, plugins_dir, s->isolate ? "<fresh temporary dir>/flaggems" : NULL,
-			   s->isolate ? "<fresh temporary dir>/triton" : NULL, &argv, &env);
+	zl_run_ctx_init(&c, s, pf);
+	/* the caches a run would make: their names are known only then */
+	if (s->isolate) {
+		c.f.isolated_flaggems_cache = xstrdup("<fresh temporary dir>/flaggems");
+		c.f.isolated_triton_cache = xstrdup("<fresh temporary dir>/triton");
+	}
+	zl_run_build_child(&c, &argv, &env);
 	printf("settings:\n");
 	zl_settings_print(s, stdout);
 	printf("nodes (%s):\n", pf->nodes.how);
@@ -74,9 +77,9 @@ static void print_dry_run(struct zl_settings *s, struct zl_preflight *pf)
 		else
 			printf("  %s\n", s->devices.v[i]);
 	}
-	printf("plugins (timer %s, from %s):\n", plan.timer, plugins_dir);
-	for (i = 0; i < plan.reasons.nr; i++)
-		printf("  %s\n", plan.reasons.v[i]);
+	printf("plugins (timer %s, from %s):\n", c.plan.timer, c.plugins_dir);
+	for (i = 0; i < c.plan.reasons.nr; i++)
+		printf("  %s\n", c.plan.reasons.v[i]);
 	printf("run dir: %s\n", pf->out_dir);
 	printf("cwd: %s\n", s->flaggems_dir);
 	printf("environment (set NAME=value, remove NAME):\n");
@@ -89,8 +92,7 @@ static void print_dry_run(struct zl_settings *s, struct zl_preflight *pf)
 		zl_print_warning("%s", pf->warnings.v[i]);
 	strvec_clear(&argv);
 	strvec_clear(&env);
-	zl_plan_release(&plan);
-	free(plugins_dir);
+	zl_run_ctx_release(&c);
 }
 
 int cmd_run(int argc, const char **argv)

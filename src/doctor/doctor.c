@@ -1434,7 +1434,6 @@ static int setup_failed(struct zl_doctor *d, struct strbuf *err)
 int zl_doctor_run(struct zl_doctor *d)
 {
 	struct strbuf err = STRBUF_INIT;
-	const char *tmp = getenv("TMPDIR");
 	size_t i;
 
 	d->plugins_dir = zl_plugins_dir();
@@ -1451,7 +1450,7 @@ int zl_doctor_run(struct zl_doctor *d)
 			if (zl_signals_install(&err))
 				return setup_failed(d, &err);
 			d->signals_taken = 1;
-			if (zl_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", "zlbench-doctor-", &d->tmpdir, &err))
+			if (zl_mkdtemp_in(zl_tmp_dir(), "zlbench-doctor-", &d->tmpdir, &err))
 				return setup_failed(d, &err);
 			strbuf_release(&err);
 		}
@@ -1497,8 +1496,7 @@ struct cJSON *zl_doctor_to_json(const struct zl_doctor *d)
 		const struct zl_doctor_result *r = &d->results[i];
 		cJSON *row = cJSON_CreateObject();
 
-		if (!row || !cJSON_AddItemToArray(steps, row)) {
-			cJSON_Delete(row);
+		if (zl_json_add_item(steps, NULL, row)) {
 			ok = 0;
 			break;
 		}

@@ -12,7 +12,6 @@
 #include "zlbench/doctor.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
-#include "zlbench/plan.h"
 #include "zlbench/run.h"
 #include "zlbench/shquote.h"
 #include "zlbench/util.h"
@@ -116,15 +115,16 @@ void zl_doctor_command_line(const char *dir, const struct strvec *env, const str
 int zl_doctor_python(struct zl_doctor *d, const struct strvec *args, const char *mode,
 		     struct strbuf *out, int *code, struct strbuf *err)
 {
-	struct zl_plan plan = ZL_PLAN_INIT;
+	struct zl_run_ctx c;
 	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT, unused = STRVEC_INIT;
 	struct strbuf line = STRBUF_INIT;
 	size_t i;
 	int rc;
 
 	/* the run's own environment: PYTHONPATH, pinned devices, ZL_EXPECTED_VENDOR, ... */
-	zl_plan_make(d->s, &plan);
-	zl_run_build_child(d->s, &d->pf, &plan, d->plugins_dir, NULL, NULL, &unused, &env);
+	zl_run_ctx_init(&c, d->s, &d->pf);
+	zl_run_build_child(&c, &unused, &env);
+	zl_run_ctx_release(&c);
 	/* later edits of a name win: the doctor's files go to its own directory */
 	strvec_pushf(&env, "ZL_RUN_DIR=%s", d->tmpdir);
 	if (mode)
@@ -147,7 +147,6 @@ int zl_doctor_python(struct zl_doctor *d, const struct strvec *args, const char 
 	strvec_clear(&argv);
 	strvec_clear(&env);
 	strvec_clear(&unused);
-	zl_plan_release(&plan);
 	return rc;
 }
 

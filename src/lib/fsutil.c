@@ -360,6 +360,30 @@ char *zl_path_join(const char *a, const char *b)
 	return xstrfmt("%s/%s", a, b);
 }
 
+const char *zl_tmp_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	return tmp && *tmp ? tmp : "/tmp";
+}
+
+char *zl_path_base_name(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *slash;
+
+	strbuf_addstr(&sb, path);
+	while (sb.len > 1 && sb.buf[sb.len - 1] == '/')
+		strbuf_setlen(&sb, sb.len - 1);
+	slash = strrchr(sb.buf, '/');
+	if (slash && slash[1]) {
+		char *b = xstrdup(slash + 1);
+		strbuf_release(&sb);
+		return b;
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
 char *zl_absolute_path(const char *path)
 {
 	char *real = realpath(path, NULL);

@@ -36,6 +36,63 @@ void zl_csv_end_row(struct strbuf *sb)
 	strbuf_addstr(sb, "\r\n");
 }
 
+int zl_csv_read_record(const char *text, size_t len, size_t *pos, struct strvec *fields)
+{
+	struct strbuf field = STRBUF_INIT;
+	size_t p = *pos;
+	int quoted = 0, in_quotes = 0;
+
+	strvec_clear(fields);
+	if (p >= len)
+		return 0;
+	for (;;) {
+		char c;
+
+		if (p >= len) {
+			/* no line end after the last field: a row cut off mid-write */
+			strbuf_release(&field);
+			strvec_clear(fields);
+			return -1;
+		}
+		c = text[p++];
+		if (in_quotes) {
+			if (c == '"') {
+				if (p < len && text[p] == '"') {
+					strbuf_addch(&field, '"');
+					p++;
+				} else {
+					in_quotes = 0;
+				}
+			} else {
+				strbuf_addch(&field, c);
+			}
+			continue;
+		}
+		if (c == '"' && !field.len && !quoted) {
+			in_quotes = quoted = 1;
+		} else if (c == ',') {
+			strvec_push(fields, field.buf);
+			strbuf_reset(&field);
+			quoted = 0;
+		} else if (c == '\r' || c == '\n') {
+			if (c == '\r' && p < len && text[p] == '\n')
+				p++;
+			else if (c == '\r' && p >= len) {
+				strbuf_release(&field);
+				strvec_clear(fields);
+				return -1;
+			}
+			strvec_push(fields, field.buf);
+			break;
+		} else {
+			strbuf_addch(&field, c);
+		}
+	}
+	strbuf_release(&field);
+	*pos = p;
+	return 1;
+}
+
 void zl_table_init(struct zl_table *t, size_t ncols, unsigned long right_mask)
 {
 	t->ncols = ncols;

@@ -13,6 +13,8 @@ static const char *const color_codes[] = {
 	[ZL_COLOR_RED] = "\033[31m",
 	[ZL_COLOR_YELLOW] = "\033[33m",
 	[ZL_COLOR_BOLD] = "\033[1m",
+	[ZL_COLOR_DIM] = "\033[2m",
+	[ZL_COLOR_BOLD_RED] = "\033[1;31m",
 };
 
 const char *zl_color_start(enum zl_color c)

@@ -1570,8 +1570,7 @@ static cJSON *diffs_json(const struct zl_diffs *d)
 	for (i = 0; arr && i < d->nr; i++) {
 		cJSON *o = cJSON_CreateObject();
 
-		if (!o || !cJSON_AddItemToArray(arr, o)) {
-			cJSON_Delete(o);
+		if (zl_json_add_item(arr, NULL, o)) {
 			break;
 		}
 		if (zl_json_add_string(o, "field", d->v[i].field) ||
@@ -1630,8 +1629,7 @@ static int row_json(cJSON *arr, const struct zl_compare *c, const struct zl_comp
 	struct strbuf src = STRBUF_INIT;
 	int bad;
 
-	if (!o || !cJSON_AddItemToArray(arr, o)) {
-		cJSON_Delete(o);
+	if (zl_json_add_item(arr, NULL, o)) {
 		return -1;
 	}
 	floor_source(c, r, &src);
@@ -1709,8 +1707,7 @@ static int geomeans_json(cJSON *root, const struct zl_compare *c)
 		return -1;
 	for (i = 0; i < c->nr_ops; i++) {
 		cJSON *g = cJSON_CreateObject();
-		if (!g || !cJSON_AddItemToArray(ops, g)) {
-			cJSON_Delete(g);
+		if (zl_json_add_item(ops, NULL, g)) {
 			return -1;
 		}
 		if (geomean_json(g, &c->ops[i], c->drift.control))

@@ -81,33 +81,31 @@ static const struct migration migrations[] = {
 _Static_assert(ZL_ARRAY_SIZE(migrations) == ZL_HISTORY_SCHEMA_VERSION,
 	       "one migration per schema version");
 
-/* How each listed column is filled from a loaded run. */
-enum col_src { SRC_FIELD, SRC_DURATION, SRC_EXIT_CODE, SRC_DIR };
-static const struct {
-	size_t offset;
-	enum col_src src;
-} column_src[ZL_HCOL__COUNT] = {
-	[ZL_HCOL_RUN_ID] = { offsetof(struct zl_run, run_id), SRC_FIELD },
-	[ZL_HCOL_STARTED_AT] = { offsetof(struct zl_run, started_at), SRC_FIELD },
-	[ZL_HCOL_FINISHED_AT] = { offsetof(struct zl_run, finished_at), SRC_FIELD },
-	[ZL_HCOL_DURATION_S] = { 0, SRC_DURATION },
-	[ZL_HCOL_BACKEND] = { offsetof(struct zl_run, backend), SRC_FIELD },
-	[ZL_HCOL_VENDOR] = { offsetof(struct zl_run, vendor), SRC_FIELD },
-	[ZL_HCOL_DEVICE_NAME] = { offsetof(struct zl_run, device_name), SRC_FIELD },
-	[ZL_HCOL_LEVEL] = { offsetof(struct zl_run, level), SRC_FIELD },
-	[ZL_HCOL_SHAPE_MODE] = { offsetof(struct zl_run, shape_mode), SRC_FIELD },
-	[ZL_HCOL_SHAPE_SHA256] = { offsetof(struct zl_run, shape_sha256), SRC_FIELD },
-	[ZL_HCOL_TEST_NODE] = { offsetof(struct zl_run, test_node), SRC_FIELD },
-	[ZL_HCOL_OP] = { offsetof(struct zl_run, op), SRC_FIELD },
-	[ZL_HCOL_TIMER_PLAN] = { offsetof(struct zl_run, timer_plan), SRC_FIELD },
-	[ZL_HCOL_TUNER_CACHE_MODE] = { offsetof(struct zl_run, tuner_cache_mode), SRC_FIELD },
-	[ZL_HCOL_AUTOTUNE_MODE] = { offsetof(struct zl_run, autotune_mode), SRC_FIELD },
-	[ZL_HCOL_STATUS] = { offsetof(struct zl_run, status), SRC_FIELD },
-	[ZL_HCOL_EXIT_CODE] = { 0, SRC_EXIT_CODE },
-	[ZL_HCOL_RUN_DIR] = { 0, SRC_DIR },
-	[ZL_HCOL_FLAGGEMS_COMMIT] = { offsetof(struct zl_run, flaggems_commit), SRC_FIELD },
-	[ZL_HCOL_HOST] = { offsetof(struct zl_run, host), SRC_FIELD },
+/*
+ * The run's fields the history keeps (identity_fields.h): those with a column are stored in
+ * it; the others are read from the stored identity when a run is loaded. run_dir is the
+ * run's own, not its identity's.
+ */
+static const struct stored_field {
+	struct zl_record_field f;
+	int column;              /* enum zl_history_col, or -1 */
+} stored_fields[] = {
+#define ZL_IDENTITY_FIELD(key, kind, value, record, member, column) \
+	ZL_RECORD_IF_##record({ { key, ZL_REC_##record, offsetof(struct zl_run, member) }, column },)
+#include "zlbench/identity_fields.h"
+#undef ZL_IDENTITY_FIELD
 };
+
+/* The field column c holds; NULL for run_dir. */
+static const struct zl_record_field *column_field(int c)
+{
+	size_t i;
+
+	for (i = 0; i < ZL_ARRAY_SIZE(stored_fields); i++)
+		if (stored_fields[i].column == c)
+			return &stored_fields[i].f;
+	return NULL;
+}
 
 const struct zl_history_column zl_history_columns[ZL_HCOL__COUNT] = {
 	[ZL_HCOL_RUN_ID] = { "run_id", ZL_COL_TEXT },
@@ -528,17 +526,22 @@ int zl_history_schema_version(struct zl_history *h)
 
 static int bind_run_column(sqlite3_stmt *st, int idx, const struct zl_run *run, enum zl_history_col c)
 {
-	switch (column_src[c].src) {
-	case SRC_FIELD:
-		return bind_text(st, idx, *(char *const *)((const char *)run + column_src[c].offset));
-	case SRC_DURATION:
-		return bind_real(st, idx, run->duration_s);
-	case SRC_EXIT_CODE:
-		return bind_int(st, idx, run->exit_code, run->exit_code < 0);
-	case SRC_DIR:
+	const struct zl_record_field *f = column_field((int)c);
+	const char *slot;
+
+	if (c == ZL_HCOL_RUN_DIR)
 		return bind_text(st, idx, run->dir);
+	if (!f)
+		return -1;
+	slot = (const char *)run + f->offset;
+	switch (f->kind) {
+	case ZL_REC_REAL:
+		return bind_real(st, idx, *(const double *)slot);
+	case ZL_REC_LONG:
+		return bind_int(st, idx, *(const long *)slot, *(const long *)slot < 0);
+	default:
+		return bind_text(st, idx, *(char *const *)slot);
 	}
-	return -1;
 }
 
 static int insert_run(struct zl_history *h, const struct zl_run *run, sqlite3_int64 *id,
@@ -957,13 +960,38 @@ static int resolve_run(struct zl_history *h, const char *key, sqlite3_int64 *id,
 	return ret;
 }
 
+/* Column c of a run's row into its field of run. */
+static void read_run_column(sqlite3_stmt *st, int c, struct zl_run *run)
+{
+	const struct zl_record_field *f = column_field(c);
+	char *slot;
+
+	if (c == ZL_HCOL_RUN_DIR) {
+		run->dir = column_dup(st, c);
+		return;
+	}
+	if (!f)
+		return;
+	slot = (char *)run + f->offset;
+	switch (f->kind) {
+	case ZL_REC_REAL:
+		*(double *)slot = column_real(st, c);
+		break;
+	case ZL_REC_LONG:
+		*(long *)slot = sqlite3_column_type(st, c) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(st, c);
+		break;
+	default:
+		*(char **)slot = column_dup(st, c);
+	}
+}
+
 /* The run's columns and identity into run: the columns were filled from these very fields. */
 static int load_run_row(struct zl_history *h, sqlite3_int64 id, struct zl_run *run, struct strbuf *err)
 {
 	struct strbuf sql = STRBUF_INIT;
 	sqlite3_stmt *st = NULL;
-	const cJSON *winners;
 	const char *text;
+	size_t i;
 	int c, rc, ret = -1;
 
 	strbuf_addstr(&sql, "SELECT ");
@@ -988,30 +1016,12 @@ static int load_run_row(struct zl_history *h, sqlite3_int64 id, struct zl_run *r
 			 h->path);
 		goto out;
 	}
-	for (c = 0; c < ZL_HCOL__COUNT; c++) {
-		switch (column_src[c].src) {
-		case SRC_FIELD:
-			*(char **)((char *)run + column_src[c].offset) = column_dup(st, c);
-			break;
-		case SRC_DURATION:
-			run->duration_s = column_real(st, c);
-			break;
-		case SRC_EXIT_CODE:
-			run->exit_code = sqlite3_column_type(st, c) == SQLITE_NULL ? -1 :
-					 (long)sqlite3_column_int64(st, c);
-			break;
-		case SRC_DIR:
-			run->dir = column_dup(st, c);
-			break;
-		}
-	}
+	for (c = 0; c < ZL_HCOL__COUNT; c++)
+		read_run_column(st, c, run);
 	/* the fields without a column of their own, read where zl_run_load reads them */
-	text = zl_json_path_string(run->identity, "flaggems_mode");
-	run->flaggems_mode = text ? xstrdup(text) : NULL;
-	text = zl_json_path_string(run->identity, "autotune.replay_from");
-	run->replay_from = text ? xstrdup(text) : NULL;
-	winners = zl_json_path(run->identity, "tuner_cache.winners_before");
-	run->winners_before = cJSON_IsNumber(winners) ? (long)winners->valuedouble : -1;
+	for (i = 0; i < ZL_ARRAY_SIZE(stored_fields); i++)
+		if (stored_fields[i].column < 0)
+			zl_run_load_field(run, &stored_fields[i].f);
 	ret = 0;
 out:
 	sqlite3_finalize(st);

@@ -65,23 +65,6 @@ static int read_json_object(const char *path, int optional, struct strbuf *text,
 	return 0;
 }
 
-char *zl_push_base_name(const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *slash;
-
-	strbuf_addstr(&sb, path);
-	while (sb.len > 1 && sb.buf[sb.len - 1] == '/')
-		strbuf_setlen(&sb, sb.len - 1);
-	slash = strrchr(sb.buf, '/');
-	if (slash && slash[1]) {
-		char *b = xstrdup(slash + 1);
-		strbuf_release(&sb);
-		return b;
-	}
-	return strbuf_detach(&sb, NULL);
-}
-
 int zl_push_build_document(const char *run_dir, char **doc, char **name, struct strbuf *err)
 {
 	char *id_path = zl_path_join(run_dir, "run_identity.json");
@@ -95,7 +78,7 @@ int zl_push_build_document(const char *run_dir, char **doc, char **name, struct 
 	if (read_json_object(id_path, 0, &identity, &parsed, err))
 		goto out;
 	f = cJSON_GetObjectItemCaseSensitive(parsed, "run_id");
-	*name = cJSON_IsString(f) && f->valuestring[0] ? xstrdup(f->valuestring) : zl_push_base_name(run_dir);
+	*name = cJSON_IsString(f) && f->valuestring[0] ? xstrdup(f->valuestring) : zl_path_base_name(run_dir);
 	f = cJSON_GetObjectItemCaseSensitive(parsed, "status");
 	/* A running run's identity is a draft: pushing it would store a wrong record. */
 	if (cJSON_IsString(f) && !strcmp(f->valuestring, "running")) {

@@ -193,7 +193,7 @@ int zl_spool_read(const char *path, struct zl_spooled *s, struct strbuf *err)
 	s->body = xstrdup(nl + 1);
 	run_id = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(payload, "identity"),
 						  "run_id");
-	s->name = cJSON_IsString(run_id) ? xstrdup(run_id->valuestring) : zl_push_base_name(path);
+	s->name = cJSON_IsString(run_id) ? xstrdup(run_id->valuestring) : zl_path_base_name(path);
 	rc = 0;
 out:
 	cJSON_Delete(header);

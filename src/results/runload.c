@@ -67,45 +67,26 @@ static void result_release(struct zl_result *r)
 	free(r->estimator);
 }
 
-/* The string fields of struct zl_run, filled from run_identity.json by this table. */
-enum field_kind { FIELD_STRING, FIELD_JOINED, FIELD_DEVICE_NAMES };
-static const struct identity_field {
-	size_t offset;
-	const char *path;
-	enum field_kind kind;
-} identity_fields[] = {
-	{ offsetof(struct zl_run, run_id), "run_id", FIELD_STRING },
-	{ offsetof(struct zl_run, started_at), "started_at", FIELD_STRING },
-	{ offsetof(struct zl_run, finished_at), "finished_at", FIELD_STRING },
-	{ offsetof(struct zl_run, backend), "backend", FIELD_STRING },
-	{ offsetof(struct zl_run, vendor), "vendor", FIELD_STRING },
-	{ offsetof(struct zl_run, device_name), "devices", FIELD_DEVICE_NAMES },
-	{ offsetof(struct zl_run, level), "level", FIELD_STRING },
-	{ offsetof(struct zl_run, shape_mode), "shape_mode", FIELD_STRING },
-	{ offsetof(struct zl_run, shape_sha256), "shape_file.sha256", FIELD_STRING },
-	{ offsetof(struct zl_run, test_node), "test_node", FIELD_JOINED },
-	{ offsetof(struct zl_run, op), "op", FIELD_STRING },
-	{ offsetof(struct zl_run, flaggems_mode), "flaggems_mode", FIELD_STRING },
-	{ offsetof(struct zl_run, flaggems_commit), "flaggems.commit", FIELD_STRING },
-	{ offsetof(struct zl_run, timer_plan), "timer.plan", FIELD_STRING },
-	{ offsetof(struct zl_run, tuner_cache_mode), "tuner_cache.mode", FIELD_STRING },
-	{ offsetof(struct zl_run, autotune_mode), "autotune.mode", FIELD_STRING },
-	{ offsetof(struct zl_run, replay_from), "autotune.replay_from", FIELD_STRING },
-	{ offsetof(struct zl_run, status), "status", FIELD_STRING },
-	{ offsetof(struct zl_run, host), "host", FIELD_STRING },
+/* The fields of run_identity.json that struct zl_run keeps. */
+static const struct zl_record_field record_fields[] = {
+#define ZL_IDENTITY_FIELD(key, kind, value, record, member, column) \
+	ZL_RECORD_IF_##record({ key, ZL_REC_##record, offsetof(struct zl_run, member) },)
+#include "zlbench/identity_fields.h"
+#undef ZL_IDENTITY_FIELD
 };
 
-static char **field_slot(struct zl_run *run, const struct identity_field *f)
+static void *field_slot(struct zl_run *run, const struct zl_record_field *f)
 {
-	return (char **)((char *)run + f->offset);
+	return (char *)run + f->offset;
 }
 
 void zl_run_release(struct zl_run *run)
 {
 	size_t i;
 
-	for (i = 0; i < ZL_ARRAY_SIZE(identity_fields); i++)
-		free(*field_slot(run, &identity_fields[i]));
+	for (i = 0; i < ZL_ARRAY_SIZE(record_fields); i++)
+		if (record_fields[i].kind != ZL_REC_REAL && record_fields[i].kind != ZL_REC_LONG)
+			free(*(char **)field_slot(run, &record_fields[i]));
 	for (i = 0; i < run->nr_results; i++)
 		result_release(&run->results[i]);
 	free(run->results);
@@ -619,34 +600,38 @@ static char *joined_strings(const cJSON *arr, const char *member, const char *se
 	return strbuf_detach(&sb, NULL);
 }
 
-static void load_identity_fields(struct zl_run *run)
+void zl_run_load_field(struct zl_run *run, const struct zl_record_field *f)
 {
-	const cJSON *id = run->identity;
-	size_t i;
+	const cJSON *item = zl_json_path(run->identity, f->key);
+	void *slot = field_slot(run, f);
 	double d;
 
-	for (i = 0; i < ZL_ARRAY_SIZE(identity_fields); i++) {
-		const struct identity_field *f = &identity_fields[i];
-		const cJSON *item = zl_json_path(id, f->path);
-		char **slot = field_slot(run, f);
-
-		switch (f->kind) {
-		case FIELD_STRING:
-			*slot = cJSON_IsString(item) ? xstrdup(item->valuestring) : NULL;
-			break;
-		case FIELD_JOINED:
-			*slot = joined_strings(item, NULL, " ", 0);
-			break;
-		case FIELD_DEVICE_NAMES:
-			*slot = joined_strings(item, "name", ", ", 1);
-			break;
-		}
+	switch (f->kind) {
+	case ZL_REC_STRING:
+		*(char **)slot = cJSON_IsString(item) ? xstrdup(item->valuestring) : NULL;
+		break;
+	case ZL_REC_JOINED:
+		*(char **)slot = joined_strings(item, NULL, " ", 0);
+		break;
+	case ZL_REC_DEVICE_NAMES:
+		*(char **)slot = joined_strings(item, "name", ", ", 1);
+		break;
+	case ZL_REC_REAL:
+		*(double *)slot = json_number(item);
+		break;
+	case ZL_REC_LONG:
+		d = json_number(item);
+		*(long *)slot = isnan(d) ? -1 : (long)d;
+		break;
 	}
-	run->duration_s = json_number(zl_json_path(id, "duration_s"));
-	d = json_number(zl_json_path(id, "exit_code"));
-	run->exit_code = isnan(d) ? -1 : (long)d;
-	d = json_number(zl_json_path(id, "tuner_cache.winners_before"));
-	run->winners_before = isnan(d) ? -1 : (long)d;
+}
+
+static void load_identity_fields(struct zl_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < ZL_ARRAY_SIZE(record_fields); i++)
+		zl_run_load_field(run, &record_fields[i]);
 }
 
 int zl_run_load_with_identity(const char *dir, cJSON *identity, struct zl_run *run, struct strbuf *err)

@@ -171,8 +171,7 @@ static const char *stale_reason(const struct owner *o)
 
 int zl_cache_sweep_stale(const char *tmpdir)
 {
-	const char *env = getenv("TMPDIR");
-	const char *dir = tmpdir ? tmpdir : env && *env ? env : "/tmp";
+	const char *dir = tmpdir ? tmpdir : zl_tmp_dir();
 	struct strbuf err = STRBUF_INIT;
 	struct dirent *de;
 	int removed = 0;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "zlbench/cachedir.h"
 #include "zlbench/compilestats.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
@@ -71,15 +72,7 @@ long zl_count_convert_layout(const char *text, size_t len)
 
 char *zl_triton_default_cache_dir(void)
 {
-	const char *dir = getenv("TRITON_CACHE_DIR");
-	const char *home = getenv("HOME");
-
-	/* as run hands it to the child (run.c): relative is against our cwd */
-	if (dir && *dir)
-		return zl_absolute_path(dir);
-	if (home && *home)
-		return zl_path_join(home, ".triton/cache");
-	return NULL;
+	return zl_cache_dir(ZL_CACHE_TRITON);
 }
 
 /* ---- snapshot ---- */

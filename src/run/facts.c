@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "zlbench/cachedir.h"
 #include "zlbench/cachesweep.h"
 #include "zlbench/child.h"
 #include "zlbench/error.h"
@@ -11,6 +12,7 @@
 #include "zlbench/fsutil.h"
 #include "zlbench/json.h"
 #include "zlbench/resolve.h"
+#include "zlbench/runctx.h"
 #include "zlbench/shapes.h"
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
@@ -199,39 +201,48 @@ static void git_facts(struct zl_run_facts *f, const char *dir)
 	strbuf_release(&err);
 }
 
-static char *default_cache(const char *env, const char *home_rel)
-{
-	const char *v = getenv(env);
-	const char *home = getenv("HOME");
-
-	if (v && *v)
-		return zl_absolute_path(v);
-	return xstrfmt("%s/%s", home && *home ? home : "/root", home_rel);
-}
-
-static char *make_run_id(const struct zl_settings *s, const struct zl_preflight *pf, double now)
+static char *make_run_id(const struct zl_run_ctx *c, double now)
 {
 	char stamp[32];
 	unsigned rnd = (unsigned)getpid() ^ (unsigned)((now - (double)(long)now) * 1e9);
-	const char *op = pf->nodes.op ? pf->nodes.op : pf->nodes.marker ? pf->nodes.marker : "node";
+	const struct zl_nodes *n = &c->pf->nodes;
+	const char *op = n->op ? n->op : n->marker ? n->marker : "node";
 	char *iso;
 
 	zl_utc_iso8601(stamp, now);
 	/* 2026-11-29T17:32:23Z -> 20261129-173223 */
 	iso = xstrfmt("%.4s%.2s%.2s-%.2s%.2s%.2s-%s-%s-%06x", stamp, stamp + 5, stamp + 8, stamp + 11,
-		      stamp + 14, stamp + 17, s->backend->name, op, rnd & 0xffffff);
+		      stamp + 14, stamp + 17, c->s->backend->name, op, rnd & 0xffffff);
 	return iso;
 }
 
-int zl_run_facts_collect_before(struct zl_run_facts *f, const struct zl_settings *s,
-				const struct zl_preflight *pf, struct strbuf *err)
+/* The isolated caches: a fresh directory with an owner file, FlagGems' and Triton's under it. */
+static int make_isolated_caches(struct zl_run_facts *f, struct strbuf *err)
 {
+	if (zl_mkdtemp_in(zl_tmp_dir(), ZL_CACHE_PREFIX, &f->isolated_root, err))
+		return -1;
+	/* so that the next run can sweep it if this one is killed outright */
+	if (zl_cache_owner_write(f->isolated_root, 0, err))
+		return -1;
+	f->isolated_flaggems_cache = zl_path_join(f->isolated_root, "flaggems");
+	f->isolated_triton_cache = zl_path_join(f->isolated_root, "triton");
+	if (zl_mkdir_p(f->isolated_flaggems_cache, err) || zl_mkdir_p(f->isolated_triton_cache, err))
+		return -1;
+	f->flaggems_cache = xstrdup(f->isolated_flaggems_cache);
+	f->triton_cache = xstrdup(f->isolated_triton_cache);
+	return 0;
+}
+
+int zl_run_facts_collect_before(struct zl_run_ctx *c, struct strbuf *err)
+{
+	const struct zl_settings *s = c->s;
+	struct zl_run_facts *f = &c->f;
 	char host[256];
 	struct strbuf vis = STRBUF_INIT;
 	size_t i;
 
 	f->started_epoch = f->finished_epoch = zl_now_epoch();
-	f->run_id = make_run_id(s, pf, f->started_epoch);
+	f->run_id = make_run_id(c, f->started_epoch);
 	if (gethostname(host, sizeof(host)))
 		snprintf(host, sizeof(host), "unknown");
 	host[sizeof(host) - 1] = '\0';
@@ -242,22 +253,11 @@ int zl_run_facts_collect_before(struct zl_run_facts *f, const struct zl_settings
 	git_facts(f, s->flaggems_dir);
 
 	if (s->isolate) {
-		const char *tmp = getenv("TMPDIR");
-
-		if (zl_mkdtemp_in(tmp && *tmp ? tmp : "/tmp", ZL_CACHE_PREFIX, &f->isolated_root, err))
+		if (make_isolated_caches(f, err))
 			return -1;
-		/* so that the next run can sweep it if this one is killed outright */
-		if (zl_cache_owner_write(f->isolated_root, 0, err))
-			return -1;
-		f->isolated_flaggems_cache = zl_path_join(f->isolated_root, "flaggems");
-		f->isolated_triton_cache = zl_path_join(f->isolated_root, "triton");
-		if (zl_mkdir_p(f->isolated_flaggems_cache, err) || zl_mkdir_p(f->isolated_triton_cache, err))
-			return -1;
-		f->flaggems_cache = xstrdup(f->isolated_flaggems_cache);
-		f->triton_cache = xstrdup(f->isolated_triton_cache);
 	} else {
-		f->flaggems_cache = default_cache("FLAGGEMS_CACHE_DIR", ".flaggems");
-		f->triton_cache = default_cache("TRITON_CACHE_DIR", ".triton/cache");
+		f->flaggems_cache = zl_cache_dir_for_run(ZL_CACHE_FLAGGEMS);
+		f->triton_cache = zl_cache_dir_for_run(ZL_CACHE_TRITON);
 	}
 	zl_tuner_facts(f, s->backend->vendor_name, 0);
 	if (!s->isolate)
@@ -265,10 +265,11 @@ int zl_run_facts_collect_before(struct zl_run_facts *f, const struct zl_settings
 	return 0;
 }
 
-void zl_run_facts_collect_after(struct zl_run_facts *f, const struct zl_settings *s,
-				const struct zl_preflight *pf)
+void zl_run_facts_collect_after(struct zl_run_ctx *c)
 {
-	(void)pf;
+	const struct zl_settings *s = c->s;
+	struct zl_run_facts *f = &c->f;
+
 	zl_tuner_facts(f, s->backend->vendor_name, 1);
 	if (!s->isolate && !f->compile_snap) {
 		f->compile_variants = f->compile_convert_layout = -1;
@@ -280,151 +281,14 @@ void zl_run_facts_collect_after(struct zl_run_facts *f, const struct zl_settings
 			 &f->compile_convert_layout, &f->compile_note);
 }
 
-/* "N" for a JSON number, "?" for anything else. */
-static const char *count_text(const cJSON *o, const char *key, char buf[32])
+int zl_shapes_archive_for_run(const struct zl_run_ctx *c, struct strbuf *err)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	if (!cJSON_IsNumber(v))
-		return "?";
-	snprintf(buf, 32, "%ld", (long)v->valuedouble);
-	return buf;
-}
-
-/* The timer the plugins used, against the plan: a plan that fell back must show. */
-static void footer_timer(const cJSON *id, FILE *out)
-{
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(id, "timer");
-	const char *plan = zl_json_path_string(id, "timer.plan"), *used = zl_json_path_string(id, "timer.used");
-	const cJSON *planned = plan ? cJSON_GetObjectItemCaseSensitive(t, plan) : NULL;
-	char b1[32], b2[32], b3[32], b4[32];
-
-	if (!used) {
-		fprintf(out, "timer:       planned %s; no timer report\n", plan ? plan : "?");
-		return;
-	}
-	fprintf(out, "timer:       used %s%s%s: profiler %s, graph %s, direct %s, fallbacks %s\n", used,
-		plan && strcmp(plan, used) ? ", planned " : "", plan && strcmp(plan, used) ? plan : "",
-		count_text(t, "profiler", b4), count_text(t, "graph", b1), count_text(t, "direct", b2),
-		count_text(t, "fallbacks", b3));
-	if (plan && strcmp(plan, "direct") && cJSON_IsNumber(planned) && planned->valuedouble == 0)
-		zl_print_warning("the %s timer was planned but every measurement fell back (plugins/timer_summary.json "
-				 "says why)", plan);
-}
-
-/* The SM clock over the run; a warning when samples were dropped for it or it could not be read. */
-static void footer_clock(const cJSON *id, FILE *out)
-{
-	const char *source = zl_json_path_string(id, "timer.clock_source");
-	const cJSON *mhz = zl_json_path(id, "timer.clock_mhz");
-	const cJSON *dropped = zl_json_path(id, "timer.dropped_throttled");
-	static const char *const keys[] = { "min", "median", "max", "max_supported" };
-	const cJSON *v[4];
-	size_t i;
-	int known = cJSON_IsObject(mhz);
-
-	if (!source)
-		return;
-	for (i = 0; i < ZL_ARRAY_SIZE(keys); i++) {
-		v[i] = known ? cJSON_GetObjectItemCaseSensitive(mhz, keys[i]) : NULL;
-		known = known && cJSON_IsNumber(v[i]);
-	}
-	if (known)
-		fprintf(out, "clock:       SM %.0f-%.0f MHz (median %.0f, max supported %.0f) by %s\n", v[0]->valuedouble,
-			v[2]->valuedouble, v[1]->valuedouble, v[3]->valuedouble, source);
-	else
-		fprintf(out, "clock:       %s\n", source);
-	if (cJSON_IsNumber(dropped) && dropped->valuedouble > 0)
-		zl_print_warning("%.0f samples were dropped: the SM clock read below 75 %% of its maximum (throttling); "
-				 "plugins/timer.jsonl has dropped_throttled per measurement", dropped->valuedouble);
-	if (zl_starts_with(source, "unknown"))
-		zl_print_warning("the SM clock could not be read (%s): samples taken while throttled were kept",
-				 source);
-}
-
-static void footer_autotune(const cJSON *id, FILE *out)
-{
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(id, "autotune");
-	const char *mode = zl_json_path_string(id, "autotune.mode");
-	char b1[32], b2[32], b3[32], b4[32];
-
-	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(a, "recorded"))) {
-		fprintf(out, "autotune:    %s; no autotune report%s\n", mode ? mode : "?",
-			mode && !strcmp(mode, "off") ? " (records turned off)" : "");
-		return;
-	}
-	const cJSON *conflicts = cJSON_GetObjectItemCaseSensitive(a, "replay_conflicts");
-
-	fprintf(out, "autotune:    %s: recorded %s, pinned %s, missed %s, no_tuner %s\n", mode ? mode : "?",
-		count_text(a, "recorded", b1), count_text(a, "pinned", b2), count_text(a, "missed", b3),
-		count_text(a, "no_tuner", b4));
-	if (cJSON_GetArraySize(conflicts) > 0)
-		zl_print_warning("the replay source records %d autotune key%s with two different configs: the last "
-				 "one read was pinned (autotune.replay_conflicts in run_identity.json lists them)",
-				 cJSON_GetArraySize(conflicts), cJSON_GetArraySize(conflicts) == 1 ? "" : "s");
-}
-
-static void footer_foreign(const cJSON *id, FILE *out)
-{
-	const cJSON *vendors = zl_json_path(id, "foreign_vendor.vendors");
-	const cJSON *modules = zl_json_path(id, "foreign_vendor.modules");
-	const cJSON *v;
-	int n = 0;
-
-	if (!cJSON_IsArray(vendors)) {
-		fprintf(out, "foreign:     not reported\n");
-		return;
-	}
-	if (!cJSON_GetArraySize(vendors)) {
-		fprintf(out, "foreign:     none\n");
-		return;
-	}
-	fprintf(out, "foreign:     ");
-	cJSON_ArrayForEach(v, vendors)
-		fprintf(out, "%s%s", n++ ? ", " : "", cJSON_IsString(v) ? v->valuestring : "?");
-	fprintf(out, " (%d modules: plugins/foreign_vendor.json)\n", cJSON_GetArraySize(modules));
-}
-
-/* A count for a human: -1 is "unknown". */
-static const char *count_or_unknown(long n, char buf[32])
-{
-	if (n < 0)
-		return "unknown";
-	snprintf(buf, 32, "%ld", n);
-	return buf;
-}
-
-void zl_run_print_footer(const struct zl_run_facts *f, const cJSON *identity, FILE *out)
-{
-	char b1[32], b2[32];
-
-	if (zl_verbosity < 0)
-		return;
-	fprintf(out, "status:      %s (exit %d) after %.1f s%s%s\n", f->status, f->exit_code,
-		f->finished_epoch - f->started_epoch, f->reason ? ": " : "", f->reason ? f->reason : "");
-	if (identity) {
-		footer_timer(identity, out);
-		footer_clock(identity, out);
-		footer_autotune(identity, out);
-		footer_foreign(identity, out);
-	}
-	if (f->compile_variants >= 0)
-		fprintf(out, "compile:     %ld variants, %ld convert_layout\n", f->compile_variants,
-			f->compile_convert_layout);
-	else
-		fprintf(out, "compile:     unknown (%s)\n", f->compile_note ? f->compile_note : "no Triton cache");
-	fprintf(out, "tuner:       winners %s -> %s%s%s\n", count_or_unknown(f->winners_before, b1),
-		count_or_unknown(f->winners_after, b2), f->winners_after < 0 && f->tuner_note_after ? ": " : "",
-		f->winners_after < 0 && f->tuner_note_after ? f->tuner_note_after : "");
-}
-
-int zl_shapes_archive_for_run(const struct zl_settings *s, const struct zl_preflight *pf,
-			      struct strbuf *err)
-{
+	const struct zl_settings *s = c->s;
+	const struct zl_preflight *pf = c->pf;
 	struct zl_shapes_doc *doc = NULL;
 	struct zl_shapes_archive a;
 	struct strvec classes = STRVEC_INIT;
-	char *out = zl_path_join(pf->out_dir, "shapes.yaml");
+	char *out = zl_path_join(c->run_dir, "shapes.yaml");
 	int rc;
 
 	memset(&a, 0, sizeof(a));

@@ -10,6 +10,7 @@
 #include "zlbench/child.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
+#include "zlbench/json.h"
 #include "zlbench/preflight.h"
 #include "zlbench/pyprobe.h"
 #include "zlbench/sha256.h"
@@ -518,8 +519,7 @@ int zl_preflight_json(struct zl_preflight *pf, FILE *out, const struct zl_check 
 		int rc = c->fn(pf, &one);
 		cJSON *row = cJSON_CreateObject();
 
-		if (!row || !cJSON_AddItemToArray(checks, row) ||
-		    !cJSON_AddStringToObject(row, "name", c->name) ||
+		if (zl_json_add_item(checks, NULL, row) || !cJSON_AddStringToObject(row, "name", c->name) ||
 		    !cJSON_AddStringToObject(row, "status", rc ? "failed" : "ok") ||
 		    !(rc ? cJSON_AddStringToObject(row, "message", one.buf) : cJSON_AddNullToObject(row, "message")) ||
 		    !cJSON_AddStringToObject(row, "hint", c->hint)) {
@@ -538,11 +538,9 @@ int zl_preflight_json(struct zl_preflight *pf, FILE *out, const struct zl_check 
 		strbuf_release(&one);
 	}
 	warnings = cJSON_AddArrayToObject(root, "warnings");
-	for (i = 0; warnings && i < pf->warnings.nr; i++) {
-		cJSON *w = cJSON_CreateString(pf->warnings.v[i]);
-		if (!w || !cJSON_AddItemToArray(warnings, w))
-			cJSON_Delete(w);
-	}
+	/* a warning that cannot be added is left out: the checks' verdict is what counts */
+	for (i = 0; warnings && i < pf->warnings.nr; i++)
+		(void)zl_json_add_item(warnings, NULL, cJSON_CreateString(pf->warnings.v[i]));
 	if (!cJSON_AddBoolToObject(root, "ok", !failed) || !(text = cJSON_Print(root))) {
 		cJSON_Delete(root);
 		zl_print_error("out of memory");

@@ -286,6 +286,98 @@ static const char *from_note(struct strbuf *sb, const char *from)
 	return sb->buf;
 }
 
+/* TEST_NODE: its file (or directory) must be under the FlagGems root. */
+static enum zl_resolve_fail resolve_test_node(const char *flaggems_dir, const char *test_node, const char *from,
+					      struct strbuf *note, struct zl_nodes *out, struct strbuf *err)
+{
+	char *file = node_file(test_node);
+	char *path = zl_path_join(flaggems_dir, file);
+	enum zl_resolve_fail rc = ZL_RESOLVE_OK;
+
+	out->how = "test node";
+	if (zl_is_file(path) || zl_is_dir(path)) {
+		strvec_push(&out->nodes, test_node);
+	} else {
+		zl_error(err, "test node file '%s'%s not found under '%s'", file, from_note(note, from), flaggems_dir);
+		rc = ZL_RESOLVE_BAD_FILE;
+	}
+	free(file);
+	free(path);
+	return rc;
+}
+
+/* OP_FILE: the file, narrowed to the operator's marker when one is named. */
+static enum zl_resolve_fail resolve_op_file(const char *flaggems_dir, const char *op_file, const char *op,
+					    const char *from, struct strbuf *note, struct zl_nodes *out,
+					    struct strbuf *err)
+{
+	char *path = zl_path_join(flaggems_dir, op_file);
+	int found = zl_is_file(path);
+
+	free(path);
+	out->how = "op file";
+	if (!found) {
+		zl_error(err, "operator file '%s'%s not found under '%s'", op_file, from_note(note, from), flaggems_dir);
+		return ZL_RESOLVE_BAD_FILE;
+	}
+	strvec_push(&out->nodes, op_file);
+	if (op)
+		out->marker = xstrdup(op);
+	return ZL_RESOLVE_OK;
+}
+
+/* No benchmark for op: the error, with the operators whose names are close. */
+static enum zl_resolve_fail no_match(const char *flaggems_dir, const char *op, const char *from, size_t scanned,
+				     struct strbuf *note, struct zl_nodes *out, struct strbuf *err)
+{
+	struct strvec ops = STRVEC_INIT;
+	size_t i;
+
+	zl_list_ops(flaggems_dir, &ops);
+	zl_suggest(op, &ops, 5, &out->suggestions);
+	strvec_clear(&ops);
+	zl_error(err, "no benchmark for operator '%s'%s: no benchmark/test_%s.py and no file with @pytest.mark.%s (%zu files scanned)",
+		 op, from_note(note, from), op, op, scanned);
+	if (out->suggestions.nr) {
+		strbuf_addstr(err, "; did you mean: ");
+		for (i = 0; i < out->suggestions.nr; i++)
+			strbuf_addf(err, "%s%s", i ? ", " : "", out->suggestions.v[i]);
+	}
+	return ZL_RESOLVE_NO_MATCH;
+}
+
+/* OP: benchmark/test_<op>.py, else every benchmark file that marks a test with it. */
+static enum zl_resolve_fail resolve_op(const char *flaggems_dir, const char *op, const char *from,
+				       struct strbuf *note, struct zl_nodes *out, struct strbuf *err)
+{
+	char *rel = xstrfmt("benchmark/test_%s.py", op);
+	char *path = zl_path_join(flaggems_dir, rel);
+	struct scan_ctx c = { op, &out->nodes, 0, STRBUF_INIT };
+	char *bench;
+	int own_file = zl_is_file(path);
+
+	free(path);
+	if (own_file) {
+		out->how = "file";
+		strvec_push(&out->nodes, rel);
+		out->marker = xstrdup(op);
+		free(rel);
+		return ZL_RESOLVE_OK;
+	}
+	free(rel);
+	bench = zl_path_join(flaggems_dir, "benchmark");
+	walk_tests(bench, "benchmark", scan_one, &c);
+	free(bench);
+	strbuf_release(&c.buf);
+	out->how = "marker scan";
+	out->scanned = c.scanned;
+	if (!out->nodes.nr)
+		return no_match(flaggems_dir, op, from, c.scanned, note, out, err);
+	out->marker = xstrdup(op);
+	return ZL_RESOLVE_OK;
+}
+
+/* TEST_NODE wins over OP_FILE, which wins over OP alone. */
 static enum zl_resolve_fail resolve(const char *flaggems_dir, const char *test_node,
 				    const char *op, const char *op_file,
 				    const struct zl_node_sources *from, struct strbuf *note,
@@ -298,87 +390,15 @@ static enum zl_resolve_fail resolve(const char *flaggems_dir, const char *test_n
 	}
 	if (op)
 		out->op = xstrdup(op);
-	if (test_node) {
-		char *file = node_file(test_node);
-		char *path = zl_path_join(flaggems_dir, file);
-		int ok = zl_is_file(path) || zl_is_dir(path);
-
-		out->how = "test node";
-		if (!ok) {
-			zl_error(err, "test node file '%s'%s not found under '%s'", file,
-				 from_note(note, from ? from->test_node : NULL), flaggems_dir);
-			free(file);
-			free(path);
-			return ZL_RESOLVE_BAD_FILE;
-		}
-		strvec_push(&out->nodes, test_node);
-		free(file);
-		free(path);
-		return ZL_RESOLVE_OK;
-	}
-	if (op_file) {
-		char *path = zl_path_join(flaggems_dir, op_file);
-
-		out->how = "op file";
-		if (!zl_is_file(path)) {
-			zl_error(err, "operator file '%s'%s not found under '%s'", op_file,
-				 from_note(note, from ? from->op_file : NULL), flaggems_dir);
-			free(path);
-			return ZL_RESOLVE_BAD_FILE;
-		}
-		free(path);
-		strvec_push(&out->nodes, op_file);
-		if (op)
-			out->marker = xstrdup(op);
-		return ZL_RESOLVE_OK;
-	}
+	if (test_node)
+		return resolve_test_node(flaggems_dir, test_node, from ? from->test_node : NULL, note, out, err);
+	if (op_file)
+		return resolve_op_file(flaggems_dir, op_file, op, from ? from->op_file : NULL, note, out, err);
 	if (!op) {
 		zl_error(err, "nothing to run: give --op, --op-file or --test-node (or OP, OP_FILE, TEST_NODE)");
 		return ZL_RESOLVE_NOTHING;
 	}
-	{
-		char *rel = xstrfmt("benchmark/test_%s.py", op);
-		char *path = zl_path_join(flaggems_dir, rel);
-		struct scan_ctx c = { op, &out->nodes, 0, STRBUF_INIT };
-		char *bench;
-
-		if (zl_is_file(path)) {
-			out->how = "file";
-			strvec_push(&out->nodes, rel);
-			out->marker = xstrdup(op);
-			free(rel);
-			free(path);
-			return ZL_RESOLVE_OK;
-		}
-		free(rel);
-		free(path);
-		bench = zl_path_join(flaggems_dir, "benchmark");
-		walk_tests(bench, "benchmark", scan_one, &c);
-		free(bench);
-		strbuf_release(&c.buf);
-		out->how = "marker scan";
-		out->scanned = c.scanned;
-		if (out->nodes.nr) {
-			out->marker = xstrdup(op);
-			return ZL_RESOLVE_OK;
-		}
-		{
-			struct strvec ops = STRVEC_INIT;
-			size_t i;
-
-			zl_list_ops(flaggems_dir, &ops);
-			zl_suggest(op, &ops, 5, &out->suggestions);
-			strvec_clear(&ops);
-			zl_error(err, "no benchmark for operator '%s'%s: no benchmark/test_%s.py and no file with @pytest.mark.%s (%zu files scanned)",
-				 op, from_note(note, from ? from->op : NULL), op, op, c.scanned);
-			if (out->suggestions.nr) {
-				strbuf_addstr(err, "; did you mean: ");
-				for (i = 0; i < out->suggestions.nr; i++)
-					strbuf_addf(err, "%s%s", i ? ", " : "", out->suggestions.v[i]);
-			}
-		}
-		return ZL_RESOLVE_NO_MATCH;
-	}
+	return resolve_op(flaggems_dir, op, from ? from->op : NULL, note, out, err);
 }
 
 enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test_node,
@@ -415,30 +435,33 @@ static const char *skip_ident(const char *p)
 	return p;
 }
 
-void zl_benchmark_classes(const char *flaggems_dir, const struct zl_nodes *nodes, struct strvec *out)
+/* benchmark/base.py and the nodes' files, one after the other (a file that cannot be read is left out). */
+static void read_benchmark_sources(const char *flaggems_dir, const struct zl_nodes *nodes, struct strbuf *text)
 {
-	struct strbuf text = STRBUF_INIT;
-	struct strvec pairs = STRVEC_INIT; /* child, parent, child, parent, ... */
 	char *base = zl_path_join(flaggems_dir, "benchmark/base.py");
-	const char *p;
-	size_t i, j;
+	size_t i;
 
-	if (zl_read_file(&text, base, NULL, ZL_CAP_DOC, NULL))
-		strbuf_reset(&text);
+	if (zl_read_file(text, base, NULL, ZL_CAP_DOC, NULL))
+		strbuf_reset(text);
+	free(base);
 	for (i = 0; i < nodes->nodes.nr; i++) {
-		const char *node = nodes->nodes.v[i];
-		const char *sep = strstr(node, "::");
-		char *rel = sep ? xstrndup(node, (size_t)(sep - node)) : xstrdup(node);
+		char *rel = node_file(nodes->nodes.v[i]);
 		char *path = zl_path_join(flaggems_dir, rel);
 
-		strbuf_addch(&text, '\n');
-		if (zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL))
-			strbuf_addch(&text, '\n');
+		strbuf_addch(text, '\n');
+		if (zl_read_file(text, path, NULL, ZL_CAP_DOC, NULL))
+			strbuf_addch(text, '\n');
 		free(rel);
 		free(path);
 	}
-	/* "class A(mod.B" -> (A, B) */
-	for (p = text.buf; (p = strstr(p, "class ")); ) {
+}
+
+/* Every "class A(mod.B" of text as the pair A, B. */
+static void class_parents(const char *text, struct strvec *pairs)
+{
+	const char *p;
+
+	for (p = text; (p = strstr(p, "class ")); ) {
 		const char *name = p + 6, *name_end = skip_ident(name), *par, *par_end, *last;
 
 		p = name_end;
@@ -448,9 +471,20 @@ void zl_benchmark_classes(const char *flaggems_dir, const struct zl_nodes *nodes
 		for (par_end = par; is_ident((unsigned char)*par_end) || *par_end == '.'; par_end++)
 			if (*par_end == '.')
 				last = par_end + 1;
-		push_range(&pairs, name, name_end);
-		push_range(&pairs, last, par_end);
+		push_range(pairs, name, name_end);
+		push_range(pairs, last, par_end);
 	}
+}
+
+void zl_benchmark_classes(const char *flaggems_dir, const struct zl_nodes *nodes, struct strvec *out)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct strvec pairs = STRVEC_INIT; /* child, parent, child, parent, ... */
+	const char *p;
+	size_t j;
+
+	read_benchmark_sources(flaggems_dir, nodes, &text);
+	class_parents(text.buf, &pairs);
 	/* "XxxBenchmark(" calls, in order, each followed by its parents */
 	for (p = text.buf; (p = strstr(p, "Benchmark(")); p += 10) {
 		const char *s = p;
@@ -475,5 +509,4 @@ void zl_benchmark_classes(const char *flaggems_dir, const struct zl_nodes *nodes
 	}
 	strvec_clear(&pairs);
 	strbuf_release(&text);
-	free(base);
 }

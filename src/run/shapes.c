@@ -379,12 +379,49 @@ static int check_events(const char *buf, size_t len, const char *name, struct st
 	return rc;
 }
 
+/* libyaml's complaint: the problem, where, and what was left open (a flow sequence) and where it began. */
+static int parse_error(const yaml_parser_t *parser, const char *name, int context, struct strbuf *err)
+{
+	struct strbuf where = STRBUF_INIT;
+	int rc;
+
+	if (context && parser->context)
+		strbuf_addf(&where, " (%s started at line %zu, column %zu)", parser->context,
+			    (size_t)parser->context_mark.line + 1, (size_t)parser->context_mark.column + 1);
+	rc = zl_error(err, "cannot parse shape file '%s': %s at line %zu, column %zu%s", name,
+		      parser->problem ? parser->problem : "unknown error", (size_t)parser->problem_mark.line + 1,
+		      (size_t)parser->problem_mark.column + 1, where.buf);
+	strbuf_release(&where);
+	return rc;
+}
+
+/* The first document: a mapping, and the only one (yaml.safe_load refuses a stream of several). */
+static int check_document(yaml_parser_t *parser, yaml_document_t *document, const char *name, struct strbuf *err)
+{
+	yaml_node_t *root = yaml_document_get_root_node(document);
+	yaml_document_t extra;
+	int rc = 0;
+
+	if (!root)
+		return zl_error(err, "shape file '%s' is empty", name);
+	if (root->type != YAML_MAPPING_NODE)
+		return zl_error(err, "shape file '%s': the top level is a %s at line %zu, expected a mapping of op names",
+				name, root->type == YAML_SEQUENCE_NODE ? "list" : "scalar",
+				(size_t)root->start_mark.line + 1);
+	if (!yaml_parser_load(parser, &extra))
+		return parse_error(parser, name, 0, err);
+	if (yaml_document_get_root_node(&extra))
+		rc = zl_error(err, "shape file '%s' holds more than one document (second at line %zu)",
+			      name, (size_t)extra.start_mark.line + 1);
+	yaml_document_delete(&extra);
+	return rc;
+}
+
 int zl_shapes_parse(const char *buf, size_t len, const char *name,
 		    struct zl_shapes_doc **out, struct strbuf *err)
 {
 	yaml_parser_t parser;
-	yaml_document_t document, extra;
-	yaml_node_t *root;
+	yaml_document_t document;
 	struct conv c;
 	struct zl_yaml *tree = NULL;
 	int rc = -1;
@@ -396,61 +433,26 @@ int zl_shapes_parse(const char *buf, size_t len, const char *name,
 		return zl_error(err, "cannot read shape file '%s': cannot initialise the yaml parser", name);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
 	if (!yaml_parser_load(&parser, &document)) {
-		struct strbuf where = STRBUF_INIT;
-		/* The context names what was left open, e.g. a flow sequence, and where it began. */
-		if (parser.context)
-			strbuf_addf(&where, " (%s started at line %zu, column %zu)", parser.context,
-				    (size_t)parser.context_mark.line + 1, (size_t)parser.context_mark.column + 1);
-		zl_error(err, "cannot parse shape file '%s': %s at line %zu, column %zu%s", name,
-			 parser.problem ? parser.problem : "unknown error",
-			 (size_t)parser.problem_mark.line + 1, (size_t)parser.problem_mark.column + 1,
-			 where.buf);
-		strbuf_release(&where);
+		parse_error(&parser, name, 1, err);
 		yaml_parser_delete(&parser);
 		return -1;
 	}
-	root = yaml_document_get_root_node(&document);
-	if (!root) {
-		zl_error(err, "shape file '%s' is empty", name);
-		goto out_doc;
+	if (!check_document(&parser, &document, name, err)) {
+		memset(&c, 0, sizeof(c));
+		c.doc = &document;
+		c.active = xcalloc((size_t)(document.nodes.top - document.nodes.start) + 1, 1);
+		c.budget = ZL_YAML_MAX_NODES;
+		c.name = name;
+		c.err = err;
+		tree = convert(&c, 1);
+		free(c.active);
 	}
-	if (root->type != YAML_MAPPING_NODE) {
-		zl_error(err, "shape file '%s': the top level is a %s at line %zu, expected a mapping of op names",
-			 name, root->type == YAML_SEQUENCE_NODE ? "list" : "scalar",
-			 (size_t)root->start_mark.line + 1);
-		goto out_doc;
-	}
-	/* yaml.safe_load refuses a stream of several documents; so do we. */
-	if (!yaml_parser_load(&parser, &extra)) {
-		zl_error(err, "cannot parse shape file '%s': %s at line %zu, column %zu", name,
-			 parser.problem ? parser.problem : "unknown error",
-			 (size_t)parser.problem_mark.line + 1, (size_t)parser.problem_mark.column + 1);
-		goto out_doc;
-	}
-	if (yaml_document_get_root_node(&extra)) {
-		zl_error(err, "shape file '%s' holds more than one document (second at line %zu)",
-			 name, (size_t)extra.start_mark.line + 1);
-		yaml_document_delete(&extra);
-		goto out_doc;
-	}
-	yaml_document_delete(&extra);
-
-	c.doc = &document;
-	c.active = xcalloc((size_t)(document.nodes.top - document.nodes.start) + 1, 1);
-	c.budget = ZL_YAML_MAX_NODES;
-	c.depth = 0;
-	c.merge_depth = 0;
-	c.name = name;
-	c.err = err;
-	tree = convert(&c, 1);
-	free(c.active);
 	if (tree) {
 		*out = xcalloc(1, sizeof(**out));
 		(*out)->path = xstrdup(name);
 		(*out)->root = tree;
 		rc = 0;
 	}
-out_doc:
 	yaml_document_delete(&document);
 	yaml_parser_delete(&parser);
 	return rc;
@@ -891,109 +893,162 @@ static void archive_notes(const struct zl_shapes_doc *doc, const struct zl_shape
 		strvec_pushf(notes, "unknown level '%s'", a->level);
 }
 
+/* The stream, the document and the top mapping; -1 when the emitter cannot be made. */
+static int archive_open(struct emit *em, struct strbuf *out)
+{
+	yaml_event_t ev;
+	int made;
+
+	memset(em, 0, sizeof(*em));
+	if (!yaml_emitter_initialize(&em->e))
+		return -1;
+	yaml_emitter_set_output(&em->e, emit_to_strbuf, out);
+	yaml_emitter_set_unicode(&em->e, 1);
+	yaml_emitter_set_width(&em->e, -1);
+	made = yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
+	emit(em, &ev, made);
+	made = yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
+	emit(em, &ev, made);
+	emit_map_start(em, 0);
+	return 0;
+}
+
+static void archive_close(struct emit *em)
+{
+	yaml_event_t ev;
+	int made;
+
+	emit_map_end(em);
+	made = yaml_document_end_event_initialize(&ev, 1);
+	emit(em, &ev, made);
+	made = yaml_stream_end_event_initialize(&ev);
+	emit(em, &ev, made);
+	if (!em->failed && !yaml_emitter_flush(&em->e)) {
+		em->failed = 1;
+		em->problem = "cannot flush the yaml emitter";
+	}
+}
+
+/* schema_version, level, shape_mode, source {path, sha256}, op. */
+static void emit_archive_head(struct emit *em, const struct zl_shapes_archive *a, const char *sha)
+{
+	emit_plain(em, "schema_version");
+	emit_long(em, 1);
+	emit_plain(em, "level");
+	emit_str(em, a->level);
+	emit_plain(em, "shape_mode");
+	emit_str(em, a->shape_mode);
+	emit_plain(em, "source");
+	emit_map_start(em, 0);
+	emit_plain(em, "path");
+	emit_str(em, a->source_path);
+	emit_plain(em, "sha256");
+	emit_str(em, sha);
+	emit_map_end(em);
+	emit_plain(em, "op");
+	emit_str(em, a->op);
+}
+
+/* The entry's keys besides shapes and shape_desc, as other_keys (nothing when there are none). */
+static void emit_other_keys(struct emit *em, const struct zl_shapes_entry *e)
+{
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < e->node->nr; i++) {
+		if (is_own_key(e->node->keys[i]))
+			continue;
+		if (!any) {
+			emit_plain(em, "other_keys");
+			emit_map_start(em, 0);
+			any = 1;
+		}
+		emit_str(em, e->node->keys[i]);
+		emit_node(em, e->node->items[i], 0);
+	}
+	if (any)
+		emit_map_end(em);
+}
+
+/* entry {key, matched_by, line}, shape_desc, shapes, count, other_keys: null where none was found. */
+static void emit_archive_entry(struct emit *em, const struct zl_shapes_doc *doc, const struct zl_shapes_entry *e,
+			       int found)
+{
+	size_t i;
+
+	emit_plain(em, "entry");
+	emit_map_start(em, 0);
+	emit_plain(em, "key");
+	emit_str(em, found ? e->key : NULL);
+	emit_plain(em, "matched_by");
+	emit_plain(em, !found ? "none" : e->by_class ? "class" : "op");
+	emit_plain(em, "line");
+	if (found)
+		emit_long(em, (long)key_line(doc->root, e->key));
+	else
+		emit_plain(em, "null");
+	emit_map_end(em);
+
+	emit_plain(em, "shape_desc");
+	emit_str(em, found ? e->shape_desc : NULL);
+	emit_plain(em, "shapes");
+	if (found && e->shapes) {
+		emit_seq_start(em, 0);
+		for (i = 0; i < e->shapes->nr; i++)
+			emit_node(em, e->shapes->items[i], 1);
+		emit_seq_end(em);
+	} else {
+		emit_plain(em, "null");
+	}
+	emit_plain(em, "count");
+	if (found && e->shapes)
+		emit_long(em, (long)e->shapes->nr);
+	else
+		emit_plain(em, "null");
+	if (found && e->node->kind == ZL_YAML_MAP)
+		emit_other_keys(em, e);
+}
+
+/* The source's sha256: given, else computed from the file (a note when it cannot be). */
+static const char *archive_sha(const struct zl_shapes_archive *a, char sha[ZL_SHA256_HEX_LEN + 1],
+			       struct strvec *notes)
+{
+	struct strbuf sherr = STRBUF_INIT;
+	const char *value = a->source_sha256;
+
+	if (!value && a->source_path && zl_is_file(a->source_path)) {
+		if (zl_sha256_file_hex(a->source_path, sha, &sherr))
+			strvec_push(notes, sherr.buf);
+		else
+			value = sha;
+	}
+	strbuf_release(&sherr);
+	return value;
+}
+
 int zl_shapes_archive_render(const struct zl_shapes_doc *doc, const struct zl_shapes_archive *a,
 			     struct strbuf *out, struct strbuf *err)
 {
 	struct emit em;
 	struct zl_shapes_entry e;
 	struct strvec notes = STRVEC_INIT;
-	struct strbuf sherr = STRBUF_INIT;
 	char sha[ZL_SHA256_HEX_LEN + 1];
-	const char *sha_value = a->source_sha256;
+	const char *sha_value;
 	int found = a->op && !zl_shapes_find(doc, a->op, a->fallbacks, &e);
 	int adds = a->level && !strcmp(a->level, "comprehensive");
-	yaml_event_t ev;
+	int rc = 0;
 	size_t i;
-	int made;
 
 	if (!found)
 		memset(&e, 0, sizeof(e));
-	if (!sha_value && a->source_path && zl_is_file(a->source_path)) {
-		if (zl_sha256_file_hex(a->source_path, sha, &sherr))
-			strvec_push(&notes, sherr.buf);
-		else
-			sha_value = sha;
-	}
-	strbuf_release(&sherr);
+	sha_value = archive_sha(a, sha, &notes);
 	archive_notes(doc, a, &e, found, adds, &notes);
-
-	memset(&em, 0, sizeof(em));
-	if (!yaml_emitter_initialize(&em.e)) {
+	if (archive_open(&em, out)) {
 		strvec_clear(&notes);
 		return zl_error(err, "cannot write the shapes archive: cannot initialise the yaml emitter");
 	}
-	yaml_emitter_set_output(&em.e, emit_to_strbuf, out);
-	yaml_emitter_set_unicode(&em.e, 1);
-	yaml_emitter_set_width(&em.e, -1);
-	made = yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
-	emit(&em, &ev, made);
-	made = yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
-	emit(&em, &ev, made);
-	emit_map_start(&em, 0);
-
-	emit_plain(&em, "schema_version");
-	emit_long(&em, 1);
-	emit_plain(&em, "level");
-	emit_str(&em, a->level);
-	emit_plain(&em, "shape_mode");
-	emit_str(&em, a->shape_mode);
-	emit_plain(&em, "source");
-	emit_map_start(&em, 0);
-	emit_plain(&em, "path");
-	emit_str(&em, a->source_path);
-	emit_plain(&em, "sha256");
-	emit_str(&em, sha_value);
-	emit_map_end(&em);
-	emit_plain(&em, "op");
-	emit_str(&em, a->op);
-
-	emit_plain(&em, "entry");
-	emit_map_start(&em, 0);
-	emit_plain(&em, "key");
-	emit_str(&em, found ? e.key : NULL);
-	emit_plain(&em, "matched_by");
-	emit_plain(&em, !found ? "none" : e.by_class ? "class" : "op");
-	emit_plain(&em, "line");
-	if (found)
-		emit_long(&em, (long)key_line(doc->root, e.key));
-	else
-		emit_plain(&em, "null");
-	emit_map_end(&em);
-
-	emit_plain(&em, "shape_desc");
-	emit_str(&em, found ? e.shape_desc : NULL);
-	emit_plain(&em, "shapes");
-	if (found && e.shapes) {
-		emit_seq_start(&em, 0);
-		for (i = 0; i < e.shapes->nr; i++)
-			emit_node(&em, e.shapes->items[i], 1);
-		emit_seq_end(&em);
-	} else {
-		emit_plain(&em, "null");
-	}
-	emit_plain(&em, "count");
-	if (found && e.shapes)
-		emit_long(&em, (long)e.shapes->nr);
-	else
-		emit_plain(&em, "null");
-
-	if (found && e.node->kind == ZL_YAML_MAP) {
-		int any = 0;
-		for (i = 0; i < e.node->nr; i++) {
-			if (is_own_key(e.node->keys[i]))
-				continue;
-			if (!any) {
-				emit_plain(&em, "other_keys");
-				emit_map_start(&em, 0);
-				any = 1;
-			}
-			emit_str(&em, e.node->keys[i]);
-			emit_node(&em, e.node->items[i], 0);
-		}
-		if (any)
-			emit_map_end(&em);
-	}
-
+	emit_archive_head(&em, a, sha_value);
+	emit_archive_entry(&em, doc, &e, found);
 	emit_plain(&em, "level_adds_shapes");
 	emit_bool(&em, adds);
 	emit_plain(&em, "notes");
@@ -1001,25 +1056,13 @@ int zl_shapes_archive_render(const struct zl_shapes_doc *doc, const struct zl_sh
 	for (i = 0; i < notes.nr; i++)
 		emit_scalar_styled(&em, notes.v[i], strlen(notes.v[i]), YAML_DOUBLE_QUOTED_SCALAR_STYLE);
 	emit_seq_end(&em);
-
-	emit_map_end(&em);
-	made = yaml_document_end_event_initialize(&ev, 1);
-	emit(&em, &ev, made);
-	made = yaml_stream_end_event_initialize(&ev);
-	emit(&em, &ev, made);
-	if (!em.failed && !yaml_emitter_flush(&em.e)) {
-		em.failed = 1;
-		em.problem = "cannot flush the yaml emitter";
-	}
+	archive_close(&em);
 	strvec_clear(&notes);
-	if (em.failed) {
-		int rc = zl_error(err, "cannot write the shapes archive for '%s': %s",
-				  a->op ? a->op : "(no op)", em.problem);
-		yaml_emitter_delete(&em.e);
-		return rc;
-	}
+	if (em.failed)
+		rc = zl_error(err, "cannot write the shapes archive for '%s': %s", a->op ? a->op : "(no op)",
+			      em.problem);
 	yaml_emitter_delete(&em.e);
-	return 0;
+	return rc;
 }
 
 int zl_shapes_archive_write(const char *out_path, const struct zl_shapes_doc *doc,

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include "zlbench/cachedir.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/tunercache.h"
 #include "zlbench/util.h"
@@ -47,17 +48,14 @@ int zl_tuner_stats_incomplete(const struct zl_tuner_stats *st)
 	return st->dir_unread || st->unread_dbs.nr > 0;
 }
 
+int zl_tuner_db_url_set(void)
+{
+	return getenv(ZL_TUNER_DB_URL_VAR) != NULL;
+}
+
 char *zl_tuner_default_cache_dir(void)
 {
-	const char *dir = getenv("FLAGGEMS_CACHE_DIR");
-	const char *home = getenv("HOME");
-
-	/* as run hands it to the child (run.c): empty is unset, relative is against our cwd */
-	if (dir && *dir)
-		return zl_absolute_path(dir);
-	if (home && *home)
-		return zl_path_join(home, ".flaggems");
-	return NULL;
+	return zl_cache_dir(ZL_CACHE_FLAGGEMS);
 }
 
 char *zl_tuner_config_dir(const char *cache_dir)
@@ -245,63 +243,81 @@ static void add_note_for(struct zl_tuner_stats *st, const char *path, const char
 	strvec_pushf(&st->notes, "tuner db '%s' not counted: %s", path, why);
 }
 
-void zl_tuner_count_db(const char *db_path, int busy_ms, struct zl_tuner_stats *st)
+/* Count every table of the open database r->db in one read transaction (one snapshot). 1 when all were. */
+static int count_tables(struct db_read *r, const char *base)
 {
-	struct db_read r;
-	struct stat sb;
 	struct strvec names = STRVEC_INIT;
-	const char *base = strrchr(db_path, '/');
-	char *uri;
 	size_t i;
+	int ok = 0;
+
+	if (exec_simple(r, "BEGIN"))
+		return 0;
+	if (!list_tables(r, &names)) {
+		for (i = 0; i < names.nr; i++)
+			if (count_table(r, base, names.v[i]))
+				break;
+		ok = i == names.nr;
+	}
+	if (exec_simple(r, ok ? "COMMIT" : "ROLLBACK"))
+		ok = 0;
+	strvec_clear(&names);
+	return ok;
+}
+
+/* Open db_path read-only and count it; 1 when every table was counted, else r->why says why not. */
+static int read_db(struct db_read *r, const char *base)
+{
+	char *uri = ro_uri(r->path);
 	int rc, ok = 0;
 
-	memset(&r, 0, sizeof(r));
-	strbuf_init(&r.why, 0);
-	r.path = db_path;
-	r.busy_ms = busy_ms < 0 ? ZL_TUNER_BUSY_MS : busy_ms;
-	base = base ? base + 1 : db_path;
+	rc = sqlite3_open_v2(uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	free(uri);
+	if (rc != SQLITE_OK)
+		db_fail(r, rc);
+	else if ((rc = sqlite3_busy_timeout(r->db, r->busy_ms)) != SQLITE_OK)
+		db_fail(r, rc);
+	else
+		ok = count_tables(r, base);
+	if (r->db && (rc = sqlite3_close(r->db)) != SQLITE_OK && ok) {
+		db_fail(r, rc);
+		ok = 0;
+	}
+	return ok;
+}
+
+/* A database that is not a regular file there is not counted: gone, it holds nothing; else unknown. */
+static int db_file_there(const char *db_path, const char *base, struct zl_tuner_stats *st)
+{
+	struct stat sb;
+
 	if (stat(db_path, &sb)) {
-		/* gone: it holds nothing; there but out of reach: unknown */
 		if (errno != ENOENT)
 			strvec_push(&st->unread_dbs, base);
 		add_note_for(st, db_path, strerror(errno));
-		strbuf_release(&r.why);
-		return;
+		return 0;
 	}
 	if (!S_ISREG(sb.st_mode)) {
 		strvec_push(&st->unread_dbs, base);
 		add_note_for(st, db_path, "not a regular file");
-		strbuf_release(&r.why);
+		return 0;
+	}
+	return 1;
+}
+
+void zl_tuner_count_db(const char *db_path, int busy_ms, struct zl_tuner_stats *st)
+{
+	struct db_read r;
+	const char *base = strrchr(db_path, '/');
+	size_t i;
+
+	base = base ? base + 1 : db_path;
+	if (!db_file_there(db_path, base, st))
 		return;
-	}
-	uri = ro_uri(db_path);
-	rc = sqlite3_open_v2(uri, &r.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-	free(uri);
-	if (rc != SQLITE_OK) {
-		db_fail(&r, rc);
-		goto done;
-	}
-	if ((rc = sqlite3_busy_timeout(r.db, r.busy_ms)) != SQLITE_OK) {
-		db_fail(&r, rc);
-		goto done;
-	}
-	/* One read transaction: every count comes from the same snapshot. */
-	if (exec_simple(&r, "BEGIN"))
-		goto done;
-	if (!list_tables(&r, &names)) {
-		for (i = 0; i < names.nr; i++)
-			if (count_table(&r, base, names.v[i]))
-				break;
-		ok = i == names.nr;
-	}
-	if (exec_simple(&r, ok ? "COMMIT" : "ROLLBACK"))
-		ok = 0;
-done:
-	if (r.db && (rc = sqlite3_close(r.db)) != SQLITE_OK && ok) {
-		db_fail(&r, rc);
-		ok = 0;
-	}
-	if (ok) {
+	memset(&r, 0, sizeof(r));
+	strbuf_init(&r.why, 0);
+	r.path = db_path;
+	r.busy_ms = busy_ms < 0 ? ZL_TUNER_BUSY_MS : busy_ms;
+	if (read_db(&r, base)) {
 		ALLOC_GROW(st->tables, st->nr + r.nr, st->alloc);
 		for (i = 0; i < r.nr; i++) {
 			if (r.tables[i].kind == ZL_TUNER_WINNERS)
@@ -318,7 +334,6 @@ done:
 			table_release(&r.tables[i]);
 	}
 	free(r.tables);
-	strvec_clear(&names);
 	strbuf_release(&r.why);
 }
 

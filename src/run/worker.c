@@ -16,6 +16,7 @@
 #include "zlbench/child.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
+#include "zlbench/json.h"
 #include "zlbench/plan.h"
 #include "zlbench/preflight.h"
 #include "zlbench/run.h"
@@ -95,10 +96,9 @@ static int serve_preflight(struct zl_preflight *pf)
 int zl_worker_serve(struct zl_settings *s, struct zl_preflight *pf, const char *socket_path)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
-	struct zl_plan plan = ZL_PLAN_INIT;
+	struct zl_run_ctx c;
 	struct strvec argv = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
-	char *plugins_dir;
 	int code = ZL_EXIT_PREFLIGHT;
 
 	if (serve_preflight(pf))
@@ -109,13 +109,12 @@ int zl_worker_serve(struct zl_settings *s, struct zl_preflight *pf, const char *
 			       "interpreter per op");
 		return ZL_EXIT_USAGE;
 	}
-	plugins_dir = zl_plugins_dir();
-	zl_plan_make(s, &plan);
-	zl_run_build_child(s, pf, &plan, plugins_dir, NULL, NULL, &argv, &cp.env);
+	zl_run_ctx_init(&c, s, pf);
+	zl_run_build_child(&c, &argv, &cp.env);
 	strvec_push(&cp.env, ZL_WORKER_SERVE_VAR);
 	strvec_push(&cp.args, argv.v[0]);
 	strvec_pushv(&cp.args, (const char *[]){ "-m", "zl_worker", "--socket", socket_path, "--python", argv.v[0],
-						 "--plugins-dir", plugins_dir, NULL });
+						 "--plugins-dir", c.plugins_dir, NULL });
 	cp.dir = s->flaggems_dir;
 	child_exec(&cp, &err);
 	/* still here: the interpreter could not be started */
@@ -123,9 +122,8 @@ int zl_worker_serve(struct zl_settings *s, struct zl_preflight *pf, const char *
 	code = ZL_EXIT_INTERNAL;
 	child_release(&cp);
 	strvec_clear(&argv);
-	zl_plan_release(&plan);
+	zl_run_ctx_release(&c);
 	strbuf_release(&err);
-	free(plugins_dir);
 	return code;
 }
 
@@ -166,16 +164,11 @@ static char *request_json(const struct strvec *argv, const struct strvec *env_ed
 	cJSON *doc = cJSON_CreateObject(), *env = doc ? cJSON_AddArrayToObject(doc, "env") : NULL;
 	const char **e;
 	char *text = NULL;
-	int ok = env && cJSON_AddItemToObject(doc, "argv", zl_json_strvec(argv)) &&
+	int ok = env && !zl_json_add_item(doc, "argv", zl_json_strvec(argv)) &&
 		 !zl_json_add_string(doc, "cwd", cwd);
 
-	for (e = envp; ok && *e; e++) {
-		cJSON *s = cJSON_CreateString(*e);
-
-		ok = s && cJSON_AddItemToArray(env, s);
-		if (!ok)
-			cJSON_Delete(s);
-	}
+	for (e = envp; ok && *e; e++)
+		ok = !zl_json_add_item(env, NULL, cJSON_CreateString(*e));
 	if (ok)
 		text = cJSON_PrintUnformatted(doc);
 	cJSON_Delete(doc);
@@ -259,14 +252,58 @@ static cJSON *take_array(cJSON *doc, const char *key)
 	return cJSON_CreateArray();
 }
 
-int zl_worker_submit(const char *socket_path, const struct strvec *argv, const struct strvec *env_edits,
-		     const char *cwd, double wait_s, struct zl_worker_session *ws, struct strbuf *err)
+/* The worker's first event, waited for until wait_s has passed. NULL with err. */
+static cJSON *first_event(struct zl_worker_session *ws, const char *socket_path, double wait_s, struct strbuf *err)
+{
+	double deadline = zl_now_monotonic() + wait_s;
+	cJSON *ev;
+
+	while (!(ev = next_event(ws))) {
+		struct pollfd pfd = { ws->ctl_fd, POLLIN, 0 };
+		double left = deadline - zl_now_monotonic();
+		int r;
+
+		if (left <= 0) {
+			zl_error(err, "the worker at '%s' did not answer within %.0f s", socket_path, wait_s);
+			return NULL;
+		}
+		r = poll(&pfd, 1, (int)(left * 1000) + 1);
+		if (r < 0 && errno != EINTR) {
+			zl_error(err, "poll: %s", strerror(errno));
+			return NULL;
+		}
+		if (r > 0 && read_some(ws) <= 0) {
+			zl_error(err, "the worker at '%s' closed the connection before it started the op", socket_path);
+			return NULL;
+		}
+	}
+	return ev;
+}
+
+/* A start event: the op's pid and how many ops the worker ran before it. 0, or -1 with err (a refusal). */
+static int take_start(struct zl_worker_session *ws, cJSON *ev, struct strbuf *err)
+{
+	const char *name = zl_json_path_string(ev, "event");
+	const cJSON *pid = zl_json_path(ev, "pid"), *before = zl_json_path(ev, "ops_before");
+
+	if (!name || strcmp(name, "start")) {
+		const char *why = zl_json_path_string(ev, "reason");
+
+		return zl_error(err, "the worker refused the op: %s", why ? why : "no reason given");
+	}
+	if (!cJSON_IsNumber(pid) || pid->valuedouble < 2)
+		return zl_error(err, "the worker's start event names no pid");
+	ws->pid = (pid_t)pid->valuedouble;
+	ws->ops_before = cJSON_IsNumber(before) ? (long)before->valuedouble : 0;
+	ws->reset_before = take_array(ev, "reset");
+	return 0;
+}
+
+/* A connection to the worker's socket; -1 with err. */
+static int connect_worker(const char *socket_path, struct strbuf *err)
 {
 	struct sockaddr_un sa;
-	int sock = -1, out[2] = { -1, -1 }, rc = -1;
-	double deadline = zl_now_monotonic() + wait_s;
-	char *text = NULL;
-	cJSON *ev = NULL;
+	int sock;
 
 	if (unix_address(&sa, socket_path, err))
 		return -1;
@@ -275,8 +312,22 @@ int zl_worker_submit(const char *socket_path, const struct strvec *argv, const s
 		return zl_error(err, "socket: %s", strerror(errno));
 	if (connect(sock, (struct sockaddr *)&sa, sizeof(sa))) {
 		zl_error(err, "cannot reach the worker at '%s': %s", socket_path, strerror(errno));
-		goto out;
+		close(sock);
+		return -1;
 	}
+	return sock;
+}
+
+int zl_worker_submit(const char *socket_path, const struct strvec *argv, const struct strvec *env_edits,
+		     const char *cwd, double wait_s, struct zl_worker_session *ws, struct strbuf *err)
+{
+	int sock, out[2] = { -1, -1 }, rc = -1;
+	char *text = NULL;
+	cJSON *ev = NULL;
+
+	sock = connect_worker(socket_path, err);
+	if (sock < 0)
+		return -1;
 	if (pipe2(out, O_CLOEXEC)) {
 		zl_error(err, "pipe: %s", strerror(errno));
 		goto out;
@@ -291,42 +342,9 @@ int zl_worker_submit(const char *socket_path, const struct strvec *argv, const s
 	close(out[1]);
 	out[1] = -1;
 	ws->ctl_fd = sock;
-	while (!(ev = next_event(ws))) {
-		struct pollfd pfd = { sock, POLLIN, 0 };
-		double left = deadline - zl_now_monotonic();
-		int r;
-
-		if (left <= 0) {
-			zl_error(err, "the worker at '%s' did not answer within %.0f s", socket_path, wait_s);
-			goto out;
-		}
-		r = poll(&pfd, 1, (int)(left * 1000) + 1);
-		if (r < 0 && errno != EINTR) {
-			zl_error(err, "poll: %s", strerror(errno));
-			goto out;
-		}
-		if (r > 0 && read_some(ws) <= 0) {
-			zl_error(err, "the worker at '%s' closed the connection before it started the op", socket_path);
-			goto out;
-		}
-	}
-	if (!zl_json_path_string(ev, "event") || strcmp(zl_json_path_string(ev, "event"), "start")) {
-		const char *why = zl_json_path_string(ev, "reason");
-
-		zl_error(err, "the worker refused the op: %s", why ? why : "no reason given");
+	ev = first_event(ws, socket_path, wait_s, err);
+	if (!ev || take_start(ws, ev, err))
 		goto out;
-	}
-	{
-		const cJSON *pid = zl_json_path(ev, "pid"), *before = zl_json_path(ev, "ops_before");
-
-		if (!cJSON_IsNumber(pid) || pid->valuedouble < 2) {
-			zl_error(err, "the worker's start event names no pid");
-			goto out;
-		}
-		ws->pid = (pid_t)pid->valuedouble;
-		ws->ops_before = cJSON_IsNumber(before) ? (long)before->valuedouble : 0;
-	}
-	ws->reset_before = take_array(ev, "reset");
 	ws->socket_path = xstrdup(socket_path);
 	ws->out_fd = out[0];
 	out[0] = -1;
@@ -335,8 +353,7 @@ out:
 	if (rc) {
 		ws->ctl_fd = -1;
 		strbuf_reset(&ws->buf);
-		if (sock >= 0)
-			close(sock);
+		close(sock);
 	}
 	if (out[0] >= 0)
 		close(out[0]);
@@ -427,10 +444,10 @@ cJSON *zl_worker_start_json(const struct zl_worker_session *ws, const char *fall
 		bad = zl_json_add_string(o, "mode", "reused") ||
 		      zl_json_add_number(o, "ops_before", (double)ws->ops_before) ||
 		      zl_json_add_number(o, "worker_pid", (double)ws->pid) ||
-		      !cJSON_AddItemToObject(o, "reset", ws->reset_before ? cJSON_Duplicate(ws->reset_before, 1)
-									    : cJSON_CreateArray()) ||
-		      !cJSON_AddItemToObject(o, "retired_after", ws->retire ? cJSON_CreateString(ws->retire)
-									    : cJSON_CreateNull());
+		      zl_json_add_item(o, "reset", ws->reset_before ? cJSON_Duplicate(ws->reset_before, 1)
+								    : cJSON_CreateArray()) ||
+		      zl_json_add_item(o, "retired_after", ws->retire ? cJSON_CreateString(ws->retire)
+								  : cJSON_CreateNull());
 	else if (!bad)
 		bad = zl_json_add_string(o, "mode", "fresh") || zl_json_add_number(o, "ops_before", 0) ||
 		      !cJSON_AddNullToObject(o, "worker_pid");

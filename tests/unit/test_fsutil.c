@@ -144,12 +144,48 @@ static void test_read_file_not_regular(void **state)
 	strbuf_release(&err);
 }
 
+/* The last component, as push names a run directory without a run id. */
+static void test_path_base_name(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "runs/r1", "r1" }, { "runs/r1/", "r1" }, { "/a//b///", "b" }, { "r1", "r1" }, { "/", "/" },
+	};
+	size_t i;
+	(void)state;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *b = zl_path_base_name(cases[i][0]);
+
+		assert_string_equal(b, cases[i][1]);
+		free(b);
+	}
+}
+
+/* $TMPDIR, an empty one as unset. */
+static void test_tmp_dir(void **state)
+{
+	char *saved = getenv("TMPDIR") ? xstrdup(getenv("TMPDIR")) : NULL;
+	(void)state;
+
+	assert_int_equal(setenv("TMPDIR", "/scratch/t", 1), 0);
+	assert_string_equal(zl_tmp_dir(), "/scratch/t");
+	assert_int_equal(setenv("TMPDIR", "", 1), 0);
+	assert_string_equal(zl_tmp_dir(), "/tmp");
+	assert_int_equal(unsetenv("TMPDIR"), 0);
+	assert_string_equal(zl_tmp_dir(), "/tmp");
+	if (saved)
+		assert_int_equal(setenv("TMPDIR", saved, 1), 0);
+	free(saved);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mkdir_new),
 		cmocka_unit_test(test_read_file_regular),
 		cmocka_unit_test(test_read_file_not_regular),
+		cmocka_unit_test(test_path_base_name),
+		cmocka_unit_test(test_tmp_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

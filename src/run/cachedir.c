@@ -1,0 +1,62 @@
+#include <stdlib.h>
+
+#include "zlbench/cachedir.h"
+#include "zlbench/fsutil.h"
+#include "zlbench/util.h"
+#include "zlbench/banned.h"
+
+static const struct {
+	const char *var;
+	const char *under_home;   /* the default, relative to $HOME */
+} caches[] = {
+	[ZL_CACHE_FLAGGEMS] = { "FLAGGEMS_CACHE_DIR", ".flaggems" },
+	[ZL_CACHE_TRITON] = { "TRITON_CACHE_DIR", ".triton/cache" },
+};
+
+const char *zl_cache_var(enum zl_cache which)
+{
+	return caches[which].var;
+}
+
+static char *cache_dir_or(enum zl_cache which, const char *no_home)
+{
+	const char *dir = getenv(caches[which].var);
+	const char *home = getenv("HOME");
+
+	if (dir && *dir)
+		return zl_absolute_path(dir);
+	if (home && *home)
+		return zl_path_join(home, caches[which].under_home);
+	return no_home ? zl_path_join(no_home, caches[which].under_home) : NULL;
+}
+
+char *zl_cache_dir(enum zl_cache which)
+{
+	return cache_dir_or(which, NULL);
+}
+
+char *zl_cache_dir_for_run(enum zl_cache which)
+{
+	return cache_dir_or(which, "/root");
+}
+
+void zl_cache_dir_env(enum zl_cache which, const char *isolated, struct strvec *env)
+{
+	const char *name = caches[which].var;
+	const char *v = getenv(name);
+	char *abs;
+
+	if (isolated) {
+		strvec_pushf(env, "%s=%s", name, isolated);
+		return;
+	}
+	if (!v || v[0] == '/')
+		return;
+	if (!*v) {
+		strvec_push(env, name);
+		return;
+	}
+	abs = zl_absolute_path(v);
+	strvec_pushf(env, "%s=%s", name, abs);
+	free(abs);
+}
