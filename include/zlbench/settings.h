@@ -19,9 +19,6 @@
 /* Seconds of sampling per measurement: keeps an op within 1.5x of the graph timer's time (docs/timer.md). */
 #define ZL_MAX_TIME_PER_SHAPE_DEFAULT "0.3"
 
-enum zl_source { ZL_SRC_UNSET = 0, ZL_SRC_DEFAULT, ZL_SRC_ENV, ZL_SRC_FLAG, ZL_SRC_AUTO };
-const char *zl_source_name(enum zl_source s);
-
 enum zl_setting_id {
 	ZL_SET_BACKEND,
 	ZL_SET_FLAGGEMS_DIR,

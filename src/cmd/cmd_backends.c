@@ -19,8 +19,8 @@
 static int opt_json;
 
 static const struct zl_option backends_options[] = {
-	{ ZL_OPT_FLAG, "json", 0, &opt_json, NULL, "print the table as one JSON document", 1, NULL, 0,
-	  NULL, 0 },
+	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &opt_json,
+	  .help = "print the table as one JSON document", .defval = 1 },
 	ZL_OPT_END_ROW
 };
 static const struct zl_option *const backends_tables[] = { backends_options, NULL };

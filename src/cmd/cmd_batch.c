@@ -34,10 +34,12 @@ struct batch_opts {
 	const char *resume;
 	const char *timeout_per_op;
 	const char *warmup_devices;
+	enum zl_source warmup_source;
 	struct strvec warmup_ops;
 	const char *push;
 	const char *progress;
 	const char *start;         /* --start MODE */
+	enum zl_source start_source;
 	int retry_failed;
 	int dry_run;
 	/* --launcher slurm */
@@ -290,9 +292,8 @@ out:
 static int choose_start(const struct zl_settings *s, const struct batch_opts *o, int slurm,
 			struct zl_batch_config *c)
 {
-	const char *env = getenv("ZL_START");
-	const char *raw = o->start ? o->start : env && *env ? env : NULL;
-	const char *from = o->start ? "--start" : "ZL_START";
+	const char *raw = o->start;
+	const char *from = o->start_source == ZL_SRC_FLAG ? "--start" : "ZL_START";
 	struct strbuf err = STRBUF_INIT;
 	enum zl_start_mode m;
 
@@ -322,8 +323,7 @@ static int new_batch(struct zl_settings *s, struct batch_opts *o, int argc, cons
 		     struct zl_batch_config *c, int slurm)
 {
 	struct strbuf err = STRBUF_INIT;
-	const char *wenv = getenv("PARALLEL_WARMUP_GPUS");
-	const char *wraw = o->warmup_devices ? o->warmup_devices : wenv && *wenv ? wenv : NULL;
+	const char *wraw = o->warmup_devices;
 	char *dir = NULL;
 	size_t i;
 	long n = 0;
@@ -360,7 +360,7 @@ static int new_batch(struct zl_settings *s, struct batch_opts *o, int argc, cons
 		}
 	if (wraw && (zl_parse_long(wraw, &n) || n < 0 || n > 4096)) {
 		zl_print_error("invalid value '%s' for %s: a number of devices (0: no warm-up sharding)", wraw,
-			       o->warmup_devices ? "--warmup-devices" : "PARALLEL_WARMUP_GPUS");
+			       o->warmup_source == ZL_SRC_FLAG ? "--warmup-devices" : "PARALLEL_WARMUP_GPUS");
 		goto out;
 	}
 	if (n && !s->autotune_records) {
@@ -508,8 +508,9 @@ static int resume_conflicts(const struct zl_settings *s, const struct batch_opts
 				       s->v[i].from);
 			return -1;
 		}
-	if (o->ops.nr || o->ops_file || o->timeout_per_op || o->warmup_devices || o->warmup_ops.nr ||
-	    o->start || s->passthrough.nr) {
+	/* their variables (ZL_START, PARALLEL_WARMUP_GPUS) are for new batches: no conflict */
+	if (o->ops.nr || o->ops_file || o->timeout_per_op || o->warmup_source == ZL_SRC_FLAG || o->warmup_ops.nr ||
+	    o->start_source == ZL_SRC_FLAG || s->passthrough.nr) {
 		zl_print_error("%s uses the settings saved in the batch directory; "
 			       "--ops, --ops-file, --timeout-per-op, --warmup-*, --start and pytest arguments cannot change them", how);
 		return -1;
@@ -617,7 +618,7 @@ int cmd_batch(int argc, const char **argv)
 		{ .type = ZL_OPT_STRING, .long_name = "timeout-per-op", .value = &o.timeout_per_op,
 		  .argh = "SECONDS", .help = "each run's timeout" },
 		{ .type = ZL_OPT_STRING, .long_name = "warmup-devices", .value = &o.warmup_devices, .argh = "N",
-		  .help = "warm-up sharding over N devices", .env = "PARALLEL_WARMUP_GPUS" },
+		  .help = "warm-up sharding over N devices", .env = "PARALLEL_WARMUP_GPUS", .source = &o.warmup_source },
 		{ .type = ZL_OPT_STRLIST, .long_name = "warmup-ops", .value = &o.warmup_ops, .argh = "LIST",
 		  .help = "ops that get warm-up sharding" },
 		{ .type = ZL_OPT_FLAG, .long_name = "retry-failed", .value = &o.retry_failed, .defval = 1,
@@ -625,7 +626,7 @@ int cmd_batch(int argc, const char **argv)
 		{ .type = ZL_OPT_STRING, .long_name = "progress", .value = &o.progress, .argh = "MODE",
 		  .help = "auto, live, plain or none" },
 		{ .type = ZL_OPT_STRING, .long_name = "start", .value = &o.start, .argh = "MODE",
-		  .help = "worker or fresh", .env = "ZL_START" },
+		  .help = "worker or fresh", .env = "ZL_START", .source = &o.start_source },
 		{ .type = ZL_OPT_STRING, .long_name = "push", .value = &o.push, .argh = "URL",
 		  .help = "POST the batch's runs to a collector", .env = "ZL_PUSH_URL" },
 		{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &o.dry_run, .defval = 1,
@@ -682,8 +683,6 @@ int cmd_batch(int argc, const char **argv)
 	}
 	if (parse_progress(o.progress, &ro.progress))
 		goto out;
-	if (!o.push && getenv("ZL_PUSH_URL") && *getenv("ZL_PUSH_URL"))
-		o.push = getenv("ZL_PUSH_URL");
 	if (o.retry_failed && !o.resume) {
 		zl_print_error("--retry-failed goes with --resume DIR");
 		goto out;

@@ -463,10 +463,9 @@ static const struct {
 };
 
 /* Hidden: the operators of a checkout, one per line, for the scripts. */
-static int list_ops(const char *flaggems_dir)
+static int list_ops(const char *dir)
 {
 	struct strvec ops = STRVEC_INIT;
-	const char *dir = flaggems_dir ? flaggems_dir : getenv("FLAGGEMS_DIR");
 	size_t i;
 
 	zl_list_ops(dir && *dir ? dir : ".", &ops);
@@ -481,8 +480,9 @@ int cmd_completion(int argc, const char **argv)
 	int want_ops = 0, code = ZL_EXIT_USAGE;
 	const char *flaggems_dir = NULL;
 	const struct zl_option opts[] = {
-		{ .type = ZL_OPT_FLAG, .long_name = "list-ops", .value = &want_ops, .defval = 1, .hidden = 1 },
-		{ .type = ZL_OPT_STRING, .long_name = "flaggems-dir", .value = &flaggems_dir, .argh = "DIR", .hidden = 1 },
+		{ .type = ZL_OPT_FLAG, .long_name = "list-ops", .value = &want_ops, .defval = 1, .flags = ZL_OPT_HIDDEN },
+		{ .type = ZL_OPT_STRING, .long_name = "flaggems-dir", .value = &flaggems_dir, .argh = "DIR",
+		  .env = "FLAGGEMS_DIR", .flags = ZL_OPT_HIDDEN },
 		ZL_OPT_END_ROW,
 	};
 	const struct zl_option *tables[] = { opts, NULL };

@@ -17,12 +17,15 @@
 #include "zlbench/banned.h"
 
 static const char *opt_backend;
+static enum zl_source backend_source;
 static int opt_json;
 
 static const struct zl_option devices_options[] = {
-	{ ZL_OPT_STRING, "backend", 'b', &opt_backend, "B",
-	  "backend name or alias (default: auto-detect)", 0, NULL, 0, "ZL_BACKEND", 0 },
-	{ ZL_OPT_FLAG, "json", 0, &opt_json, NULL, "print one JSON document", 1, NULL, 0, NULL, 0 },
+	{ .type = ZL_OPT_STRING, .long_name = "backend", .short_name = 'b', .value = &opt_backend, .argh = "B",
+	  .help = "backend name or alias (default: auto-detect)", .env = "ZL_BACKEND",
+	  .source = &backend_source },
+	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &opt_json,
+	  .help = "print one JSON document", .defval = 1 },
 	ZL_OPT_END_ROW
 };
 static const struct zl_option *const devices_tables[] = { devices_options, NULL };
@@ -92,14 +95,10 @@ static const char *closest_backend(const char *name)
 
 static int choose_backend(struct choice *c, struct strbuf *err)
 {
-	const char *name = opt_backend, *from = "--backend";
+	const char *name = opt_backend;
+	const char *from = backend_source == ZL_SRC_FLAG ? "--backend" : "ZL_BACKEND";
 
-	c->source = "flag";
-	if (!name || !*name) {
-		name = getenv("ZL_BACKEND");
-		from = "ZL_BACKEND";
-		c->source = "env";
-	}
+	c->source = zl_source_name(backend_source);
 	if (name && *name) {
 		struct strbuf choices = STRBUF_INIT;
 		const char *near;
@@ -282,6 +281,7 @@ int cmd_devices(int argc, const char **argv)
 	int r, ret = ZL_EXIT_OK;
 
 	opt_backend = NULL;
+	backend_source = ZL_SRC_UNSET;
 	opt_json = 0;
 	r = zl_parse_options(argc - 1, argv + 1, devices_tables, &args, NULL, &err);
 	if (r == 1) {

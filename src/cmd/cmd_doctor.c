@@ -21,6 +21,7 @@ struct doctor_opts {
 	int json;
 	int strict;
 	const char *step_timeout;
+	enum zl_source step_timeout_source;
 	struct strvec shapes;
 };
 
@@ -212,16 +213,14 @@ static int check_target(const struct zl_settings *s)
 	return 0;
 }
 
-static int step_timeout(const char *flag, double *out)
+static int step_timeout(const struct doctor_opts *o, double *out)
 {
-	const char *raw = flag ? flag : getenv("ZL_DOCTOR_TIMEOUT");
-
 	*out = DOCTOR_TIMEOUT_DEFAULT;
-	if (!raw || !*raw)
+	if (!o->step_timeout)
 		return 0;
-	if (zl_parse_double(raw, out) || *out <= 0) {
-		zl_print_error("invalid value '%s' for %s: a number of seconds greater than 0", raw,
-			       flag ? "--step-timeout" : "ZL_DOCTOR_TIMEOUT");
+	if (zl_parse_double(o->step_timeout, out) || *out <= 0) {
+		zl_print_error("invalid value '%s' for %s: a number of seconds greater than 0", o->step_timeout,
+			       o->step_timeout_source == ZL_SRC_FLAG ? "--step-timeout" : "ZL_DOCTOR_TIMEOUT");
 		return -1;
 	}
 	return 0;
@@ -229,7 +228,7 @@ static int step_timeout(const char *flag, double *out)
 
 int cmd_doctor(int argc, const char **argv)
 {
-	struct doctor_opts o = { 0, 0, NULL, STRVEC_INIT };
+	struct doctor_opts o = { 0, 0, NULL, ZL_SRC_UNSET, STRVEC_INIT };
 	const struct zl_option extra[] = {
 		{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &o.json, .defval = 1,
 		  .help = "print the steps as JSON" },
@@ -238,7 +237,8 @@ int cmd_doctor(int argc, const char **argv)
 		{ .type = ZL_OPT_STRLIST, .long_name = "shape", .value = &o.shapes, .argh = "SHAPE",
 		  .help = "a shape you expect to run (repeatable)" },
 		{ .type = ZL_OPT_STRING, .long_name = "step-timeout", .value = &o.step_timeout, .argh = "SECONDS",
-		  .help = "bound of each step that starts Python", .env = "ZL_DOCTOR_TIMEOUT" },
+		  .help = "bound of each step that starts Python", .env = "ZL_DOCTOR_TIMEOUT",
+		  .source = &o.step_timeout_source },
 		ZL_OPT_END_ROW,
 	};
 	struct zl_settings s;
@@ -250,7 +250,7 @@ int cmd_doctor(int argc, const char **argv)
 	zl_doctor_init(&d, &s);
 	if (zl_settings_setup(&s, argc, argv, extra, help_doctor, &code))
 		goto out;
-	if (check_target(&s) || step_timeout(o.step_timeout, &d.timeout_s)) {
+	if (check_target(&s) || step_timeout(&o, &d.timeout_s)) {
 		code = ZL_EXIT_USAGE;
 		goto out;
 	}

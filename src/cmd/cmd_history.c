@@ -25,22 +25,22 @@ static const char *opt_op, *opt_backend, *opt_since, *opt_limit, *opt_db;
 static int opt_json, opt_csv, opt_ingest;
 
 static const struct zl_option history_options[] = {
-	{ ZL_OPT_STRING, "op", 0, &opt_op, "OP", "only runs of this operator", 0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_STRING, "backend", 'b', &opt_backend, "B", "only runs on this backend (name or alias)",
-	  0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_STRING, "since", 0, &opt_since, "DATE",
-	  "only runs started at or after DATE (YYYY-MM-DD[THH:MM[:SS]] UTC, or an age: 12h, 7d, 2w)",
-	  0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_STRING, "limit", 'n', &opt_limit, "N", "at most N runs, newest first (default 20; 0: all)",
-	  0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_FLAG, "json", 0, &opt_json, NULL, "print a JSON array", 1, NULL, 0, NULL, 0 },
-	{ ZL_OPT_FLAG, "csv", 0, &opt_csv, NULL, "print CSV (RFC 4180) with a header row", 1, NULL, 0,
-	  NULL, 0 },
-	{ ZL_OPT_STRING, "db", 0, &opt_db, "PATH",
-	  "history database (default $ZL_HISTORY_DB, else $ZL_HOME/history.db)",
-	  0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_FLAG, "ingest", 0, &opt_ingest, NULL,
-	  "add the run directories given as arguments (replacing earlier copies)", 1, NULL, 0, NULL, 0 },
+	{ .type = ZL_OPT_STRING, .long_name = "op", .value = &opt_op, .argh = "OP",
+	  .help = "only runs of this operator" },
+	{ .type = ZL_OPT_STRING, .long_name = "backend", .short_name = 'b', .value = &opt_backend, .argh = "B",
+	  .help = "only runs on this backend (name or alias)" },
+	{ .type = ZL_OPT_STRING, .long_name = "since", .value = &opt_since, .argh = "DATE",
+	  .help = "only runs started at or after DATE (YYYY-MM-DD[THH:MM[:SS]] UTC, or an age: 12h, 7d, 2w)" },
+	{ .type = ZL_OPT_STRING, .long_name = "limit", .short_name = 'n', .value = &opt_limit, .argh = "N",
+	  .help = "at most N runs, newest first (default 20; 0: all)" },
+	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &opt_json,
+	  .help = "print a JSON array", .defval = 1 },
+	{ .type = ZL_OPT_FLAG, .long_name = "csv", .value = &opt_csv,
+	  .help = "print CSV (RFC 4180) with a header row", .defval = 1 },
+	{ .type = ZL_OPT_STRING, .long_name = "db", .value = &opt_db, .argh = "PATH",
+	  .help = "history database (default $ZL_HISTORY_DB, else $ZL_HOME/history.db)" },
+	{ .type = ZL_OPT_FLAG, .long_name = "ingest", .value = &opt_ingest,
+	  .help = "add the run directories given as arguments (replacing earlier copies)", .defval = 1 },
 	ZL_OPT_END_ROW
 };
 static const struct zl_option *const history_tables[] = { history_options, NULL };

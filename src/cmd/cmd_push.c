@@ -25,12 +25,13 @@ struct push_args {
 };
 
 static struct push_args args;
+static enum zl_source url_source;
 
-#define ROW(type, name, val, argh, help, defval, env) \
-	{ type, name, 0, val, argh, help, defval, NULL, 0, env, 0 }
+#define ROW(t, name, val, arg, text, def, var) \
+	{ .type = t, .long_name = name, .value = val, .argh = arg, .help = text, .defval = def, .env = var }
 static const struct zl_option push_options[] = {
-	ROW(ZL_OPT_STRING, "url", &args.url, "URL", "collector endpoint (http or https)", 0,
-	    "ZL_PUSH_URL"),
+	{ .type = ZL_OPT_STRING, .long_name = "url", .value = &args.url, .argh = "URL",
+	  .help = "collector endpoint (http or https)", .env = "ZL_PUSH_URL", .source = &url_source },
 	ROW(ZL_OPT_FLAG, "flush-spool", &args.flush, NULL,
 	    "resend every spooled payload (to its recorded URL unless --url)", 1, NULL),
 	ROW(ZL_OPT_FLAG, "list-spool", &args.list, NULL, "list the spooled payloads and exit", 1, NULL),
@@ -110,7 +111,7 @@ static int apply_args(struct zl_push_opts *o, struct strbuf *err)
 		return -1;
 	/* ZL_PUSH_URL is where new runs go; spooled payloads keep their own URL. */
 	if (args.flush)
-		o->url = args.url;
+		o->url = url_source == ZL_SRC_FLAG ? args.url : NULL;
 	if (args.retries) {
 		if (zl_parse_long(args.retries, &n) || n < 0 || n > ZL_PUSH_MAX_RETRIES)
 			return zl_error(err, "invalid --retries '%s': expected 0..%d", args.retries,
@@ -226,6 +227,7 @@ int cmd_push(int argc, const char **argv)
 	int rc;
 
 	memset(&args, 0, sizeof(args));
+	url_source = ZL_SRC_UNSET;
 	zl_push_opts_init(&o);
 	rc = zl_parse_options(argc - 1, argv + 1, push_tables, &dirs, NULL, &err);
 	if (rc == 1) {

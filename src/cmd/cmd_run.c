@@ -19,6 +19,7 @@
 struct run_opts {
 	int dry_run;
 	const char *push;
+	const char *worker_socket;
 };
 
 void help_run(FILE *out)
@@ -95,12 +96,14 @@ static void print_dry_run(struct zl_settings *s, struct zl_preflight *pf)
 
 int cmd_run(int argc, const char **argv)
 {
-	struct run_opts o = { 0, NULL };
+	struct run_opts o = { 0, NULL, NULL };
 	const struct zl_option extra[] = {
 		{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &o.dry_run, .defval = 1,
 		  .help = "print what would run; start nothing" },
 		{ .type = ZL_OPT_STRING, .long_name = "push", .value = &o.push, .argh = "URL",
 		  .help = "POST the finished run to a collector", .env = "ZL_PUSH_URL" },
+		/* a batch's per-device worker (worker.h) starts `zlbench run` with its socket here */
+		{ .type = ZL_OPT_STRING, .value = &o.worker_socket, .env = ZL_WORKER_SERVE_VAR, .flags = ZL_OPT_HIDDEN },
 		ZL_OPT_END_ROW,
 	};
 	struct zl_settings s;
@@ -121,11 +124,9 @@ int cmd_run(int argc, const char **argv)
 		code = ZL_EXIT_USAGE;
 		goto out;
 	}
-	if (!o.push && getenv("ZL_PUSH_URL") && *getenv("ZL_PUSH_URL"))
-		o.push = getenv("ZL_PUSH_URL");
 	/* a batch's per-device worker (worker.h): no operator of its own, no run directory */
-	if (getenv(ZL_WORKER_SERVE_VAR) && *getenv(ZL_WORKER_SERVE_VAR)) {
-		code = zl_worker_serve(&s, &pf, getenv(ZL_WORKER_SERVE_VAR));
+	if (o.worker_socket) {
+		code = zl_worker_serve(&s, &pf, o.worker_socket);
 		goto out;
 	}
 	/* a push that would be refused after the run is refused before it */

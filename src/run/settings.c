@@ -61,15 +61,8 @@ const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
 	  "stop the run after this long (SIGTERM, 10 s grace, SIGKILL)", "none" },
 };
 
-static const char *const source_names[] = { "unset", "default", "env", "flag", "auto" };
-
 /* The timers, best first: the default is the first one the backend and settings allow. */
 static const char *const timer_names[] = { "profiler", "graph", "direct" };
-
-const char *zl_source_name(enum zl_source s)
-{
-	return source_names[s];
-}
 
 void zl_settings_init(struct zl_settings *s)
 {
@@ -151,7 +144,7 @@ const struct zl_option *zl_settings_options(struct zl_settings *s)
 		if (d->flag_alias)
 			o[n++] = (struct zl_option){ .type = ZL_OPT_CALLBACK, .long_name = d->flag_alias,
 				.value = s, .argh = d->argh, .help = d->help, .defval = (long)(d->id << 1),
-				.cb = setting_cb, .takes_arg = !boolean, .hidden = 1 };
+				.cb = setting_cb, .takes_arg = !boolean, .flags = ZL_OPT_HIDDEN };
 		if (boolean)
 			o[n++] = (struct zl_option){ .type = ZL_OPT_CALLBACK, .long_name = d->flag_off,
 				.value = s, .help = "turn the above off", .defval = (long)((d->id << 1) | 1),
