@@ -50,6 +50,27 @@ struct zl_setting_value {
 	char *from;              /* "--level", "BENCH_LEVEL", "default" or "auto-detected"; owned */
 };
 
+/*
+ * What the commands that start runs do with a setting (zl_setting_def.flags). A setting
+ * with neither ZL_SETF_TARGET nor ZL_SETF_PLACE is forwarded: a batch gives it to each of
+ * its runs as given (zl_settings_forward_args), and so does a calibration to its batches.
+ */
+enum zl_setting_flags {
+	ZL_SETF_TARGET = 1 << 0,  /* names what one run benchmarks: a batch sets it per run, refuses it given */
+	ZL_SETF_NODE = 1 << 1,    /* a target that is no operator name (a file, a node): a calibration refuses it */
+	ZL_SETF_PLACE = 1 << 2,   /* where a run runs and writes (backend, devices, out): a batch decides */
+	ZL_SETF_PIN = 1 << 3,     /* forwarded even when defaulted: the default depends on where the batch started */
+	ZL_SETF_MEASURE = 1 << 4, /* how a run measures or where it goes: doctor, which measures nothing, ignores it */
+	ZL_SETF_ALL = ~0u,        /* for zl_settings_given: every setting, whatever its flags */
+};
+
+/* How a forwarded value is written out (booleans: the flag or its "off" flag). */
+enum zl_setting_kind {
+	ZL_SETK_TEXT = 0,
+	ZL_SETK_PATH,             /* made absolute, links kept (a venv's python is a link) */
+	ZL_SETK_PROGRAM,          /* a name is looked up on PATH now, a relative path made absolute */
+};
+
 /* The table row of one setting (documentation and parsing come from the same row). */
 struct zl_setting_def {
 	enum zl_setting_id id;
@@ -61,6 +82,8 @@ struct zl_setting_def {
 	const char *argh;
 	const char *help;
 	const char *default_doc; /* default as documented */
+	unsigned flags;          /* enum zl_setting_flags */
+	enum zl_setting_kind kind;
 };
 extern const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT];
 
@@ -98,6 +121,8 @@ void zl_settings_init(struct zl_settings *s);
 void zl_settings_release(struct zl_settings *s);
 /* The settings' option rows (for chaining with a command's own table). */
 const struct zl_option *zl_settings_options(struct zl_settings *s);
+/* 1 when the option row is one of the settings' rows for a setting with any of flags. */
+int zl_settings_option_has(const struct zl_option *o, unsigned flags);
 /*
  * Parse a run-like command's argv (argv[0] = first option). extra: the command's own
  * option table or NULL. Non-option words go to *args (may be NULL: then they are errors).
@@ -111,7 +136,30 @@ int zl_settings_parse(struct zl_settings *s, int argc, const char **argv,
  * Returns 0, or -1 with a usage-level message (exit 2).
  */
 int zl_settings_resolve(struct zl_settings *s, struct strbuf *err);
+/*
+ * The backend step of zl_settings_resolve alone (flag, else ZL_BACKEND, else the one
+ * vendor present, with its source), for a command that needs nothing else. 0, or -1
+ * with the message; a name that is no backend leaves s->backend NULL and the name in
+ * s->v[ZL_SET_BACKEND].raw.
+ */
+int zl_settings_resolve_backend(struct zl_settings *s, struct strbuf *err);
 
+/* Run-like commands need an operator, a file or a node: 0, or -1 with the usage message. */
+int zl_settings_need_target(const struct zl_settings *s, struct strbuf *err);
+
+/* The first setting with any of flags (ZL_SETF_ALL: any) given by a flag (its from names it), or NULL. */
+const struct zl_setting_value *zl_settings_given(const struct zl_settings *s, unsigned flags);
+
+/* Set a value programmatically (used by batch and tests); source is ZL_SRC_FLAG. */
+void zl_settings_set(struct zl_settings *s, enum zl_setting_id id, const char *raw);
+/* Set a value a command's own option row took, from the flag or the setting's variable (src FLAG or ENV). */
+void zl_settings_set_from(struct zl_settings *s, enum zl_setting_id id, const char *raw, enum zl_source src);
+
+/* Fill a default found later (preflight's "first device"); shown as "(default: why)". */
+void zl_settings_set_default(struct zl_settings *s, enum zl_setting_id id, const char *raw, const char *why);
+
+/* Print "key = value  (source)" lines for --dry-run; an unset --out shows the default run directory. */
+void zl_settings_print(const struct zl_settings *s, FILE *out);
 /*
  * For run-like commands: parse argv (argv[0] is the command name) with the command's
  * extra options, then resolve. 0 to go on; -1 to stop with *code set (0 after --help,
@@ -120,18 +168,18 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err);
 int zl_settings_setup(struct zl_settings *s, int argc, const char **argv,
 		      const struct zl_option *extra, void (*help)(FILE *), int *code);
 
-/* Run-like commands need an operator, a file or a node: 0, or -1 with the usage message. */
-int zl_settings_need_target(const struct zl_settings *s, struct strbuf *err);
+/*
+ * Help text for the shared run options. The settings with any of the flags in ignored
+ * are not listed with the others but named on a line of their own: accepted, ignored.
+ */
+void zl_settings_usage(FILE *out, unsigned ignored);
 
-/* Set a value programmatically (used by batch and tests); source is ZL_SRC_FLAG. */
-void zl_settings_set(struct zl_settings *s, enum zl_setting_id id, const char *raw);
-
-/* Fill a default found later (preflight's "first device"); shown as "(default: why)". */
-void zl_settings_set_default(struct zl_settings *s, enum zl_setting_id id, const char *raw, const char *why);
-
-/* Print "key = value  (source)" lines for --dry-run; an unset --out shows the default run directory. */
-void zl_settings_print(const struct zl_settings *s, FILE *out);
-/* Help text for the shared run options. */
-void zl_settings_usage(FILE *out);
+/*
+ * The forwarded settings (neither TARGET nor PLACE) given by flag or environment, and the
+ * PIN ones always, as "--flag=value" (booleans "--flag" or "--flag-off"), paths absolute:
+ * what a batch gives each run, and a calibration each round's batch, so that a resumed
+ * one runs what it was started with whatever the environment then.
+ */
+void zl_settings_forward_args(const struct zl_settings *s, struct strvec *args);
 
 #endif

@@ -139,7 +139,7 @@ void help_ab(FILE *out)
 		"                                  [default $ZL_HISTORY_DB, else $ZL_HOME/history.db]\n"
 		"  --dry-run                       print the plan: order, each run's argv and environment\n",
 		ZL_AB_MAX_ROUNDS, DEFAULT_ROUNDS);
-	zl_settings_usage(out);
+	zl_settings_usage(out, 0);
 	fprintf(out,
 		"\nEnvironment: as for run (ZL_KILL_GRACE, ZL_HISTORY_DB, ZL_HOME, ZL_NO_HISTORY, NO_COLOR).\n\n"
 		"Exit codes: 0 every run passed (and the gate, if any, passed), 1 a run failed or the gate\n"

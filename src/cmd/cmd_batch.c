@@ -104,7 +104,7 @@ void help_batch(FILE *out)
 		"  --detach                        submit, print SLURM_JOB_ID= and BATCH_DIR=, and return\n"
 		"  --collect DIR                   follow a submitted batch until every task has its row\n"
 		"  --no-wait                       with --collect: record the tasks that have ended and return\n");
-	zl_settings_usage(out);
+	zl_settings_usage(out, 0);
 	fprintf(out,
 		"\nThe run settings above are given to every operator's run (--op, --op-file, --test-node and --out\n"
 		"are the batch's to set). Environment: ZL_KILL_GRACE (seconds between SIGTERM and SIGKILL of a run),\n"
@@ -122,79 +122,6 @@ void help_batch(FILE *out)
 		"  zlbench batch --resume runs/nightly\n"
 		"  zlbench batch --launcher slurm --backend cuda --ops-file ops.txt --partition gpu --time-per-op 60 --out /shared/runs/qual\n"
 		"  zlbench batch --collect /shared/runs/qual\n");
-}
-
-/* Run settings a child gets as flags: the batch decides the rest (op, devices, out). */
-enum fwd_kind { FWD_RAW, FWD_PATH, FWD_PROGRAM, FWD_BOOL };
-static const struct {
-	enum zl_setting_id id;
-	enum fwd_kind kind;
-	int always;        /* also when defaulted: the default depends on where the batch was started */
-} forwarded[] = {
-	{ ZL_SET_FLAGGEMS_DIR, FWD_PATH, 1 },
-	{ ZL_SET_LEVEL, FWD_RAW, 0 },
-	{ ZL_SET_SHAPE_FILE, FWD_PATH, 0 },
-	{ ZL_SET_SHAPE_MODE, FWD_RAW, 0 },
-	{ ZL_SET_REPLAY_FROM, FWD_PATH, 0 },
-	{ ZL_SET_ISOLATE, FWD_BOOL, 0 },
-	{ ZL_SET_AUTOTUNE_RECORDS, FWD_BOOL, 0 },
-	{ ZL_SET_PYTHON, FWD_PROGRAM, 1 },
-	{ ZL_SET_CUDAGRAPH, FWD_BOOL, 0 },
-	{ ZL_SET_TIMER, FWD_RAW, 0 },
-	{ ZL_SET_NOISE_TARGET, FWD_RAW, 0 },
-	{ ZL_SET_MAX_TIME_PER_SHAPE, FWD_RAW, 0 },
-	{ ZL_SET_DIRECT_REPEAT, FWD_RAW, 0 },
-	{ ZL_SET_TIMEOUT, FWD_RAW, 0 },
-};
-
-/* Flags that name what one run does; a batch sets them per operator. */
-static const enum zl_setting_id per_run[] = { ZL_SET_OP, ZL_SET_OP_FILE, ZL_SET_TEST_NODE };
-
-static void build_run_args(const struct zl_settings *s, struct strvec *args)
-{
-	size_t i;
-
-	for (i = 0; i < ZL_ARRAY_SIZE(forwarded); i++) {
-		const struct zl_setting_def *d = &zl_setting_defs[forwarded[i].id];
-		const struct zl_setting_value *v = &s->v[forwarded[i].id];
-		char *abs;
-
-		if (!v->raw || (!forwarded[i].always && v->source != ZL_SRC_FLAG && v->source != ZL_SRC_ENV))
-			continue;
-		switch (forwarded[i].kind) {
-		case FWD_RAW:
-			strvec_pushf(args, "--%s=%s", d->flag, v->raw);
-			break;
-		case FWD_PROGRAM:
-		case FWD_PATH:
-			/*
-			 * A program name is looked up on PATH now, so that --resume runs what the
-			 * batch was created with whatever PATH it resumes with (a name not found
-			 * stays a name: the run's preflight names it). The path is made absolute
-			 * without resolving links (a venv's python is a link to the base
-			 * interpreter, and only the link knows the venv).
-			 */
-			if (forwarded[i].kind == FWD_PROGRAM) {
-				char *found = strchr(v->raw, '/') ? xstrdup(v->raw) : zl_find_executable(v->raw);
-				const char *prog = found ? found : v->raw;
-				char cwd[4096];
-
-				if (!strchr(prog, '/') || prog[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-					strvec_pushf(args, "--%s=%s", d->flag, prog);
-				else
-					strvec_pushf(args, "--%s=%s/%s", d->flag, cwd, prog);
-				free(found);
-				break;
-			}
-			abs = zl_absolute_path(v->raw);
-			strvec_pushf(args, "--%s=%s", d->flag, abs);
-			free(abs);
-			break;
-		case FWD_BOOL:
-			strvec_pushf(args, "--%s", zl_parse_bool(v->raw) == 1 ? d->flag : d->flag_off);
-			break;
-		}
-	}
 }
 
 /*
@@ -324,17 +251,17 @@ static int new_batch(struct zl_settings *s, struct batch_opts *o, int argc, cons
 {
 	struct strbuf err = STRBUF_INIT;
 	const char *wraw = o->warmup_devices;
+	const struct zl_setting_value *v;
 	char *dir = NULL;
 	size_t i;
 	long n = 0;
 	int code = ZL_EXIT_USAGE;
 
-	for (i = 0; i < ZL_ARRAY_SIZE(per_run); i++)
-		if (s->v[per_run[i]].source == ZL_SRC_FLAG) {
-			zl_print_error("%s names one run; a batch takes --ops LIST or --ops-file FILE",
-				       s->v[per_run[i]].from);
-			goto out;
-		}
+	/* a batch names its operators with --ops: it sets these per operator */
+	if ((v = zl_settings_given(s, ZL_SETF_TARGET))) {
+		zl_print_error("%s names one run; a batch takes --ops LIST or --ops-file FILE", v->from);
+		goto out;
+	}
 	if (o->timeout_per_op)
 		zl_settings_set(s, ZL_SET_TIMEOUT, o->timeout_per_op);
 	if (zl_settings_resolve(s, &err)) {
@@ -414,7 +341,7 @@ static int new_batch(struct zl_settings *s, struct batch_opts *o, int argc, cons
 	c->shape_mode_file = s->shape_mode_file;
 	c->shape_file = s->shape_file ? xstrdup(s->shape_file) : NULL;
 	c->timeout_s = s->timeout_s;
-	build_run_args(s, &c->run_args);
+	zl_settings_forward_args(s, &c->run_args);
 	if (slurm)
 		slurm_tuner_cache(s, &c->run_args);
 	if (choose_start(s, o, slurm, c))
@@ -500,14 +427,12 @@ static void print_counts(const struct zl_batch_outcome *oc)
 static int resume_conflicts(const struct zl_settings *s, const struct batch_opts *o)
 {
 	const char *how = o->collect ? "--collect" : "--resume";
-	size_t i;
+	const struct zl_setting_value *v = zl_settings_given(s, ZL_SETF_ALL);
 
-	for (i = 0; i < ZL_SET__COUNT; i++)
-		if (s->v[i].source == ZL_SRC_FLAG) {
-			zl_print_error("%s uses the settings saved in the batch directory; %s cannot change them", how,
-				       s->v[i].from);
-			return -1;
-		}
+	if (v) {
+		zl_print_error("%s uses the settings saved in the batch directory; %s cannot change them", how, v->from);
+		return -1;
+	}
 	/* their variables (ZL_START, PARALLEL_WARMUP_GPUS) are for new batches: no conflict */
 	if (o->ops.nr || o->ops_file || o->timeout_per_op || o->warmup_source == ZL_SRC_FLAG || o->warmup_ops.nr ||
 	    o->start_source == ZL_SRC_FLAG || s->passthrough.nr) {

@@ -123,7 +123,7 @@ void help_calibrate(FILE *out)
 		"                                  [default $ZL_HISTORY_DB, else $ZL_HOME/history.db]\n"
 		"  --json                          one JSON document on stdout (also DIR/calibration.json)\n"
 		"  --dry-run                       print the plan and each round's batch argv; start nothing\n");
-	zl_settings_usage(out);
+	zl_settings_usage(out, 0);
 	fprintf(out,
 		"\nThe run settings are given to every run of every round (--op-file and --test-node are refused:\n"
 		"a calibration names its ops). Environment: as for batch (ZL_KILL_GRACE, ZL_HISTORY_DB, ZL_HOME,\n"
@@ -162,42 +162,6 @@ static void round_init(struct round *r)
 	strvec_init(&r->failed);
 }
 
-/* Settings a round does not take from the user: the calibration sets them itself. */
-static int set_by_calibrate(enum zl_setting_id id)
-{
-	return id == ZL_SET_OP || id == ZL_SET_OP_FILE || id == ZL_SET_TEST_NODE || id == ZL_SET_OUT ||
-	       id == ZL_SET_DEVICES || id == ZL_SET_BACKEND;
-}
-
-/*
- * Every setting given by flag or environment, as flags (so that a resumed calibration
- * runs what this one was started with, whatever the environment then), paths absolute.
- */
-static void settings_args(const struct zl_settings *s, struct strvec *args)
-{
-	size_t i;
-
-	for (i = 0; i < ZL_SET__COUNT; i++) {
-		const struct zl_setting_def *d = &zl_setting_defs[i];
-		const struct zl_setting_value *v = &s->v[i];
-		char cwd[4096];
-
-		if (!d->flag || !v->raw || set_by_calibrate((enum zl_setting_id)i) ||
-		    (v->source != ZL_SRC_FLAG && v->source != ZL_SRC_ENV && i != ZL_SET_FLAGGEMS_DIR))
-			continue;
-		if (d->flag_off)
-			strvec_pushf(args, "--%s", zl_parse_bool(v->raw) == 1 ? d->flag : d->flag_off);
-		else if (i == ZL_SET_FLAGGEMS_DIR)
-			strvec_pushf(args, "--%s=%s", d->flag, s->flaggems_dir);
-		else if (i == ZL_SET_SHAPE_FILE || i == ZL_SET_REPLAY_FROM)
-			strvec_pushf(args, "--%s=%s", d->flag, i == ZL_SET_SHAPE_FILE ? s->shape_file : s->replay_from);
-		else if (i == ZL_SET_PYTHON && strchr(v->raw, '/') && v->raw[0] != '/' && getcwd(cwd, sizeof(cwd)))
-			strvec_pushf(args, "--%s=%s/%s", d->flag, cwd, v->raw); /* a venv's link, not resolved */
-		else
-			strvec_pushf(args, "--%s=%s", d->flag, v->raw);
-	}
-}
-
 /* The device: the one given, else the first the backend enumerates, else 0. */
 static int choose_device(const struct zl_settings *s, char **out)
 {
@@ -233,18 +197,17 @@ static char *default_dir(const struct zl_settings *s)
 /* A new calibration's plan from the command line. 0, or the exit code after a message. */
 static int plan_new(struct zl_settings *s, const struct calibrate_opts *o, struct plan *p)
 {
-	static const enum zl_setting_id refused[] = { ZL_SET_OP_FILE, ZL_SET_TEST_NODE };
+	const struct zl_setting_value *v = zl_settings_given(s, ZL_SETF_NODE);
 	struct strbuf err = STRBUF_INIT, list = STRBUF_INIT;
 	char *dir = NULL;
 	size_t i;
 	int code = ZL_EXIT_USAGE;
 
-	for (i = 0; i < ZL_ARRAY_SIZE(refused); i++)
-		if (s->v[refused[i]].source == ZL_SRC_FLAG) {
-			zl_print_error("%s names one run; a calibration takes --ops LIST (or --op OP)",
-				       s->v[refused[i]].from);
-			goto out;
-		}
+	/* a calibration names its operators (--ops, or --op OP): a file or a node names one run */
+	if (v) {
+		zl_print_error("%s names one run; a calibration takes --ops LIST (or --op OP)", v->from);
+		goto out;
+	}
 	p->runs = DEFAULT_RUNS;
 	if (o->runs && (zl_parse_long(o->runs, &p->runs) || p->runs < 2 || p->runs > MAX_RUNS)) {
 		zl_print_error("invalid value '%s' for --runs: a whole number from 2 to %d (pairs of identical runs)",
@@ -280,7 +243,7 @@ static int plan_new(struct zl_settings *s, const struct calibrate_opts *o, struc
 	if (o->db)
 		p->db = zl_absolute_path(o->db);
 	strvec_pushf(&p->batch_args, "--backend=%s", p->backend);
-	settings_args(s, &p->batch_args);
+	zl_settings_forward_args(s, &p->batch_args);
 	for (i = 0; i < ZL_ARRAY_SIZE(batch_forwarded); i++)
 		if (o->batch[i])
 			strvec_pushf(&p->batch_args, "--%s=%s", batch_forwarded[i].name, o->batch[i]);
@@ -933,8 +896,7 @@ int cmd_calibrate(int argc, const char **argv)
 	if (o.resume) {
 		int given = o.ops.nr || o.runs || s.passthrough.nr;
 
-		for (i = 0; i < ZL_SET__COUNT; i++)
-			given |= s.v[i].source == ZL_SRC_FLAG;
+		given |= zl_settings_given(&s, ZL_SETF_ALL) != NULL;
 		for (i = 0; i < ZL_ARRAY_SIZE(batch_forwarded); i++)
 			given |= o.batch[i] != NULL;
 		if (given) {

@@ -17,6 +17,7 @@
 #include "zlbench/error.h"
 #include "zlbench/options.h"
 #include "zlbench/resolve.h"
+#include "zlbench/settings.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -52,15 +53,25 @@ static const struct {
 };
 
 /*
- * Options a command's --help lists (its shared run settings) but that it refuses:
- * a batch sets these per operator (cmd_batch.c's per_run[]).
+ * Run settings a command's --help lists but that it refuses (the settings table's flags):
+ * a batch sets those that name one run per operator.
  */
 static const struct {
 	const char *command;
-	const char *options;       /* space-separated, with "--" */
+	unsigned settings;         /* ZL_SETF_* */
 } refused[] = {
-	{ "batch", "--op --op-file --test-node" },
+	{ "batch", ZL_SETF_TARGET },
 };
+
+/* "--flag" of every setting with any of flags, into no. */
+static void refused_flags(unsigned flags, struct strvec *no)
+{
+	size_t i;
+
+	for (i = 0; i < ZL_SET__COUNT; i++)
+		if ((zl_setting_defs[i].flags & flags) && zl_setting_defs[i].flag)
+			strvec_pushf(no, "--%s", zl_setting_defs[i].flag);
+}
 
 /* Global options: main.c parses these before the command. */
 static const char global_options[] = "--version --quiet --verbose --help";
@@ -233,7 +244,7 @@ static int collect(struct strvec *per_command, struct strvec *with_arg)
 		}
 		for (i = 0; i < ZL_ARRAY_SIZE(refused); i++)
 			if (!strcmp(refused[i].command, c->name))
-				strvec_split(&no, refused[i].options, ' ');
+				refused_flags(refused[i].settings, &no);
 		for (i = 0; i < opts.nr; i++)
 			if (strvec_find(&no, opts.v[i]) < 0)
 				strbuf_addf(&line, "%s%s", line.len ? " " : "", opts.v[i]);

@@ -10,6 +10,7 @@
 #include "zlbench/error.h"
 #include "zlbench/json.h"
 #include "zlbench/options.h"
+#include "zlbench/settings.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/strvec.h"
 #include "zlbench/util.h"
@@ -93,34 +94,38 @@ static const char *closest_backend(const char *name)
 	return best;
 }
 
+/* The backend as the settings resolve it; a name that is no backend is said with the nearest one. */
 static int choose_backend(struct choice *c, struct strbuf *err)
 {
-	const char *name = opt_backend;
-	const char *from = backend_source == ZL_SRC_FLAG ? "--backend" : "ZL_BACKEND";
+	struct zl_settings s;
+	const struct zl_setting_value *v = &s.v[ZL_SET_BACKEND];
+	int rc;
 
-	c->source = zl_source_name(backend_source);
-	if (name && *name) {
+	zl_settings_init(&s);
+	if (opt_backend && *opt_backend)
+		zl_settings_set_from(&s, ZL_SET_BACKEND, opt_backend, backend_source);
+	rc = zl_settings_resolve_backend(&s, err);
+	if (rc && v->raw) {
 		struct strbuf choices = STRBUF_INIT;
-		const char *near;
+		const char *near = closest_backend(v->raw);
 
-		c->b = zl_backend_find(name);
-		strbuf_addf(&c->why, "from %s", from);
-		if (c->b)
-			return 0;
-		near = closest_backend(name);
 		zl_backend_choices(&choices);
-		zl_error(err, "unknown backend '%s' from %s%s%s%s; choices: %s", name, from,
-			 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "",
-			 choices.buf);
+		strbuf_reset(err);
+		zl_error(err, "unknown backend '%s' from %s%s%s%s; choices: %s", v->raw, v->from,
+			 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "", choices.buf);
 		strbuf_release(&choices);
-		return -1;
+	} else if (!rc) {
+		c->b = s.backend;
+		c->source = zl_source_name(v->source);
+		if (v->source == ZL_SRC_AUTO) {
+			strbuf_addstr(&c->why, "auto-detected: ");
+			zl_backend_present(c->b, &c->why);
+		} else {
+			strbuf_addf(&c->why, "from %s", v->from);
+		}
 	}
-	c->source = "auto";
-	if (zl_backend_detect(&c->b, err))
-		return -1;
-	strbuf_addstr(&c->why, "auto-detected: ");
-	zl_backend_present(c->b, &c->why);
-	return 0;
+	zl_settings_release(&s);
+	return rc;
 }
 
 /* The table's columns: each prints one device field, "-" when unknown. */

@@ -25,64 +25,6 @@ struct doctor_opts {
 	struct strvec shapes;
 };
 
-/* Run settings doctor accepts (so that a run's options can be pasted) but has no use for. */
-static const enum zl_setting_id ignored_settings[] = {
-	ZL_SET_REPLAY_FROM, ZL_SET_AUTOTUNE_RECORDS, ZL_SET_OUT, ZL_SET_CUDAGRAPH, ZL_SET_TIMER, ZL_SET_NOISE_TARGET,
-	ZL_SET_MAX_TIME_PER_SHAPE, ZL_SET_DIRECT_REPEAT, ZL_SET_TIMEOUT,
-};
-
-static int ignored_option(const char *long_name)
-{
-	size_t i;
-
-	for (i = 0; long_name && i < ZL_ARRAY_SIZE(ignored_settings); i++) {
-		const struct zl_setting_def *def = &zl_setting_defs[ignored_settings[i]];
-
-		if ((def->flag && !strcmp(long_name, def->flag)) || (def->flag_off && !strcmp(long_name, def->flag_off)) ||
-		    (def->flag_alias && !strcmp(long_name, def->flag_alias)))
-			return 1;
-	}
-	return 0;
-}
-
-/* The run settings' usage without the ones doctor ignores, then those by name. */
-static void settings_usage(FILE *out)
-{
-	struct zl_settings s;
-	const struct zl_option *all, *o;
-	const struct zl_option *tables[2] = { NULL, NULL };
-	struct zl_option *kept;
-	size_t n = 0, i;
-
-	zl_settings_init(&s);
-	all = zl_settings_options(&s);
-	for (o = all; o->type != ZL_OPT_END; o++)
-		n++;
-	kept = xcalloc(n + 1, sizeof(*kept));
-	n = 0;
-	for (o = all; o->type != ZL_OPT_END; o++)
-		if (!ignored_option(o->long_name))
-			kept[n++] = *o;
-	kept[n] = *o;
-	tables[0] = kept;
-	zl_options_usage(out, tables);
-	fprintf(out, "  Accepted and ignored, so that a run's options can be given as they are:\n   ");
-	for (i = 0; i < ZL_ARRAY_SIZE(ignored_settings); i++) {
-		const struct zl_setting_def *def = &zl_setting_defs[ignored_settings[i]];
-
-		if (!def->flag)
-			continue;
-		fprintf(out, "%s --%s", i ? "," : "", def->flag);
-		if (def->flag_off)
-			fprintf(out, ", --%s", def->flag_off);
-		else if (def->argh)
-			fprintf(out, " %s", def->argh);
-	}
-	fputc('\n', out);
-	free(kept);
-	zl_settings_release(&s);
-}
-
 void help_doctor(FILE *out)
 {
 	const struct zl_doctor_step *st;
@@ -110,7 +52,8 @@ void help_doctor(FILE *out)
 		"                                  steps: [{number, name, title, status, summary, evidence, fix, seen}],\n"
 		"                                  commands}\n",
 		DOCTOR_TIMEOUT_DEFAULT);
-	settings_usage(out);
+	/* a run's options can be pasted as they are: those of measuring are accepted and ignored */
+	zl_settings_usage(out, ZL_SETF_MEASURE);
 	fprintf(out,
 		"\nEnvironment: the run settings' variables above; ZL_PLUGINS_DIR (where zl_doctor.py is),\n"
 		"FLAGGEMS_CACHE_DIR (the shared tuner cache inspected), NO_COLOR (no colour), TMPDIR (where its\n"

@@ -20,7 +20,7 @@ void help_preflight(FILE *out)
 	}
 	fprintf(out, "\nOptions:\n"
 		"  --json                          print {ok, checks: [{name, status, message, hint}]}\n");
-	zl_settings_usage(out);
+	zl_settings_usage(out, 0);
 	fprintf(out, "\nEnvironment: every run setting above has its variable; also ZL_DEV_ROOT (where device\n"
 		"nodes are looked for) and ZL_QUERY_TIMEOUT (seconds a vendor query tool may run).\n\n"
 		"Exit codes: 0 every check passed, 3 one failed (the first failure also prints\n"

@@ -32,7 +32,7 @@ void help_run(FILE *out)
 		"Options:\n"
 		"  --dry-run                       print the resolved settings, nodes, plugins, environment and argv; start nothing\n"
 		"  --push URL                      POST the finished run to a collector (see zlbench push) [env ZL_PUSH_URL]\n");
-	zl_settings_usage(out);
+	zl_settings_usage(out, 0);
 	fprintf(out,
 		"\nEnvironment: every setting above has its variable; also ZL_PLUGINS_DIR (plugins directory),\n"
 		"ZL_KILL_GRACE (seconds between SIGTERM and SIGKILL, default 10), ZL_NO_HISTORY=1 (skip the history DB),\n"
