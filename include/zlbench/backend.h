@@ -148,7 +148,7 @@ int zl_backend_present(const struct zl_backend *b, struct strbuf *why);
  * exists, dl->available = 0 and dl->how says why. Never fails hard: returns 0.
  * dl must be empty (ZL_DEVLIST_INIT or released).
  */
-#define ZL_QUERY_TIMEOUT_DEFAULT 10.0
+#define ZL_QUERY_TIMEOUT_DEFAULT 10
 int zl_backend_enumerate(const struct zl_backend *b, struct zl_devlist *dl);
 
 /*

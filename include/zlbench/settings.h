@@ -2,9 +2,10 @@
  * Run settings: flag > environment > default, and each resolved value keeps
  * where it came from (for --dry-run, the run header and run_identity.json).
  *
- * Lifecycle: zl_settings_init(); zl_settings_parse() with the command's argv
- * (it records flags); zl_settings_resolve() reads the environment, fills
- * defaults and validates; zl_settings_release() frees everything.
+ * Lifecycle: zl_settings_init(); the command's words parsed against
+ * zl_settings_options() (the dispatcher does it for a command row with
+ * ZL_CMD_SETTINGS; zl_settings_parse() alone); zl_settings_resolve() reads the
+ * environment, fills defaults and validates; zl_settings_release() frees everything.
  * Owner: the caller owns struct zl_settings; every string in it is owned by it.
  */
 #ifndef ZLBENCH_SETTINGS_H
@@ -61,6 +62,7 @@ enum zl_setting_flags {
 	ZL_SETF_PLACE = 1 << 2,   /* where a run runs and writes (backend, devices, out): a batch decides */
 	ZL_SETF_PIN = 1 << 3,     /* forwarded even when defaulted: the default depends on where the batch started */
 	ZL_SETF_MEASURE = 1 << 4, /* how a run measures or where it goes: doctor, which measures nothing, ignores it */
+	ZL_SETF_PLAN = 1 << 5,    /* the timer plan and the plugins depend on it (what zlbench plan shows) */
 	ZL_SETF_ALL = ~0u,        /* for zl_settings_given: every setting, whatever its flags */
 };
 
@@ -124,7 +126,7 @@ const struct zl_option *zl_settings_options(struct zl_settings *s);
 /* 1 when the option row is one of the settings' rows for a setting with any of flags. */
 int zl_settings_option_has(const struct zl_option *o, unsigned flags);
 /*
- * Parse a run-like command's argv (argv[0] = first option). extra: the command's own
+ * Parse words against the settings alone (argv[0] = first option). extra: another
  * option table or NULL. Non-option words go to *args (may be NULL: then they are errors).
  * Returns 0, 1 for --help, -1 on error.
  */
@@ -160,20 +162,6 @@ void zl_settings_set_default(struct zl_settings *s, enum zl_setting_id id, const
 
 /* Print "key = value  (source)" lines for --dry-run; an unset --out shows the default run directory. */
 void zl_settings_print(const struct zl_settings *s, FILE *out);
-/*
- * For run-like commands: parse argv (argv[0] is the command name) with the command's
- * extra options, then resolve. 0 to go on; -1 to stop with *code set (0 after --help,
- * 2 after a usage error, whose message is printed).
- */
-int zl_settings_setup(struct zl_settings *s, int argc, const char **argv,
-		      const struct zl_option *extra, void (*help)(FILE *), int *code);
-
-/*
- * Help text for the shared run options. The settings with any of the flags in ignored
- * are not listed with the others but named on a line of their own: accepted, ignored.
- */
-void zl_settings_usage(FILE *out, unsigned ignored);
-
 /*
  * The forwarded settings (neither TARGET nor PLACE) given by flag or environment, and the
  * PIN ones always, as "--flag=value" (booleans "--flag" or "--flag-off"), paths absolute:

@@ -23,44 +23,10 @@ static int opt_json;
 
 static const struct zl_option devices_options[] = {
 	{ .type = ZL_OPT_STRING, .long_name = "backend", .short_name = 'b', .value = &opt_backend, .argh = "B",
-	  .help = "backend name or alias (default: auto-detect)", .env = "ZL_BACKEND",
-	  .source = &backend_source },
-	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &opt_json,
-	  .help = "print one JSON document", .defval = 1 },
+	  .help = "backend name or alias (default: auto-detect)", .env = "ZL_BACKEND", .source = &backend_source },
+	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &opt_json, .defval = 1, .help = "print one JSON document" },
 	ZL_OPT_END_ROW
 };
-static const struct zl_option *const devices_tables[] = { devices_options, NULL };
-
-void help_devices(FILE *out)
-{
-	fprintf(out,
-		"usage: zlbench devices [--backend B] [--json]\n\n"
-		"Lists a backend's devices, found with the vendor's query tool (the QUERY TOOL\n"
-		"column of 'zlbench backends'; run without a shell, for at most ZL_QUERY_TIMEOUT\n"
-		"seconds). When the tool is missing or fails, the numbered device nodes under\n"
-		"/dev are counted instead; when neither is there the devices are \"not verified\"\n"
-		"and the reason is printed. Either way the output says how the list was made.\n"
-		"Indices are what the backend's visibility variable takes.\n\n"
-		"The backend comes from --backend, else ZL_BACKEND, else auto-detection: the one\n"
-		"vendor whose query tool is on PATH or whose device nodes exist.\n\n"
-		"Options:\n");
-	zl_options_usage(out, devices_tables);
-	fprintf(out,
-		"\nEnvironment:\n"
-		"  ZL_BACKEND        backend when --backend is not given\n"
-		"  ZL_QUERY_TIMEOUT  seconds the query tool may take (default %g)\n"
-		"  ZL_DEV_ROOT       directory holding the device nodes (default /dev)\n"
-		"  PATH              where the query tools are looked up\n"
-		"\nExit status:\n"
-		"  0  devices listed, or \"not verified\" with the reason\n"
-		"  1  the JSON document could not be built\n"
-		"  2  usage: unknown backend, no backend detected (or several), bad option\n"
-		"\nExamples:\n"
-		"  zlbench devices\n"
-		"  zlbench devices --backend musa\n"
-		"  ZL_BACKEND=npu zlbench devices --json\n",
-		ZL_QUERY_TIMEOUT_DEFAULT);
-}
 
 struct choice {
 	const struct zl_backend *b;
@@ -277,32 +243,14 @@ static int print_json(FILE *out, const struct choice *c, const struct zl_devlist
 	return 0;
 }
 
-int cmd_devices(int argc, const char **argv)
+static int cmd_devices(struct zl_cmd_ctx *ctx)
 {
-	struct strvec args = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
 	struct choice c = { NULL, NULL, STRBUF_INIT };
 	struct zl_devlist dl = ZL_DEVLIST_INIT;
-	int r, ret = ZL_EXIT_OK;
+	int ret = ZL_EXIT_OK;
 
-	opt_backend = NULL;
-	backend_source = ZL_SRC_UNSET;
-	opt_json = 0;
-	r = zl_parse_options(argc - 1, argv + 1, devices_tables, &args, NULL, &err);
-	if (r == 1) {
-		help_devices(stdout);
-		goto out;
-	}
-	if (r < 0) {
-		zl_print_error("%s", err.buf);
-		ret = ZL_EXIT_USAGE;
-		goto out;
-	}
-	if (args.nr) {
-		zl_print_error("unexpected argument '%s' (see 'zlbench devices --help')", args.v[0]);
-		ret = ZL_EXIT_USAGE;
-		goto out;
-	}
+	(void)ctx;
 	if (choose_backend(&c, &err)) {
 		zl_print_error("%s", err.buf);
 		ret = ZL_EXIT_USAGE;
@@ -320,7 +268,37 @@ int cmd_devices(int argc, const char **argv)
 out:
 	zl_devlist_release(&dl);
 	strbuf_release(&c.why);
-	strvec_clear(&args);
 	strbuf_release(&err);
 	return ret;
 }
+
+const struct zl_command zl_cmd_devices = {
+	.name = "devices",
+	.fn = cmd_devices,
+	.options = devices_options,
+	.summary = "enumerate a backend's devices",
+	.usage = "[--backend B] [--json]",
+	.description =
+		"Lists a backend's devices, found with the vendor's query tool (the QUERY TOOL\n"
+		"column of 'zlbench backends'; run without a shell, for at most ZL_QUERY_TIMEOUT\n"
+		"seconds). When the tool is missing or fails, the numbered device nodes under\n"
+		"/dev are counted instead; when neither is there the devices are \"not verified\"\n"
+		"and the reason is printed. Either way the output says how the list was made.\n"
+		"Indices are what the backend's visibility variable takes.\n\n"
+		"The backend comes from --backend, else ZL_BACKEND, else auto-detection: the one\n"
+		"vendor whose query tool is on PATH or whose device nodes exist.\n",
+	.notes =
+		"Environment:\n"
+		"  ZL_BACKEND        backend when --backend is not given\n"
+		"  ZL_QUERY_TIMEOUT  seconds the query tool may take (default " ZL_STR(ZL_QUERY_TIMEOUT_DEFAULT) ")\n"
+		"  ZL_DEV_ROOT       directory holding the device nodes (default /dev)\n"
+		"  PATH              where the query tools are looked up\n"
+		"\nExit status:\n"
+		"  0  devices listed, or \"not verified\" with the reason\n"
+		"  1  the JSON document could not be built\n"
+		"  2  usage: unknown backend, no backend detected (or several), bad option\n"
+		"\nExamples:\n"
+		"  zlbench devices\n"
+		"  zlbench devices --backend musa\n"
+		"  ZL_BACKEND=npu zlbench devices --json\n",
+};

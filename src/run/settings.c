@@ -15,7 +15,7 @@ const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
 	[ZL_SET_BACKEND] = { .id = ZL_SET_BACKEND, .key = "backend",
 	  .flag = "backend", .env = "ZL_BACKEND", .argh = "B",
 	  .help = "accelerator backend or alias",
-	  .default_doc = "auto: the one vendor present", .flags = ZL_SETF_PLACE },
+	  .default_doc = "auto: the one vendor present", .flags = ZL_SETF_PLACE | ZL_SETF_PLAN },
 	[ZL_SET_FLAGGEMS_DIR] = { .id = ZL_SET_FLAGGEMS_DIR, .key = "flaggems_dir",
 	  .flag = "flaggems-dir", .env = "FLAGGEMS_DIR", .argh = "DIR",
 	  .help = "FlagGems checkout (holds benchmark/ and src/)",
@@ -52,7 +52,7 @@ const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
 	  .flag = "autotune-records", .flag_off = "no-autotune-records", .env = "ZL_AUTOTUNE_RECORDS",
 	  .help = "record the tuners' winners (autotune mode record); off: no autotune plugin, "
 		  "FlagGems tunes as it does alone",
-	  .default_doc = "1 (record)", .flags = ZL_SETF_MEASURE },
+	  .default_doc = "1 (record)", .flags = ZL_SETF_MEASURE | ZL_SETF_PLAN },
 	[ZL_SET_ISOLATE] = { .id = ZL_SET_ISOLATE, .key = "isolate_tuner_cache",
 	  .flag = "isolate-tuner-cache", .flag_off = "shared-tuner-cache", .env = "ZL_ISOLATE_TUNER_CACHE",
 	  .help = "fresh FlagGems tuner cache and Triton cache for this run (removed afterwards)",
@@ -76,20 +76,20 @@ const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
 	[ZL_SET_CUDAGRAPH] = { .id = ZL_SET_CUDAGRAPH, .key = "cudagraph",
 	  .flag = "cudagraph", .flag_off = "no-cudagraph", .env = "ZL_ENABLE_CUDAGRAPH",
 	  .help = "graph-capture timer (also the profiler timer's fallback)",
-	  .default_doc = "from the backend's capabilities", .flags = ZL_SETF_MEASURE },
+	  .default_doc = "from the backend's capabilities", .flags = ZL_SETF_MEASURE | ZL_SETF_PLAN },
 	[ZL_SET_TIMER] = { .id = ZL_SET_TIMER, .key = "timer",
 	  .flag = "timer", .env = "ZL_TIMER", .argh = "NAME",
 	  .help = "timer: profiler (device timestamps), graph (graph replay) or direct (do_bench)",
 	  .default_doc = "the best the backend offers: profiler, else graph, else direct",
-	  .flags = ZL_SETF_MEASURE },
+	  .flags = ZL_SETF_MEASURE | ZL_SETF_PLAN },
 	[ZL_SET_NOISE_TARGET] = { .id = ZL_SET_NOISE_TARGET, .key = "noise_target",
 	  .flag = "noise-target", .env = "ZL_NOISE_TARGET", .argh = "FRACTION",
 	  .help = "profiler timer: sample until the 95 % interval is within this fraction of the estimate",
-	  .default_doc = "0.005", .flags = ZL_SETF_MEASURE },
+	  .default_doc = "0.005", .flags = ZL_SETF_MEASURE | ZL_SETF_PLAN },
 	[ZL_SET_MAX_TIME_PER_SHAPE] = { .id = ZL_SET_MAX_TIME_PER_SHAPE, .key = "max_time_per_shape",
 	  .flag = "max-time-per-shape", .env = "ZL_MAX_TIME_PER_SHAPE", .argh = "SECONDS",
 	  .help = "profiler timer: at most this much sampling per measurement",
-	  .default_doc = ZL_MAX_TIME_PER_SHAPE_DEFAULT, .flags = ZL_SETF_MEASURE },
+	  .default_doc = ZL_MAX_TIME_PER_SHAPE_DEFAULT, .flags = ZL_SETF_MEASURE | ZL_SETF_PLAN },
 	[ZL_SET_DIRECT_REPEAT] = { .id = ZL_SET_DIRECT_REPEAT, .key = "direct_repeat",
 	  .flag = "direct-repeat", .env = "ZL_DIRECT_REPEAT", .argh = "N",
 	  .help = "repeats of the direct timer (median reported)",
@@ -194,7 +194,7 @@ const struct zl_option *zl_settings_options(struct zl_settings *s)
 			continue;
 		o[n++] = (struct zl_option){ .type = ZL_OPT_CALLBACK, .long_name = d->flag,
 			.value = s, .argh = d->argh, .help = d->help, .defval = (long)(d->id << 1),
-			.cb = setting_cb, .takes_arg = !boolean, .env = d->env };
+			.cb = setting_cb, .takes_arg = !boolean, .env = d->env, .default_doc = d->default_doc };
 		if (d->flag_alias)
 			o[n++] = (struct zl_option){ .type = ZL_OPT_CALLBACK, .long_name = d->flag_alias,
 				.value = s, .argh = d->argh, .help = d->help, .defval = (long)(d->id << 1),
@@ -593,50 +593,6 @@ void zl_settings_print(const struct zl_settings *s, FILE *out)
 		}
 		fprintf(out, "  %-20s = %-40s (%s%s%s)\n", zl_setting_defs[i].key, value, src, sep, from);
 	}
-}
-
-void zl_settings_usage(FILE *out, unsigned ignored)
-{
-	struct zl_settings s;
-	const struct zl_option *o;
-	int listed = 0;
-
-	zl_settings_init(&s);
-	for (o = zl_settings_options(&s); o->type != ZL_OPT_END; o++)
-		if (o->type == ZL_OPT_GROUP)
-			fprintf(out, "\n%s\n", o->help);
-		else if (!(o->flags & ZL_OPT_HIDDEN) && !zl_settings_option_has(o, ignored))
-			zl_option_usage(out, o);
-	/* accepted so that a run's options can be pasted as they are; named on one line */
-	for (o = zl_settings_options(&s); ignored && o->type != ZL_OPT_END; o++) {
-		if (o->type == ZL_OPT_GROUP || (o->flags & ZL_OPT_HIDDEN) || !zl_settings_option_has(o, ignored))
-			continue;
-		fprintf(out, "%s --%s", listed++ ? "," : "  Accepted and ignored, so that a run's options can be "
-			"given as they are:\n   ", o->long_name);
-		if (zl_option_takes_value(o))
-			fprintf(out, " %s", o->argh);
-	}
-	if (listed)
-		fputc('\n', out);
-	zl_settings_release(&s);
-}
-
-int zl_settings_setup(struct zl_settings *s, int argc, const char **argv,
-		      const struct zl_option *extra, void (*help)(FILE *), int *code)
-{
-	struct strbuf err = STRBUF_INIT;
-	int rc = zl_settings_parse(s, argc - 1, argv + 1, extra, NULL, &err);
-
-	if (rc == 1) {
-		help(stdout);
-		*code = ZL_EXIT_OK;
-	} else if (rc || zl_settings_resolve(s, &err)) {
-		zl_print_error("%s", err.buf);
-		*code = ZL_EXIT_USAGE;
-		rc = -1;
-	}
-	strbuf_release(&err);
-	return rc ? -1 : 0;
 }
 
 /* One forwarded value as a flag; a program name is looked up on PATH, paths are made absolute. */
