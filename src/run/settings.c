@@ -423,7 +423,6 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 	long n;
 	double d;
 	char cwd[4096];
-	const char *env;
 
 	/* environment next, then defaults */
 	for (i = 0; i < ZL_SET__COUNT; i++)
@@ -440,9 +439,8 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 				s->v[ZL_SET_OP].raw, s->v[ZL_SET_OP].from);
 
 	/* read by the device enumeration; a typo must not silently become the default */
-	env = getenv("ZL_QUERY_TIMEOUT");
-	if (env && *env && (zl_parse_double(env, &d) || d <= 0))
-		return zl_error(err, "invalid value '%s' for ZL_QUERY_TIMEOUT: a number of seconds greater than 0", env);
+	if (zl_backend_query_timeout(&d, err))
+		return -1;
 
 	if (zl_settings_resolve_backend(s, err))
 		return -1;
