@@ -44,14 +44,29 @@ static size_t row_queries(const struct zl_backend *b, struct query q[2])
 	return n;
 }
 
-static double query_timeout(void)
+int zl_backend_query_timeout(double *out, struct strbuf *err)
 {
 	const char *s = getenv("ZL_QUERY_TIMEOUT");
+
+	*out = ZL_QUERY_TIMEOUT_DEFAULT;
+	if (!s || !*s)
+		return 0;
+	if (zl_parse_double(s, out) || !(*out > 0)) {
+		*out = ZL_QUERY_TIMEOUT_DEFAULT;
+		return zl_error(err, "invalid value '%s' for ZL_QUERY_TIMEOUT: a number of seconds greater than 0", s);
+	}
+	return 0;
+}
+
+/* The settings resolver has refused a bad value already; here it falls back to the default. */
+static double query_timeout(void)
+{
+	struct strbuf err = STRBUF_INIT;
 	double t;
 
-	if (s && *s && !zl_parse_double(s, &t) && t > 0)
-		return t;
-	return ZL_QUERY_TIMEOUT_DEFAULT;
+	zl_backend_query_timeout(&t, &err);
+	strbuf_release(&err);
+	return t;
 }
 
 static int path_exists(const char *path)

@@ -148,8 +148,11 @@ int zl_backend_present(const struct zl_backend *b, struct strbuf *why);
  * exists, dl->available = 0 and dl->how says why. Never fails hard: returns 0.
  * dl must be empty (ZL_DEVLIST_INIT or released).
  */
-#define ZL_QUERY_TIMEOUT_DEFAULT 10.0
+#define ZL_QUERY_TIMEOUT_DEFAULT 10
 int zl_backend_enumerate(const struct zl_backend *b, struct zl_devlist *dl);
+
+/* The query tools' time limit: $ZL_QUERY_TIMEOUT, else the default. -1 with the message for a bad value. */
+int zl_backend_query_timeout(double *out, struct strbuf *err);
 
 /*
  * Device root for node probing: $ZL_DEV_ROOT or "/dev" (tests point it at a fixture tree).

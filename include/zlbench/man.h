@@ -1,7 +1,7 @@
 /*
  * The man page zlbench(1), rendered from the very text `zlbench --help` and
- * `zlbench help CMD` print (main.c's command table and each command's help
- * printer), so that the page and the help cannot drift apart. The build writes it
+ * `zlbench help CMD` print (main.c's command table and the rows' documentation
+ * and option tables, help.c), so that the page and the help cannot drift apart. The build writes it
  * with `zlbench help --man` (a hidden form of help).
  */
 #ifndef ZLBENCH_MAN_H

@@ -221,11 +221,11 @@ int zl_slurm_collect(const struct zl_batch_config *bc, const struct zl_slurm_run
 		     struct zl_batch_outcome *out, struct strbuf *err);
 
 /*
- * The array task's entry point (`zlbench batch --slurm-task DIR --op OP --attempt K`,
- * run by the generated script on the node): pins the granted GPU, writes its task
- * record, runs `zlbench run` for the op with ZL_SCHEDULER and ZL_NO_HISTORY=1, and
- * exits with the run's exit code. argv[0] is "--slurm-task".
+ * The array task's work (`zlbench batch --slurm-task DIR --op OP --attempt K`, run by
+ * the generated script on the node; cmd_batch.c's hidden row parses it): pins the
+ * granted GPU, writes its task record, runs `zlbench run` for the op with ZL_SCHEDULER
+ * and ZL_NO_HISTORY=1, and returns the run's exit code.
  */
-int zl_slurm_task_main(int argc, const char **argv);
+int zl_slurm_task_main(const char *dir, const char *op, int attempt);
 
 #endif

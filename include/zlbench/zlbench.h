@@ -30,4 +30,8 @@ int zl_exit_from_pytest(int pytest_status);
 #define ZL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
 
+/* A number macro as a string literal, for help text: ZL_STR(DEFAULT_RUNS) is "3". */
+#define ZL_STR_(x) #x
+#define ZL_STR(x) ZL_STR_(x)
+
 #endif

@@ -252,35 +252,20 @@ static void ctx_release(struct task_ctx *t)
 	zl_slurm_device_release(&t->dev);
 }
 
-int zl_slurm_task_main(int argc, const char **argv)
+int zl_slurm_task_main(const char *dir, const char *op, int attempt)
 {
-	const char *op = NULL, *attempt = NULL;
-	const struct zl_option opts[] = {
-		{ .type = ZL_OPT_STRING, .long_name = "op", .value = &op, .argh = "OP", .help = "the operator" },
-		{ .type = ZL_OPT_STRING, .long_name = "attempt", .value = &attempt, .argh = "K", .help = "its attempt" },
-		ZL_OPT_END_ROW,
-	};
-	const struct zl_option *const tables[] = { opts, NULL };
 	struct zl_batch_config bc;
 	struct task_ctx t;
 	struct strbuf err = STRBUF_INIT;
-	struct strvec args = STRVEC_INIT;
 	const struct zl_backend *b;
 	char *tasks_dir = NULL;
-	long k = 0;
 	int code = ZL_EXIT_USAGE, sig = 0;
 
 	memset(&t, 0, sizeof(t));
 	zl_batch_config_init(&bc);
-	if (argc < 2 || zl_parse_options(argc - 2, argv + 2, tables, &args, NULL, &err) || args.nr || !op ||
-	    !attempt || zl_parse_long(attempt, &k) || k < 1) {
-		zl_print_error("usage: zlbench batch --slurm-task DIR --op OP --attempt K (run by the generated "
-			       "sbatch script)%s%s", err.len ? ": " : "", err.buf);
-		goto out;
-	}
-	t.dir = argv[1];
+	t.dir = dir;
 	t.op = op;
-	t.attempt = (int)k;
+	t.attempt = attempt;
 	t.name = zl_batch_attempt_name(op, t.attempt);
 	t.job_id = xstrdup(env_or("SLURM_ARRAY_JOB_ID", env_or("SLURM_JOB_ID", "unknown")));
 	t.task_job_id = xstrdup(env_or("SLURM_JOB_ID", "unknown"));
@@ -334,7 +319,6 @@ out:
 	fflush(stdout);
 	ctx_release(&t);
 	zl_batch_config_release(&bc);
-	strvec_clear(&args);
 	strbuf_release(&err);
 	free(tasks_dir);
 	return code;

@@ -55,6 +55,48 @@ struct ab_opts {
 	int fail_on_unsure, allow_mismatch, json, csv, markdown, dry_run;
 };
 
+static struct ab_opts ao = { .env = { STRVEC_INIT, STRVEC_INIT } };
+
+static const struct zl_option ab_options[] = {
+	{ .type = ZL_OPT_STRLIST, .long_name = "a-env", .value = &ao.env[0], .argh = "NAME=VALUE",
+	  .help = "an environment variable for A's runs (repeatable)" },
+	{ .type = ZL_OPT_STRLIST, .long_name = "b-env", .value = &ao.env[1], .argh = "NAME=VALUE",
+	  .help = "an environment variable for B's runs (repeatable)" },
+	{ .type = ZL_OPT_STRING, .long_name = "a-flaggems-dir", .value = &ao.dir[0], .argh = "DIR",
+	  .help = "A's FlagGems checkout (two commits of FlagGems)" },
+	{ .type = ZL_OPT_STRING, .long_name = "b-flaggems-dir", .value = &ao.dir[1], .argh = "DIR",
+	  .help = "B's FlagGems checkout" },
+	{ .type = ZL_OPT_STRING, .long_name = "a-python", .value = &ao.python[0], .argh = "PATH",
+	  .help = "A's interpreter (two Triton or torch installs)" },
+	{ .type = ZL_OPT_STRING, .long_name = "b-python", .value = &ao.python[1], .argh = "PATH",
+	  .help = "B's interpreter" },
+	{ .type = ZL_OPT_STRING, .long_name = "rounds", .value = &ao.rounds, .argh = "R",
+	  .help = "interleaved rounds, 1 to " ZL_STR(ZL_AB_MAX_ROUNDS),
+	  .default_doc = ZL_STR(DEFAULT_ROUNDS) " (A1 B1 B2 A2)" },
+	/* the settings' own row parses it; what it means to an ab is said here */
+	{ .type = ZL_OPT_STRING, .long_name = "out", .argh = "DIR", .flags = ZL_OPT_DOC_ONLY,
+	  .help = "ab directory (absent or empty)", .default_doc = "$ZL_RUNS_DIR/<UTC stamp>-<backend>-<op>-ab" },
+	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &ao.json, .defval = 1,
+	  .help = "the result as one JSON document" },
+	{ .type = ZL_OPT_FLAG, .long_name = "csv", .value = &ao.csv, .defval = 1, .help = "the result as CSV rows" },
+	{ .type = ZL_OPT_FLAG, .long_name = "markdown", .value = &ao.markdown, .defval = 1,
+	  .help = "the result as Markdown" },
+	{ .type = ZL_OPT_STRING, .long_name = "fail-on-regression", .value = &ao.fail, .argh = "PCT",
+	  .help = "exit 1 when the gate fails (see 4.)" },
+	{ .type = ZL_OPT_FLAG, .long_name = "fail-on-unsure", .value = &ao.fail_on_unsure, .defval = 1,
+	  .help = "the gate also fails on unsure gems rows that may be slower" },
+	{ .type = ZL_OPT_STRING, .long_name = "threshold", .value = &ao.threshold, .argh = "PCT",
+	  .help = "the smallest change that counts; never below the floor" },
+	{ .type = ZL_OPT_FLAG, .long_name = "allow-caliber-mismatch", .value = &ao.allow_mismatch, .defval = 1,
+	  .help = "go on when something besides the named variables differs" },
+	{ .type = ZL_OPT_STRING, .long_name = "db", .value = &ao.db, .argh = "PATH",
+	  .help = "history database for the calibration (and the runs)",
+	  .default_doc = "$ZL_HISTORY_DB, else $ZL_HOME/history.db" },
+	{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &ao.dry_run, .defval = 1,
+	  .help = "print the plan: order, each run's argv and environment" },
+	ZL_OPT_END_ROW,
+};
+
 struct run_slot {
 	char name[16];             /* A1, B1, ... */
 	int arm;                   /* 0 A, 1 B */
@@ -85,71 +127,6 @@ struct ab_state {
 	const struct ab_opts *o;
 	const struct zl_ab *ab;    /* the analysis, once there is one */
 };
-
-void help_ab(FILE *out)
-{
-	fprintf(out,
-		"usage: zlbench ab --op OP [--a-env NAME=VALUE]... [--b-env NAME=VALUE]...\n"
-		"                  [--a-flaggems-dir DIR] [--b-flaggems-dir DIR] [--a-python PATH] [--b-python PATH]\n"
-		"                  [--rounds R] [--out DIR] [--json|--csv|--markdown] [--fail-on-regression PCT]\n"
-		"                  [--fail-on-unsure] [--threshold PCT] [--allow-caliber-mismatch] [--db PATH]\n"
-		"                  [run settings] [-- <pytest args>]\n\n"
-		"Runs one operator as A and as B, one variable apart, alternately in ABBA order for R\n"
-		"rounds: A1 B1 B2 A2 for R=2, A1 B1 B2 A2 A3 B3 for R=3, A1 B1 B2 A2 A3 B3 B4 A4 for R=4\n"
-		"(odd rounds start with A, even rounds with B: a drift linear in time falls on both alike).\n"
-		"Each run is a normal `zlbench run` with the run settings given here, in DIR/A1, DIR/B1, ...;\n"
-		"A runs get the --a-* values, B runs the --b-* ones (an --a-/--b- option left out: the common\n"
-		"setting). Without any, A and B are the same set-up: an A/A measurement of the noise.\n\n"
-		"1. Caliber: after A1 and B1, and for every pair at the end, compare's caliber check must find\n"
-		"   nothing that differs but what the named variables explain (env NAME for --a/b-env NAME;\n"
-		"   FlagGems commit, dirty state and directory for --a/b-flaggems-dir; Python, Triton and\n"
-		"   torch versions for --a/b-python); anything else is refused (exit 2) unless\n"
-		"   --allow-caliber-mismatch. A FlagGems imported from outside a named directory is refused too.\n"
-		"2. Autotune: each side tunes once, in its first run (A1, B1), and replays its own records\n"
-		"   after that (--replay-from its first run); every run gets an isolated tuner cache unless\n"
-		"   --shared-tuner-cache (or ZL_ISOLATE_TUNER_CACHE) says otherwise, so that B does not find\n"
-		"   A's winners. --replay-from RUN replays RUN in every run; --no-autotune-records replays nothing.\n"
-		"3. Rows are paired round by round: per row the B/A of each round, their geomean, a 95%% CI\n"
-		"   and p from the pairs, the pairs' spread pooled with the run-to-run noise compare would\n"
-		"   assume for one pair (the floor's, or a calibration's spread: a moderated t with 4 prior\n"
-		"   degrees of freedom, so that 2 rounds do not give a 1-degree-of-freedom interval), then\n"
-		"   compare's verdicts: same, faster, slower, unsure (docs/ab.md, docs/verdicts.md). The floor\n"
-		"   is that of a matching calibration (zlbench calibrate), else the fixed 5%%.\n"
-		"4. Gate (--fail-on-regression PCT) as compare's: the gems geomean, gems rows called slower by\n"
-		"   more than PCT %%, (--fail-on-unsure) unsure ones that may be, lost shapes, failed rounds.\n\n"
-		"The last line on stdout is AB_DIR=<path>; with --json, --csv or --markdown stdout holds the\n"
-		"document alone and AB_DIR=<path> goes to stderr. DIR/ab.json holds the rounds, rows and\n"
-		"gate (`zlbench report DIR` draws it); DIR/logs/<run>.log what each run printed.\n\n"
-		"Options:\n"
-		"  --a-env NAME=VALUE, --b-env NAME=VALUE\n"
-		"                                  an environment variable for A's or B's runs (repeatable)\n"
-		"  --a-flaggems-dir DIR, --b-flaggems-dir DIR\n"
-		"                                  A's or B's FlagGems checkout (two commits of FlagGems)\n"
-		"  --a-python PATH, --b-python PATH\n"
-		"                                  A's or B's interpreter (two Triton or torch installs)\n"
-		"  --rounds R                      interleaved rounds, 1 to %d [default %d: A1 B1 B2 A2]\n"
-		"  --out DIR                       ab directory (absent or empty)\n"
-		"                                  [default $ZL_RUNS_DIR/<UTC stamp>-<backend>-<op>-ab]\n"
-		"  --json, --csv, --markdown       the result as one JSON document, CSV rows, or Markdown\n"
-		"  --fail-on-regression PCT        exit 1 when the gate fails (see 4.)\n"
-		"  --fail-on-unsure                the gate also fails on unsure gems rows that may be slower\n"
-		"  --threshold PCT                 the smallest change that counts; never below the floor\n"
-		"  --allow-caliber-mismatch        go on when something besides the named variables differs\n"
-		"  --db PATH                       history database for the calibration (and the runs)\n"
-		"                                  [default $ZL_HISTORY_DB, else $ZL_HOME/history.db]\n"
-		"  --dry-run                       print the plan: order, each run's argv and environment\n",
-		ZL_AB_MAX_ROUNDS, DEFAULT_ROUNDS);
-	zl_settings_usage(out);
-	fprintf(out,
-		"\nEnvironment: as for run (ZL_KILL_GRACE, ZL_HISTORY_DB, ZL_HOME, ZL_NO_HISTORY, NO_COLOR).\n\n"
-		"Exit codes: 0 every run passed (and the gate, if any, passed), 1 a run failed or the gate\n"
-		"failed, 2 usage or a caliber refusal, 3 a run failed preflight (the ab stops there),\n"
-		"130 interrupted (128+N for signal N; the run directories and ab.json say what ran).\n\n"
-		"Examples:\n"
-		"  zlbench ab --backend cuda --op softmax --b-env TRITON_F32_DEFAULT=ieee -- --dtypes float32\n"
-		"  zlbench ab --backend cuda --op prod --a-flaggems-dir ~/FlagGems --b-flaggems-dir ~/FlagGems-old --rounds 3\n"
-		"  zlbench ab --backend cuda --op abs --markdown --fail-on-regression 3   # A/A: the noise\n");
-}
 
 /* "5", "2.5" or "5%": a decimal percentage >= 0. */
 static int parse_pct(const char *name, const char *s, double *out)
@@ -788,112 +765,91 @@ static void state_release(struct ab_state *st)
 	strvec_clear(&st->argv);
 }
 
-int cmd_ab(int argc, const char **argv)
+/* ab's own options, then the settings (resolved here: ab's own mistakes are named first). 0, or -1. */
+static int check_options(struct zl_settings *s)
 {
-	struct ab_opts o;
-	const struct zl_option extra[] = {
-		{ .type = ZL_OPT_GROUP, .help = "A/B options:" },
-		{ .type = ZL_OPT_STRLIST, .long_name = "a-env", .value = &o.env[0], .argh = "NAME=VALUE",
-		  .help = "environment of A's runs" },
-		{ .type = ZL_OPT_STRLIST, .long_name = "b-env", .value = &o.env[1], .argh = "NAME=VALUE",
-		  .help = "environment of B's runs" },
-		{ .type = ZL_OPT_STRING, .long_name = "a-flaggems-dir", .value = &o.dir[0], .argh = "DIR",
-		  .help = "A's FlagGems checkout" },
-		{ .type = ZL_OPT_STRING, .long_name = "b-flaggems-dir", .value = &o.dir[1], .argh = "DIR",
-		  .help = "B's FlagGems checkout" },
-		{ .type = ZL_OPT_STRING, .long_name = "a-python", .value = &o.python[0], .argh = "PATH",
-		  .help = "A's interpreter" },
-		{ .type = ZL_OPT_STRING, .long_name = "b-python", .value = &o.python[1], .argh = "PATH",
-		  .help = "B's interpreter" },
-		{ .type = ZL_OPT_STRING, .long_name = "rounds", .value = &o.rounds, .argh = "R",
-		  .help = "interleaved rounds" },
-		{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &o.json, .defval = 1, .help = "one JSON document" },
-		{ .type = ZL_OPT_FLAG, .long_name = "csv", .value = &o.csv, .defval = 1, .help = "CSV rows" },
-		{ .type = ZL_OPT_FLAG, .long_name = "markdown", .value = &o.markdown, .defval = 1, .help = "Markdown" },
-		{ .type = ZL_OPT_STRING, .long_name = "fail-on-regression", .value = &o.fail, .argh = "PCT",
-		  .help = "gate" },
-		{ .type = ZL_OPT_FLAG, .long_name = "fail-on-unsure", .value = &o.fail_on_unsure, .defval = 1,
-		  .help = "the gate fails on unsure rows too" },
-		{ .type = ZL_OPT_STRING, .long_name = "threshold", .value = &o.threshold, .argh = "PCT",
-		  .help = "the smallest change that counts" },
-		{ .type = ZL_OPT_FLAG, .long_name = "allow-caliber-mismatch", .value = &o.allow_mismatch, .defval = 1,
-		  .help = "go on despite caliber differences" },
-		{ .type = ZL_OPT_STRING, .long_name = "db", .value = &o.db, .argh = "PATH", .help = "history database" },
-		{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &o.dry_run, .defval = 1, .help = "print the plan" },
-		ZL_OPT_END_ROW,
-	};
-	struct zl_settings s;
+	struct strbuf err = STRBUF_INIT;
+	long rounds;
+	double pct;
+	int arm;
+
+	if (ao.json + ao.csv + ao.markdown > 1) {
+		zl_print_error("choose one of --json, --csv and --markdown");
+		return -1;
+	}
+	if ((ao.fail && parse_pct("--fail-on-regression", ao.fail, &pct)) ||
+	    (ao.threshold && parse_pct("--threshold", ao.threshold, &pct)))
+		return -1;
+	if (ao.rounds && (zl_parse_long(ao.rounds, &rounds) || rounds < 1 || rounds > ZL_AB_MAX_ROUNDS)) {
+		zl_print_error("invalid value '%s' for --rounds: a whole number from 1 to %d", ao.rounds, ZL_AB_MAX_ROUNDS);
+		return -1;
+	}
+	if (check_env(&ao.env[0], "--a-env") || check_env(&ao.env[1], "--b-env"))
+		return -1;
+	for (arm = 0; arm < 2; arm++)
+		if (ao.dir[arm] && !zl_is_dir(ao.dir[arm])) {
+			zl_print_error("--%c-flaggems-dir '%s' is not a directory", arm ? 'b' : 'a', ao.dir[arm]);
+			return -1;
+		}
+	if (s->v[ZL_SET_OP].source != ZL_SRC_FLAG) {
+		zl_print_error("ab needs the operator: --op OP");
+		return -1;
+	}
+	if (zl_settings_resolve(s, &err)) {
+		zl_print_error("%s", err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The state of a new ab: its directory, each arm's FlagGems and interpreter, the runs. 0, or -1. */
+static int plan_ab(const struct zl_cmd_ctx *ctx, struct ab_state *st)
+{
+	const struct zl_settings *s = ctx->s;
+	long rounds = DEFAULT_ROUNDS;
+	char *dir;
+	int arm, i;
+
+	if (ao.rounds)
+		zl_parse_long(ao.rounds, &rounds);
+	st->op = s->v[ZL_SET_OP].raw;
+	st->rounds = (size_t)rounds;
+	dir = s->v[ZL_SET_OUT].raw ? xstrdup(s->v[ZL_SET_OUT].raw) : default_dir(s, st->op);
+	st->dir = zl_absolute_path(dir);
+	free(dir);
+	if (!zl_dir_absent_or_empty(st->dir)) {
+		zl_print_error("ab directory '%s' exists and is not empty: choose a new --out", st->dir);
+		return -1;
+	}
+	for (i = 0; i < ctx->argc; i++)
+		strvec_push(&st->argv, ctx->argv[i]);
+	for (arm = 0; arm < 2; arm++) {
+		st->flaggems_dir[arm] = ao.dir[arm] ? zl_absolute_path(ao.dir[arm]) : xstrdup(s->flaggems_dir);
+		st->python[arm] = ao.python[arm] ? ao.python[arm] : s->python;
+	}
+	named_fields(&ao, &st->named);
+	plan_runs(st, s);
+	return 0;
+}
+
+static int cmd_ab(struct zl_cmd_ctx *ctx)
+{
 	struct ab_state st;
 	struct strbuf err = STRBUF_INIT;
-	char *exe = zl_self_exe(), *dir = NULL;
-	long rounds = DEFAULT_ROUNDS;
-	double pct;
-	int rc, code = ZL_EXIT_USAGE, lock_fd = -1, arm;
+	char *exe = zl_self_exe();
+	int code = ZL_EXIT_USAGE, lock_fd = -1;
 
-	memset(&o, 0, sizeof(o));
 	memset(&st, 0, sizeof(st));
-	strvec_init(&o.env[0]);
-	strvec_init(&o.env[1]);
 	strvec_init(&st.named);
 	strvec_init(&st.refusals);
 	strvec_init(&st.notes);
 	strvec_init(&st.argv);
-	st.o = &o;
-	zl_settings_init(&s);
-	rc = zl_settings_parse(&s, argc - 1, argv + 1, extra, NULL, &err);
-	if (rc == 1) {
-		help_ab(stdout);
-		code = ZL_EXIT_OK;
+	st.o = &ao;
+	if (check_options(ctx->s) || plan_ab(ctx, &st))
 		goto out;
-	}
-	if (rc) {
-		zl_print_error("%s", err.buf);
-		goto out;
-	}
-	if (o.json + o.csv + o.markdown > 1) {
-		zl_print_error("choose one of --json, --csv and --markdown");
-		goto out;
-	}
-	if ((o.fail && parse_pct("--fail-on-regression", o.fail, &pct)) ||
-	    (o.threshold && parse_pct("--threshold", o.threshold, &pct)))
-		goto out;
-	if (o.rounds && (zl_parse_long(o.rounds, &rounds) || rounds < 1 || rounds > ZL_AB_MAX_ROUNDS)) {
-		zl_print_error("invalid value '%s' for --rounds: a whole number from 1 to %d", o.rounds, ZL_AB_MAX_ROUNDS);
-		goto out;
-	}
-	if (check_env(&o.env[0], "--a-env") || check_env(&o.env[1], "--b-env"))
-		goto out;
-	for (arm = 0; arm < 2; arm++)
-		if (o.dir[arm] && !zl_is_dir(o.dir[arm])) {
-			zl_print_error("--%c-flaggems-dir '%s' is not a directory", arm ? 'b' : 'a', o.dir[arm]);
-			goto out;
-		}
-	if (s.v[ZL_SET_OP].source != ZL_SRC_FLAG) {
-		zl_print_error("ab needs the operator: --op OP");
-		goto out;
-	}
-	if (zl_settings_resolve(&s, &err) || zl_kill_grace_check(&err) || zl_run_check_passthrough(&s, &err)) {
-		zl_print_error("%s", err.buf);
-		goto out;
-	}
-	st.op = s.v[ZL_SET_OP].raw;
-	st.rounds = (size_t)rounds;
-	dir = s.v[ZL_SET_OUT].raw ? xstrdup(s.v[ZL_SET_OUT].raw) : default_dir(&s, st.op);
-	st.dir = zl_absolute_path(dir);
-	if (!zl_dir_absent_or_empty(st.dir)) {
-		zl_print_error("ab directory '%s' exists and is not empty: choose a new --out", st.dir);
-		goto out;
-	}
-	for (rc = 0; rc < argc; rc++)
-		strvec_push(&st.argv, argv[rc]);
-	for (arm = 0; arm < 2; arm++) {
-		st.flaggems_dir[arm] = o.dir[arm] ? zl_absolute_path(o.dir[arm]) : xstrdup(s.flaggems_dir);
-		st.python[arm] = o.python[arm] ? o.python[arm] : s.python;
-	}
-	named_fields(&o, &st.named);
-	plan_runs(&st, &s);
-	if (o.dry_run) {
-		print_dry_run(&st, &s, exe);
+	if (ao.dry_run) {
+		print_dry_run(&st, ctx->s, exe);
 		code = ZL_EXIT_OK;
 		goto out;
 	}
@@ -906,8 +862,8 @@ int cmd_ab(int argc, const char **argv)
 	if (zl_verbosity >= 0)
 		fprintf(stderr, "zlbench ab: %s, %zu round%s (%s), autotune: %s: %s\n", st.op, st.rounds,
 			st.rounds == 1 ? "" : "s", "ABBA", st.autotune, st.dir);
-	code = run_ab(&st, &s, exe);
-	if (o.json || o.csv || o.markdown)
+	code = run_ab(&st, ctx->s, exe);
+	if (ao.json || ao.csv || ao.markdown)
 		fprintf(stderr, "AB_DIR=%s\n", st.dir);
 	else
 		printf("AB_DIR=%s\n", st.dir);
@@ -916,11 +872,56 @@ out:
 	if (lock_fd >= 0)
 		close(lock_fd);
 	state_release(&st);
-	zl_settings_release(&s);
-	strvec_clear(&o.env[0]);
-	strvec_clear(&o.env[1]);
 	strbuf_release(&err);
 	free(exe);
-	free(dir);
 	return code;
 }
+
+const struct zl_command zl_cmd_ab = {
+	.name = "ab",
+	.fn = cmd_ab,
+	.flags = ZL_CMD_SETTINGS | ZL_CMD_PYTEST,
+	.options = ab_options,
+	.summary = "run A and B interleaved (ABBA), one variable apart, and compare the pairs",
+	.usage = "--op OP [--a-env NAME=VALUE]... [--b-env NAME=VALUE]...\n"
+		 "                  [--a-flaggems-dir DIR] [--b-flaggems-dir DIR] [--a-python PATH] [--b-python PATH]\n"
+		 "                  [--rounds R] [--out DIR] [--json|--csv|--markdown] [--fail-on-regression PCT]\n"
+		 "                  [--fail-on-unsure] [--threshold PCT] [--allow-caliber-mismatch] [--db PATH]\n"
+		 "                  [run settings] [-- <pytest args>]",
+	.description =
+		"Runs one operator as A and as B, one variable apart, alternately in ABBA order for R\n"
+		"rounds: A1 B1 B2 A2 for R=2, A1 B1 B2 A2 A3 B3 for R=3, A1 B1 B2 A2 A3 B3 B4 A4 for R=4\n"
+		"(odd rounds start with A, even rounds with B: a drift linear in time falls on both alike).\n"
+		"Each run is a normal `zlbench run` with the run settings given here, in DIR/A1, DIR/B1, ...;\n"
+		"A runs get the --a-* values, B runs the --b-* ones (an --a-/--b- option left out: the common\n"
+		"setting). Without any, A and B are the same set-up: an A/A measurement of the noise.\n\n"
+		"1. Caliber: after A1 and B1, and for every pair at the end, compare's caliber check must find\n"
+		"   nothing that differs but what the named variables explain (env NAME for --a/b-env NAME;\n"
+		"   FlagGems commit, dirty state and directory for --a/b-flaggems-dir; Python, Triton and\n"
+		"   torch versions for --a/b-python); anything else is refused (exit 2) unless\n"
+		"   --allow-caliber-mismatch. A FlagGems imported from outside a named directory is refused too.\n"
+		"2. Autotune: each side tunes once, in its first run (A1, B1), and replays its own records\n"
+		"   after that (--replay-from its first run); every run gets an isolated tuner cache unless\n"
+		"   --shared-tuner-cache (or ZL_ISOLATE_TUNER_CACHE) says otherwise, so that B does not find\n"
+		"   A's winners. --replay-from RUN replays RUN in every run; --no-autotune-records replays nothing.\n"
+		"3. Rows are paired round by round: per row the B/A of each round, their geomean, a 95% CI\n"
+		"   and p from the pairs, the pairs' spread pooled with the run-to-run noise compare would\n"
+		"   assume for one pair (the floor's, or a calibration's spread: a moderated t with 4 prior\n"
+		"   degrees of freedom, so that 2 rounds do not give a 1-degree-of-freedom interval), then\n"
+		"   compare's verdicts: same, faster, slower, unsure (docs/ab.md, docs/verdicts.md). The floor\n"
+		"   is that of a matching calibration (zlbench calibrate), else the fixed 5%.\n"
+		"4. Gate (--fail-on-regression PCT) as compare's: the gems geomean, gems rows called slower by\n"
+		"   more than PCT %, (--fail-on-unsure) unsure ones that may be, lost shapes, failed rounds.\n\n"
+		"The last line on stdout is AB_DIR=<path>; with --json, --csv or --markdown stdout holds the\n"
+		"document alone and AB_DIR=<path> goes to stderr. DIR/ab.json holds the rounds, rows and\n"
+		"gate (`zlbench report DIR` draws it); DIR/logs/<run>.log what each run printed.\n",
+	.notes =
+		"Environment: as for run (ZL_KILL_GRACE, ZL_HISTORY_DB, ZL_HOME, ZL_NO_HISTORY, NO_COLOR).\n\n"
+		"Exit codes: 0 every run passed (and the gate, if any, passed), 1 a run failed or the gate\n"
+		"failed, 2 usage or a caliber refusal, 3 a run failed preflight (the ab stops there),\n"
+		"130 interrupted (128+N for signal N; the run directories and ab.json say what ran).\n\n"
+		"Examples:\n"
+		"  zlbench ab --backend cuda --op softmax --b-env TRITON_F32_DEFAULT=ieee -- --dtypes float32\n"
+		"  zlbench ab --backend cuda --op prod --a-flaggems-dir ~/FlagGems --b-flaggems-dir ~/FlagGems-old --rounds 3\n"
+		"  zlbench ab --backend cuda --op abs --markdown --fail-on-regression 3   # A/A: the noise\n",
+};

@@ -19,35 +19,10 @@
 static int opt_json;
 
 static const struct zl_option backends_options[] = {
-	{ ZL_OPT_FLAG, "json", 0, &opt_json, NULL, "print the table as one JSON document", 1, NULL, 0,
-	  NULL, 0 },
+	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &opt_json, .defval = 1,
+	  .help = "print the table as one JSON document" },
 	ZL_OPT_END_ROW
 };
-static const struct zl_option *const backends_tables[] = { backends_options, NULL };
-
-void help_backends(FILE *out)
-{
-	fprintf(out,
-		"usage: zlbench backends [--json]\n\n"
-		"Lists the compiled-in backends: each one's aliases (accepted by --backend and\n"
-		"ZL_BACKEND, case-insensitively), the FlagGems vendor_name it expects, the variable\n"
-		"zlbench sets to pin devices, the tool that enumerates devices and the device nodes\n"
-		"used when that tool is missing, and its capabilities (graph_capture: the graph\n"
-		"timer can capture and replay kernels; kernel_profiler: torch's profiler reports device\n"
-		"kernel timestamps, so the profiler timer can time there). Below the table, why a\n"
-		"backend lacks a capability where its public code says so.\n\n"
-		"Options:\n");
-	zl_options_usage(out, backends_tables);
-	fprintf(out,
-		"\nEnvironment:\n"
-		"  none\n"
-		"\nExit status:\n"
-		"  0  the table was printed\n"
-		"  2  usage: unknown option or argument\n"
-		"\nExamples:\n"
-		"  zlbench backends\n"
-		"  zlbench backends --json | python3 -c 'import json,sys; print([b[\"name\"] for b in json.load(sys.stdin)[\"backends\"]])'\n");
-}
 
 /* A NULL-terminated list joined with sep for the text table, or "-" when empty. */
 static void join_list(struct strbuf *sb, const char *const *list, const char *sep)
@@ -246,23 +221,13 @@ oom:
 	return zl_error(err, "out of memory while building the backends JSON");
 }
 
-int cmd_backends(int argc, const char **argv)
+static int cmd_backends(struct zl_cmd_ctx *ctx)
 {
-	struct strvec args = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
-	int r, ret = ZL_EXIT_OK;
+	int ret = ZL_EXIT_OK;
 
-	opt_json = 0;
-	r = zl_parse_options(argc - 1, argv + 1, backends_tables, &args, NULL, &err);
-	if (r == 1) {
-		help_backends(stdout);
-	} else if (r < 0) {
-		zl_print_error("%s", err.buf);
-		ret = ZL_EXIT_USAGE;
-	} else if (args.nr) {
-		zl_print_error("unexpected argument '%s' (see 'zlbench backends --help')", args.v[0]);
-		ret = ZL_EXIT_USAGE;
-	} else if (opt_json) {
+	(void)ctx;
+	if (opt_json) {
 		if (print_json(stdout, &err)) {
 			zl_print_error("%s", err.buf);
 			ret = ZL_EXIT_FAILED;
@@ -270,7 +235,32 @@ int cmd_backends(int argc, const char **argv)
 	} else {
 		print_text(stdout);
 	}
-	strvec_clear(&args);
 	strbuf_release(&err);
 	return ret;
 }
+
+const struct zl_command zl_cmd_backends = {
+	.name = "backends",
+	.fn = cmd_backends,
+	.options = backends_options,
+	.summary = "list the compiled-in backends",
+	.usage = "[--json]",
+	.description =
+		"Lists the compiled-in backends: each one's aliases (accepted by --backend and\n"
+		"ZL_BACKEND, case-insensitively), the FlagGems vendor_name it expects, the variable\n"
+		"zlbench sets to pin devices, the tool that enumerates devices and the device nodes\n"
+		"used when that tool is missing, and its capabilities (graph_capture: the graph\n"
+		"timer can capture and replay kernels; kernel_profiler: torch's profiler reports device\n"
+		"kernel timestamps, so the profiler timer can time there). Below the table, why a\n"
+		"backend lacks a capability where its public code says so.\n",
+	.notes =
+		"Environment:\n"
+		"  none\n"
+		"\nExit status:\n"
+		"  0  the table was printed\n"
+		"  2  usage: unknown option or argument\n"
+		"\nExamples:\n"
+		"  zlbench backends\n"
+		"  zlbench backends --json | python3 -c 'import json,sys; print([b[\"name\"] for b in "
+		"json.load(sys.stdin)[\"backends\"]])'\n",
+};

@@ -1,5 +1,6 @@
 /* zlbench batch: many operators over several devices, one `zlbench run` child each, resumable. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,10 +35,12 @@ struct batch_opts {
 	const char *resume;
 	const char *timeout_per_op;
 	const char *warmup_devices;
+	enum zl_source warmup_source;
 	struct strvec warmup_ops;
 	const char *push;
 	const char *progress;
 	const char *start;         /* --start MODE */
+	enum zl_source start_source;
 	int retry_failed;
 	int dry_run;
 	/* --launcher slurm */
@@ -51,149 +54,73 @@ struct batch_opts {
 	int no_wait;
 };
 
-void help_batch(FILE *out)
-{
-	fprintf(out,
-		"usage: zlbench batch [--backend B] [--devices LIST] (--ops LIST | --ops-file FILE) [options] [-- <pytest args>]\n"
-		"       zlbench batch --launcher slurm [--partition P] [--account A] [--time-per-op MIN]\n"
-		"                     [--sbatch-arg ARG]... [--detach] (--ops LIST | --ops-file FILE) [options]\n"
-		"       zlbench batch --resume DIR [--retry-failed] [--push URL] [--detach]\n"
-		"       zlbench batch --collect DIR [--no-wait]\n\n"
-		"Runs each operator as its own `zlbench run` child (its crash, hang or OOM stays its own),\n"
-		"one operator per device at a time, longest expected first (mean durations from the history\n"
-		"database; the list order when it has none). Every child's output goes to logs/<op>.log in the\n"
-		"batch directory, its run directory is runs/<op>/, and ops_status.csv gets one row (fsync'd) as\n"
-		"each operator ends. --resume DIR runs the operators that have no final row (interrupted and\n"
-		"preflight_failed are not final) with the settings saved in DIR/batch.json. The last line on stdout is BATCH_DIR=<path>.\n\n"
-		"Batch options:\n"
-		"  --ops LIST                      operators, comma-separated (repeatable)\n"
-		"  --ops-file FILE                 operators, one per line; '#' starts a comment\n"
-		"  --out DIR                       batch directory (absent or empty) [default $ZL_RUNS_DIR/<UTC stamp>-<backend>-batch]\n"
-		"  --devices LIST, --gpus LIST     devices to use, one operator on each at a time [default: every device\n"
-		"                                  the backend enumerates, else 0]\n"
-		"  --timeout-per-op SECONDS        each run's --timeout; a timed-out operator is recorded and the device moves on\n"
-		"  --warmup-devices N              split each operator's shapes into N shape files, warm up (record autotune\n"
-		"                                  winners) on N devices in parallel, each with a private tuner cache, merge\n"
-		"                                  the records, then time the operator once replaying them [env PARALLEL_WARMUP_GPUS]\n"
-		"  --warmup-ops LIST               only these operators get warm-up sharding [default: every operator]\n"
-		"  --resume DIR                    continue the batch in DIR\n"
-		"  --retry-failed                  with --resume: run again every operator whose last row is not passed\n"
-		"  --progress MODE                 auto (a live line on a terminal, else a line per operator), live, plain, none\n"
-		"  --start MODE                    how each operator's Python starts [env ZL_START; default " START_DEFAULT "]:\n"
-		"                                  worker: one interpreter per device imports FlagGems once and runs the\n"
-		"                                  operators one after another (each its own pytest session, run directory,\n"
-		"                                  timeout and status; a crash, timeout or unresettable global change ends\n"
-		"                                  the worker and the next operator gets a new one); fresh: a new interpreter\n"
-		"                                  per operator. fork is not offered: on every backend importing FlagGems\n"
-		"                                  initialises the device, which a forked child cannot use (docs/worker.md).\n"
-		"                                  Warm-up shards, isolated tuner caches and Slurm tasks always start fresh\n"
-		"  --push URL                      POST every run of the batch to a collector at the end [env ZL_PUSH_URL]\n"
-		"  --dry-run                       print the plan (devices, start order, child argv; with Slurm the\n"
-		"                                  sbatch script); start nothing\n"
-		"\nSlurm launcher options (README.md, \"Batches on a Slurm cluster: zlbench batch --launcher slurm\"):\n"
-		"  --launcher MODE                 local (default: this host's devices) or slurm (one job array, one\n"
-		"                                  task per operator, one GPU each)\n"
-		"  --partition P                   the tasks' partition [default: the cluster's]\n"
-		"  --account A                     the account charged\n"
-		"  --time-per-op MIN               each task's time limit in minutes (sbatch's time limit); a task\n"
-		"                                  Slurm ends for it is recorded as timeout\n"
-		"  --sbatch-arg ARG                one more argument for sbatch (repeatable; glue a dashed value on\n"
-		"                                  with '='); zlbench sets the array, output files and job name itself\n"
-		"  --detach                        submit, print SLURM_JOB_ID= and BATCH_DIR=, and return\n"
-		"  --collect DIR                   follow a submitted batch until every task has its row\n"
-		"  --no-wait                       with --collect: record the tasks that have ended and return\n");
-	zl_settings_usage(out);
-	fprintf(out,
-		"\nThe run settings above are given to every operator's run (--op, --op-file, --test-node and --out\n"
-		"are the batch's to set). Environment: ZL_KILL_GRACE (seconds between SIGTERM and SIGKILL of a run),\n"
-		"ZL_NO_HISTORY=1 (no history for the start order; runs are not stored),\n"
-		"ZL_HISTORY_DB (history database for the start order and the runs; default $ZL_HOME/history.db), NO_COLOR;\n"
-		"with Slurm also ZL_SLURM_POLL (seconds between polls, default 1), ZL_SLURM_TIMEOUT (seconds\n"
-		"one Slurm command may take, default 30) and SLURM_CONF.\n\n"
-		"Exit codes: 0 every operator passed, 1 an operator failed, crashed or timed out, 2 usage,\n"
-		"3 every operator failed preflight (a broken environment; also a bad --devices list),\n"
-		"130 interrupted (128+N for signal N; the running operators are recorded as interrupted).\n\n"
-		"Examples:\n"
-		"  zlbench batch --backend cuda --devices 0,1 --ops mm,bmm,addmm\n"
-		"  zlbench batch --backend musa --gpus 0,1,2,3 --ops-file ops.txt --timeout-per-op 1800 --out runs/nightly\n"
-		"  zlbench batch --backend cuda --devices 0,1,2,3 --ops mm --level comprehensive --warmup-devices 4\n"
-		"  zlbench batch --resume runs/nightly\n"
-		"  zlbench batch --launcher slurm --backend cuda --ops-file ops.txt --partition gpu --time-per-op 60 --out /shared/runs/qual\n"
-		"  zlbench batch --collect /shared/runs/qual\n");
-}
+static struct batch_opts bo = { .ops = STRVEC_INIT, .warmup_ops = STRVEC_INIT, .sbatch_args = STRVEC_INIT };
 
-/* Run settings a child gets as flags: the batch decides the rest (op, devices, out). */
-enum fwd_kind { FWD_RAW, FWD_PATH, FWD_PROGRAM, FWD_BOOL };
-static const struct {
-	enum zl_setting_id id;
-	enum fwd_kind kind;
-	int always;        /* also when defaulted: the default depends on where the batch was started */
-} forwarded[] = {
-	{ ZL_SET_FLAGGEMS_DIR, FWD_PATH, 1 },
-	{ ZL_SET_LEVEL, FWD_RAW, 0 },
-	{ ZL_SET_SHAPE_FILE, FWD_PATH, 0 },
-	{ ZL_SET_SHAPE_MODE, FWD_RAW, 0 },
-	{ ZL_SET_REPLAY_FROM, FWD_PATH, 0 },
-	{ ZL_SET_ISOLATE, FWD_BOOL, 0 },
-	{ ZL_SET_AUTOTUNE_RECORDS, FWD_BOOL, 0 },
-	{ ZL_SET_PYTHON, FWD_PROGRAM, 1 },
-	{ ZL_SET_CUDAGRAPH, FWD_BOOL, 0 },
-	{ ZL_SET_TIMER, FWD_RAW, 0 },
-	{ ZL_SET_NOISE_TARGET, FWD_RAW, 0 },
-	{ ZL_SET_MAX_TIME_PER_SHAPE, FWD_RAW, 0 },
-	{ ZL_SET_DIRECT_REPEAT, FWD_RAW, 0 },
-	{ ZL_SET_TIMEOUT, FWD_RAW, 0 },
+static const struct zl_option batch_options[] = {
+	{ .type = ZL_OPT_GROUP, .help = "Batch options:" },
+	{ .type = ZL_OPT_STRLIST, .long_name = "ops", .value = &bo.ops, .argh = "LIST",
+	  .help = "operators, comma-separated (repeatable)" },
+	{ .type = ZL_OPT_STRING, .long_name = "ops-file", .value = &bo.ops_file, .argh = "FILE",
+	  .help = "operators, one per line; '#' starts a comment" },
+	/* the settings' own rows parse these two; what they mean to a batch is said here */
+	{ .type = ZL_OPT_STRING, .long_name = "out", .argh = "DIR", .flags = ZL_OPT_DOC_ONLY,
+	  .help = "batch directory (absent or empty)", .default_doc = "$ZL_RUNS_DIR/<UTC stamp>-<backend>-batch" },
+	{ .type = ZL_OPT_STRING, .long_name = "devices", .argh = "LIST", .flags = ZL_OPT_DOC_ONLY,
+	  .help = "devices to use, one operator on each at a time (also --gpus LIST)",
+	  .default_doc = "every device the backend enumerates, else 0" },
+	{ .type = ZL_OPT_STRING, .long_name = "timeout-per-op", .value = &bo.timeout_per_op, .argh = "SECONDS",
+	  .help = "each run's --timeout; a timed-out operator is recorded and the device moves on" },
+	{ .type = ZL_OPT_STRING, .long_name = "warmup-devices", .value = &bo.warmup_devices, .argh = "N",
+	  .help = "split each operator's shapes into N shape files, warm up (record autotune\n"
+		  "winners) on N devices in parallel, each with a private tuner cache, merge\n"
+		  "the records, then time the operator once replaying them",
+	  .env = "PARALLEL_WARMUP_GPUS", .source = &bo.warmup_source },
+	{ .type = ZL_OPT_STRLIST, .long_name = "warmup-ops", .value = &bo.warmup_ops, .argh = "LIST",
+	  .help = "only these operators get warm-up sharding", .default_doc = "every operator" },
+	{ .type = ZL_OPT_STRING, .long_name = "resume", .value = &bo.resume, .argh = "DIR",
+	  .help = "continue the batch in DIR" },
+	{ .type = ZL_OPT_FLAG, .long_name = "retry-failed", .value = &bo.retry_failed, .defval = 1,
+	  .help = "with --resume: run again every operator whose last row is not passed" },
+	{ .type = ZL_OPT_STRING, .long_name = "progress", .value = &bo.progress, .argh = "MODE",
+	  .help = "auto (a live line on a terminal, else a line per operator), live, plain, none" },
+	{ .type = ZL_OPT_STRING, .long_name = "start", .value = &bo.start, .argh = "MODE",
+	  .help = "how each operator's Python starts:\n"
+		  "worker: one interpreter per device imports FlagGems once and runs the\n"
+		  "operators one after another (each its own pytest session, run directory,\n"
+		  "timeout and status; a crash, timeout or unresettable global change ends\n"
+		  "the worker and the next operator gets a new one); fresh: a new interpreter\n"
+		  "per operator. fork is not offered: on every backend importing FlagGems\n"
+		  "initialises the device, which a forked child cannot use (docs/worker.md).\n"
+		  "Warm-up shards, isolated tuner caches and Slurm tasks always start fresh",
+	  .env = "ZL_START", .default_doc = START_DEFAULT, .source = &bo.start_source },
+	{ .type = ZL_OPT_STRING, .long_name = "push", .value = &bo.push, .argh = "URL",
+	  .help = "POST every run of the batch to a collector at the end", .env = "ZL_PUSH_URL" },
+	{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &bo.dry_run, .defval = 1,
+	  .help = "print the plan (devices, start order, child argv; with Slurm the\n"
+		  "sbatch script); start nothing" },
+	{ .type = ZL_OPT_GROUP,
+	  .help = "Slurm launcher options (README.md, \"Batches on a Slurm cluster: zlbench batch --launcher slurm\"):" },
+	{ .type = ZL_OPT_STRING, .long_name = "launcher", .value = &bo.launcher, .argh = "MODE",
+	  .help = "local (default: this host's devices) or slurm (one job array, one\n"
+		  "task per operator, one GPU each)" },
+	{ .type = ZL_OPT_STRING, .long_name = "partition", .value = &bo.partition, .argh = "P",
+	  .help = "the tasks' partition", .default_doc = "the cluster's" },
+	{ .type = ZL_OPT_STRING, .long_name = "account", .value = &bo.account, .argh = "A",
+	  .help = "the account charged" },
+	{ .type = ZL_OPT_STRING, .long_name = "time-per-op", .value = &bo.time_per_op, .argh = "MIN",
+	  .help = "each task's time limit in minutes (sbatch's time limit); a task\n"
+		  "Slurm ends for it is recorded as timeout" },
+	{ .type = ZL_OPT_STRLIST, .long_name = "sbatch-arg", .value = &bo.sbatch_args, .argh = "ARG",
+	  .help = "one more argument for sbatch (repeatable; glue a dashed value on\n"
+		  "with '='); zlbench sets the array, output files and job name itself" },
+	{ .type = ZL_OPT_FLAG, .long_name = "detach", .value = &bo.detach, .defval = 1,
+	  .help = "submit, print SLURM_JOB_ID= and BATCH_DIR=, and return" },
+	{ .type = ZL_OPT_STRING, .long_name = "collect", .value = &bo.collect, .argh = "DIR",
+	  .help = "follow a submitted batch until every task has its row" },
+	{ .type = ZL_OPT_FLAG, .long_name = "no-wait", .value = &bo.no_wait, .defval = 1,
+	  .help = "with --collect: record the tasks that have ended and return" },
+	ZL_OPT_END_ROW,
 };
-
-/* Flags that name what one run does; a batch sets them per operator. */
-static const enum zl_setting_id per_run[] = { ZL_SET_OP, ZL_SET_OP_FILE, ZL_SET_TEST_NODE };
-
-static void build_run_args(const struct zl_settings *s, struct strvec *args)
-{
-	size_t i;
-
-	for (i = 0; i < ZL_ARRAY_SIZE(forwarded); i++) {
-		const struct zl_setting_def *d = &zl_setting_defs[forwarded[i].id];
-		const struct zl_setting_value *v = &s->v[forwarded[i].id];
-		char *abs;
-
-		if (!v->raw || (!forwarded[i].always && v->source != ZL_SRC_FLAG && v->source != ZL_SRC_ENV))
-			continue;
-		switch (forwarded[i].kind) {
-		case FWD_RAW:
-			strvec_pushf(args, "--%s=%s", d->flag, v->raw);
-			break;
-		case FWD_PROGRAM:
-		case FWD_PATH:
-			/*
-			 * A program name is looked up on PATH now, so that --resume runs what the
-			 * batch was created with whatever PATH it resumes with (a name not found
-			 * stays a name: the run's preflight names it). The path is made absolute
-			 * without resolving links (a venv's python is a link to the base
-			 * interpreter, and only the link knows the venv).
-			 */
-			if (forwarded[i].kind == FWD_PROGRAM) {
-				char *found = strchr(v->raw, '/') ? xstrdup(v->raw) : zl_find_executable(v->raw);
-				const char *prog = found ? found : v->raw;
-				char cwd[4096];
-
-				if (!strchr(prog, '/') || prog[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-					strvec_pushf(args, "--%s=%s", d->flag, prog);
-				else
-					strvec_pushf(args, "--%s=%s/%s", d->flag, cwd, prog);
-				free(found);
-				break;
-			}
-			abs = zl_absolute_path(v->raw);
-			strvec_pushf(args, "--%s=%s", d->flag, abs);
-			free(abs);
-			break;
-		case FWD_BOOL:
-			strvec_pushf(args, "--%s", zl_parse_bool(v->raw) == 1 ? d->flag : d->flag_off);
-			break;
-		}
-	}
-}
 
 /*
  * FlagGems' tuner cache is a SQLite file (FLAGGEMS_CACHE_DIR or ~/.flaggems, a
@@ -287,12 +214,10 @@ out:
 }
 
 /* --start / ZL_START for a new batch; Slurm tasks start fresh. 0, or -1 after a message. */
-static int choose_start(const struct zl_settings *s, const struct batch_opts *o, int slurm,
-			struct zl_batch_config *c)
+static int choose_start(const struct zl_settings *s, int slurm, struct zl_batch_config *c)
 {
-	const char *env = getenv("ZL_START");
-	const char *raw = o->start ? o->start : env && *env ? env : NULL;
-	const char *from = o->start ? "--start" : "ZL_START";
+	const char *raw = bo.start;
+	const char *from = bo.start_source == ZL_SRC_FLAG ? "--start" : "ZL_START";
 	struct strbuf err = STRBUF_INIT;
 	enum zl_start_mode m;
 
@@ -317,50 +242,31 @@ static int choose_start(const struct zl_settings *s, const struct batch_opts *o,
 	return 0;
 }
 
-/* A new batch from the command line: settings, operators, devices, directory. 0 or an exit code. */
-static int new_batch(struct zl_settings *s, struct batch_opts *o, int argc, const char **argv,
-		     struct zl_batch_config *c, int slurm)
+/* The operators and the warm-up sharding of a new batch. 0, or -1 after a message. */
+static int choose_ops(const struct zl_settings *s, int slurm, struct zl_batch_config *c)
 {
 	struct strbuf err = STRBUF_INIT;
-	const char *wenv = getenv("PARALLEL_WARMUP_GPUS");
-	const char *wraw = o->warmup_devices ? o->warmup_devices : wenv && *wenv ? wenv : NULL;
-	char *dir = NULL;
+	const char *from = bo.warmup_source == ZL_SRC_FLAG ? "--warmup-devices" : "PARALLEL_WARMUP_GPUS";
 	size_t i;
 	long n = 0;
-	int code = ZL_EXIT_USAGE;
+	int ret = -1;
 
-	for (i = 0; i < ZL_ARRAY_SIZE(per_run); i++)
-		if (s->v[per_run[i]].source == ZL_SRC_FLAG) {
-			zl_print_error("%s names one run; a batch takes --ops LIST or --ops-file FILE",
-				       s->v[per_run[i]].from);
-			goto out;
-		}
-	if (o->timeout_per_op)
-		zl_settings_set(s, ZL_SET_TIMEOUT, o->timeout_per_op);
-	if (zl_settings_resolve(s, &err)) {
+	for (i = 0; i < bo.ops.nr; i++)
+		zl_batch_ops_add_list(&c->ops, bo.ops.v[i]);
+	if ((bo.ops_file && zl_batch_ops_read_file(&c->ops, bo.ops_file, &err)) || zl_batch_ops_check(&c->ops, &err)) {
 		zl_print_error("%s", err.buf);
 		goto out;
 	}
-	for (i = 0; i < o->ops.nr; i++)
-		zl_batch_ops_add_list(&c->ops, o->ops.v[i]);
-	if (o->ops_file && zl_batch_ops_read_file(&c->ops, o->ops_file, &err)) {
-		zl_print_error("%s", err.buf);
-		goto out;
-	}
-	if (zl_batch_ops_check(&c->ops, &err)) {
-		zl_print_error("%s", err.buf);
-		goto out;
-	}
-	for (i = 0; i < o->warmup_ops.nr; i++)
-		zl_batch_ops_add_list(&c->warmup_ops, o->warmup_ops.v[i]);
+	for (i = 0; i < bo.warmup_ops.nr; i++)
+		zl_batch_ops_add_list(&c->warmup_ops, bo.warmup_ops.v[i]);
 	for (i = 0; i < c->warmup_ops.nr; i++)
 		if (strvec_find(&c->ops, c->warmup_ops.v[i]) < 0) {
 			zl_print_error("--warmup-ops names '%s', which is not an operator of the batch", c->warmup_ops.v[i]);
 			goto out;
 		}
-	if (wraw && (zl_parse_long(wraw, &n) || n < 0 || n > 4096)) {
-		zl_print_error("invalid value '%s' for %s: a number of devices (0: no warm-up sharding)", wraw,
-			       o->warmup_devices ? "--warmup-devices" : "PARALLEL_WARMUP_GPUS");
+	if (bo.warmup_devices && (zl_parse_long(bo.warmup_devices, &n) || n < 0 || n > 4096)) {
+		zl_print_error("invalid value '%s' for %s: a number of devices (0: no warm-up sharding)",
+			       bo.warmup_devices, from);
 		goto out;
 	}
 	if (n && !s->autotune_records) {
@@ -378,35 +284,69 @@ static int new_batch(struct zl_settings *s, struct batch_opts *o, int argc, cons
 			       "--launcher slurm gives each operator one GPU");
 		goto out;
 	}
-	/* with Slurm the devices are Slurm's to grant, on whichever node runs the task */
-	code = slurm ? 0 : choose_devices(s, &c->devices);
-	if (code)
-		goto out;
-	code = ZL_EXIT_USAGE;
-	if (n > (long)c->devices.nr) {
-		zl_print_error("warm-up on %ld devices needs %ld devices; the batch has %zu", n, n, c->devices.nr);
-		goto out;
-	}
 	c->warmup_devices = (int)n;
-	dir = s->v[ZL_SET_OUT].raw ? xstrdup(s->v[ZL_SET_OUT].raw) : default_batch_dir(s);
+	ret = 0;
+out:
+	strbuf_release(&err);
+	return ret;
+}
+
+/* The new batch's directory: given or default, absolute, absent or empty. 0, or -1 after a message. */
+static int choose_dir(const struct zl_settings *s, struct zl_batch_config *c)
+{
+	char *dir = s->v[ZL_SET_OUT].raw ? xstrdup(s->v[ZL_SET_OUT].raw) : default_batch_dir(s);
+
 	c->dir = zl_absolute_path(dir);
+	free(dir);
 	/* BATCH_DIR=<path> is the last line scripts read: a newline in it would forge another */
 	if (zl_has_control_char(c->dir)) {
 		zl_print_error("batch directory '%s' contains a control character: zlbench prints it as "
 			       "BATCH_DIR=<path> for scripts", c->dir);
-		goto out;
+		return -1;
 	}
 	if (!zl_dir_absent_or_empty(c->dir)) {
 		zl_print_error("batch directory '%s' exists and is not empty: continue it with --resume %s, or choose a new --out",
 			       c->dir, c->dir);
-		goto out;
+		return -1;
 	}
-	{
-		char stamp[32];
+	return 0;
+}
 
-		zl_utc_iso8601(stamp, zl_now_epoch());
-		c->created_at = xstrdup(stamp);
+/* A new batch from the command line: settings, operators, devices, directory. 0 or an exit code. */
+static int new_batch(const struct zl_cmd_ctx *ctx, struct zl_batch_config *c, int slurm)
+{
+	struct zl_settings *s = ctx->s;
+	const struct zl_setting_value *v = zl_settings_given(s, ctx->cmd->refused_settings);
+	struct strbuf err = STRBUF_INIT;
+	char stamp[32];
+	int code, i;
+
+	if (v) {
+		zl_print_error("%s names one run; a batch takes --ops LIST or --ops-file FILE", v->from);
+		return ZL_EXIT_USAGE;
 	}
+	if (bo.timeout_per_op)
+		zl_settings_set(s, ZL_SET_TIMEOUT, bo.timeout_per_op);
+	if (zl_settings_resolve(s, &err)) {
+		zl_print_error("%s", err.buf);
+		strbuf_release(&err);
+		return ZL_EXIT_USAGE;
+	}
+	if (choose_ops(s, slurm, c))
+		return ZL_EXIT_USAGE;
+	/* with Slurm the devices are Slurm's to grant, on whichever node runs the task */
+	code = slurm ? 0 : choose_devices(s, &c->devices);
+	if (code)
+		return code;
+	if (c->warmup_devices > (int)c->devices.nr) {
+		zl_print_error("warm-up on %d devices needs %d devices; the batch has %zu", c->warmup_devices,
+			       c->warmup_devices, c->devices.nr);
+		return ZL_EXIT_USAGE;
+	}
+	if (choose_dir(s, c))
+		return ZL_EXIT_USAGE;
+	zl_utc_iso8601(stamp, zl_now_epoch());
+	c->created_at = xstrdup(stamp);
 	c->backend = xstrdup(s->backend->name);
 	c->launcher = xstrdup(slurm ? "slurm" : "local");
 	c->flaggems_dir = xstrdup(s->flaggems_dir);
@@ -414,19 +354,15 @@ static int new_batch(struct zl_settings *s, struct batch_opts *o, int argc, cons
 	c->shape_mode_file = s->shape_mode_file;
 	c->shape_file = s->shape_file ? xstrdup(s->shape_file) : NULL;
 	c->timeout_s = s->timeout_s;
-	build_run_args(s, &c->run_args);
+	zl_settings_forward_args(s, &c->run_args);
 	if (slurm)
 		slurm_tuner_cache(s, &c->run_args);
-	if (choose_start(s, o, slurm, c))
-		goto out;
+	if (choose_start(s, slurm, c))
+		return ZL_EXIT_USAGE;
 	strvec_pushv(&c->passthrough, s->passthrough.v);
-	for (i = 0; i < (size_t)argc; i++)
-		strvec_push(&c->argv, argv[i]);
-	code = 0;
-out:
-	free(dir);
-	strbuf_release(&err);
-	return code;
+	for (i = 0; i < ctx->argc; i++)
+		strvec_push(&c->argv, ctx->argv[i]);
+	return 0;
 }
 
 static void print_plan(const struct zl_batch_config *c, const char *exe)
@@ -500,16 +436,15 @@ static void print_counts(const struct zl_batch_outcome *oc)
 static int resume_conflicts(const struct zl_settings *s, const struct batch_opts *o)
 {
 	const char *how = o->collect ? "--collect" : "--resume";
-	size_t i;
+	const struct zl_setting_value *v = zl_settings_given(s, ZL_SETF_ALL);
 
-	for (i = 0; i < ZL_SET__COUNT; i++)
-		if (s->v[i].source == ZL_SRC_FLAG) {
-			zl_print_error("%s uses the settings saved in the batch directory; %s cannot change them", how,
-				       s->v[i].from);
-			return -1;
-		}
-	if (o->ops.nr || o->ops_file || o->timeout_per_op || o->warmup_devices || o->warmup_ops.nr ||
-	    o->start || s->passthrough.nr) {
+	if (v) {
+		zl_print_error("%s uses the settings saved in the batch directory; %s cannot change them", how, v->from);
+		return -1;
+	}
+	/* their variables (ZL_START, PARALLEL_WARMUP_GPUS) are for new batches: no conflict */
+	if (o->ops.nr || o->ops_file || o->timeout_per_op || o->warmup_source == ZL_SRC_FLAG || o->warmup_ops.nr ||
+	    o->start_source == ZL_SRC_FLAG || s->passthrough.nr) {
 		zl_print_error("%s uses the settings saved in the batch directory; "
 			       "--ops, --ops-file, --timeout-per-op, --warmup-*, --start and pytest arguments cannot change them", how);
 		return -1;
@@ -603,143 +538,209 @@ static int parse_progress(const char *p, enum zl_batch_progress *out)
 	return -1;
 }
 
-int cmd_batch(int argc, const char **argv)
+/* The options that go together, the launcher, the push URL. 0, or -1 after a message. */
+static int check_request(const struct zl_settings *s, struct zl_batch_run_opts *ro, int *slurm)
 {
-	struct batch_opts o;
-	const struct zl_option extra[] = {
-		{ .type = ZL_OPT_GROUP, .help = "Batch options:" },
-		{ .type = ZL_OPT_STRLIST, .long_name = "ops", .value = &o.ops, .argh = "LIST",
-		  .help = "operators, comma-separated" },
-		{ .type = ZL_OPT_STRING, .long_name = "ops-file", .value = &o.ops_file, .argh = "FILE",
-		  .help = "operators, one per line" },
-		{ .type = ZL_OPT_STRING, .long_name = "resume", .value = &o.resume, .argh = "DIR",
-		  .help = "continue a batch" },
-		{ .type = ZL_OPT_STRING, .long_name = "timeout-per-op", .value = &o.timeout_per_op,
-		  .argh = "SECONDS", .help = "each run's timeout" },
-		{ .type = ZL_OPT_STRING, .long_name = "warmup-devices", .value = &o.warmup_devices, .argh = "N",
-		  .help = "warm-up sharding over N devices", .env = "PARALLEL_WARMUP_GPUS" },
-		{ .type = ZL_OPT_STRLIST, .long_name = "warmup-ops", .value = &o.warmup_ops, .argh = "LIST",
-		  .help = "ops that get warm-up sharding" },
-		{ .type = ZL_OPT_FLAG, .long_name = "retry-failed", .value = &o.retry_failed, .defval = 1,
-		  .help = "with --resume: rerun ops whose last row is not passed" },
-		{ .type = ZL_OPT_STRING, .long_name = "progress", .value = &o.progress, .argh = "MODE",
-		  .help = "auto, live, plain or none" },
-		{ .type = ZL_OPT_STRING, .long_name = "start", .value = &o.start, .argh = "MODE",
-		  .help = "worker or fresh", .env = "ZL_START" },
-		{ .type = ZL_OPT_STRING, .long_name = "push", .value = &o.push, .argh = "URL",
-		  .help = "POST the batch's runs to a collector", .env = "ZL_PUSH_URL" },
-		{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &o.dry_run, .defval = 1,
-		  .help = "print the plan; start nothing" },
-		{ .type = ZL_OPT_GROUP, .help = "Slurm launcher options:" },
-		{ .type = ZL_OPT_STRING, .long_name = "launcher", .value = &o.launcher, .argh = "MODE",
-		  .help = "local or slurm" },
-		{ .type = ZL_OPT_STRING, .long_name = "partition", .value = &o.partition, .argh = "P",
-		  .help = "the Slurm partition" },
-		{ .type = ZL_OPT_STRING, .long_name = "account", .value = &o.account, .argh = "A",
-		  .help = "the Slurm account" },
-		{ .type = ZL_OPT_STRING, .long_name = "time-per-op", .value = &o.time_per_op, .argh = "MIN",
-		  .help = "each task's Slurm time limit in minutes" },
-		{ .type = ZL_OPT_STRLIST, .long_name = "sbatch-arg", .value = &o.sbatch_args, .argh = "ARG",
-		  .help = "one more sbatch argument (repeatable)" },
-		{ .type = ZL_OPT_FLAG, .long_name = "detach", .value = &o.detach, .defval = 1,
-		  .help = "submit and return" },
-		{ .type = ZL_OPT_STRING, .long_name = "collect", .value = &o.collect, .argh = "DIR",
-		  .help = "follow a submitted batch until every task has its row" },
-		{ .type = ZL_OPT_FLAG, .long_name = "no-wait", .value = &o.no_wait, .defval = 1,
-		  .help = "with --collect: record what has ended and return" },
-		ZL_OPT_END_ROW,
-	};
-	struct zl_settings s;
-	struct zl_batch_config c;
-	struct zl_batch_run_opts ro;
-	struct zl_batch_outcome oc;
-	struct zl_slurm_run_opts so;
 	struct strbuf err = STRBUF_INIT;
-	char *exe, *job_id = NULL;
-	const char *existing;
-	int code = ZL_EXIT_USAGE, rc, lock_fd = -1, slurm = 0;
+	const struct {
+		int bad;
+		const char *why;
+	} conflicts[] = {
+		{ bo.retry_failed && !bo.resume, "--retry-failed goes with --resume DIR" },
+		{ bo.collect && bo.resume, "--collect and --resume do not go together: --resume collects what has ended first" },
+		{ bo.no_wait && !bo.collect, "--no-wait goes with --collect DIR" },
+		{ bo.collect && bo.detach, "--detach goes with a submission (a new batch or --resume), not with --collect" },
+	};
+	size_t i;
 
-	/* the array task's entry point, run by the generated sbatch script on a node */
-	if (argc > 1 && !strcmp(argv[1], "--slurm-task"))
-		return zl_slurm_task_main(argc - 1, argv + 1);
-	exe = zl_self_exe();
-	memset(&o, 0, sizeof(o));
-	strvec_init(&o.ops);
-	strvec_init(&o.warmup_ops);
-	strvec_init(&o.sbatch_args);
-	memset(&ro, 0, sizeof(ro));
-	zl_settings_init(&s);
-	zl_batch_config_init(&c);
-	rc = zl_settings_parse(&s, argc - 1, argv + 1, extra, NULL, &err);
-	if (rc == 1) {
-		help_batch(stdout);
-		code = ZL_EXIT_OK;
-		goto out;
-	}
-	if (rc) {
-		zl_print_error("%s", err.buf);
-		goto out;
-	}
-	if (parse_progress(o.progress, &ro.progress))
-		goto out;
-	if (!o.push && getenv("ZL_PUSH_URL") && *getenv("ZL_PUSH_URL"))
-		o.push = getenv("ZL_PUSH_URL");
-	if (o.retry_failed && !o.resume) {
-		zl_print_error("--retry-failed goes with --resume DIR");
-		goto out;
-	}
-	if (o.collect && o.resume) {
-		zl_print_error("--collect and --resume do not go together: --resume collects what has ended first");
-		goto out;
-	}
-	if (o.no_wait && !o.collect) {
-		zl_print_error("--no-wait goes with --collect DIR");
-		goto out;
-	}
-	if (o.collect && o.detach) {
-		zl_print_error("--detach goes with a submission (a new batch or --resume), not with --collect");
-		goto out;
-	}
-	if (check_launcher(&s, &o, &slurm))
-		goto out;
-	/* each op's run would refuse them one by one: refuse them once, before the batch exists */
-	if (zl_run_check_passthrough(&s, &err) || zl_kill_grace_check(&err) ||
-	    (o.push && zl_push_check_settings(o.push, &err))) {
-		zl_print_error("%s", err.buf);
-		goto out;
-	}
-	ro.self_exe = exe;
-	existing = o.resume ? o.resume : o.collect;
-	if (existing) {
-		if (resume_conflicts(&s, &o))
-			goto out;
-		if (zl_batch_config_load(&c, existing, &err)) {
-			zl_print_error("%s", err.buf);
-			goto out;
+	if (parse_progress(bo.progress, &ro->progress))
+		return -1;
+	for (i = 0; i < ZL_ARRAY_SIZE(conflicts); i++)
+		if (conflicts[i].bad) {
+			zl_print_error("%s", conflicts[i].why);
+			return -1;
 		}
-		slurm = zl_batch_is_slurm(&c);
-		if (o.collect && !slurm) {
-			zl_print_error("'%s' was not launched with --launcher slurm: there is nothing to collect "
-				       "(continue it with --resume)", c.dir);
-			goto out;
-		}
-		if (o.detach && !slurm) {
-			zl_print_error("--detach goes with a batch launched with --launcher slurm");
-			goto out;
+	if (check_launcher(s, &bo, slurm))
+		return -1;
+	/* each op's run would refuse it after the batch: refused once, before the batch exists */
+	if (bo.push && zl_push_check_settings(bo.push, &err)) {
+		zl_print_error("%s", err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The batch --resume or --collect names, as it was saved. 0, or -1 after a message. */
+static int open_existing(const struct zl_settings *s, struct zl_batch_config *c, int *slurm)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (resume_conflicts(s, &bo))
+		return -1;
+	if (zl_batch_config_load(c, bo.resume ? bo.resume : bo.collect, &err)) {
+		zl_print_error("%s", err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
+	*slurm = zl_batch_is_slurm(c);
+	if (bo.collect && !*slurm) {
+		zl_print_error("'%s' was not launched with --launcher slurm: there is nothing to collect "
+			       "(continue it with --resume)", c->dir);
+		return -1;
+	}
+	if (bo.detach && !*slurm) {
+		zl_print_error("--detach goes with a batch launched with --launcher slurm");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The batch directory for this process: claimed and batch.json saved (a new batch) or
+ * locked (one that exists), and this session recorded. The lock's fd, or -1 after a message.
+ */
+static int claim(const struct zl_cmd_ctx *ctx, struct zl_batch_config *c, int existing)
+{
+	struct strbuf err = STRBUF_INIT;
+	int fd;
+
+	if (!existing) {
+		/* the lock first: a batch started at the same time with the same --out must not write here */
+		fd = zl_batch_claim_dir(c->dir, &err);
+		if (fd >= 0 && zl_batch_config_save(c, &err)) {
+			close(fd);
+			fd = -1;
 		}
 	} else {
-		code = new_batch(&s, &o, argc, argv, &c, slurm);
-		if (code)
-			goto out;
-		code = ZL_EXIT_USAGE;
+		/* on --resume, an earlier batch's children may still be ending their runs */
+		fd = zl_batch_lock(c->dir, bo.resume ? zl_kill_grace() + 30.0 : 0, &err);
 	}
-	if (slurm && slurm_opts(&o, &ro, &so))
-		goto out;
-	if (slurm && zl_slurm_check_env(&err)) {
+	if (fd >= 0 && zl_batch_config_add_session(c, ctx->argv, bo.resume != NULL, &err)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
 		zl_print_error("%s", err.buf);
+	strbuf_release(&err);
+	return fd;
+}
+
+static void announce(const struct zl_batch_config *c, int slurm)
+{
+	size_t i;
+
+	if (zl_verbosity < 0)
+		return;
+	fprintf(stderr, "zlbench batch: %zu operator%s, backend %s, ", c->ops.nr, c->ops.nr == 1 ? "" : "s",
+		c->backend);
+	if (slurm) {
+		fprintf(stderr, "Slurm: one GPU per task");
+	} else {
+		fprintf(stderr, "device%s", c->devices.nr == 1 ? "" : "s");
+		for (i = 0; i < c->devices.nr; i++)
+			fprintf(stderr, "%s%s", i ? "," : " ", c->devices.v[i]);
+	}
+	fprintf(stderr, "%s: %s\n", bo.resume ? " (resumed)" : bo.collect ? " (collecting)" : "", c->dir);
+}
+
+/* The batch's exit code from its outcome, the summary, the push, BATCH_DIR=. */
+static int finish(const struct zl_batch_config *c, const struct zl_batch_outcome *oc)
+{
+	struct strbuf err = STRBUF_INIT;
+	int code = exit_code_for(oc);
+
+	/*
+	 * --collect --no-wait: tasks still queued or running are no failure yet; an op
+	 * that never ran and will not, or a Slurm that did not answer, is
+	 */
+	if (bo.collect && bo.no_wait && !oc->interrupt_sig && !oc->query_failed && oc->passed + oc->to_come == oc->total)
+		code = ZL_EXIT_OK;
+	if (bo.collect && bo.no_wait && oc->query_failed) {
+		zl_print_error("Slurm did not answer about %zu task%s of %s: their state is unknown", oc->to_come,
+			       oc->to_come == 1 ? "" : "s", c->dir);
+		code = ZL_EXIT_FAILED;
+	}
+	if (zl_verbosity >= 0) {
+		zl_batch_print_summary(c, stdout, zl_use_color(1));
+		print_counts(oc);
+	}
+	if (bo.push && zl_push_simple(c->dir, bo.push, &err))
+		zl_print_warning("push: %s", err.buf);
+	printf("BATCH_DIR=%s\n", c->dir);
+	fflush(stdout);
+	strbuf_release(&err);
+	return code;
+}
+
+/* Launch, resume or collect; the exit code (a failure to start printed). */
+static int launch(struct zl_batch_config *c, const struct zl_batch_run_opts *ro, const struct zl_slurm_run_opts *so,
+		  int slurm, int existing)
+{
+	struct zl_batch_outcome oc;
+	struct strbuf err = STRBUF_INIT;
+	char *job_id = NULL;
+	int rc;
+
+	if (slurm)
+		rc = bo.collect ? zl_slurm_collect(c, so, !bo.no_wait, &oc, &err)
+				: zl_slurm_launch(c, so, bo.resume != NULL, &oc, &job_id, &err);
+	else
+		rc = zl_batch_execute(c, ro, &oc, &err);
+	if (rc) {
+		zl_print_error("%s", err.buf);
+		if (slurm && !existing && rc != -2) {
+			/* nothing was submitted: the new batch directory holds nothing worth keeping */
+			strbuf_reset(&err);
+			if (!zl_remove_tree(c->dir, &err) && zl_verbosity >= 0)
+				fprintf(stderr, "zlbench: nothing was submitted; removed '%s'\n", c->dir);
+		}
+		rc = ZL_EXIT_USAGE;
+	} else if (bo.detach) {
+		/* nothing has ended yet: the rows come with --collect */
+		if (job_id)
+			printf("SLURM_JOB_ID=%s\n", job_id);
+		if (zl_verbosity >= 0)
+			fprintf(stderr, "zlbench: detached; follow the batch with: zlbench batch --collect %s\n", c->dir);
+		printf("BATCH_DIR=%s\n", c->dir);
+		fflush(stdout);
+	} else {
+		rc = finish(c, &oc);
+	}
+	free(job_id);
+	strbuf_release(&err);
+	return rc;
+}
+
+static int cmd_batch(struct zl_cmd_ctx *ctx)
+{
+	struct zl_batch_config c;
+	struct zl_batch_run_opts ro;
+	struct zl_slurm_run_opts so;
+	struct strbuf err = STRBUF_INIT;
+	char *exe = zl_self_exe();
+	int existing = bo.resume || bo.collect, code = ZL_EXIT_USAGE, lock_fd = -1, slurm = 0;
+
+	memset(&ro, 0, sizeof(ro));
+	memset(&so, 0, sizeof(so));
+	zl_batch_config_init(&c);
+	ro.self_exe = exe;
+	ro.retry_failed = bo.retry_failed;
+	if (check_request(ctx->s, &ro, &slurm))
+		goto out;
+	if (existing)
+		code = open_existing(ctx->s, &c, &slurm) ? ZL_EXIT_USAGE : 0;
+	else
+		code = new_batch(ctx, &c, slurm);
+	if (code)
+		goto out;
+	code = ZL_EXIT_USAGE;
+	if (slurm && (slurm_opts(&bo, &ro, &so) || zl_slurm_check_env(&err))) {
+		if (err.len)
+			zl_print_error("%s", err.buf);
 		goto out;
 	}
-	if (o.dry_run) {
+	if (bo.dry_run) {
 		if (slurm)
 			zl_slurm_print_plan(&c, &so, stdout);
 		else
@@ -747,97 +748,87 @@ int cmd_batch(int argc, const char **argv)
 		code = ZL_EXIT_OK;
 		goto out;
 	}
-	if (!existing) {
-		/* the lock first: a batch started at the same time with the same --out must not write here */
-		lock_fd = zl_batch_claim_dir(c.dir, &err);
-		if (lock_fd < 0 || zl_batch_config_save(&c, &err)) {
-			zl_print_error("%s", err.buf);
-			goto out;
-		}
-	} else {
-		/* on --resume, an earlier batch's children may still be ending their runs */
-		lock_fd = zl_batch_lock(c.dir, o.resume ? zl_kill_grace() + 30.0 : 0, &err);
-	}
-	if (lock_fd < 0 || zl_batch_config_add_session(&c, argv, o.resume != NULL, &err)) {
-		zl_print_error("%s", err.buf);
+	lock_fd = claim(ctx, &c, existing);
+	if (lock_fd < 0)
 		goto out;
-	}
-	if (zl_verbosity >= 0) {
-		size_t i;
-
-		fprintf(stderr, "zlbench batch: %zu operator%s, backend %s, ", c.ops.nr, c.ops.nr == 1 ? "" : "s",
-			c.backend);
-		if (slurm) {
-			fprintf(stderr, "Slurm: one GPU per task");
-		} else {
-			fprintf(stderr, "device%s", c.devices.nr == 1 ? "" : "s");
-			for (i = 0; i < c.devices.nr; i++)
-				fprintf(stderr, "%s%s", i ? "," : " ", c.devices.v[i]);
-		}
-		fprintf(stderr, "%s: %s\n", o.resume ? " (resumed)" : o.collect ? " (collecting)" : "", c.dir);
-	}
-	ro.retry_failed = o.retry_failed;
-	if (slurm) {
-		rc = o.collect ? zl_slurm_collect(&c, &so, !o.no_wait, &oc, &err)
-			       : zl_slurm_launch(&c, &so, o.resume != NULL, &oc, &job_id, &err);
-	} else {
-		rc = zl_batch_execute(&c, &ro, &oc, &err);
-	}
-	if (rc) {
-		zl_print_error("%s", err.buf);
-		if (slurm && !existing && rc != -2) {
-			/* nothing was submitted: the new batch directory holds nothing worth keeping */
-			strbuf_reset(&err);
-			if (!zl_remove_tree(c.dir, &err) && zl_verbosity >= 0)
-				fprintf(stderr, "zlbench: nothing was submitted; removed '%s'\n", c.dir);
-		}
-		code = ZL_EXIT_USAGE;
-		goto out;
-	}
-	if (o.detach) {
-		/* nothing has ended yet: the rows come with --collect */
-		if (job_id)
-			printf("SLURM_JOB_ID=%s\n", job_id);
-		if (zl_verbosity >= 0)
-			fprintf(stderr, "zlbench: detached; follow the batch with: zlbench batch --collect %s\n", c.dir);
-		printf("BATCH_DIR=%s\n", c.dir);
-		fflush(stdout);
-		code = ZL_EXIT_OK;
-		goto out;
-	}
-	code = exit_code_for(&oc);
-	/*
-	 * --collect --no-wait: tasks still queued or running are no failure yet; an op
-	 * that never ran and will not, or a Slurm that did not answer, is
-	 */
-	if (o.collect && o.no_wait && !oc.interrupt_sig && !oc.query_failed && oc.passed + oc.to_come == oc.total)
-		code = ZL_EXIT_OK;
-	if (o.collect && o.no_wait && oc.query_failed) {
-		zl_print_error("Slurm did not answer about %zu task%s of %s: their state is unknown", oc.to_come,
-			       oc.to_come == 1 ? "" : "s", c.dir);
-		code = ZL_EXIT_FAILED;
-	}
-	if (zl_verbosity >= 0) {
-		zl_batch_print_summary(&c, stdout, zl_use_color(1));
-		print_counts(&oc);
-	}
-	if (o.push) {
-		strbuf_reset(&err);
-		if (zl_push_simple(c.dir, o.push, &err))
-			zl_print_warning("push: %s", err.buf);
-	}
-	printf("BATCH_DIR=%s\n", c.dir);
-	fflush(stdout);
+	announce(&c, slurm);
+	code = launch(&c, &ro, &so, slurm, existing);
 out:
 	if (lock_fd >= 0)
 		close(lock_fd);
 	zl_batch_config_release(&c);
-	zl_settings_release(&s);
-	strvec_clear(&o.ops);
-	strvec_clear(&o.warmup_ops);
-	strvec_clear(&o.sbatch_args);
 	strbuf_release(&err);
 	free(exe);
-	free(job_id);
 	return code;
 }
+
+const struct zl_command zl_cmd_batch = {
+	.name = "batch",
+	.fn = cmd_batch,
+	.flags = ZL_CMD_SETTINGS | ZL_CMD_PYTEST,
+	.options = batch_options,
+	/* a batch names its operators with --ops: it sets these per operator */
+	.refused_settings = ZL_SETF_TARGET,
+	.summary = "run many operators over several devices, resumable",
+	.usage = "[--backend B] [--devices LIST] (--ops LIST | --ops-file FILE) [options] [-- <pytest args>]\n"
+		 "       zlbench batch --launcher slurm [--partition P] [--account A] [--time-per-op MIN]\n"
+		 "                     [--sbatch-arg ARG]... [--detach] (--ops LIST | --ops-file FILE) [options]\n"
+		 "       zlbench batch --resume DIR [--retry-failed] [--push URL] [--detach]\n"
+		 "       zlbench batch --collect DIR [--no-wait]",
+	.description =
+		"Runs each operator as its own `zlbench run` child (its crash, hang or OOM stays its own),\n"
+		"one operator per device at a time, longest expected first (mean durations from the history\n"
+		"database; the list order when it has none). Every child's output goes to logs/<op>.log in the\n"
+		"batch directory, its run directory is runs/<op>/, and ops_status.csv gets one row (fsync'd) as\n"
+		"each operator ends. --resume DIR runs the operators that have no final row (interrupted and\n"
+		"preflight_failed are not final) with the settings saved in DIR/batch.json. The last line on stdout is BATCH_DIR=<path>.\n",
+	.notes =
+		"The run settings above are given to every operator's run (--op, --op-file, --test-node and --out\n"
+		"are the batch's to set). Environment: ZL_KILL_GRACE (seconds between SIGTERM and SIGKILL of a run),\n"
+		"ZL_NO_HISTORY=1 (no history for the start order; runs are not stored),\n"
+		"ZL_HISTORY_DB (history database for the start order and the runs; default $ZL_HOME/history.db), NO_COLOR;\n"
+		"with Slurm also ZL_SLURM_POLL (seconds between polls, default 1), ZL_SLURM_TIMEOUT (seconds\n"
+		"one Slurm command may take, default 30) and SLURM_CONF.\n\n"
+		"Exit codes: 0 every operator passed, 1 an operator failed, crashed or timed out, 2 usage,\n"
+		"3 every operator failed preflight (a broken environment; also a bad --devices list),\n"
+		"130 interrupted (128+N for signal N; the running operators are recorded as interrupted).\n\n"
+		"Examples:\n"
+		"  zlbench batch --backend cuda --devices 0,1 --ops mm,bmm,addmm\n"
+		"  zlbench batch --backend musa --gpus 0,1,2,3 --ops-file ops.txt --timeout-per-op 1800 --out runs/nightly\n"
+		"  zlbench batch --backend cuda --devices 0,1,2,3 --ops mm --level comprehensive --warmup-devices 4\n"
+		"  zlbench batch --resume runs/nightly\n"
+		"  zlbench batch --launcher slurm --backend cuda --ops-file ops.txt --partition gpu --time-per-op 60 "
+		"--out /shared/runs/qual\n"
+		"  zlbench batch --collect /shared/runs/qual\n",
+};
+
+/* hidden: the array task's entry point, run by the generated sbatch script on a node */
+static const char *task_op, *task_attempt;
+
+static const struct zl_option slurm_task_options[] = {
+	{ .type = ZL_OPT_STRING, .long_name = "op", .value = &task_op, .argh = "OP", .help = "the operator" },
+	{ .type = ZL_OPT_STRING, .long_name = "attempt", .value = &task_attempt, .argh = "K", .help = "its attempt" },
+	ZL_OPT_END_ROW,
+};
+
+static int cmd_slurm_task(struct zl_cmd_ctx *ctx)
+{
+	long k = 0;
+
+	if (ctx->args.nr != 1 || !task_op || !task_attempt || zl_parse_long(task_attempt, &k) || k < 1 || k > INT_MAX) {
+		zl_print_error("usage: zlbench batch --slurm-task %s (run by the generated sbatch script)",
+			       zl_cmd_slurm_task.usage);
+		return ZL_EXIT_USAGE;
+	}
+	return zl_slurm_task_main(ctx->args.v[0], task_op, (int)k);
+}
+
+const struct zl_command zl_cmd_slurm_task = {
+	.name = "batch",
+	.entry = "--slurm-task",
+	.fn = cmd_slurm_task,
+	.flags = ZL_CMD_HIDDEN | ZL_CMD_OPERANDS,
+	.options = slurm_task_options,
+	.summary = "one task of a Slurm batch's job array",
+	.usage = "DIR --op OP --attempt K",
+};

@@ -41,19 +41,6 @@
 #define DEFAULT_RUNS 3
 #define MAX_RUNS 50
 
-/*
- * Batch options each round's batch gets as given, one row each (a batch option
- * added later, such as its start mode, is one more row here).
- */
-static const struct {
-	const char *name;
-	const char *argh;
-	const char *help;
-} batch_forwarded[] = {
-	{ "timeout-per-op", "SECONDS", "each run's timeout (batch's --timeout-per-op)" },
-	{ "start", "MODE", "how each run's interpreter starts: worker or fresh (batch's --start)" },
-};
-
 struct calibrate_opts {
 	struct strvec ops;
 	const char *runs;
@@ -61,8 +48,40 @@ struct calibrate_opts {
 	const char *db;
 	int json;
 	int dry_run;
-	const char *batch[ZL_ARRAY_SIZE(batch_forwarded)];
+	const char *timeout_per_op;  /* batch options each round's batch gets as given */
+	const char *start;
 };
+
+static struct calibrate_opts co = { .ops = STRVEC_INIT };
+
+static const struct zl_option calibrate_options[] = {
+	{ .type = ZL_OPT_STRLIST, .long_name = "ops", .value = &co.ops, .argh = "LIST",
+	  .help = "operators, comma-separated (repeatable); --op OP adds one" },
+	{ .type = ZL_OPT_STRING, .long_name = "runs", .value = &co.runs, .argh = "K",
+	  .help = "identical runs of each op, 2 to " ZL_STR(MAX_RUNS), .default_doc = ZL_STR(DEFAULT_RUNS) },
+	/* the settings' own rows parse these two; what they mean to a calibration is said here */
+	{ .type = ZL_OPT_STRING, .long_name = "out", .argh = "DIR", .flags = ZL_OPT_DOC_ONLY,
+	  .help = "calibration directory (absent or empty)",
+	  .default_doc = "$ZL_RUNS_DIR/<UTC stamp>-<backend>-calibrate" },
+	{ .type = ZL_OPT_STRING, .long_name = "devices", .argh = "D", .flags = ZL_OPT_DOC_ONLY,
+	  .help = "the one device to measure", .default_doc = "the first the backend enumerates" },
+	/* batch options a round's batch gets as given (a batch option added later is one more row) */
+	{ .type = ZL_OPT_STRING, .long_name = "timeout-per-op", .value = &co.timeout_per_op, .argh = "SECONDS",
+	  .help = "each run's timeout (batch's --timeout-per-op)", .flags = ZL_OPT_FORWARD },
+	{ .type = ZL_OPT_STRING, .long_name = "start", .value = &co.start, .argh = "MODE",
+	  .help = "how each run's interpreter starts: worker or fresh (batch's --start)", .flags = ZL_OPT_FORWARD },
+	{ .type = ZL_OPT_STRING, .long_name = "resume", .value = &co.resume, .argh = "DIR",
+	  .help = "continue a calibration: finish its rounds (batch --resume), then measure" },
+	{ .type = ZL_OPT_STRING, .long_name = "db", .value = &co.db, .argh = "PATH",
+	  .help = "history database for the calibration (and the runs)",
+	  .default_doc = "$ZL_HISTORY_DB, else $ZL_HOME/history.db" },
+	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &co.json, .defval = 1,
+	  .help = "one JSON document on stdout (also DIR/calibration.json)" },
+	{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &co.dry_run, .defval = 1,
+	  .help = "print the plan and each round's batch argv; start nothing" },
+	ZL_OPT_END_ROW,
+};
+static const struct zl_option *const calibrate_tables[] = { calibrate_options, NULL };
 
 /* What a calibration directory saves (calibrate.json) and rounds need. */
 struct plan {
@@ -81,61 +100,6 @@ struct round {
 	struct strvec failed;      /* "op: status" */
 	double wall_s;
 };
-
-void help_calibrate(FILE *out)
-{
-	size_t i;
-
-	fprintf(out,
-		"usage: zlbench calibrate [--backend B] (--ops LIST | --op OP) [--runs K] [--devices D] [--out DIR]\n"
-		"                         [--json] [--db PATH] [run settings] [-- <pytest args>]\n"
-		"       zlbench calibrate --resume DIR [--json] [--db PATH]\n\n"
-		"Measures how far identical runs land apart on this machine, and stores the floor that\n"
-		"`zlbench compare` and `zlbench ab` then use for it. The ops run K times (default 3) with\n"
-		"identical settings on one device: K rounds, each one `zlbench batch` over the ops in\n"
-		"DIR/round-<k>/ (device pinning, timeouts, ops_status.csv and run directories as batch has\n"
-		"them). Then every pair of an op's runs is compared with compare's own verdict engine, and\n"
-		"per size class of kernel time (<5us, 5-50us, 50-500us, >=500us; a row's class is that of\n"
-		"its A side) it reports: the A/A rows, the run-to-run spread (root mean square of\n"
-		"log(B/A)) with its 95%% upper bound, the tail of |B/A-1|, the share of rows compare would\n"
-		"call faster or slower with its floor at 1, 2 and 5%%, and the floor it recommends: the\n"
-		"smallest floor of at least 3 x the upper spread (and 0.5%%) at which compare calls at most\n"
-		"0.1%% of the class's A/A rows faster or slower (docs/calibrate.md).\n\n"
-		"The result is stored in the history database keyed by backend, device name, timer and\n"
-		"FlagGems commit; compare names it (\"floor: calibration <id> ...\") for runs of that\n"
-		"set-up. It cannot be stored without a device name (the backend's query tool) or a\n"
-		"FlagGems commit (a git checkout): then it is printed and written to DIR only.\n"
-		"DIR/calibration.json holds the figures; the last line on stdout is CALIBRATE_DIR=<path>\n"
-		"(with --json, stdout is the JSON document alone).\n\n"
-		"Options:\n"
-		"  --ops LIST                      operators, comma-separated (repeatable); --op OP adds one\n"
-		"  --runs K                        identical runs of each op, 2 to %d [default %d]\n"
-		"  --out DIR                       calibration directory (absent or empty)\n"
-		"                                  [default $ZL_RUNS_DIR/<UTC stamp>-<backend>-calibrate]\n"
-		"  --devices D                     the one device to measure [default: the first the backend enumerates]\n",
-		MAX_RUNS, DEFAULT_RUNS);
-	for (i = 0; i < ZL_ARRAY_SIZE(batch_forwarded); i++)
-		fprintf(out, "  --%s %-*s%s\n", batch_forwarded[i].name,
-			(int)(30 - strlen(batch_forwarded[i].name)), batch_forwarded[i].argh, batch_forwarded[i].help);
-	fprintf(out,
-		"  --resume DIR                    continue a calibration: finish its rounds (batch --resume), then measure\n"
-		"  --db PATH                       history database for the calibration (and the runs)\n"
-		"                                  [default $ZL_HISTORY_DB, else $ZL_HOME/history.db]\n"
-		"  --json                          one JSON document on stdout (also DIR/calibration.json)\n"
-		"  --dry-run                       print the plan and each round's batch argv; start nothing\n");
-	zl_settings_usage(out);
-	fprintf(out,
-		"\nThe run settings are given to every run of every round (--op-file and --test-node are refused:\n"
-		"a calibration names its ops). Environment: as for batch (ZL_KILL_GRACE, ZL_HISTORY_DB, ZL_HOME,\n"
-		"ZL_NO_HISTORY=1: nothing is stored unless --db names a database).\n\n"
-		"Exit codes: 0 measured and stored, 1 a run failed or the calibration could not be stored\n"
-		"(the figures are still printed), 2 usage, 3 every op of a round failed preflight,\n"
-		"130 interrupted (128+N for signal N; the rounds' directories say what ran).\n\n"
-		"Examples:\n"
-		"  zlbench calibrate --backend cuda --ops abs,add,exp,sum,softmax,layer_norm -- --dtypes float16\n"
-		"  zlbench calibrate --backend cuda --op mm --runs 5 --devices 3 --out runs/cal-mm\n"
-		"  zlbench calibrate --resume runs/cal-mm\n");
-}
 
 static void plan_init(struct plan *p)
 {
@@ -160,42 +124,6 @@ static void round_init(struct round *r)
 	memset(r, 0, sizeof(*r));
 	r->exit_code = -1;
 	strvec_init(&r->failed);
-}
-
-/* Settings a round does not take from the user: the calibration sets them itself. */
-static int set_by_calibrate(enum zl_setting_id id)
-{
-	return id == ZL_SET_OP || id == ZL_SET_OP_FILE || id == ZL_SET_TEST_NODE || id == ZL_SET_OUT ||
-	       id == ZL_SET_DEVICES || id == ZL_SET_BACKEND;
-}
-
-/*
- * Every setting given by flag or environment, as flags (so that a resumed calibration
- * runs what this one was started with, whatever the environment then), paths absolute.
- */
-static void settings_args(const struct zl_settings *s, struct strvec *args)
-{
-	size_t i;
-
-	for (i = 0; i < ZL_SET__COUNT; i++) {
-		const struct zl_setting_def *d = &zl_setting_defs[i];
-		const struct zl_setting_value *v = &s->v[i];
-		char cwd[4096];
-
-		if (!d->flag || !v->raw || set_by_calibrate((enum zl_setting_id)i) ||
-		    (v->source != ZL_SRC_FLAG && v->source != ZL_SRC_ENV && i != ZL_SET_FLAGGEMS_DIR))
-			continue;
-		if (d->flag_off)
-			strvec_pushf(args, "--%s", zl_parse_bool(v->raw) == 1 ? d->flag : d->flag_off);
-		else if (i == ZL_SET_FLAGGEMS_DIR)
-			strvec_pushf(args, "--%s=%s", d->flag, s->flaggems_dir);
-		else if (i == ZL_SET_SHAPE_FILE || i == ZL_SET_REPLAY_FROM)
-			strvec_pushf(args, "--%s=%s", d->flag, i == ZL_SET_SHAPE_FILE ? s->shape_file : s->replay_from);
-		else if (i == ZL_SET_PYTHON && strchr(v->raw, '/') && v->raw[0] != '/' && getcwd(cwd, sizeof(cwd)))
-			strvec_pushf(args, "--%s=%s/%s", d->flag, cwd, v->raw); /* a venv's link, not resolved */
-		else
-			strvec_pushf(args, "--%s=%s", d->flag, v->raw);
-	}
 }
 
 /* The device: the one given, else the first the backend enumerates, else 0. */
@@ -230,21 +158,45 @@ static char *default_dir(const struct zl_settings *s)
 		       s->backend->name);
 }
 
-/* A new calibration's plan from the command line. 0, or the exit code after a message. */
-static int plan_new(struct zl_settings *s, const struct calibrate_opts *o, struct plan *p)
+/*
+ * What every round's batch gets before its --out: the backend, the forwarded settings and
+ * batch options, the one device, the ops, the pytest arguments.
+ */
+static void plan_batch_args(const struct zl_settings *s, struct plan *p)
 {
-	static const enum zl_setting_id refused[] = { ZL_SET_OP_FILE, ZL_SET_TEST_NODE };
-	struct strbuf err = STRBUF_INIT, list = STRBUF_INIT;
+	struct strbuf list = STRBUF_INIT;
+	size_t i;
+
+	strvec_pushf(&p->batch_args, "--backend=%s", p->backend);
+	zl_settings_forward_args(s, &p->batch_args);
+	zl_options_forward(calibrate_tables, &p->batch_args);
+	strvec_pushf(&p->batch_args, "--devices=%s", p->device);
+	for (i = 0; i < p->ops.nr; i++)
+		strbuf_addf(&list, "%s%s", i ? "," : "", p->ops.v[i]);
+	strvec_pushf(&p->batch_args, "--ops=%s", list.buf);
+	strvec_push(&p->batch_args, "--progress=plain");
+	if (s->passthrough.nr) {
+		strvec_push(&p->batch_args, "--");
+		strvec_pushv(&p->batch_args, s->passthrough.v);
+	}
+	strbuf_release(&list);
+}
+
+/* A new calibration's plan from the command line. 0, or the exit code after a message. */
+static int plan_new(const struct zl_cmd_ctx *ctx, struct plan *p)
+{
+	struct zl_settings *s = ctx->s;
+	const struct calibrate_opts *o = &co;
+	const struct zl_setting_value *v = zl_settings_given(s, ctx->cmd->refused_settings);
+	struct strbuf err = STRBUF_INIT;
 	char *dir = NULL;
 	size_t i;
 	int code = ZL_EXIT_USAGE;
 
-	for (i = 0; i < ZL_ARRAY_SIZE(refused); i++)
-		if (s->v[refused[i]].source == ZL_SRC_FLAG) {
-			zl_print_error("%s names one run; a calibration takes --ops LIST (or --op OP)",
-				       s->v[refused[i]].from);
-			goto out;
-		}
+	if (v) {
+		zl_print_error("%s names one run; a calibration takes --ops LIST (or --op OP)", v->from);
+		goto out;
+	}
 	p->runs = DEFAULT_RUNS;
 	if (o->runs && (zl_parse_long(o->runs, &p->runs) || p->runs < 2 || p->runs > MAX_RUNS)) {
 		zl_print_error("invalid value '%s' for --runs: a whole number from 2 to %d (pairs of identical runs)",
@@ -279,25 +231,11 @@ static int plan_new(struct zl_settings *s, const struct calibrate_opts *o, struc
 	}
 	if (o->db)
 		p->db = zl_absolute_path(o->db);
-	strvec_pushf(&p->batch_args, "--backend=%s", p->backend);
-	settings_args(s, &p->batch_args);
-	for (i = 0; i < ZL_ARRAY_SIZE(batch_forwarded); i++)
-		if (o->batch[i])
-			strvec_pushf(&p->batch_args, "--%s=%s", batch_forwarded[i].name, o->batch[i]);
-	strvec_pushf(&p->batch_args, "--devices=%s", p->device);
-	for (i = 0; i < p->ops.nr; i++)
-		strbuf_addf(&list, "%s%s", i ? "," : "", p->ops.v[i]);
-	strvec_pushf(&p->batch_args, "--ops=%s", list.buf);
-	strvec_push(&p->batch_args, "--progress=plain");
-	if (s->passthrough.nr) {
-		strvec_push(&p->batch_args, "--");
-		strvec_pushv(&p->batch_args, s->passthrough.v);
-	}
+	plan_batch_args(s, p);
 	code = 0;
 out:
 	free(dir);
 	strbuf_release(&err);
-	strbuf_release(&list);
 	return code;
 }
 
@@ -958,109 +896,126 @@ out:
 	return code;
 }
 
-int cmd_calibrate(int argc, const char **argv)
+/* The plan of the calibration --resume names; run settings and options cannot change it. 0, or -1. */
+static int plan_resume(const struct zl_settings *s, struct plan *p)
 {
-	struct calibrate_opts o;
-	struct zl_option extra[ZL_ARRAY_SIZE(batch_forwarded) + 8];
-	struct zl_settings s;
-	struct plan p;
+	struct strvec forwarded = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
-	char *exe = zl_self_exe();
-	size_t i, n = 0;
-	int rc, code = ZL_EXIT_USAGE, lock_fd = -1;
+	int given = co.ops.nr || co.runs || s->passthrough.nr || zl_settings_given(s, ZL_SETF_ALL);
 
-	memset(&o, 0, sizeof(o));
-	strvec_init(&o.ops);
-	zl_settings_init(&s);
-	plan_init(&p);
-	extra[n++] = (struct zl_option){ .type = ZL_OPT_GROUP, .help = "Calibration options:" };
-	extra[n++] = (struct zl_option){ .type = ZL_OPT_STRLIST, .long_name = "ops", .value = &o.ops, .argh = "LIST",
-					 .help = "operators, comma-separated" };
-	extra[n++] = (struct zl_option){ .type = ZL_OPT_STRING, .long_name = "runs", .value = &o.runs, .argh = "K",
-					 .help = "identical runs of each op" };
-	extra[n++] = (struct zl_option){ .type = ZL_OPT_STRING, .long_name = "resume", .value = &o.resume,
-					 .argh = "DIR", .help = "continue a calibration" };
-	extra[n++] = (struct zl_option){ .type = ZL_OPT_STRING, .long_name = "db", .value = &o.db, .argh = "PATH",
-					 .help = "history database" };
-	extra[n++] = (struct zl_option){ .type = ZL_OPT_FLAG, .long_name = "json", .value = &o.json, .defval = 1,
-					 .help = "one JSON document" };
-	extra[n++] = (struct zl_option){ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &o.dry_run,
-					 .defval = 1, .help = "print the plan" };
-	for (i = 0; i < ZL_ARRAY_SIZE(batch_forwarded); i++)
-		extra[n++] = (struct zl_option){ .type = ZL_OPT_STRING, .long_name = batch_forwarded[i].name,
-						 .value = &o.batch[i], .argh = batch_forwarded[i].argh,
-						 .help = batch_forwarded[i].help };
-	extra[n] = (struct zl_option){ .type = ZL_OPT_END };
-	rc = zl_settings_parse(&s, argc - 1, argv + 1, extra, NULL, &err);
-	if (rc == 1) {
-		help_calibrate(stdout);
-		code = ZL_EXIT_OK;
-		goto out;
+	zl_options_forward(calibrate_tables, &forwarded);
+	given |= forwarded.nr > 0;
+	strvec_clear(&forwarded);
+	if (given) {
+		zl_print_error("--resume uses the settings saved in the calibration directory; run settings, "
+			       "--ops, --runs, batch options and pytest arguments cannot change them");
+		return -1;
 	}
-	if (rc) {
+	if (plan_load(p, co.resume, &err)) {
 		zl_print_error("%s", err.buf);
-		goto out;
+		strbuf_release(&err);
+		return -1;
 	}
-	if (zl_kill_grace_check(&err) || zl_run_check_passthrough(&s, &err)) {
-		zl_print_error("%s", err.buf);
-		goto out;
+	if (co.db) {
+		free(p->db);
+		p->db = zl_absolute_path(co.db);
 	}
-	if (o.resume) {
-		int given = o.ops.nr || o.runs || s.passthrough.nr;
+	return 0;
+}
 
-		for (i = 0; i < ZL_SET__COUNT; i++)
-			given |= s.v[i].source == ZL_SRC_FLAG;
-		for (i = 0; i < ZL_ARRAY_SIZE(batch_forwarded); i++)
-			given |= o.batch[i] != NULL;
-		if (given) {
-			zl_print_error("--resume uses the settings saved in the calibration directory; run settings, "
-				       "--ops, --runs, batch options and pytest arguments cannot change them");
-			goto out;
-		}
-		if (plan_load(&p, o.resume, &err)) {
-			zl_print_error("%s", err.buf);
-			goto out;
-		}
-		if (o.db) {
-			free(p.db);
-			p.db = zl_absolute_path(o.db);
-		}
-	} else {
-		code = plan_new(&s, &o, &p);
-		if (code)
-			goto out;
-		code = ZL_EXIT_USAGE;
-	}
-	if (o.dry_run) {
-		print_dry_run(&p, exe);
-		code = ZL_EXIT_OK;
-		goto out;
-	}
-	if (!o.resume) {
+/* The calibration directory for this process: claimed and calibrate.json saved, or locked. The fd, or -1. */
+static int claim(const struct zl_cmd_ctx *ctx, const struct plan *p)
+{
+	struct strbuf err = STRBUF_INIT;
+	int fd;
+
+	if (!co.resume) {
 		/* claimed like a batch directory: of two calibrations started with one --out, one writes */
-		lock_fd = zl_batch_claim_dir(p.dir, &err);
-		if (lock_fd < 0 || plan_save(&p, argc, argv, &err)) {
-			zl_print_error("%s", err.buf);
-			goto out;
+		fd = zl_batch_claim_dir(p->dir, &err);
+		if (fd >= 0 && plan_save(p, ctx->argc, ctx->argv, &err)) {
+			close(fd);
+			fd = -1;
 		}
 	} else {
-		lock_fd = zl_batch_lock(p.dir, 0, &err);
-		if (lock_fd < 0) {
-			zl_print_error("%s", err.buf);
-			goto out;
-		}
+		fd = zl_batch_lock(p->dir, 0, &err);
 	}
+	if (fd < 0)
+		zl_print_error("%s", err.buf);
+	strbuf_release(&err);
+	return fd;
+}
+
+static int cmd_calibrate(struct zl_cmd_ctx *ctx)
+{
+	struct plan p;
+	char *exe = zl_self_exe();
+	int code = ZL_EXIT_USAGE, lock_fd = -1;
+
+	plan_init(&p);
+	if (co.resume)
+		code = plan_resume(ctx->s, &p) ? ZL_EXIT_USAGE : 0;
+	else
+		code = plan_new(ctx, &p);
+	if (code)
+		goto out;
+	if (co.dry_run) {
+		print_dry_run(&p, exe);
+		goto out;
+	}
+	code = ZL_EXIT_USAGE;
+	lock_fd = claim(ctx, &p);
+	if (lock_fd < 0)
+		goto out;
 	if (zl_verbosity >= 0)
 		fprintf(stderr, "zlbench calibrate: %zu op%s x %ld runs, backend %s, device %s%s: %s\n", p.ops.nr,
-			p.ops.nr == 1 ? "" : "s", p.runs, p.backend, p.device, o.resume ? " (resumed)" : "", p.dir);
-	code = run_rounds(&p, exe, o.json);
+			p.ops.nr == 1 ? "" : "s", p.runs, p.backend, p.device, co.resume ? " (resumed)" : "", p.dir);
+	code = run_rounds(&p, exe, co.json);
 out:
 	if (lock_fd >= 0)
 		close(lock_fd);
 	plan_release(&p);
-	zl_settings_release(&s);
-	strvec_clear(&o.ops);
-	strbuf_release(&err);
 	free(exe);
 	return code;
 }
+
+const struct zl_command zl_cmd_calibrate = {
+	.name = "calibrate",
+	.fn = cmd_calibrate,
+	.flags = ZL_CMD_SETTINGS | ZL_CMD_PYTEST,
+	.options = calibrate_options,
+	/* a calibration names its operators (--ops, or --op OP): a file or a node names one run */
+	.refused_settings = ZL_SETF_NODE,
+	.summary = "measure this machine's run-to-run noise: the floor compare uses",
+	.usage = "[--backend B] (--ops LIST | --op OP) [--runs K] [--devices D] [--out DIR]\n"
+		 "                         [--json] [--db PATH] [run settings] [-- <pytest args>]\n"
+		 "       zlbench calibrate --resume DIR [--json] [--db PATH]",
+	.description =
+		"Measures how far identical runs land apart on this machine, and stores the floor that\n"
+		"`zlbench compare` and `zlbench ab` then use for it. The ops run K times (default " ZL_STR(DEFAULT_RUNS) ") with\n"
+		"identical settings on one device: K rounds, each one `zlbench batch` over the ops in\n"
+		"DIR/round-<k>/ (device pinning, timeouts, ops_status.csv and run directories as batch has\n"
+		"them). Then every pair of an op's runs is compared with compare's own verdict engine, and\n"
+		"per size class of kernel time (<5us, 5-50us, 50-500us, >=500us; a row's class is that of\n"
+		"its A side) it reports: the A/A rows, the run-to-run spread (root mean square of\n"
+		"log(B/A)) with its 95% upper bound, the tail of |B/A-1|, the share of rows compare would\n"
+		"call faster or slower with its floor at 1, 2 and 5%, and the floor it recommends: the\n"
+		"smallest floor of at least 3 x the upper spread (and 0.5%) at which compare calls at most\n"
+		"0.1% of the class's A/A rows faster or slower (docs/calibrate.md).\n\n"
+		"The result is stored in the history database keyed by backend, device name, timer and\n"
+		"FlagGems commit; compare names it (\"floor: calibration <id> ...\") for runs of that\n"
+		"set-up. It cannot be stored without a device name (the backend's query tool) or a\n"
+		"FlagGems commit (a git checkout): then it is printed and written to DIR only.\n"
+		"DIR/calibration.json holds the figures; the last line on stdout is CALIBRATE_DIR=<path>\n"
+		"(with --json, stdout is the JSON document alone).\n",
+	.notes =
+		"The run settings are given to every run of every round (--op-file and --test-node are refused:\n"
+		"a calibration names its ops). Environment: as for batch (ZL_KILL_GRACE, ZL_HISTORY_DB, ZL_HOME,\n"
+		"ZL_NO_HISTORY=1: nothing is stored unless --db names a database).\n\n"
+		"Exit codes: 0 measured and stored, 1 a run failed or the calibration could not be stored\n"
+		"(the figures are still printed), 2 usage, 3 every op of a round failed preflight,\n"
+		"130 interrupted (128+N for signal N; the rounds' directories say what ran).\n\n"
+		"Examples:\n"
+		"  zlbench calibrate --backend cuda --ops abs,add,exp,sum,softmax,layer_norm -- --dtypes float16\n"
+		"  zlbench calibrate --backend cuda --op mm --runs 5 --devices 3 --out runs/cal-mm\n"
+		"  zlbench calibrate --resume runs/cal-mm\n",
+};

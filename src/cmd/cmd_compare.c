@@ -23,96 +23,29 @@ static const char *opt_fail, *opt_threshold, *opt_db;
 static int opt_json, opt_csv, opt_markdown, opt_allow, opt_allow_missing, opt_fail_on_unsure;
 
 static const struct zl_option compare_options[] = {
-	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Output (default: a table for the terminal):", 0, NULL, 0,
-	  NULL, 0 },
-	{ ZL_OPT_FLAG, "json", 0, &opt_json, NULL, "one JSON document", 1, NULL, 0, NULL, 0 },
-	{ ZL_OPT_FLAG, "csv", 0, &opt_csv, NULL, "CSV (RFC 4180), one line per row", 1, NULL, 0, NULL, 0 },
-	{ ZL_OPT_FLAG, "markdown", 0, &opt_markdown, NULL, "Markdown for a pull-request comment", 1,
-	  NULL, 0, NULL, 0 },
-	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Judgement:", 0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_STRING, "fail-on-regression", 0, &opt_fail, "PCT",
-	  "exit 1 when the geomean, or a gems shape called slower, is > PCT % slower (see 4.)", 0, NULL,
-	  0, NULL, 0 },
-	{ ZL_OPT_FLAG, "fail-on-unsure", 0, &opt_fail_on_unsure, NULL,
-	  "the gate also fails on unsure gems shapes that may be > PCT % slower", 1, NULL, 0, NULL, 0 },
-	{ ZL_OPT_STRING, "threshold", 0, &opt_threshold, "PCT",
-	  "the smallest change that counts; never below the floor (default: the floor)", 0, NULL, 0,
-	  NULL, 0 },
-	{ ZL_OPT_FLAG, "allow-missing-shapes", 0, &opt_allow_missing, NULL,
-	  "gate: warn about gems shapes of A that B lacks instead of failing", 1, NULL, 0, NULL, 0 },
-	{ ZL_OPT_FLAG, "allow-caliber-mismatch", 0, &opt_allow, NULL,
-	  "compare even when the caliber differs (every output says so)", 1, NULL, 0, NULL, 0 },
-	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Runs:", 0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_STRING, "db", 0, &opt_db, "PATH",
-	  "history database for run ids (default $ZL_HISTORY_DB, else $ZL_HOME/history.db)", 0, NULL,
-	  0, NULL, 0 },
+	{ .type = ZL_OPT_GROUP, .help = "Options:" },
+	{ .type = ZL_OPT_GROUP, .help = "Output (default: a table for the terminal):" },
+	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &opt_json, .defval = 1, .help = "one JSON document" },
+	{ .type = ZL_OPT_FLAG, .long_name = "csv", .value = &opt_csv, .defval = 1,
+	  .help = "CSV (RFC 4180), one line per row" },
+	{ .type = ZL_OPT_FLAG, .long_name = "markdown", .value = &opt_markdown, .defval = 1,
+	  .help = "Markdown for a pull-request comment" },
+	{ .type = ZL_OPT_GROUP, .help = "Judgement:" },
+	{ .type = ZL_OPT_STRING, .long_name = "fail-on-regression", .value = &opt_fail, .argh = "PCT",
+	  .help = "exit 1 when the geomean, or a gems shape called slower, is > PCT % slower (see 4.)" },
+	{ .type = ZL_OPT_FLAG, .long_name = "fail-on-unsure", .value = &opt_fail_on_unsure, .defval = 1,
+	  .help = "the gate also fails on unsure gems shapes that may be > PCT % slower" },
+	{ .type = ZL_OPT_STRING, .long_name = "threshold", .value = &opt_threshold, .argh = "PCT",
+	  .help = "the smallest change that counts; never below the floor (default: the floor)" },
+	{ .type = ZL_OPT_FLAG, .long_name = "allow-missing-shapes", .value = &opt_allow_missing, .defval = 1,
+	  .help = "gate: warn about gems shapes of A that B lacks instead of failing" },
+	{ .type = ZL_OPT_FLAG, .long_name = "allow-caliber-mismatch", .value = &opt_allow, .defval = 1,
+	  .help = "compare even when the caliber differs (every output says so)" },
+	{ .type = ZL_OPT_GROUP, .help = "Runs:" },
+	{ .type = ZL_OPT_STRING, .long_name = "db", .value = &opt_db, .argh = "PATH",
+	  .help = "history database for run ids (default $ZL_HISTORY_DB, else $ZL_HOME/history.db)" },
 	ZL_OPT_END_ROW
 };
-static const struct zl_option *const compare_tables[] = { compare_options, NULL };
-
-void help_compare(FILE *out)
-{
-	fprintf(out,
-		"usage: zlbench compare A B [--json|--csv|--markdown] [--fail-on-regression PCT]\n"
-		"                       [--fail-on-unsure] [--threshold PCT] [--allow-missing-shapes]\n"
-		"                       [--allow-caliber-mismatch] [--db PATH]\n\n"
-		"Compares run B against run A. A and B are run directories, or run ids (or a\n"
-		"unique prefix) looked up in the history database. A run whose directory is\n"
-		"gone is rebuilt from what the database stored (identity and result rows, not\n"
-		"the raw samples), and the output says \"loaded from history: directory gone\".\n\n"
-		"1. Caliber first. These must match: backend, vendor, device name, level, shape\n"
-		"   mode and shape sha256, test node, FlagGems mode, timer plan, tuner-cache mode.\n"
-		"   A mismatch is refused (exit 2, one line per field) unless\n"
-		"   --allow-caliber-mismatch. The autotune set-up is named: \"B replays A's\n"
-		"   records\" (zlbench run --replay-from A) is the proper A/B; record vs record is\n"
-		"   flagged, and flagged as cache inheritance on a shared tuner cache when the\n"
-		"   earlier run stored tuner winners, the later one found winners stored and its\n"
-		"   kernels used a tuner (when both runs name their tuned kernels: a shared one).\n"
-		"   The usual A/B variables (FlagGems commit, Triton/torch version,\n"
-		"   TRITON_*/ZL_*/FLAGGEMS_* environment) are listed.\n"
-		"2. Per op, dtype, shape and side (torch, gems): A, B, B/A with its 95%% CI, p and\n"
-		"   a verdict: faster, slower, same, or unsure (with the reason and what to run).\n"
-		"   The threshold of a row is max(--threshold, floor); the floor is that of the\n"
-		"   newest calibration (zlbench calibrate) in the history database for A's\n"
-		"   backend, device, timer and FlagGems commit (else B's commit) for the row's\n"
-		"   size class of kernel time, else a fixed 5%%; the output names it.\n"
-		"   With raw samples (samples_ms in plugins/timer.jsonl) on both sides, the 95%%\n"
-		"   CI of B/A (trimmed means, widened by the run-to-run noise the floor implies)\n"
-		"   decides: same when it lies inside +-threshold, faster or slower when it lies\n"
-		"   beyond it and Mann-Whitney p < 0.0001; otherwise unsure (too few samples,\n"
-		"   not significant, CI overlapping the threshold, two modes).\n"
-		"   Without samples (older runs): \"medians: no samples_ms\", the earlier rule:\n"
-		"   same when |B-A| <= max((IQR_A+IQR_B)/2, threshold * A) with timer IQRs, else\n"
-		"   when |B/A-1| <= threshold. docs/verdicts.md has the details.\n"
-		"3. Geomean of the gems-side B/A per op and overall, with a 95%% bootstrap\n"
-		"   confidence interval over shapes (2000 resamples, fixed seed: reproducible).\n"
-		"   When A and B ran the same torch version, the torch side is a control: its\n"
-		"   geomean is shown, gems/torch per shape too, and \"machine drift\" is reported\n"
-		"   when the torch side moved (CI clear of 1, at least 1%% away).\n"
-		"4. Gate (--fail-on-regression PCT): fails when the overall gems geomean is more\n"
-		"   than PCT %% slower, or a gems shape is \"slower\" and more than PCT %% slower\n"
-		"   (--fail-on-unsure: also an unsure one whose CI reaches beyond PCT %%). A PCT\n"
-		"   below the floor cannot be decided: such shapes come out unsure. It also fails\n"
-		"   when A's or B's status is not \"passed\", when no gems shape has a latency on\n"
-		"   both sides, and when a gems shape of A has no latency in B (failed, crashed,\n"
-		"   dropped; with --allow-missing-shapes only a warning). The output names each\n"
-		"   failing shape and why (a gate column, the gate's lines; CSV: gate_result).\n\n"
-		"Options:\n");
-	zl_options_usage(out, compare_tables);
-	fprintf(out,
-		"\nEnvironment:\n"
-		"  ZL_HISTORY_DB  history database for run ids when --db is not given\n"
-		"  ZL_HOME        data directory holding history.db\n"
-		"  NO_COLOR       no colour (colour is used only on a terminal anyway)\n"
-		"\nExit status:\n"
-		"  0  compared (and the gate, if any, passed)\n"
-		"  1  --fail-on-regression: the gate failed (also: the output could not be written)\n"
-		"  2  usage, a run that cannot be loaded, or a caliber mismatch\n"
-		"\nExamples:\n"
-		"  zlbench compare runs/A runs/B\n"
-		"  zlbench compare 20261129-101500-cuda-mm-1a2b3c 20261129-113000-cuda-mm-4d5e6f --markdown\n"
-		"  zlbench compare runs/A runs/B --fail-on-regression 3 --fail-on-unsure\n");
-}
 
 /* Plain decimal digits with at most one point: no hex, exponent, sign, inf or nan. */
 static int decimal_text(const char *s)
@@ -217,40 +150,29 @@ static int render(const struct zl_compare *c)
 	return ret;
 }
 
-int cmd_compare(int argc, const char **argv)
+static int cmd_compare(struct zl_cmd_ctx *ctx)
 {
 	struct zl_compare_opts opts = ZL_COMPARE_OPTS_INIT;
-	struct strvec args = STRVEC_INIT;
-	struct strbuf err = STRBUF_INIT;
+	const struct strvec *args = &ctx->args;
 	struct zl_history *h = NULL;
 	struct zl_calibration cal;
 	struct strbuf floor_note = STRBUF_INIT;
 	struct zl_run a, b;
 	struct zl_compare cmp;
-	int rc, ret = ZL_EXIT_USAGE;
+	int ret = ZL_EXIT_USAGE;
 	size_t i;
 
 	zl_run_init(&a);
 	zl_run_init(&b);
 	zl_calibration_init(&cal);
 	zl_compare_init(&cmp);
-	rc = zl_parse_options(argc - 1, argv + 1, compare_tables, &args, NULL, &err);
-	if (rc == 1) {
-		help_compare(stdout);
-		ret = ZL_EXIT_OK;
-		goto out;
-	}
-	if (rc < 0) {
-		zl_print_error("%s", err.buf);
-		goto out;
-	}
 	if (opt_json + opt_csv + opt_markdown > 1) {
 		zl_print_error("choose one of --json, --csv and --markdown");
 		goto out;
 	}
-	if (args.nr != 2) {
+	if (args->nr != 2) {
 		zl_print_error("compare needs two runs, A and B (got %zu); see 'zlbench compare --help'",
-			       args.nr);
+			       args->nr);
 		goto out;
 	}
 	if ((opt_fail && parse_pct("--fail-on-regression", opt_fail, &opts.fail_pct)) ||
@@ -259,7 +181,7 @@ int cmd_compare(int argc, const char **argv)
 	opts.allow_mismatch = opt_allow;
 	opts.allow_missing = opt_allow_missing;
 	opts.fail_on_unsure = opt_fail_on_unsure;
-	if (load_side(args.v[0], &h, &a) || load_side(args.v[1], &h, &b))
+	if (load_side(args->v[0], &h, &a) || load_side(args->v[1], &h, &b))
 		goto out;
 	if (zl_calibration_lookup(opt_db, &h, &a, &b, &cal, &floor_note))
 		opts.calibration = &cal;
@@ -287,7 +209,71 @@ out:
 	zl_run_release(&a);
 	zl_run_release(&b);
 	zl_history_close(h);
-	strvec_clear(&args);
-	strbuf_release(&err);
 	return ret;
 }
+
+const struct zl_command zl_cmd_compare = {
+	.name = "compare",
+	.fn = cmd_compare,
+	.flags = ZL_CMD_OPERANDS,
+	.options = compare_options,
+	.summary = "compare two runs after checking their caliber",
+	.usage = "A B [--json|--csv|--markdown] [--fail-on-regression PCT]\n"
+		 "                       [--fail-on-unsure] [--threshold PCT] [--allow-missing-shapes]\n"
+		 "                       [--allow-caliber-mismatch] [--db PATH]",
+	.description =
+		"Compares run B against run A. A and B are run directories, or run ids (or a\n"
+		"unique prefix) looked up in the history database. A run whose directory is\n"
+		"gone is rebuilt from what the database stored (identity and result rows, not\n"
+		"the raw samples), and the output says \"loaded from history: directory gone\".\n\n"
+		"1. Caliber first. These must match: backend, vendor, device name, level, shape\n"
+		"   mode and shape sha256, test node, FlagGems mode, timer plan, tuner-cache mode.\n"
+		"   A mismatch is refused (exit 2, one line per field) unless\n"
+		"   --allow-caliber-mismatch. The autotune set-up is named: \"B replays A's\n"
+		"   records\" (zlbench run --replay-from A) is the proper A/B; record vs record is\n"
+		"   flagged, and flagged as cache inheritance on a shared tuner cache when the\n"
+		"   earlier run stored tuner winners, the later one found winners stored and its\n"
+		"   kernels used a tuner (when both runs name their tuned kernels: a shared one).\n"
+		"   The usual A/B variables (FlagGems commit, Triton/torch version,\n"
+		"   TRITON_*/ZL_*/FLAGGEMS_* environment) are listed.\n"
+		"2. Per op, dtype, shape and side (torch, gems): A, B, B/A with its 95% CI, p and\n"
+		"   a verdict: faster, slower, same, or unsure (with the reason and what to run).\n"
+		"   The threshold of a row is max(--threshold, floor); the floor is that of the\n"
+		"   newest calibration (zlbench calibrate) in the history database for A's\n"
+		"   backend, device, timer and FlagGems commit (else B's commit) for the row's\n"
+		"   size class of kernel time, else a fixed 5%; the output names it.\n"
+		"   With raw samples (samples_ms in plugins/timer.jsonl) on both sides, the 95%\n"
+		"   CI of B/A (trimmed means, widened by the run-to-run noise the floor implies)\n"
+		"   decides: same when it lies inside +-threshold, faster or slower when it lies\n"
+		"   beyond it and Mann-Whitney p < 0.0001; otherwise unsure (too few samples,\n"
+		"   not significant, CI overlapping the threshold, two modes).\n"
+		"   Without samples (older runs): \"medians: no samples_ms\", the earlier rule:\n"
+		"   same when |B-A| <= max((IQR_A+IQR_B)/2, threshold * A) with timer IQRs, else\n"
+		"   when |B/A-1| <= threshold. docs/verdicts.md has the details.\n"
+		"3. Geomean of the gems-side B/A per op and overall, with a 95% bootstrap\n"
+		"   confidence interval over shapes (2000 resamples, fixed seed: reproducible).\n"
+		"   When A and B ran the same torch version, the torch side is a control: its\n"
+		"   geomean is shown, gems/torch per shape too, and \"machine drift\" is reported\n"
+		"   when the torch side moved (CI clear of 1, at least 1% away).\n"
+		"4. Gate (--fail-on-regression PCT): fails when the overall gems geomean is more\n"
+		"   than PCT % slower, or a gems shape is \"slower\" and more than PCT % slower\n"
+		"   (--fail-on-unsure: also an unsure one whose CI reaches beyond PCT %). A PCT\n"
+		"   below the floor cannot be decided: such shapes come out unsure. It also fails\n"
+		"   when A's or B's status is not \"passed\", when no gems shape has a latency on\n"
+		"   both sides, and when a gems shape of A has no latency in B (failed, crashed,\n"
+		"   dropped; with --allow-missing-shapes only a warning). The output names each\n"
+		"   failing shape and why (a gate column, the gate's lines; CSV: gate_result).\n",
+	.notes =
+		"Environment:\n"
+		"  ZL_HISTORY_DB  history database for run ids when --db is not given\n"
+		"  ZL_HOME        data directory holding history.db\n"
+		"  NO_COLOR       no colour (colour is used only on a terminal anyway)\n"
+		"\nExit status:\n"
+		"  0  compared (and the gate, if any, passed)\n"
+		"  1  --fail-on-regression: the gate failed (also: the output could not be written)\n"
+		"  2  usage, a run that cannot be loaded, or a caliber mismatch\n"
+		"\nExamples:\n"
+		"  zlbench compare runs/A runs/B\n"
+		"  zlbench compare 20261129-101500-cuda-mm-1a2b3c 20261129-113000-cuda-mm-4d5e6f --markdown\n"
+		"  zlbench compare runs/A runs/B --fail-on-regression 3 --fail-on-unsure\n",
+};

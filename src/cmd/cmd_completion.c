@@ -2,12 +2,11 @@
  * zlbench completion: bash and zsh completion scripts.
  *
  * Everything in the script comes from the binary that prints it: the commands
- * from main.c's table, each command's options from its own --help text, the
- * backend names from the backend table. Operator names depend on the FlagGems
- * checkout, so the script asks `zlbench completion --list-ops` for them while
- * completing (a hidden option).
+ * from main.c's table, each command's options from its row's option table (and the
+ * run settings' rows), the backend names from the backend table. Operator names
+ * depend on the FlagGems checkout, so the script asks `zlbench completion --list-ops`
+ * for them while completing (a hidden option).
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "zlbench/error.h"
 #include "zlbench/options.h"
 #include "zlbench/resolve.h"
+#include "zlbench/settings.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -51,155 +51,16 @@ static const struct {
 	/* any other command's operands complete file names */
 };
 
-/*
- * Options a command's --help lists (its shared run settings) but that it refuses:
- * a batch sets these per operator (cmd_batch.c's per_run[]).
- */
-static const struct {
-	const char *command;
-	const char *options;       /* space-separated, with "--" */
-} refused[] = {
-	{ "batch", "--op --op-file --test-node" },
-};
-
-/* Global options: main.c parses these before the command. */
-static const char global_options[] = "--version --quiet --verbose --help";
-
-void help_completion(FILE *out)
+/* The global options (before the command) as one line of words. */
+static void global_words(struct strbuf *sb)
 {
-	fprintf(out,
-		"usage: zlbench completion (bash | zsh)\n\n"
-		"Prints a completion script for bash or zsh on stdout. It completes the commands, each\n"
-		"command's options (as its --help lists them), backend names, the values of --level and\n"
-		"of --shape-mode, directories for --flaggems-dir, --out and --replay-from, and operator\n"
-		"names for --op and for each name of batch's --ops and --warmup-ops lists: those of the\n"
-		"FlagGems checkout that --flaggems-dir names on the line being completed (else\n"
-		"$FLAGGEMS_DIR, else the current directory).\n\n"
-		"Options:\n"
-		"  --help    this text; completion takes no other option\n\n"
-		"Environment: FLAGGEMS_DIR (where --op and batch's --ops look for operators while completing).\n\n"
-		"Exit codes: 0 printed, 2 usage error.\n\n"
-		"Examples:\n"
-		"  source <(zlbench completion bash)\n"
-		"  zlbench completion bash > ~/.local/share/bash-completion/completions/zlbench\n"
-		"  zlbench completion zsh > \"${fpath[1]}/_zlbench\"   # then: autoload -U compinit && compinit\n");
+	const struct zl_option *o;
+
+	for (o = zl_global_option_rows(); o->type != ZL_OPT_END; o++)
+		if (o->long_name && !(o->flags & ZL_OPT_HIDDEN))
+			strbuf_addf(sb, "--%s ", o->long_name);
+	strbuf_addstr(sb, "--help");
 }
-
-/* ---- options from help text ----------------------------------------------------- */
-
-static int opt_char(int c)
-{
-	return islower(c) || isdigit(c) || c == '-';
-}
-
-/*
- * "--name ARG" (or "--name=ARG"): an upper-case word right after the option is its
- * argument, as every help text writes it ("--out DIR", "[--backend B]").
- */
-static int shows_argument(const char *p)
-{
-	const char *q;
-
-	if (*p != ' ' && *p != '=')
-		return 0;
-	q = p + 1;
-	if (!isupper((unsigned char)*q))
-		return 0;
-	while (isupper((unsigned char)*q) || isdigit((unsigned char)*q) || *q == '_')
-		q++;
-	return !islower((unsigned char)*q);
-}
-
-/* Scan one line of help; a lone "--" ends what belongs to zlbench (pytest's arguments follow). */
-static void scan_line(const char *line, size_t len, struct strvec *opts, struct strvec *with_arg)
-{
-	size_t i, n;
-
-	for (i = 0; i + 1 < len; i++) {
-		const char *p = line + i;
-		char *name;
-
-		if (p[0] != '-' || p[1] != '-' || (i && (isalnum((unsigned char)p[-1]) || p[-1] == '-')))
-			continue;
-		if (i + 2 == len || !opt_char((unsigned char)p[2]))
-			return; /* "-- <pytest args>" */
-		for (n = 0; i + 2 + n < len && opt_char((unsigned char)p[2 + n]); n++)
-			;
-		/* "--shape_file" is FlagGems' option named in prose, not one of ours */
-		if (!islower((unsigned char)p[2]) || (i + 2 + n < len && (p[2 + n] == '_' || isalnum((unsigned char)p[2 + n])))) {
-			i += 1 + n;
-			continue;
-		}
-		name = xstrfmt("--%.*s", (int)n, p + 2);
-		if (strvec_find(opts, name) < 0)
-			strvec_push(opts, name);
-		if (i + 2 + n < len && shows_argument(p + 2 + n) && strvec_find(with_arg, name + 2) < 0)
-			strvec_push(with_arg, name + 2);
-		free(name);
-		i += 1 + n;
-	}
-}
-
-/*
- * The options a command's --help names, in order of first mention, and --help itself.
- * Whether one takes a value is read from its option row ("  --out DIR  ...") when it
- * has one, else from the usage block ("--ingest RUN_DIR..." is a flag with operands).
- */
-static int command_options(const struct zl_command *c, struct strvec *opts, struct strvec *with_arg)
-{
-	char *text = NULL;
-	size_t size = 0, i;
-	FILE *mem = open_memstream(&text, &size);
-	struct strvec row_opts = STRVEC_INIT, row_valued = STRVEC_INIT, usage_valued = STRVEC_INIT;
-	const char *p;
-	int in_usage = 0;
-
-	if (!mem)
-		return -1;
-	zl_print_command_help(c, mem);
-	if (fclose(mem)) {
-		free(text);
-		return -1;
-	}
-	for (p = text; p && *p; ) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		size_t indent = strspn(p, " ");
-
-		/* the usage block (up to a blank line) and option rows; prose and examples name other commands' options */
-		if (zl_starts_with(p, "usage:"))
-			in_usage = 1;
-		else if (indent == len)
-			in_usage = 0;
-		if (indent < len && p[indent] == '-') {
-			struct strvec ignored = STRVEC_INIT;
-
-			scan_line(p, len, &row_opts, &row_valued);
-			scan_line(p, len, opts, &ignored);
-			strvec_clear(&ignored);
-		} else if (in_usage) {
-			scan_line(p, len, opts, &usage_valued);
-		}
-		p += len + (nl ? 1 : 0);
-	}
-	for (i = 0; i < opts->nr; i++) {
-		const char *name = opts->v[i] + 2;
-		int valued = strvec_find(&row_opts, opts->v[i]) >= 0 ? strvec_find(&row_valued, name) >= 0
-								     : strvec_find(&usage_valued, name) >= 0;
-
-		if (valued && strvec_find(with_arg, name) < 0)
-			strvec_push(with_arg, name);
-	}
-	if (strvec_find(opts, "--help") < 0)
-		strvec_push(opts, "--help");
-	strvec_clear(&row_opts);
-	strvec_clear(&row_valued);
-	strvec_clear(&usage_valued);
-	free(text);
-	return 0;
-}
-
-/* ---- the scripts ------------------------------------------------------------------- */
 
 static void backend_names(FILE *out)
 {
@@ -211,38 +72,51 @@ static void backend_names(FILE *out)
 
 static void command_names(FILE *out)
 {
-	const struct zl_command *c;
+	const struct zl_command *const *c;
+	const char *sep = "";
 
-	for (c = zl_commands(); c->name; c++)
-		fprintf(out, "%s%s", c == zl_commands() ? "" : " ", c->name);
+	for (c = zl_commands(); *c; c++)
+		if (!((*c)->flags & ZL_CMD_HIDDEN)) {
+			fprintf(out, "%s%s", sep, (*c)->name);
+			sep = " ";
+		}
 }
 
-/* Per-command option lists and the options that take values; -1 when help text cannot be read. */
-static int collect(struct strvec *per_command, struct strvec *with_arg)
+/* One command's options from a table: every row a word parses, but hidden ones and the settings it refuses. */
+static void add_options(const struct zl_command *c, const struct zl_option *o, struct strbuf *line,
+			struct strvec *with_arg)
 {
-	const struct zl_command *c;
+	for (; o && o->type != ZL_OPT_END; o++) {
+		if (o->type == ZL_OPT_GROUP || !o->long_name || (o->flags & (ZL_OPT_HIDDEN | ZL_OPT_DOC_ONLY)))
+			continue;
+		if (zl_settings_option_has(o, c->refused_settings))
+			continue;
+		strbuf_addf(line, "%s--%s", line->len ? " " : "", o->long_name);
+		if (zl_option_takes_value(o) && strvec_find(with_arg, o->long_name) < 0)
+			strvec_push(with_arg, o->long_name);
+	}
+}
 
-	for (c = zl_commands(); c->name; c++) {
-		struct strvec opts = STRVEC_INIT, no = STRVEC_INIT;
+/* Per-command option lists (in the order of zl_commands(), hidden ones left out) and the valued options. */
+static void collect(struct strvec *per_command, struct strvec *with_arg)
+{
+	const struct zl_command *const *c;
+	struct zl_settings s;
+
+	zl_settings_init(&s);
+	for (c = zl_commands(); *c; c++) {
 		struct strbuf line = STRBUF_INIT;
-		size_t i;
 
-		if (command_options(c, &opts, with_arg)) {
-			strvec_clear(&opts);
-			return -1;
-		}
-		for (i = 0; i < ZL_ARRAY_SIZE(refused); i++)
-			if (!strcmp(refused[i].command, c->name))
-				strvec_split(&no, refused[i].options, ' ');
-		for (i = 0; i < opts.nr; i++)
-			if (strvec_find(&no, opts.v[i]) < 0)
-				strbuf_addf(&line, "%s%s", line.len ? " " : "", opts.v[i]);
+		if ((*c)->flags & ZL_CMD_HIDDEN)
+			continue;
+		add_options(*c, (*c)->options, &line, with_arg);
+		if ((*c)->flags & ZL_CMD_SETTINGS)
+			add_options(*c, zl_settings_options(&s), &line, with_arg);
+		strbuf_addf(&line, "%s--help", line.len ? " " : "");
 		strvec_push(per_command, line.buf);
 		strbuf_release(&line);
-		strvec_clear(&opts);
-		strvec_clear(&no);
 	}
-	return 0;
+	zl_settings_release(&s);
 }
 
 /* The shell statement that completes one kind of value ($cur is the word). */
@@ -277,22 +151,25 @@ static void bash_values(FILE *out, enum value_kind kind, const char *words)
 
 static void print_bash(FILE *out, const struct strvec *per_command, const struct strvec *with_arg)
 {
-	const struct zl_command *c;
+	const struct zl_command *const *c;
+	struct strbuf global = STRBUF_INIT;
 	size_t i;
 
+	global_words(&global);
 	fprintf(out, "# bash completion for zlbench %s (printed by `zlbench completion bash`)\n"
 		"# Load it with: source <(zlbench completion bash)\n\n", ZL_VERSION_STRING);
 	fprintf(out, "_zlbench_commands=\"");
 	command_names(out);
 	fprintf(out, "\"\n_zlbench_backends=\"");
 	backend_names(out);
-	fprintf(out, "\"\n_zlbench_global=\"%s\"\n", global_options);
+	fprintf(out, "\"\n_zlbench_global=\"%s\"\n", global.buf);
 	fprintf(out, "# options that take a value\n_zlbench_valued=\" ");
 	for (i = 0; i < with_arg->nr; i++)
 		fprintf(out, "--%s ", with_arg->v[i]);
 	fprintf(out, "\"\n");
-	for (c = zl_commands(), i = 0; c->name; c++, i++)
-		fprintf(out, "_zlbench_opts_%s=\"%s\"\n", c->name, per_command->v[i]);
+	for (c = zl_commands(), i = 0; *c; c++)
+		if (!((*c)->flags & ZL_CMD_HIDDEN))
+			fprintf(out, "_zlbench_opts_%s=\"%s\"\n", (*c)->name, per_command->v[i++]);
 	fprintf(out,
 		"\n# Operators of the FlagGems checkout named on the line (else $FLAGGEMS_DIR, else .).\n"
 		"_zlbench_ops() {\n"
@@ -349,6 +226,7 @@ static void print_bash(FILE *out, const struct strvec *per_command, const struct
 	fprintf(out, "\t*) ");
 	bash_values(out, VALUES_FILES, NULL);
 	fprintf(out, " ;;\n\tesac\n\treturn 0\n}\n\ncomplete -F _zlbench zlbench\n");
+	strbuf_release(&global);
 }
 
 static void zsh_values(FILE *out, enum value_kind kind, const char *words)
@@ -380,9 +258,11 @@ static void zsh_values(FILE *out, enum value_kind kind, const char *words)
 
 static void print_zsh(FILE *out, const struct strvec *per_command, const struct strvec *with_arg)
 {
-	const struct zl_command *c;
+	const struct zl_command *const *c;
+	struct strbuf global = STRBUF_INIT;
 	size_t i;
 
+	global_words(&global);
 	fprintf(out, "#compdef zlbench\n"
 		"# zsh completion for zlbench %s (printed by `zlbench completion zsh`)\n"
 		"# Save it as _zlbench in a directory of $fpath, or: source <(zlbench completion zsh)\n\n",
@@ -391,12 +271,13 @@ static void print_zsh(FILE *out, const struct strvec *per_command, const struct 
 	command_names(out);
 	fprintf(out, ")\n_zlbench_backends=(");
 	backend_names(out);
-	fprintf(out, ")\n_zlbench_global=(%s)\n_zlbench_valued=(", global_options);
+	fprintf(out, ")\n_zlbench_global=(%s)\n_zlbench_valued=(", global.buf);
 	for (i = 0; i < with_arg->nr; i++)
 		fprintf(out, "%s--%s", i ? " " : "", with_arg->v[i]);
 	fprintf(out, ")\ntypeset -gA _zlbench_opts\n");
-	for (c = zl_commands(), i = 0; c->name; c++, i++)
-		fprintf(out, "_zlbench_opts[%s]=\"%s\"\n", c->name, per_command->v[i]);
+	for (c = zl_commands(), i = 0; *c; c++)
+		if (!((*c)->flags & ZL_CMD_HIDDEN))
+			fprintf(out, "_zlbench_opts[%s]=\"%s\"\n", (*c)->name, per_command->v[i++]);
 	fprintf(out,
 		"\n# Operators of the FlagGems checkout named on the line (else $FLAGGEMS_DIR, else .).\n"
 		"_zlbench_ops() {\n"
@@ -452,6 +333,7 @@ static void print_zsh(FILE *out, const struct strvec *per_command, const struct 
 		"else\n"
 		"  compdef _zlbench zlbench\n"
 		"fi\n");
+	strbuf_release(&global);
 }
 
 static const struct {
@@ -462,69 +344,77 @@ static const struct {
 	{ "zsh", print_zsh },
 };
 
-/* Hidden: the operators of a checkout, one per line, for the scripts. */
-static int list_ops(const char *flaggems_dir)
+static int want_ops;
+static const char *ops_dir;
+
+static const struct zl_option completion_options[] = {
+	{ .type = ZL_OPT_FLAG, .long_name = "help", .help = "this text; completion takes no other option",
+	  .flags = ZL_OPT_DOC_ONLY },
+	/* hidden: the operators of a checkout, one per line, for the scripts */
+	{ .type = ZL_OPT_FLAG, .long_name = "list-ops", .value = &want_ops, .defval = 1, .flags = ZL_OPT_HIDDEN },
+	{ .type = ZL_OPT_STRING, .long_name = "flaggems-dir", .value = &ops_dir, .argh = "DIR", .env = "FLAGGEMS_DIR",
+	  .flags = ZL_OPT_HIDDEN },
+	ZL_OPT_END_ROW,
+};
+
+static int list_ops(void)
 {
 	struct strvec ops = STRVEC_INIT;
-	const char *dir = flaggems_dir ? flaggems_dir : getenv("FLAGGEMS_DIR");
 	size_t i;
 
-	zl_list_ops(dir && *dir ? dir : ".", &ops);
+	zl_list_ops(ops_dir && *ops_dir ? ops_dir : ".", &ops);
 	for (i = 0; i < ops.nr; i++)
 		printf("%s\n", ops.v[i]);
 	strvec_clear(&ops);
 	return ZL_EXIT_OK;
 }
 
-int cmd_completion(int argc, const char **argv)
+static int cmd_completion(struct zl_cmd_ctx *ctx)
 {
-	int want_ops = 0, code = ZL_EXIT_USAGE;
-	const char *flaggems_dir = NULL;
-	const struct zl_option opts[] = {
-		{ .type = ZL_OPT_FLAG, .long_name = "list-ops", .value = &want_ops, .defval = 1, .hidden = 1 },
-		{ .type = ZL_OPT_STRING, .long_name = "flaggems-dir", .value = &flaggems_dir, .argh = "DIR", .hidden = 1 },
-		ZL_OPT_END_ROW,
-	};
-	const struct zl_option *tables[] = { opts, NULL };
-	struct strvec args = STRVEC_INIT, per_command = STRVEC_INIT, with_arg = STRVEC_INIT;
-	struct strbuf err = STRBUF_INIT;
+	struct strvec per_command = STRVEC_INIT, with_arg = STRVEC_INIT;
 	size_t i;
-	int rc = zl_parse_options(argc - 1, argv + 1, tables, &args, NULL, &err);
+	int code = ZL_EXIT_USAGE;
 
-	if (rc == 1) {
-		help_completion(stdout);
-		code = ZL_EXIT_OK;
-		goto out;
-	}
-	if (rc) {
-		zl_print_error("%s", err.buf);
-		goto out;
-	}
-	if (want_ops) {
-		code = list_ops(flaggems_dir);
-		goto out;
-	}
-	if (args.nr != 1) {
+	if (want_ops)
+		return list_ops();
+	if (ctx->args.nr != 1) {
 		zl_print_error("name one shell: zlbench completion bash, or zlbench completion zsh");
-		goto out;
+		return ZL_EXIT_USAGE;
 	}
 	for (i = 0; i < ZL_ARRAY_SIZE(shells); i++) {
-		if (strcmp(shells[i].shell, args.v[0]))
+		if (strcmp(shells[i].shell, ctx->args.v[0]))
 			continue;
-		if (collect(&per_command, &with_arg)) {
-			zl_print_error("cannot read the commands' help text: out of memory");
-			code = ZL_EXIT_INTERNAL;
-			goto out;
-		}
+		collect(&per_command, &with_arg);
 		shells[i].print(stdout, &per_command, &with_arg);
 		code = ZL_EXIT_OK;
-		goto out;
+		break;
 	}
-	zl_print_error("unknown shell '%s': choose bash or zsh", args.v[0]);
-out:
-	strvec_clear(&args);
+	if (code)
+		zl_print_error("unknown shell '%s': choose bash or zsh", ctx->args.v[0]);
 	strvec_clear(&per_command);
 	strvec_clear(&with_arg);
-	strbuf_release(&err);
 	return code;
 }
+
+const struct zl_command zl_cmd_completion = {
+	.name = "completion",
+	.fn = cmd_completion,
+	.flags = ZL_CMD_OPERANDS,
+	.options = completion_options,
+	.summary = "print a bash or zsh completion script",
+	.usage = "(bash | zsh)",
+	.description =
+		"Prints a completion script for bash or zsh on stdout. It completes the commands, each\n"
+		"command's options (as its --help lists them), backend names, the values of --level and\n"
+		"of --shape-mode, directories for --flaggems-dir, --out and --replay-from, and operator\n"
+		"names for --op and for each name of batch's --ops and --warmup-ops lists: those of the\n"
+		"FlagGems checkout that --flaggems-dir names on the line being completed (else\n"
+		"$FLAGGEMS_DIR, else the current directory).\n",
+	.notes =
+		"Environment: FLAGGEMS_DIR (where --op and batch's --ops look for operators while completing).\n\n"
+		"Exit codes: 0 printed, 2 usage error.\n\n"
+		"Examples:\n"
+		"  source <(zlbench completion bash)\n"
+		"  zlbench completion bash > ~/.local/share/bash-completion/completions/zlbench\n"
+		"  zlbench completion zsh > \"${fpath[1]}/_zlbench\"   # then: autoload -U compinit && compinit\n",
+};

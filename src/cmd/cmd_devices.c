@@ -10,6 +10,7 @@
 #include "zlbench/error.h"
 #include "zlbench/json.h"
 #include "zlbench/options.h"
+#include "zlbench/settings.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/strvec.h"
 #include "zlbench/util.h"
@@ -17,46 +18,15 @@
 #include "zlbench/banned.h"
 
 static const char *opt_backend;
+static enum zl_source backend_source;
 static int opt_json;
 
 static const struct zl_option devices_options[] = {
-	{ ZL_OPT_STRING, "backend", 'b', &opt_backend, "B",
-	  "backend name or alias (default: auto-detect)", 0, NULL, 0, "ZL_BACKEND", 0 },
-	{ ZL_OPT_FLAG, "json", 0, &opt_json, NULL, "print one JSON document", 1, NULL, 0, NULL, 0 },
+	{ .type = ZL_OPT_STRING, .long_name = "backend", .short_name = 'b', .value = &opt_backend, .argh = "B",
+	  .help = "backend name or alias (default: auto-detect)", .env = "ZL_BACKEND", .source = &backend_source },
+	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &opt_json, .defval = 1, .help = "print one JSON document" },
 	ZL_OPT_END_ROW
 };
-static const struct zl_option *const devices_tables[] = { devices_options, NULL };
-
-void help_devices(FILE *out)
-{
-	fprintf(out,
-		"usage: zlbench devices [--backend B] [--json]\n\n"
-		"Lists a backend's devices, found with the vendor's query tool (the QUERY TOOL\n"
-		"column of 'zlbench backends'; run without a shell, for at most ZL_QUERY_TIMEOUT\n"
-		"seconds). When the tool is missing or fails, the numbered device nodes under\n"
-		"/dev are counted instead; when neither is there the devices are \"not verified\"\n"
-		"and the reason is printed. Either way the output says how the list was made.\n"
-		"Indices are what the backend's visibility variable takes.\n\n"
-		"The backend comes from --backend, else ZL_BACKEND, else auto-detection: the one\n"
-		"vendor whose query tool is on PATH or whose device nodes exist.\n\n"
-		"Options:\n");
-	zl_options_usage(out, devices_tables);
-	fprintf(out,
-		"\nEnvironment:\n"
-		"  ZL_BACKEND        backend when --backend is not given\n"
-		"  ZL_QUERY_TIMEOUT  seconds the query tool may take (default %g)\n"
-		"  ZL_DEV_ROOT       directory holding the device nodes (default /dev)\n"
-		"  PATH              where the query tools are looked up\n"
-		"\nExit status:\n"
-		"  0  devices listed, or \"not verified\" with the reason\n"
-		"  1  the JSON document could not be built\n"
-		"  2  usage: unknown backend, no backend detected (or several), bad option\n"
-		"\nExamples:\n"
-		"  zlbench devices\n"
-		"  zlbench devices --backend musa\n"
-		"  ZL_BACKEND=npu zlbench devices --json\n",
-		ZL_QUERY_TIMEOUT_DEFAULT);
-}
 
 struct choice {
 	const struct zl_backend *b;
@@ -90,38 +60,38 @@ static const char *closest_backend(const char *name)
 	return best;
 }
 
+/* The backend as the settings resolve it; a name that is no backend is said with the nearest one. */
 static int choose_backend(struct choice *c, struct strbuf *err)
 {
-	const char *name = opt_backend, *from = "--backend";
+	struct zl_settings s;
+	const struct zl_setting_value *v = &s.v[ZL_SET_BACKEND];
+	int rc;
 
-	c->source = "flag";
-	if (!name || !*name) {
-		name = getenv("ZL_BACKEND");
-		from = "ZL_BACKEND";
-		c->source = "env";
-	}
-	if (name && *name) {
+	zl_settings_init(&s);
+	if (opt_backend && *opt_backend)
+		zl_settings_set_from(&s, ZL_SET_BACKEND, opt_backend, backend_source);
+	rc = zl_settings_resolve_backend(&s, err);
+	if (rc && v->raw) {
 		struct strbuf choices = STRBUF_INIT;
-		const char *near;
+		const char *near = closest_backend(v->raw);
 
-		c->b = zl_backend_find(name);
-		strbuf_addf(&c->why, "from %s", from);
-		if (c->b)
-			return 0;
-		near = closest_backend(name);
 		zl_backend_choices(&choices);
-		zl_error(err, "unknown backend '%s' from %s%s%s%s; choices: %s", name, from,
-			 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "",
-			 choices.buf);
+		strbuf_reset(err);
+		zl_error(err, "unknown backend '%s' from %s%s%s%s; choices: %s", v->raw, v->from,
+			 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "", choices.buf);
 		strbuf_release(&choices);
-		return -1;
+	} else if (!rc) {
+		c->b = s.backend;
+		c->source = zl_source_name(v->source);
+		if (v->source == ZL_SRC_AUTO) {
+			strbuf_addstr(&c->why, "auto-detected: ");
+			zl_backend_present(c->b, &c->why);
+		} else {
+			strbuf_addf(&c->why, "from %s", v->from);
+		}
 	}
-	c->source = "auto";
-	if (zl_backend_detect(&c->b, err))
-		return -1;
-	strbuf_addstr(&c->why, "auto-detected: ");
-	zl_backend_present(c->b, &c->why);
-	return 0;
+	zl_settings_release(&s);
+	return rc;
 }
 
 /* The table's columns: each prints one device field, "-" when unknown. */
@@ -266,31 +236,14 @@ static int print_json(FILE *out, const struct choice *c, const struct zl_devlist
 	return 0;
 }
 
-int cmd_devices(int argc, const char **argv)
+static int cmd_devices(struct zl_cmd_ctx *ctx)
 {
-	struct strvec args = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
 	struct choice c = { NULL, NULL, STRBUF_INIT };
 	struct zl_devlist dl = ZL_DEVLIST_INIT;
-	int r, ret = ZL_EXIT_OK;
+	int ret = ZL_EXIT_OK;
 
-	opt_backend = NULL;
-	opt_json = 0;
-	r = zl_parse_options(argc - 1, argv + 1, devices_tables, &args, NULL, &err);
-	if (r == 1) {
-		help_devices(stdout);
-		goto out;
-	}
-	if (r < 0) {
-		zl_print_error("%s", err.buf);
-		ret = ZL_EXIT_USAGE;
-		goto out;
-	}
-	if (args.nr) {
-		zl_print_error("unexpected argument '%s' (see 'zlbench devices --help')", args.v[0]);
-		ret = ZL_EXIT_USAGE;
-		goto out;
-	}
+	(void)ctx;
 	if (choose_backend(&c, &err)) {
 		zl_print_error("%s", err.buf);
 		ret = ZL_EXIT_USAGE;
@@ -308,7 +261,37 @@ int cmd_devices(int argc, const char **argv)
 out:
 	zl_devlist_release(&dl);
 	strbuf_release(&c.why);
-	strvec_clear(&args);
 	strbuf_release(&err);
 	return ret;
 }
+
+const struct zl_command zl_cmd_devices = {
+	.name = "devices",
+	.fn = cmd_devices,
+	.options = devices_options,
+	.summary = "enumerate a backend's devices",
+	.usage = "[--backend B] [--json]",
+	.description =
+		"Lists a backend's devices, found with the vendor's query tool (the QUERY TOOL\n"
+		"column of 'zlbench backends'; run without a shell, for at most ZL_QUERY_TIMEOUT\n"
+		"seconds). When the tool is missing or fails, the numbered device nodes under\n"
+		"/dev are counted instead; when neither is there the devices are \"not verified\"\n"
+		"and the reason is printed. Either way the output says how the list was made.\n"
+		"Indices are what the backend's visibility variable takes.\n\n"
+		"The backend comes from --backend, else ZL_BACKEND, else auto-detection: the one\n"
+		"vendor whose query tool is on PATH or whose device nodes exist.\n",
+	.notes =
+		"Environment:\n"
+		"  ZL_BACKEND        backend when --backend is not given\n"
+		"  ZL_QUERY_TIMEOUT  seconds the query tool may take (default " ZL_STR(ZL_QUERY_TIMEOUT_DEFAULT) ")\n"
+		"  ZL_DEV_ROOT       directory holding the device nodes (default /dev)\n"
+		"  PATH              where the query tools are looked up\n"
+		"\nExit status:\n"
+		"  0  devices listed, or \"not verified\" with the reason\n"
+		"  1  the JSON document could not be built\n"
+		"  2  usage: unknown backend, no backend detected (or several), bad option\n"
+		"\nExamples:\n"
+		"  zlbench devices\n"
+		"  zlbench devices --backend musa\n"
+		"  ZL_BACKEND=npu zlbench devices --json\n",
+};

@@ -15,114 +15,39 @@
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
-#define DOCTOR_TIMEOUT_DEFAULT 300.0
+#define DOCTOR_TIMEOUT_DEFAULT 300
 
-struct doctor_opts {
-	int json;
-	int strict;
-	const char *step_timeout;
-	struct strvec shapes;
+static int opt_json, opt_strict;
+static const char *opt_step_timeout;
+static enum zl_source step_timeout_source;
+static struct strvec opt_shapes = STRVEC_INIT;
+
+static const struct zl_option doctor_options[] = {
+	{ .type = ZL_OPT_STRLIST, .long_name = "shape", .value = &opt_shapes, .argh = "SHAPE",
+	  .help = "a shape you expect to run, e.g. 2,4096,4096,4096 (repeatable):\n"
+		  "the shapes step fails when the level does not run it" },
+	{ .type = ZL_OPT_FLAG, .long_name = "strict", .value = &opt_strict, .defval = 1,
+	  .help = "a warning fails like an error" },
+	{ .type = ZL_OPT_STRING, .long_name = "step-timeout", .value = &opt_step_timeout, .argh = "SECONDS",
+	  .help = "bound of each step that starts Python", .env = "ZL_DOCTOR_TIMEOUT",
+	  .default_doc = ZL_STR(DOCTOR_TIMEOUT_DEFAULT), .source = &step_timeout_source },
+	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &opt_json, .defval = 1,
+	  .help = "print {op, backend, flaggems_dir, level, ok, failed_step, warnings,\n"
+		  "steps: [{number, name, title, status, summary, evidence, fix, seen}],\n"
+		  "commands}" },
+	ZL_OPT_END_ROW,
 };
 
-/* Run settings doctor accepts (so that a run's options can be pasted) but has no use for. */
-static const enum zl_setting_id ignored_settings[] = {
-	ZL_SET_REPLAY_FROM, ZL_SET_AUTOTUNE_RECORDS, ZL_SET_OUT, ZL_SET_CUDAGRAPH, ZL_SET_TIMER, ZL_SET_NOISE_TARGET,
-	ZL_SET_MAX_TIME_PER_SHAPE, ZL_SET_DIRECT_REPEAT, ZL_SET_TIMEOUT,
-};
-
-static int ignored_option(const char *long_name)
-{
-	size_t i;
-
-	for (i = 0; long_name && i < ZL_ARRAY_SIZE(ignored_settings); i++) {
-		const struct zl_setting_def *def = &zl_setting_defs[ignored_settings[i]];
-
-		if ((def->flag && !strcmp(long_name, def->flag)) || (def->flag_off && !strcmp(long_name, def->flag_off)) ||
-		    (def->flag_alias && !strcmp(long_name, def->flag_alias)))
-			return 1;
-	}
-	return 0;
-}
-
-/* The run settings' usage without the ones doctor ignores, then those by name. */
-static void settings_usage(FILE *out)
-{
-	struct zl_settings s;
-	const struct zl_option *all, *o;
-	const struct zl_option *tables[2] = { NULL, NULL };
-	struct zl_option *kept;
-	size_t n = 0, i;
-
-	zl_settings_init(&s);
-	all = zl_settings_options(&s);
-	for (o = all; o->type != ZL_OPT_END; o++)
-		n++;
-	kept = xcalloc(n + 1, sizeof(*kept));
-	n = 0;
-	for (o = all; o->type != ZL_OPT_END; o++)
-		if (!ignored_option(o->long_name))
-			kept[n++] = *o;
-	kept[n] = *o;
-	tables[0] = kept;
-	zl_options_usage(out, tables);
-	fprintf(out, "  Accepted and ignored, so that a run's options can be given as they are:\n   ");
-	for (i = 0; i < ZL_ARRAY_SIZE(ignored_settings); i++) {
-		const struct zl_setting_def *def = &zl_setting_defs[ignored_settings[i]];
-
-		if (!def->flag)
-			continue;
-		fprintf(out, "%s --%s", i ? "," : "", def->flag);
-		if (def->flag_off)
-			fprintf(out, ", --%s", def->flag_off);
-		else if (def->argh)
-			fprintf(out, " %s", def->argh);
-	}
-	fputc('\n', out);
-	free(kept);
-	zl_settings_release(&s);
-}
-
-void help_doctor(FILE *out)
+/* The steps in the order they are walked. */
+static void list_steps(FILE *out)
 {
 	const struct zl_doctor_step *st;
 	int i = 1;
 
-	fprintf(out,
-		"usage: zlbench doctor [--backend B] (--op OP | --op-file FILE | --test-node NODE) [run options]\n"
-		"                      [--shape SHAPE]... [--strict] [--step-timeout SECONDS] [--json] [-- <pytest args>]\n\n"
-		"Walks the checklist for an operator that will not run (or not as expected) and stops at\n"
-		"the first step that fails, saying what is wrong, the evidence behind it and the fix.\n"
-		"It starts pytest to collect the tests and to run them with FlagGems' Benchmark.run replaced\n"
-		"(errors and skips before a benchmark starts, and the shapes it would run); nothing is measured.\n\n"
-		"Steps, in order:\n");
 	for (st = zl_doctor_steps; st->name; st++)
 		fprintf(out, "  %d %-15s %s\n", i++, st->name, st->title);
-	fprintf(out,
-		"\nA step that warns (a shared tuner cache holding winners, an op missing from the shape\n"
-		"file) does not stop the walk unless --strict is given.\n\n"
-		"Options:\n"
-		"  --shape SHAPE                   a shape you expect to run, e.g. 2,4096,4096,4096 (repeatable):\n"
-		"                                  the shapes step fails when the level does not run it\n"
-		"  --strict                        a warning fails like an error\n"
-		"  --step-timeout SECONDS          bound of each step that starts Python (default %.0f) [env ZL_DOCTOR_TIMEOUT]\n"
-		"  --json                          print {op, backend, flaggems_dir, level, ok, failed_step, warnings,\n"
-		"                                  steps: [{number, name, title, status, summary, evidence, fix, seen}],\n"
-		"                                  commands}\n",
-		DOCTOR_TIMEOUT_DEFAULT);
-	settings_usage(out);
-	fprintf(out,
-		"\nEnvironment: the run settings' variables above; ZL_PLUGINS_DIR (where zl_doctor.py is),\n"
-		"FLAGGEMS_CACHE_DIR (the shared tuner cache inspected), NO_COLOR (no colour), TMPDIR (where its\n"
-		"temporary directory goes).\n\n"
-		"Output: one line per step (ok, WARN, FAIL, - for not checked); a failure also prints\n"
-		"DOCTOR_FAILED step=<name> on stderr. Global --verbose adds the evidence of passing steps\n"
-		"and the commands started, each a line to paste into a shell (with the run's environment and\n"
-		"a fresh ZL_RUN_DIR); --quiet prints only the steps that warn or fail.\n\n"
-		"Exit codes: 0 no step failed, 3 a step failed, 2 usage error, 128+N interrupted by signal N\n"
-		"(130: SIGINT; the running step's processes end and the temporary directory is removed).\n\n"
-		"Examples:\n"
-		"  zlbench doctor --backend musa --flaggems-dir ~/FlagGems --op router_gemm\n"
-		"  zlbench doctor --backend cuda --op mm --shape 1,512,14336,4096 --json\n");
+	fprintf(out, "\nA step that warns (a shared tuner cache holding winners, an op missing from the shape\n"
+		"file) does not stop the walk unless --strict is given.\n");
 }
 
 static const char *const status_words[] = { "-", "ok", "WARN", "FAIL" };
@@ -212,51 +137,33 @@ static int check_target(const struct zl_settings *s)
 	return 0;
 }
 
-static int step_timeout(const char *flag, double *out)
+static int step_timeout(double *out)
 {
-	const char *raw = flag ? flag : getenv("ZL_DOCTOR_TIMEOUT");
-
 	*out = DOCTOR_TIMEOUT_DEFAULT;
-	if (!raw || !*raw)
+	if (!opt_step_timeout)
 		return 0;
-	if (zl_parse_double(raw, out) || *out <= 0) {
-		zl_print_error("invalid value '%s' for %s: a number of seconds greater than 0", raw,
-			       flag ? "--step-timeout" : "ZL_DOCTOR_TIMEOUT");
+	if (zl_parse_double(opt_step_timeout, out) || *out <= 0) {
+		zl_print_error("invalid value '%s' for %s: a number of seconds greater than 0", opt_step_timeout,
+			       step_timeout_source == ZL_SRC_FLAG ? "--step-timeout" : "ZL_DOCTOR_TIMEOUT");
 		return -1;
 	}
 	return 0;
 }
 
-int cmd_doctor(int argc, const char **argv)
+static int cmd_doctor(struct zl_cmd_ctx *ctx)
 {
-	struct doctor_opts o = { 0, 0, NULL, STRVEC_INIT };
-	const struct zl_option extra[] = {
-		{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &o.json, .defval = 1,
-		  .help = "print the steps as JSON" },
-		{ .type = ZL_OPT_FLAG, .long_name = "strict", .value = &o.strict, .defval = 1,
-		  .help = "a warning fails like an error" },
-		{ .type = ZL_OPT_STRLIST, .long_name = "shape", .value = &o.shapes, .argh = "SHAPE",
-		  .help = "a shape you expect to run (repeatable)" },
-		{ .type = ZL_OPT_STRING, .long_name = "step-timeout", .value = &o.step_timeout, .argh = "SECONDS",
-		  .help = "bound of each step that starts Python", .env = "ZL_DOCTOR_TIMEOUT" },
-		ZL_OPT_END_ROW,
-	};
-	struct zl_settings s;
 	struct zl_doctor d;
 	int code = ZL_EXIT_OK;
 	size_t i;
 
-	zl_settings_init(&s);
-	zl_doctor_init(&d, &s);
-	if (zl_settings_setup(&s, argc, argv, extra, help_doctor, &code))
-		goto out;
-	if (check_target(&s) || step_timeout(o.step_timeout, &d.timeout_s)) {
+	zl_doctor_init(&d, ctx->s);
+	if (check_target(ctx->s) || step_timeout(&d.timeout_s)) {
 		code = ZL_EXIT_USAGE;
 		goto out;
 	}
-	d.strict = o.strict;
-	for (i = 0; i < o.shapes.nr; i++)
-		strvec_push(&d.want_shapes, o.shapes.v[i]);
+	d.strict = opt_strict;
+	for (i = 0; i < opt_shapes.nr; i++)
+		strvec_push(&d.want_shapes, opt_shapes.v[i]);
 	if (zl_doctor_run(&d) && d.interrupted) {
 		/* no report: the step that was running has no answer */
 		zl_print_error("interrupted by %s: the diagnosis stopped", strsignal(d.interrupted));
@@ -267,7 +174,7 @@ int cmd_doctor(int argc, const char **argv)
 		fprintf(stderr, "DOCTOR_FAILED step=%s\n", zl_doctor_steps[d.failed].name);
 		code = ZL_EXIT_PREFLIGHT;
 	}
-	if (o.json) {
+	if (opt_json) {
 		if (print_json(&d))
 			code = ZL_EXIT_INTERNAL;
 	} else {
@@ -275,7 +182,37 @@ int cmd_doctor(int argc, const char **argv)
 	}
 out:
 	zl_doctor_release(&d);
-	zl_settings_release(&s);
-	strvec_clear(&o.shapes);
 	return code;
 }
+
+const struct zl_command zl_cmd_doctor = {
+	.name = "doctor",
+	.fn = cmd_doctor,
+	.flags = ZL_CMD_SETTINGS | ZL_CMD_RESOLVE,
+	.options = doctor_options,
+	/* a run's options can be pasted as they are: those of measuring are accepted and ignored */
+	.ignored_settings = ZL_SETF_MEASURE,
+	.summary = "explain why an operator will not run",
+	.usage = "[--backend B] (--op OP | --op-file FILE | --test-node NODE) [run options]\n"
+		 "                      [--shape SHAPE]... [--strict] [--step-timeout SECONDS] [--json] [-- <pytest args>]",
+	.description =
+		"Walks the checklist for an operator that will not run (or not as expected) and stops at\n"
+		"the first step that fails, saying what is wrong, the evidence behind it and the fix.\n"
+		"It starts pytest to collect the tests and to run them with FlagGems' Benchmark.run replaced\n"
+		"(errors and skips before a benchmark starts, and the shapes it would run); nothing is measured.\n\n"
+		"Steps, in order:\n",
+	.describe = list_steps,
+	.notes =
+		"Environment: the run settings' variables above; ZL_PLUGINS_DIR (where zl_doctor.py is),\n"
+		"FLAGGEMS_CACHE_DIR (the shared tuner cache inspected), NO_COLOR (no colour), TMPDIR (where its\n"
+		"temporary directory goes).\n\n"
+		"Output: one line per step (ok, WARN, FAIL, - for not checked); a failure also prints\n"
+		"DOCTOR_FAILED step=<name> on stderr. Global --verbose adds the evidence of passing steps\n"
+		"and the commands started, each a line to paste into a shell (with the run's environment and\n"
+		"a fresh ZL_RUN_DIR); --quiet prints only the steps that warn or fail.\n\n"
+		"Exit codes: 0 no step failed, 3 a step failed, 2 usage error, 128+N interrupted by signal N\n"
+		"(130: SIGINT; the running step's processes end and the temporary directory is removed).\n\n"
+		"Examples:\n"
+		"  zlbench doctor --backend musa --flaggems-dir ~/FlagGems --op router_gemm\n"
+		"  zlbench doctor --backend cuda --op mm --shape 1,512,14336,4096 --json\n",
+};

@@ -25,58 +25,22 @@ static const char *opt_op, *opt_backend, *opt_since, *opt_limit, *opt_db;
 static int opt_json, opt_csv, opt_ingest;
 
 static const struct zl_option history_options[] = {
-	{ ZL_OPT_STRING, "op", 0, &opt_op, "OP", "only runs of this operator", 0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_STRING, "backend", 'b', &opt_backend, "B", "only runs on this backend (name or alias)",
-	  0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_STRING, "since", 0, &opt_since, "DATE",
-	  "only runs started at or after DATE (YYYY-MM-DD[THH:MM[:SS]] UTC, or an age: 12h, 7d, 2w)",
-	  0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_STRING, "limit", 'n', &opt_limit, "N", "at most N runs, newest first (default 20; 0: all)",
-	  0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_FLAG, "json", 0, &opt_json, NULL, "print a JSON array", 1, NULL, 0, NULL, 0 },
-	{ ZL_OPT_FLAG, "csv", 0, &opt_csv, NULL, "print CSV (RFC 4180) with a header row", 1, NULL, 0,
-	  NULL, 0 },
-	{ ZL_OPT_STRING, "db", 0, &opt_db, "PATH",
-	  "history database (default $ZL_HISTORY_DB, else $ZL_HOME/history.db)",
-	  0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_FLAG, "ingest", 0, &opt_ingest, NULL,
-	  "add the run directories given as arguments (replacing earlier copies)", 1, NULL, 0, NULL, 0 },
+	{ .type = ZL_OPT_STRING, .long_name = "op", .value = &opt_op, .argh = "OP", .help = "only runs of this operator" },
+	{ .type = ZL_OPT_STRING, .long_name = "backend", .short_name = 'b', .value = &opt_backend, .argh = "B",
+	  .help = "only runs on this backend (name or alias)" },
+	{ .type = ZL_OPT_STRING, .long_name = "since", .value = &opt_since, .argh = "DATE",
+	  .help = "only runs started at or after DATE (YYYY-MM-DD[THH:MM[:SS]] UTC, or an age: 12h, 7d, 2w)" },
+	{ .type = ZL_OPT_STRING, .long_name = "limit", .short_name = 'n', .value = &opt_limit, .argh = "N",
+	  .help = "at most N runs, newest first (default 20; 0: all)" },
+	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &opt_json, .defval = 1, .help = "print a JSON array" },
+	{ .type = ZL_OPT_FLAG, .long_name = "csv", .value = &opt_csv, .defval = 1,
+	  .help = "print CSV (RFC 4180) with a header row" },
+	{ .type = ZL_OPT_STRING, .long_name = "db", .value = &opt_db, .argh = "PATH",
+	  .help = "history database (default $ZL_HISTORY_DB, else $ZL_HOME/history.db)" },
+	{ .type = ZL_OPT_FLAG, .long_name = "ingest", .value = &opt_ingest, .defval = 1,
+	  .help = "add the run directories given as arguments (replacing earlier copies)" },
 	ZL_OPT_END_ROW
 };
-static const struct zl_option *const history_tables[] = { history_options, NULL };
-
-void help_history(FILE *out)
-{
-	fprintf(out,
-		"usage: zlbench history [--op OP] [--backend B] [--since DATE] [--limit N]\n"
-		"                       [--json|--csv] [--db PATH]\n"
-		"   or: zlbench history --ingest RUN_DIR... [--db PATH]\n\n"
-		"Lists the runs stored in the history database, newest first: run id, start,\n"
-		"backend, device, op, level, status, duration, result rows and the geomean of\n"
-		"FlagGems' speedup over torch. `zlbench run` adds every run it finishes; batch\n"
-		"and Slurm collectors do too; --ingest adds run directories by hand (a run id\n"
-		"already stored is replaced, so ingesting twice is harmless).\n\n"
-		"Options:\n");
-	zl_options_usage(out, history_tables);
-	fprintf(out,
-		"\nEnvironment:\n"
-		"  ZL_HISTORY_DB  history database of every command (run, batch, history, compare);\n"
-		"                 --db overrides it (default $ZL_HOME/history.db)\n"
-		"  ZL_HOME        data directory holding history.db (default $XDG_DATA_HOME/zlbench,\n"
-		"                 else ~/.local/share/zlbench)\n"
-		"  ZL_NO_HISTORY  set (not empty, not 0): `zlbench run` does not record its run (history itself ignores it)\n"
-
-		"\nExit status:\n"
-		"  0  listed, or every run directory ingested\n"
-		"  1  the query or an ingest's write failed, the list could not be built or written, or an\n"
-		"     ingest was refused: a copy with no result rows never replaces a run's stored rows\n"
-		"  2  usage error (an impossible --since date too), a database that cannot be\n"
-		"     opened, or a directory that is not a run\n"
-		"\nExamples:\n"
-		"  zlbench history --op mm --since 7d\n"
-		"  zlbench history --backend musa --limit 0 --csv > runs.csv\n"
-		"  zlbench history --ingest runs/20261129-101500-cuda-mm-1a2b3c\n");
-}
 
 static int leap_year(int y)
 {
@@ -293,74 +257,49 @@ static int ingest(struct zl_history *h, const struct strvec *dirs)
 	return not_runs ? ZL_EXIT_USAGE : failed ? ZL_EXIT_FAILED : ZL_EXIT_OK;
 }
 
-int cmd_history(int argc, const char **argv)
+/* The listing's filter from the options (since is the caller's to free). 0, or -1 after a message. */
+static int make_filter(struct zl_history_filter *f, char **since)
 {
-	struct zl_history_filter f = ZL_HISTORY_FILTER_INIT;
-	struct zl_history_list list = ZL_HISTORY_LIST_INIT;
-	struct strvec args = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
-	struct zl_history *h = NULL;
-	char *since = NULL;
-	int rc, ret = ZL_EXIT_USAGE;
+	const struct zl_backend *b;
 
-	rc = zl_parse_options(argc - 1, argv + 1, history_tables, &args, NULL, &err);
-	if (rc == 1) {
-		help_history(stdout);
-		ret = ZL_EXIT_OK;
-		goto out;
-	}
-	if (rc < 0) {
-		zl_print_error("%s", err.buf);
-		goto out;
-	}
-	if (opt_json && opt_csv) {
-		zl_print_error("--json and --csv cannot be combined");
-		goto out;
-	}
-	if (opt_ingest && !args.nr) {
-		zl_print_error("--ingest needs at least one run directory");
-		goto out;
-	}
-	if (!opt_ingest && args.nr) {
-		zl_print_error("unexpected argument '%s' (to add run directories use --ingest)", args.v[0]);
-		goto out;
-	}
-	f.limit = DEFAULT_LIMIT;
-	if (opt_limit && (zl_parse_long(opt_limit, &f.limit) || f.limit < 0)) {
+	f->limit = DEFAULT_LIMIT;
+	if (opt_limit && (zl_parse_long(opt_limit, &f->limit) || f->limit < 0)) {
 		zl_print_error("invalid --limit '%s': expected a whole number >= 0", opt_limit);
-		goto out;
+		return -1;
 	}
-	if (opt_since && !(since = zl_history_since_value(opt_since, &err))) {
+	if (opt_since && !(*since = zl_history_since_value(opt_since, &err))) {
 		zl_print_error("%s", err.buf);
-		goto out;
+		strbuf_release(&err);
+		return -1;
 	}
-	f.since = since;
-	f.op = opt_op;
+	f->since = *since;
+	f->op = opt_op;
 	if (opt_backend) {
-		const struct zl_backend *b = zl_backend_find(opt_backend);
+		b = zl_backend_find(opt_backend);
 		if (!b) {
-			strbuf_reset(&err);
 			zl_backend_choices(&err);
 			zl_print_error("unknown backend '%s'; choices: %s", opt_backend, err.buf);
-			goto out;
+			strbuf_release(&err);
+			return -1;
 		}
-		f.backend = b->name;
+		f->backend = b->name;
 	}
-	/* listing only reads: a database on a read-only mount can still be listed */
-	if ((opt_ingest ? zl_history_open : zl_history_open_readonly)(opt_db, &h, &err)) {
-		zl_print_error("%s", err.buf);
-		goto out;
-	}
-	if (opt_ingest) {
-		ret = ingest(h, &args);
-		goto out;
-	}
-	if (zl_history_query(h, &f, &list, &err)) {
+	return 0;
+}
+
+/* The runs the filter selects, in the format asked for. The exit code. */
+static int list_runs(struct zl_history *h, const struct zl_history_filter *f)
+{
+	struct zl_history_list list = ZL_HISTORY_LIST_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int ret = ZL_EXIT_OK;
+
+	if (zl_history_query(h, f, &list, &err)) {
 		zl_print_error("%s", err.buf);
 		ret = ZL_EXIT_FAILED;
 		goto out;
 	}
-	ret = ZL_EXIT_OK;
 	if (opt_json)
 		ret = print_json_list(&list) ? ZL_EXIT_FAILED : ZL_EXIT_OK;
 	else if (opt_csv)
@@ -373,9 +312,76 @@ int cmd_history(int argc, const char **argv)
 	}
 out:
 	zl_history_list_release(&list);
-	zl_history_close(h);
-	free(since);
-	strvec_clear(&args);
 	strbuf_release(&err);
 	return ret;
 }
+
+static int cmd_history(struct zl_cmd_ctx *ctx)
+{
+	struct zl_history_filter f = ZL_HISTORY_FILTER_INIT;
+	const struct strvec *args = &ctx->args;
+	struct strbuf err = STRBUF_INIT;
+	struct zl_history *h = NULL;
+	char *since = NULL;
+	int ret = ZL_EXIT_USAGE;
+
+	if (opt_json && opt_csv) {
+		zl_print_error("--json and --csv cannot be combined");
+		goto out;
+	}
+	if (opt_ingest && !args->nr) {
+		zl_print_error("--ingest needs at least one run directory");
+		goto out;
+	}
+	if (!opt_ingest && args->nr) {
+		zl_print_error("unexpected argument '%s' (to add run directories use --ingest)", args->v[0]);
+		goto out;
+	}
+	if (make_filter(&f, &since))
+		goto out;
+	/* listing only reads: a database on a read-only mount can still be listed */
+	if ((opt_ingest ? zl_history_open : zl_history_open_readonly)(opt_db, &h, &err)) {
+		zl_print_error("%s", err.buf);
+		goto out;
+	}
+	ret = opt_ingest ? ingest(h, args) : list_runs(h, &f);
+out:
+	zl_history_close(h);
+	free(since);
+	strbuf_release(&err);
+	return ret;
+}
+
+const struct zl_command zl_cmd_history = {
+	.name = "history",
+	.fn = cmd_history,
+	.flags = ZL_CMD_OPERANDS,
+	.options = history_options,
+	.summary = "list stored runs from the history database",
+	.usage = "[--op OP] [--backend B] [--since DATE] [--limit N]\n"
+		 "                       [--json|--csv] [--db PATH]\n"
+		 "   or: zlbench history --ingest RUN_DIR... [--db PATH]",
+	.description =
+		"Lists the runs stored in the history database, newest first: run id, start,\n"
+		"backend, device, op, level, status, duration, result rows and the geomean of\n"
+		"FlagGems' speedup over torch. `zlbench run` adds every run it finishes; batch\n"
+		"and Slurm collectors do too; --ingest adds run directories by hand (a run id\n"
+		"already stored is replaced, so ingesting twice is harmless).\n",
+	.notes =
+		"Environment:\n"
+		"  ZL_HISTORY_DB  history database of every command (run, batch, history, compare);\n"
+		"                 --db overrides it (default $ZL_HOME/history.db)\n"
+		"  ZL_HOME        data directory holding history.db (default $XDG_DATA_HOME/zlbench,\n"
+		"                 else ~/.local/share/zlbench)\n"
+		"  ZL_NO_HISTORY  set (not empty, not 0): `zlbench run` does not record its run (history itself ignores it)\n"
+		"\nExit status:\n"
+		"  0  listed, or every run directory ingested\n"
+		"  1  the query or an ingest's write failed, the list could not be built or written, or an\n"
+		"     ingest was refused: a copy with no result rows never replaces a run's stored rows\n"
+		"  2  usage error (an impossible --since date too), a database that cannot be\n"
+		"     opened, or a directory that is not a run\n"
+		"\nExamples:\n"
+		"  zlbench history --op mm --since 7d\n"
+		"  zlbench history --backend musa --limit 0 --csv > runs.csv\n"
+		"  zlbench history --ingest runs/20261129-101500-cuda-mm-1a2b3c\n",
+};

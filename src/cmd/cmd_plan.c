@@ -14,18 +14,20 @@
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
-void help_plan(FILE *out)
+static int opt_json;
+
+static const struct zl_option plan_options[] = {
+	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &opt_json, .defval = 1,
+	  .help = "print {backend, timer, fallback, noise_target, max_time_per_shape_s, clock_source,\n"
+		  "plugins: [...], reasons: [...]}" },
+	ZL_OPT_END_ROW,
+};
+
+/* The plugins a plan may load, each with its purpose and the capabilities it needs. */
+static void list_plugins(FILE *out)
 {
 	const struct zl_plugin_def *p;
 
-	fprintf(out,
-		"usage: zlbench plan [--backend B] [--timer NAME] [--no-cudagraph] [--json]\n\n"
-		"Shows the pytest plugins (-p) a run loads on a backend, why each is in or out, and\n"
-		"the timer plan: profiler where torch's profiler gives device kernel timestamps\n"
-		"(capability kernel_profiler), else graph where the backend can capture graphs, else\n"
-		"direct; the timers a shape falls back to; the profiler timer's noise target and time\n"
-		"cap; where the plugins read the SM clock.\n\n"
-		"Plugins:\n");
 	for (p = zl_plugin_table; p->module; p++) {
 		const struct zl_capability_def *c;
 
@@ -35,22 +37,6 @@ void help_plan(FILE *out)
 				fprintf(out, " (needs %s)", c->name);
 		fputc('\n', out);
 	}
-	fprintf(out,
-		"\nOptions:\n"
-		"  --backend B       backend or alias [env ZL_BACKEND; default: auto-detect]\n"
-		"  --timer NAME      profiler, graph or direct [env ZL_TIMER; default: the best the backend offers]\n"
-		"  --cudagraph, --no-cudagraph   graph timer on/off, also as the profiler's fallback [env ZL_ENABLE_CUDAGRAPH]\n"
-		"  --noise-target F  profiler timer: sample to a 95 %% interval within F of the estimate [env ZL_NOISE_TARGET; 0.005]\n"
-		"  --max-time-per-shape S   profiler timer: at most S seconds of sampling per measurement [env ZL_MAX_TIME_PER_SHAPE; %s]\n"
-		"  --json            print {backend, timer, fallback, noise_target, max_time_per_shape_s, clock_source,\n"
-		"                    plugins: [...], reasons: [...]}\n\n"
-		"Environment: the variables above; without a backend, auto-detection looks for the vendors'\n"
-		"query tools on PATH and their device nodes under ZL_DEV_ROOT (default /dev).\n\n"
-		"Exit codes: 0 printed, 2 usage error (an unknown backend, or none given and none detected;\n"
-		"a timer the backend lacks; a bad noise target or time cap).\n\n"
-		"Examples:\n  zlbench plan --backend musa\n  zlbench plan --backend cuda --timer graph --json\n"
-		"  zlbench plan --backend cuda --noise-target 0.002 --max-time-per-shape 1\n",
-		ZL_MAX_TIME_PER_SHAPE_DEFAULT);
 }
 
 static int print_json(const char *backend, const struct zl_plan *plan)
@@ -84,27 +70,20 @@ static int print_json(const char *backend, const struct zl_plan *plan)
 	return ZL_EXIT_OK;
 }
 
-int cmd_plan(int argc, const char **argv)
+static int cmd_plan(struct zl_cmd_ctx *ctx)
 {
-	int json = 0, code = ZL_EXIT_OK;
-	const struct zl_option extra[] = {
-		{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &json, .defval = 1, .help = "JSON output" },
-		ZL_OPT_END_ROW,
-	};
-	struct zl_settings s;
+	const struct zl_settings *s = ctx->s;
 	struct zl_plan plan = ZL_PLAN_INIT;
+	int code = ZL_EXIT_OK;
 	size_t i;
 
-	zl_settings_init(&s);
-	if (zl_settings_setup(&s, argc, argv, extra, help_plan, &code))
-		goto out;
-	zl_plan_make(&s, &plan);
-	if (json) {
-		code = print_json(s.backend->name, &plan);
+	zl_plan_make(s, &plan);
+	if (opt_json) {
+		code = print_json(s->backend->name, &plan);
 		goto out;
 	}
-	printf("backend: %s (%s)\ntimer:   %s (%s)", s.backend->name,
-	       zl_source_name(s.v[ZL_SET_BACKEND].source), plan.timer, zl_source_name(s.v[ZL_SET_TIMER].source));
+	printf("backend: %s (%s)\ntimer:   %s (%s)", s->backend->name,
+	       zl_source_name(s->v[ZL_SET_BACKEND].source), plan.timer, zl_source_name(s->v[ZL_SET_TIMER].source));
 	if (!strcmp(plan.timer, "profiler"))
 		printf(": noise target %g %%, at most %g s of sampling per shape", plan.noise_target * 100,
 		       plan.max_time_per_shape_s);
@@ -116,6 +95,33 @@ int cmd_plan(int argc, const char **argv)
 		printf("  %s\n", plan.reasons.v[i]);
 out:
 	zl_plan_release(&plan);
-	zl_settings_release(&s);
 	return code;
 }
+
+const struct zl_command zl_cmd_plan = {
+	.name = "plan",
+	.fn = cmd_plan,
+	.flags = ZL_CMD_SETTINGS | ZL_CMD_RESOLVE,
+	.options = plan_options,
+	/* a run's options can be given as they are: the plan depends on a few */
+	.used_settings = ZL_SETF_PLAN,
+	.summary = "show the pytest plugin list and timer plan for a backend",
+	.usage = "[--backend B] [--timer NAME] [--no-cudagraph] [--json]",
+	.description =
+		"Shows the pytest plugins (-p) a run loads on a backend, why each is in or out, and\n"
+		"the timer plan: profiler where torch's profiler gives device kernel timestamps\n"
+		"(capability kernel_profiler), else graph where the backend can capture graphs, else\n"
+		"direct; the timers a shape falls back to; the profiler timer's noise target and time\n"
+		"cap; where the plugins read the SM clock.\n\n"
+		"Plugins:\n",
+	.describe = list_plugins,
+	.notes =
+		"Environment: the variables above; without a backend, auto-detection looks for the vendors'\n"
+		"query tools on PATH and their device nodes under ZL_DEV_ROOT (default /dev).\n\n"
+		"Exit codes: 0 printed, 2 usage error (an unknown backend, or none given and none detected;\n"
+		"a timer the backend lacks; a bad noise target or time cap).\n\n"
+		"Examples:\n"
+		"  zlbench plan --backend musa\n"
+		"  zlbench plan --backend cuda --timer graph --json\n"
+		"  zlbench plan --backend cuda --noise-target 0.002 --max-time-per-shape 1\n",
+};

@@ -25,63 +25,28 @@ struct push_args {
 };
 
 static struct push_args args;
+static enum zl_source url_source;
 
-#define ROW(type, name, val, argh, help, defval, env) \
-	{ type, name, 0, val, argh, help, defval, NULL, 0, env, 0 }
 static const struct zl_option push_options[] = {
-	ROW(ZL_OPT_STRING, "url", &args.url, "URL", "collector endpoint (http or https)", 0,
-	    "ZL_PUSH_URL"),
-	ROW(ZL_OPT_FLAG, "flush-spool", &args.flush, NULL,
-	    "resend every spooled payload (to its recorded URL unless --url)", 1, NULL),
-	ROW(ZL_OPT_FLAG, "list-spool", &args.list, NULL, "list the spooled payloads and exit", 1, NULL),
-	ROW(ZL_OPT_FLAG, "dry-run", &args.dry_run, NULL,
-	    "print the documents (one JSON per line) instead of sending them", 1, NULL),
-	ROW(ZL_OPT_GROUP, NULL, NULL, NULL, "Connection:", 0, NULL),
-	ROW(ZL_OPT_STRING, "connect-timeout", &args.connect_timeout, "SECONDS",
-	    "give up connecting after SECONDS (default 10)", 0, NULL),
-	ROW(ZL_OPT_STRING, "max-time", &args.max_time, "SECONDS",
-	    "give up one request after SECONDS (default 60)", 0, NULL),
-	ROW(ZL_OPT_STRING, "retries", &args.retries, "N",
-	    "retries after a connection error or 5xx (default 3)", 0, NULL),
-	ROW(ZL_OPT_FLAG, "insecure", &args.insecure, NULL,
-	    "do not verify the server's TLS certificate", 1, NULL),
+	{ .type = ZL_OPT_STRING, .long_name = "url", .value = &args.url, .argh = "URL",
+	  .help = "collector endpoint (http or https)", .env = "ZL_PUSH_URL", .source = &url_source },
+	{ .type = ZL_OPT_FLAG, .long_name = "flush-spool", .value = &args.flush, .defval = 1,
+	  .help = "resend every spooled payload (to its recorded URL unless --url)" },
+	{ .type = ZL_OPT_FLAG, .long_name = "list-spool", .value = &args.list, .defval = 1,
+	  .help = "list the spooled payloads and exit" },
+	{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &args.dry_run, .defval = 1,
+	  .help = "print the documents (one JSON per line) instead of sending them" },
+	{ .type = ZL_OPT_GROUP, .help = "Connection:" },
+	{ .type = ZL_OPT_STRING, .long_name = "connect-timeout", .value = &args.connect_timeout, .argh = "SECONDS",
+	  .help = "give up connecting after SECONDS (default 10)" },
+	{ .type = ZL_OPT_STRING, .long_name = "max-time", .value = &args.max_time, .argh = "SECONDS",
+	  .help = "give up one request after SECONDS (default 60)" },
+	{ .type = ZL_OPT_STRING, .long_name = "retries", .value = &args.retries, .argh = "N",
+	  .help = "retries after a connection error or 5xx (default 3)" },
+	{ .type = ZL_OPT_FLAG, .long_name = "insecure", .value = &args.insecure, .defval = 1,
+	  .help = "do not verify the server's TLS certificate" },
 	ZL_OPT_END_ROW
 };
-#undef ROW
-
-static const struct zl_option *const push_tables[] = { push_options, NULL };
-
-void help_push(FILE *out)
-{
-	fprintf(out,
-		"usage: zlbench push [<options>] RUN_DIR|BATCH_DIR...\n"
-		"   or: zlbench push --flush-spool [--url URL]\n"
-		"   or: zlbench push --list-spool\n\n"
-		"POSTs each run as one JSON document\n"
-		"  {\"schema\":\"" ZL_PUSH_SCHEMA "\",\"identity\":{run_identity.json},\"results\":{results.json}|null}\n"
-		"A batch directory is searched for run directories; each run is its own document.\n"
-		"Connection errors, 5xx, 408 and 429 are retried with exponential backoff; when every\n"
-		"retry fails the payload is saved in $ZL_HOME/spool/ and --flush-spool resends it\n"
-		"(it leaves the spool only after a 2xx). Other 3xx/4xx replies are final.\n\n"
-		"Options:\n");
-	zl_options_usage(out, push_tables);
-	fprintf(out,
-		"\nEnvironment:\n"
-		"  ZL_PUSH_URL          collector URL when --url is not given\n"
-		"  ZL_PUSH_TOKEN        bearer token for the Authorization header (never printed or stored)\n"
-		"  ZL_PUSH_BACKOFF_MS   first retry wait in ms, doubled each retry (default 500; tests use 1)\n"
-		"  ZL_HOME              data directory; the spool is $ZL_HOME/spool\n"
-		"  ZL_CURL_LIB          for tests: load this file as libcurl (a missing one: no libcurl)\n"
-		"\nlibcurl 7.19.4 or newer is loaded when sending; without a usable one every\n"
-		"document is spooled.\n"
-		"\nExit status:\n"
-		"  0  every document delivered (or printed by --dry-run; or the spool was empty)\n"
-		"  1  something was spooled, rejected by the server, or could not be read or spooled\n"
-		"  2  usage: no URL, bad URL, not a run or batch directory, bad option\n"
-		"\nExamples:\n"
-		"  ZL_PUSH_TOKEN=... zlbench push runs/20260101-120000-musa-mm-a1b2c3 --url https://perf.example/api/runs\n"
-		"  zlbench push --flush-spool\n");
-}
 
 /* SECONDS (may be fractional) into milliseconds, 1 ms .. 1 day. */
 static int parse_seconds_ms(const char *opt, const char *s, long *ms, struct strbuf *err)
@@ -110,7 +75,7 @@ static int apply_args(struct zl_push_opts *o, struct strbuf *err)
 		return -1;
 	/* ZL_PUSH_URL is where new runs go; spooled payloads keep their own URL. */
 	if (args.flush)
-		o->url = args.url;
+		o->url = url_source == ZL_SRC_FLAG ? args.url : NULL;
 	if (args.retries) {
 		if (zl_parse_long(args.retries, &n) || n < 0 || n > ZL_PUSH_MAX_RETRIES)
 			return zl_error(err, "invalid --retries '%s': expected 0..%d", args.retries,
@@ -218,27 +183,20 @@ static int do_push(const struct zl_push_opts *o, const struct strvec *dirs)
 	return rc;
 }
 
-int cmd_push(int argc, const char **argv)
+static int cmd_push(struct zl_cmd_ctx *ctx)
 {
-	struct strvec dirs = STRVEC_INIT;
+	const struct strvec *dirs = &ctx->args;
 	struct strbuf err = STRBUF_INIT;
 	struct zl_push_opts o;
 	int rc;
 
-	memset(&args, 0, sizeof(args));
 	zl_push_opts_init(&o);
-	rc = zl_parse_options(argc - 1, argv + 1, push_tables, &dirs, NULL, &err);
-	if (rc == 1) {
-		help_push(stdout);
-		rc = ZL_EXIT_OK;
-		goto out;
-	}
-	if (rc || apply_args(&o, &err)) {
+	if (apply_args(&o, &err)) {
 		zl_print_error("%s", err.buf);
 		rc = ZL_EXIT_USAGE;
 		goto out;
 	}
-	if (args.flush + args.list + (dirs.nr > 0) > 1 || (args.dry_run && (args.flush || args.list))) {
+	if (args.flush + args.list + (dirs->nr > 0) > 1 || (args.dry_run && (args.flush || args.list))) {
 		zl_print_error("give directories, --flush-spool or --list-spool, one at a time (see --help)");
 		rc = ZL_EXIT_USAGE;
 		goto out;
@@ -247,14 +205,47 @@ int cmd_push(int argc, const char **argv)
 		rc = do_list(&o);
 	else if (args.flush)
 		rc = do_flush(&o);
-	else if (dirs.nr)
-		rc = do_push(&o, &dirs);
+	else if (dirs->nr)
+		rc = do_push(&o, dirs);
 	else {
 		zl_print_error("nothing to push: give a run or batch directory (see --help)");
 		rc = ZL_EXIT_USAGE;
 	}
 out:
-	strvec_clear(&dirs);
 	strbuf_release(&err);
 	return rc;
 }
+
+const struct zl_command zl_cmd_push = {
+	.name = "push",
+	.fn = cmd_push,
+	.flags = ZL_CMD_OPERANDS,
+	.options = push_options,
+	.summary = "POST a run or batch to a collector (spools on failure)",
+	.usage = "[<options>] RUN_DIR|BATCH_DIR...\n"
+		 "   or: zlbench push --flush-spool [--url URL]\n"
+		 "   or: zlbench push --list-spool",
+	.description =
+		"POSTs each run as one JSON document\n"
+		"  {\"schema\":\"" ZL_PUSH_SCHEMA "\",\"identity\":{run_identity.json},\"results\":{results.json}|null}\n"
+		"A batch directory is searched for run directories; each run is its own document.\n"
+		"Connection errors, 5xx, 408 and 429 are retried with exponential backoff; when every\n"
+		"retry fails the payload is saved in $ZL_HOME/spool/ and --flush-spool resends it\n"
+		"(it leaves the spool only after a 2xx). Other 3xx/4xx replies are final.\n",
+	.notes =
+		"Environment:\n"
+		"  ZL_PUSH_URL          collector URL when --url is not given\n"
+		"  ZL_PUSH_TOKEN        bearer token for the Authorization header (never printed or stored)\n"
+		"  ZL_PUSH_BACKOFF_MS   first retry wait in ms, doubled each retry (default 500; tests use 1)\n"
+		"  ZL_HOME              data directory; the spool is $ZL_HOME/spool\n"
+		"  ZL_CURL_LIB          for tests: load this file as libcurl (a missing one: no libcurl)\n"
+		"\nlibcurl 7.19.4 or newer is loaded when sending; without a usable one every\n"
+		"document is spooled.\n"
+		"\nExit status:\n"
+		"  0  every document delivered (or printed by --dry-run; or the spool was empty)\n"
+		"  1  something was spooled, rejected by the server, or could not be read or spooled\n"
+		"  2  usage: no URL, bad URL, not a run or batch directory, bad option\n"
+		"\nExamples:\n"
+		"  ZL_PUSH_TOKEN=... zlbench push runs/20260101-120000-musa-mm-a1b2c3 --url https://perf.example/api/runs\n"
+		"  zlbench push --flush-spool\n",
+};

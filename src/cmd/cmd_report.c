@@ -25,73 +25,31 @@ static const char *opt_out, *opt_op, *opt_since, *opt_backend, *opt_db, *opt_fai
 static int opt_compare, opt_history, opt_allow;
 
 static const struct zl_option report_options[] = {
-	{ ZL_OPT_STRING, "output", 'o', &opt_out, "FILE",
-	  "write the page to FILE (default " DEFAULT_OUTPUT "; - for standard output)", 0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "What to report (default: the directory given):", 0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_FLAG, "compare", 0, &opt_compare, NULL, "compare two runs, A and B (directories or run ids)", 1,
-	  NULL, 0, NULL, 0 },
-	{ ZL_OPT_FLAG, "history", 0, &opt_history, NULL, "trends of the runs in the history database", 1, NULL, 0,
-	  NULL, 0 },
-	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "History (with --history):", 0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_STRING, "op", 0, &opt_op, "OP", "only runs of this operator", 0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_STRING, "since", 0, &opt_since, "DATE",
-	  "only runs started at or after DATE (YYYY-MM-DD[THH:MM[:SS]] UTC, or an age: 12h, 7d, 2w)", 0, NULL, 0,
-	  NULL, 0 },
-	{ ZL_OPT_STRING, "backend", 'b', &opt_backend, "B", "only runs on this backend", 0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Comparisons (with --compare, or an A/B directory):", 0, NULL, 0, NULL,
-	  0 },
-	{ ZL_OPT_STRING, "fail-on-regression", 0, &opt_fail, "PCT",
-	  "show compare's gate at PCT % on top (the exit status does not follow it)", 0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_STRING, "threshold", 0, &opt_threshold, "PCT", "compare's \"same\" band and floor (default 5)", 0,
-	  NULL, 0, NULL, 0 },
-	{ ZL_OPT_FLAG, "allow-caliber-mismatch", 0, &opt_allow, NULL,
-	  "draw two runs whose caliber differs (the page says so on top)", 1, NULL, 0, NULL, 0 },
-	{ ZL_OPT_GROUP, NULL, 0, NULL, NULL, "Runs:", 0, NULL, 0, NULL, 0 },
-	{ ZL_OPT_STRING, "db", 0, &opt_db, "PATH",
-	  "history database (default $ZL_HISTORY_DB, else $ZL_HOME/history.db)", 0, NULL, 0, NULL, 0 },
+	{ .type = ZL_OPT_STRING, .long_name = "output", .short_name = 'o', .value = &opt_out, .argh = "FILE",
+	  .help = "write the page to FILE (default " DEFAULT_OUTPUT "; - for standard output)" },
+	{ .type = ZL_OPT_GROUP, .help = "What to report (default: the directory given):" },
+	{ .type = ZL_OPT_FLAG, .long_name = "compare", .value = &opt_compare, .defval = 1,
+	  .help = "compare two runs, A and B (directories or run ids)" },
+	{ .type = ZL_OPT_FLAG, .long_name = "history", .value = &opt_history, .defval = 1,
+	  .help = "trends of the runs in the history database" },
+	{ .type = ZL_OPT_GROUP, .help = "History (with --history):" },
+	{ .type = ZL_OPT_STRING, .long_name = "op", .value = &opt_op, .argh = "OP", .help = "only runs of this operator" },
+	{ .type = ZL_OPT_STRING, .long_name = "since", .value = &opt_since, .argh = "DATE",
+	  .help = "only runs started at or after DATE (YYYY-MM-DD[THH:MM[:SS]] UTC, or an age: 12h, 7d, 2w)" },
+	{ .type = ZL_OPT_STRING, .long_name = "backend", .short_name = 'b', .value = &opt_backend, .argh = "B",
+	  .help = "only runs on this backend" },
+	{ .type = ZL_OPT_GROUP, .help = "Comparisons (with --compare, or an A/B directory):" },
+	{ .type = ZL_OPT_STRING, .long_name = "fail-on-regression", .value = &opt_fail, .argh = "PCT",
+	  .help = "show compare's gate at PCT % on top (the exit status does not follow it)" },
+	{ .type = ZL_OPT_STRING, .long_name = "threshold", .value = &opt_threshold, .argh = "PCT",
+	  .help = "compare's \"same\" band and floor (default 5)" },
+	{ .type = ZL_OPT_FLAG, .long_name = "allow-caliber-mismatch", .value = &opt_allow, .defval = 1,
+	  .help = "draw two runs whose caliber differs (the page says so on top)" },
+	{ .type = ZL_OPT_GROUP, .help = "Runs:" },
+	{ .type = ZL_OPT_STRING, .long_name = "db", .value = &opt_db, .argh = "PATH",
+	  .help = "history database (default $ZL_HISTORY_DB, else $ZL_HOME/history.db)" },
 	ZL_OPT_END_ROW
 };
-static const struct zl_option *const report_tables[] = { report_options, NULL };
-
-void help_report(FILE *out)
-{
-	fprintf(out,
-		"usage: zlbench report RUN_DIR|BATCH_DIR|AB_DIR [-o FILE]\n"
-		"   or: zlbench report --compare A B [--fail-on-regression PCT] [--threshold PCT]\n"
-		"                      [--allow-caliber-mismatch] [-o FILE]\n"
-		"   or: zlbench report --history [--op OP] [--since DATE] [--backend B] [-o FILE]\n\n"
-		"Writes one self-contained HTML page: inline CSS and SVG charts drawn by zlbench,\n"
-		"no script, nothing fetched; light and dark, printable, readable on a phone.\n"
-		"Every page starts with the caliber of its runs (backend, devices, level, shapes,\n"
-		"timer and noise target, clocks, tuner cache, autotune, FlagGems commit, torch and\n"
-		"Triton) and the warnings that apply; a field a run did not record reads \"not\n"
-		"recorded\". docs/report.md shows each page.\n\n"
-		"  run       per op: torch and FlagGems latency per shape (log scale) and the speedup,\n"
-		"            losses first; the numbers in a table\n"
-		"  batch     the ops_status table, the schedule as a timeline per device, every op's\n"
-		"            speedup, and each op's run as above\n"
-		"  A/B dir   (holding ab.json) its rounds compared as below\n"
-		"  compare   per row B/A with its interval as a forest plot coloured by verdict, the\n"
-		"            gate on top, the samples of the rows that moved (plugins/timer.jsonl)\n"
-		"  history   per op and shape the trend over runs, caliber changes as breaks, the\n"
-		"            points where a series shifted beyond its noise\n\n"
-		"Options:\n");
-	zl_options_usage(out, report_tables);
-	fprintf(out,
-		"\nEnvironment:\n"
-		"  ZL_HISTORY_DB  history database for --history and run ids when --db is not given\n"
-		"  ZL_HOME        data directory holding history.db\n"
-		"\nExit status:\n"
-		"  0  the page was written (whatever the runs or the gate say)\n"
-		"  1  the page could not be written\n"
-		"  2  usage, a directory that is no run, batch or A/B directory, a run that cannot be\n"
-		"     loaded, a caliber mismatch without --allow-caliber-mismatch, no history database\n"
-		"\nExamples:\n"
-		"  zlbench report runs/20261129-101500-cuda-mm-1a2b3c -o mm.html\n"
-		"  zlbench report batches/nightly -o nightly.html\n"
-		"  zlbench report --compare runs/A runs/B --fail-on-regression 3 -o ab.html\n"
-		"  zlbench report --history --op mm --since 30d -o mm-trend.html\n");
-}
 
 /* "5", "2.5" or "5%": a percentage >= 0. */
 static int parse_pct(const char *name, const char *s, double *out)
@@ -300,25 +258,15 @@ static int write_page(const struct strbuf *page)
 	return ZL_EXIT_OK;
 }
 
-int cmd_report(int argc, const char **argv)
+static int cmd_report(struct zl_cmd_ctx *ctx)
 {
 	struct zl_compare_opts opts = ZL_COMPARE_OPTS_INIT;
-	struct strvec args = STRVEC_INIT;
-	struct strbuf err = STRBUF_INIT, page = STRBUF_INIT;
+	const struct strvec *args = &ctx->args;
+	struct strbuf page = STRBUF_INIT;
 	char now[32];
-	int rc, ret = ZL_EXIT_USAGE;
+	int ret = ZL_EXIT_USAGE;
 	size_t want;
 
-	rc = zl_parse_options(argc - 1, argv + 1, report_tables, &args, NULL, &err);
-	if (rc == 1) {
-		help_report(stdout);
-		ret = ZL_EXIT_OK;
-		goto out;
-	}
-	if (rc < 0) {
-		zl_print_error("%s", err.buf);
-		goto out;
-	}
 	if (opt_compare && opt_history) {
 		zl_print_error("choose one of --compare and --history");
 		goto out;
@@ -328,14 +276,14 @@ int cmd_report(int argc, const char **argv)
 		goto out;
 	}
 	want = opt_compare ? 2 : opt_history ? 0 : 1;
-	if (args.nr != want) {
+	if (args->nr != want) {
 		if (opt_history)
-			zl_print_error("--history takes no directory (got '%s')", args.v[0]);
+			zl_print_error("--history takes no directory (got '%s')", args->v[0]);
 		else if (opt_compare)
-			zl_print_error("--compare needs two runs, A and B (got %zu)", args.nr);
+			zl_print_error("--compare needs two runs, A and B (got %zu)", args->nr);
 		else
 			zl_print_error("report needs one run, batch or A/B directory (got %zu); see 'zlbench report --help'",
-				       args.nr);
+				       args->nr);
 		goto out;
 	}
 	if ((opt_fail && parse_pct("--fail-on-regression", opt_fail, &opts.fail_pct)) ||
@@ -344,16 +292,56 @@ int cmd_report(int argc, const char **argv)
 	opts.allow_mismatch = opt_allow;
 	zl_utc_iso8601(now, zl_now_epoch());
 	if (opt_compare)
-		ret = page_compare(&args, &opts, now, &page);
+		ret = page_compare(args, &opts, now, &page);
 	else if (opt_history)
 		ret = page_history(now, &page);
 	else
-		ret = page_dir(args.v[0], &opts, now, &page);
+		ret = page_dir(args->v[0], &opts, now, &page);
 	if (ret == ZL_EXIT_OK)
 		ret = write_page(&page);
 out:
-	strvec_clear(&args);
-	strbuf_release(&err);
 	strbuf_release(&page);
 	return ret;
 }
+
+const struct zl_command zl_cmd_report = {
+	.name = "report",
+	.fn = cmd_report,
+	.flags = ZL_CMD_OPERANDS,
+	.options = report_options,
+	.summary = "write one self-contained HTML page of a run, batch, comparison or history",
+	.usage = "RUN_DIR|BATCH_DIR|AB_DIR [-o FILE]\n"
+		 "   or: zlbench report --compare A B [--fail-on-regression PCT] [--threshold PCT]\n"
+		 "                      [--allow-caliber-mismatch] [-o FILE]\n"
+		 "   or: zlbench report --history [--op OP] [--since DATE] [--backend B] [-o FILE]",
+	.description =
+		"Writes one self-contained HTML page: inline CSS and SVG charts drawn by zlbench,\n"
+		"no script, nothing fetched; light and dark, printable, readable on a phone.\n"
+		"Every page starts with the caliber of its runs (backend, devices, level, shapes,\n"
+		"timer and noise target, clocks, tuner cache, autotune, FlagGems commit, torch and\n"
+		"Triton) and the warnings that apply; a field a run did not record reads \"not\n"
+		"recorded\". docs/report.md shows each page.\n\n"
+		"  run       per op: torch and FlagGems latency per shape (log scale) and the speedup,\n"
+		"            losses first; the numbers in a table\n"
+		"  batch     the ops_status table, the schedule as a timeline per device, every op's\n"
+		"            speedup, and each op's run as above\n"
+		"  A/B dir   (holding ab.json) its rounds compared as below\n"
+		"  compare   per row B/A with its interval as a forest plot coloured by verdict, the\n"
+		"            gate on top, the samples of the rows that moved (plugins/timer.jsonl)\n"
+		"  history   per op and shape the trend over runs, caliber changes as breaks, the\n"
+		"            points where a series shifted beyond its noise\n",
+	.notes =
+		"Environment:\n"
+		"  ZL_HISTORY_DB  history database for --history and run ids when --db is not given\n"
+		"  ZL_HOME        data directory holding history.db\n"
+		"\nExit status:\n"
+		"  0  the page was written (whatever the runs or the gate say)\n"
+		"  1  the page could not be written\n"
+		"  2  usage, a directory that is no run, batch or A/B directory, a run that cannot be\n"
+		"     loaded, a caliber mismatch without --allow-caliber-mismatch, no history database\n"
+		"\nExamples:\n"
+		"  zlbench report runs/20261129-101500-cuda-mm-1a2b3c -o mm.html\n"
+		"  zlbench report batches/nightly -o nightly.html\n"
+		"  zlbench report --compare runs/A runs/B --fail-on-regression 3 -o ab.html\n"
+		"  zlbench report --history --op mm --since 30d -o mm-trend.html\n",
+};

@@ -16,35 +16,19 @@
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
-struct run_opts {
-	int dry_run;
-	const char *push;
-};
+static int dry_run;
+static const char *push_url;
+static const char *worker_socket;
 
-void help_run(FILE *out)
-{
-	fprintf(out,
-		"usage: zlbench run [--backend B] (--op OP | --op-file FILE | --test-node NODE) [options] [-- <pytest args>]\n\n"
-		"Runs FlagGems' pytest benchmark for one operator in its own process group and leaves a\n"
-		"run directory: run_identity.json, shapes.yaml, pytest.log, results.json, plugins/,\n"
-		"autotune_records/. The last line on stdout is RUN_DIR=<path>.\n\n"
-		"Options:\n"
-		"  --dry-run                       print the resolved settings, nodes, plugins, environment and argv; start nothing\n"
-		"  --push URL                      POST the finished run to a collector (see zlbench push) [env ZL_PUSH_URL]\n");
-	zl_settings_usage(out);
-	fprintf(out,
-		"\nEnvironment: every setting above has its variable; also ZL_PLUGINS_DIR (plugins directory),\n"
-		"ZL_KILL_GRACE (seconds between SIGTERM and SIGKILL, default 10), ZL_NO_HISTORY=1 (skip the history DB),\n"
-		"ZL_HISTORY_DB (history database instead of $ZL_HOME/history.db),\n"
-		"FLAGGEMS_CACHE_DIR and TRITON_CACHE_DIR (the shared caches zlbench inspects).\n\n"
-		"Exit codes: 0 passed, 1 benchmark failed, 2 usage, 3 preflight failed (incl. check=vendor),\n"
-		"4 pytest usage error, 5 no tests collected, 70 pytest internal error, 124 timeout,\n"
-		"128+N child killed by signal N, 130 interrupted.\n\n"
-		"Examples:\n"
-		"  zlbench run --backend cuda --op mm -- --dtypes float16\n"
-		"  zlbench run --backend musa --op mm --isolate-tuner-cache --out runs/A\n"
-		"  zlbench run --backend musa --op mm --replay-from runs/A --out runs/B\n");
-}
+static const struct zl_option run_options[] = {
+	{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &dry_run, .defval = 1,
+	  .help = "print the resolved settings, nodes, plugins, environment and argv; start nothing" },
+	{ .type = ZL_OPT_STRING, .long_name = "push", .value = &push_url, .argh = "URL",
+	  .help = "POST the finished run to a collector (see zlbench push)", .env = "ZL_PUSH_URL" },
+	/* a batch's per-device worker (worker.h) starts `zlbench run` with its socket here */
+	{ .type = ZL_OPT_STRING, .value = &worker_socket, .env = ZL_WORKER_SERVE_VAR, .flags = ZL_OPT_HIDDEN },
+	ZL_OPT_END_ROW,
+};
 
 static void print_dry_run(struct zl_settings *s, struct zl_preflight *pf)
 {
@@ -95,51 +79,28 @@ static void print_dry_run(struct zl_settings *s, struct zl_preflight *pf)
 	zl_run_ctx_release(&c);
 }
 
-int cmd_run(int argc, const char **argv)
+static int cmd_run(struct zl_cmd_ctx *ctx)
 {
-	struct run_opts o = { 0, NULL };
-	const struct zl_option extra[] = {
-		{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &o.dry_run, .defval = 1,
-		  .help = "print what would run; start nothing" },
-		{ .type = ZL_OPT_STRING, .long_name = "push", .value = &o.push, .argh = "URL",
-		  .help = "POST the finished run to a collector", .env = "ZL_PUSH_URL" },
-		ZL_OPT_END_ROW,
-	};
-	struct zl_settings s;
-	struct zl_preflight pf;
 	const struct zl_check *failed = NULL;
 	struct strbuf msg = STRBUF_INIT;
 	int code = ZL_EXIT_OK;
 	size_t i;
 
-	zl_settings_init(&s);
-	zl_preflight_init(&pf, &s);
-	if (zl_settings_setup(&s, argc, argv, extra, help_run, &code))
-		goto out;
-	/* before preflight, so that --dry-run refuses it too; no operator: before any path check */
-	if (zl_settings_need_target(&s, &msg) || zl_run_check_passthrough(&s, &msg) ||
-	    zl_kill_grace_check(&msg)) {
-		zl_print_error("%s", msg.buf);
-		code = ZL_EXIT_USAGE;
-		goto out;
-	}
-	if (!o.push && getenv("ZL_PUSH_URL") && *getenv("ZL_PUSH_URL"))
-		o.push = getenv("ZL_PUSH_URL");
 	/* a batch's per-device worker (worker.h): no operator of its own, no run directory */
-	if (getenv(ZL_WORKER_SERVE_VAR) && *getenv(ZL_WORKER_SERVE_VAR)) {
-		code = zl_worker_serve(&s, &pf, getenv(ZL_WORKER_SERVE_VAR));
+	if (worker_socket) {
+		code = zl_worker_serve(ctx->s, ctx->pf, worker_socket);
 		goto out;
 	}
 	/* a push that would be refused after the run is refused before it */
-	if (o.push && zl_push_check_settings(o.push, &msg)) {
+	if (push_url && zl_push_check_settings(push_url, &msg)) {
 		zl_print_error("%s", msg.buf);
 		code = ZL_EXIT_USAGE;
 		goto out;
 	}
-	pf.skip_python = o.dry_run;
-	if (zl_preflight_run(&pf, 0, NULL, &failed, &msg)) {
+	ctx->pf->skip_python = dry_run;
+	if (zl_preflight_run(ctx->pf, 0, NULL, &failed, &msg)) {
 		/* an invalid operator name or no operator at all is a usage error, not the environment */
-		if (pf.resolve_fail == ZL_RESOLVE_BAD_NAME || pf.resolve_fail == ZL_RESOLVE_NOTHING) {
+		if (ctx->pf->resolve_fail == ZL_RESOLVE_BAD_NAME || ctx->pf->resolve_fail == ZL_RESOLVE_NOTHING) {
 			zl_print_error("%s", msg.buf);
 			code = ZL_EXIT_USAGE;
 			goto out;
@@ -148,17 +109,39 @@ int cmd_run(int argc, const char **argv)
 		code = ZL_EXIT_PREFLIGHT;
 		goto out;
 	}
-	if (o.dry_run) {
-		print_dry_run(&s, &pf);
+	if (dry_run) {
+		print_dry_run(ctx->s, ctx->pf);
 		goto out;
 	}
-	for (i = 0; i < pf.warnings.nr; i++)
-		zl_print_warning("%s", pf.warnings.v[i]);
-	code = zl_run_execute(&s, &pf, o.push, argv);
+	for (i = 0; i < ctx->pf->warnings.nr; i++)
+		zl_print_warning("%s", ctx->pf->warnings.v[i]);
+	code = zl_run_execute(ctx->s, ctx->pf, push_url, ctx->argv);
 out:
-	zl_preflight_release(&pf);
-	zl_settings_release(&s);
 	strbuf_release(&msg);
 	return code;
 }
 
+const struct zl_command zl_cmd_run = {
+	.name = "run",
+	.fn = cmd_run,
+	.flags = ZL_CMD_SETTINGS | ZL_CMD_RESOLVE | ZL_CMD_TARGET | ZL_CMD_PYTEST | ZL_CMD_PREFLIGHT,
+	.options = run_options,
+	.summary = "run one operator's FlagGems benchmark and leave a run directory",
+	.usage = "[--backend B] (--op OP | --op-file FILE | --test-node NODE) [options] [-- <pytest args>]",
+	.description =
+		"Runs FlagGems' pytest benchmark for one operator in its own process group and leaves a\n"
+		"run directory: run_identity.json, shapes.yaml, pytest.log, results.json, plugins/,\n"
+		"autotune_records/. The last line on stdout is RUN_DIR=<path>.\n",
+	.notes =
+		"Environment: every setting above has its variable; also ZL_PLUGINS_DIR (plugins directory),\n"
+		"ZL_KILL_GRACE (seconds between SIGTERM and SIGKILL, default 10), ZL_NO_HISTORY=1 (skip the history DB),\n"
+		"ZL_HISTORY_DB (history database instead of $ZL_HOME/history.db),\n"
+		"FLAGGEMS_CACHE_DIR and TRITON_CACHE_DIR (the shared caches zlbench inspects).\n\n"
+		"Exit codes: 0 passed, 1 benchmark failed, 2 usage, 3 preflight failed (incl. check=vendor),\n"
+		"4 pytest usage error, 5 no tests collected, 70 pytest internal error, 124 timeout,\n"
+		"128+N child killed by signal N, 130 interrupted.\n\n"
+		"Examples:\n"
+		"  zlbench run --backend cuda --op mm -- --dtypes float16\n"
+		"  zlbench run --backend musa --op mm --isolate-tuner-cache --out runs/A\n"
+		"  zlbench run --backend musa --op mm --replay-from runs/A --out runs/B\n",
+};

@@ -227,7 +227,7 @@ static void add_main(struct strbuf *page, const char *text)
 int zl_man_render(FILE *out, void (*main_usage)(FILE *out), struct strbuf *err)
 {
 	struct strbuf page = STRBUF_INIT;
-	const struct zl_command *c;
+	const struct zl_command *const *c;
 	char *text;
 	int rc = 0;
 
@@ -242,11 +242,13 @@ int zl_man_render(FILE *out, void (*main_usage)(FILE *out), struct strbuf *err)
 	add_main(&page, text);
 	free(text);
 	strbuf_addstr(&page, ".SH COMMANDS\n");
-	for (c = zl_commands(); c->name; c++) {
-		text = capture(NULL, c, err);
+	for (c = zl_commands(); *c; c++) {
+		if ((*c)->flags & ZL_CMD_HIDDEN)
+			continue;
+		text = capture(NULL, *c, err);
 		if (!text)
 			goto fail;
-		strbuf_addf(&page, ".SS \"zlbench %s\"\n", c->name);
+		strbuf_addf(&page, ".SS \"zlbench %s\"\n", (*c)->name);
 		zl_man_add_text(&page, text);
 		free(text);
 	}

@@ -1,3 +1,4 @@
+#include <stdlib.h>
 #include <string.h>
 
 #include "zlbench/error.h"
@@ -5,14 +6,28 @@
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
 
+/* The column option descriptions start at; a longer option part puts its description on the next line. */
+#define HELP_COLUMN 32
+
+static const char *const source_names[] = { "unset", "default", "env", "flag", "auto" };
+
+const char *zl_source_name(enum zl_source s)
+{
+	return source_names[s];
+}
+
+static int parsed(const struct zl_option *o)
+{
+	return o->type != ZL_OPT_GROUP && !(o->flags & ZL_OPT_DOC_ONLY) && o->long_name;
+}
+
 static const struct zl_option *find_long(const struct zl_option *const *opts, const char *name,
 					 size_t len)
 {
 	for (; *opts; opts++) {
 		const struct zl_option *o;
 		for (o = *opts; o->type != ZL_OPT_END; o++)
-			if (o->long_name && strlen(o->long_name) == len &&
-			    !strncmp(o->long_name, name, len))
+			if (parsed(o) && strlen(o->long_name) == len && !strncmp(o->long_name, name, len))
 				return o;
 	}
 	return NULL;
@@ -23,13 +38,13 @@ static const struct zl_option *find_short(const struct zl_option *const *opts, c
 	for (; *opts; opts++) {
 		const struct zl_option *o;
 		for (o = *opts; o->type != ZL_OPT_END; o++)
-			if (o->short_name && o->short_name == c)
+			if (parsed(o) && o->short_name && o->short_name == c)
 				return o;
 	}
 	return NULL;
 }
 
-static int needs_arg(const struct zl_option *o)
+int zl_option_takes_value(const struct zl_option *o)
 {
 	switch (o->type) {
 	case ZL_OPT_STRING:
@@ -50,6 +65,8 @@ static int apply(const struct zl_option *o, const char *arg, struct strbuf *err)
 		return 0;
 	case ZL_OPT_STRING:
 		*(const char **)o->value = arg;
+		if (o->source)
+			*o->source = ZL_SRC_FLAG;
 		return 0;
 	case ZL_OPT_STRLIST:
 		strvec_push(o->value, arg);
@@ -61,21 +78,45 @@ static int apply(const struct zl_option *o, const char *arg, struct strbuf *err)
 	}
 }
 
-int zl_parse_options(int argc, const char **argv, const struct zl_option *const *opts,
-		     struct strvec *args, struct strvec *passthrough, struct strbuf *err)
+/* The environment for the string options no word set (an empty variable is unset). */
+static void take_environment(const struct zl_option *const *opts)
 {
-	int i;
+	for (; *opts; opts++) {
+		const struct zl_option *o;
 
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
+		for (o = *opts; o->type != ZL_OPT_END; o++) {
+			const char *v;
+
+			if (o->type != ZL_OPT_STRING || !o->env || (o->flags & ZL_OPT_DOC_ONLY) ||
+			    *(const char **)o->value)
+				continue;
+			v = getenv(o->env);
+			if (!v || !*v)
+				continue;
+			*(const char **)o->value = v;
+			if (o->source)
+				*o->source = ZL_SRC_ENV;
+		}
+	}
+}
+
+/*
+ * The words from *i on; with stop, the first word that is no option ends them.
+ * 0, 1 for --help, -1 on error; *i is left at the word that ended them.
+ */
+static int parse(int argc, const char **argv, const struct zl_option *const *opts, struct strvec *args,
+		 struct strvec *passthrough, int stop, int *i, struct strbuf *err)
+{
+	for (; *i < argc; (*i)++) {
+		const char *a = argv[*i];
 		const struct zl_option *o;
 		const char *value = NULL;
 
 		if (!strcmp(a, "--")) {
 			if (!passthrough)
 				return zl_error(err, "unexpected '--': this command passes nothing through");
-			for (i++; i < argc; i++)
-				strvec_push(passthrough, argv[i]);
+			for ((*i)++; *i < argc; (*i)++)
+				strvec_push(passthrough, argv[*i]);
 			break;
 		}
 		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
@@ -94,16 +135,18 @@ int zl_parse_options(int argc, const char **argv, const struct zl_option *const 
 			o = find_short(opts, a[1]);
 			if (!o)
 				return zl_error(err, "unknown option '%s' (see --help)", a);
+		} else if (stop) {
+			break;
 		} else {
 			strvec_push(args, a);
 			continue;
 		}
-		if (needs_arg(o)) {
+		if (zl_option_takes_value(o)) {
 			if (!value) {
-				if (i + 1 >= argc)
+				if (*i + 1 >= argc)
 					return zl_error(err, "option '--%s' needs a value (%s)",
 							o->long_name, o->argh ? o->argh : "VALUE");
-				value = argv[++i];
+				value = argv[++(*i)];
 			}
 		} else if (value) {
 			return zl_error(err, "option '--%s' takes no value (got '%s')", o->long_name, value);
@@ -111,38 +154,104 @@ int zl_parse_options(int argc, const char **argv, const struct zl_option *const 
 		if (apply(o, value, err))
 			return -1;
 	}
+	take_environment(opts);
 	return 0;
+}
+
+int zl_parse_options(int argc, const char **argv, const struct zl_option *const *opts,
+		     struct strvec *args, struct strvec *passthrough, struct strbuf *err)
+{
+	int i = 0;
+
+	return parse(argc, argv, opts, args, passthrough, 0, &i, err);
+}
+
+int zl_parse_options_prefix(int argc, const char **argv, const struct zl_option *const *opts, int *used,
+			    struct strbuf *err)
+{
+	*used = 0;
+	return parse(argc, argv, opts, NULL, NULL, 1, used, err);
+}
+
+void zl_options_release(const struct zl_option *const *opts)
+{
+	for (; *opts; opts++) {
+		const struct zl_option *o;
+
+		for (o = *opts; o->type != ZL_OPT_END; o++) {
+			if (!o->value || o->type == ZL_OPT_CALLBACK || (o->flags & ZL_OPT_DOC_ONLY))
+				continue;
+			if (o->type == ZL_OPT_FLAG)
+				*(int *)o->value = 0;
+			else if (o->type == ZL_OPT_STRING)
+				*(const char **)o->value = NULL;
+			else if (o->type == ZL_OPT_STRLIST)
+				strvec_clear(o->value);
+			if (o->source)
+				*o->source = ZL_SRC_UNSET;
+		}
+	}
+}
+
+void zl_options_forward(const struct zl_option *const *opts, struct strvec *args)
+{
+	for (; *opts; opts++) {
+		const struct zl_option *o;
+		size_t i;
+
+		for (o = *opts; o->type != ZL_OPT_END; o++) {
+			if (!(o->flags & ZL_OPT_FORWARD) || !o->value)
+				continue;
+			if (o->type == ZL_OPT_FLAG && *(int *)o->value)
+				strvec_pushf(args, "--%s", o->long_name);
+			else if (o->type == ZL_OPT_STRING && *(const char **)o->value)
+				strvec_pushf(args, "--%s=%s", o->long_name, *(const char **)o->value);
+			else if (o->type == ZL_OPT_STRLIST)
+				for (i = 0; i < ((struct strvec *)o->value)->nr; i++)
+					strvec_pushf(args, "--%s=%s", o->long_name, ((struct strvec *)o->value)->v[i]);
+		}
+	}
+}
+
+void zl_option_usage(FILE *out, const struct zl_option *o)
+{
+	struct strbuf left = STRBUF_INIT;
+	const char *help = o->help ? o->help : "", *nl;
+
+	strbuf_addstr(&left, "  ");
+	if (o->short_name)
+		strbuf_addf(&left, "-%c, ", o->short_name);
+	strbuf_addf(&left, "--%s", o->long_name);
+	if (zl_option_takes_value(o))
+		strbuf_addf(&left, " %s", o->argh ? o->argh : "VALUE");
+	if (left.len > HELP_COLUMN - 2)
+		fprintf(out, "%s\n%*s", left.buf, HELP_COLUMN, "");
+	else
+		fprintf(out, "%-*s", HELP_COLUMN, left.buf);
+	/* each further line of the help under the first */
+	while ((nl = strchr(help, '\n'))) {
+		fprintf(out, "%.*s\n%*s", (int)(nl - help), help, HELP_COLUMN, "");
+		help = nl + 1;
+	}
+	fputs(help, out);
+	if (o->env || o->default_doc)
+		fprintf(out, " [%s%s%s%s%s]", o->env ? "env " : "", o->env ? o->env : "",
+			o->env && o->default_doc ? "; " : "", o->default_doc ? "default: " : "",
+			o->default_doc ? o->default_doc : "");
+	fputc('\n', out);
+	strbuf_release(&left);
 }
 
 void zl_options_usage(FILE *out, const struct zl_option *const *opts)
 {
 	for (; *opts; opts++) {
 		const struct zl_option *o;
-		for (o = *opts; o->type != ZL_OPT_END; o++) {
-			struct strbuf left = STRBUF_INIT;
 
-			if (o->type == ZL_OPT_GROUP) {
+		for (o = *opts; o->type != ZL_OPT_END; o++) {
+			if (o->type == ZL_OPT_GROUP)
 				fprintf(out, "\n%s\n", o->help);
-				continue;
-			}
-			if (o->hidden)
-				continue;
-			strbuf_addstr(&left, "  ");
-			if (o->short_name)
-				strbuf_addf(&left, "-%c, ", o->short_name);
-			strbuf_addf(&left, "--%s", o->long_name);
-			if (needs_arg(o))
-				strbuf_addf(&left, " %s", o->argh ? o->argh : "VALUE");
-			if (left.len > 30) {
-				fprintf(out, "%s\n%32s", left.buf, "");
-			} else {
-				fprintf(out, "%-32s", left.buf);
-			}
-			fprintf(out, "%s", o->help ? o->help : "");
-			if (o->env)
-				fprintf(out, " [env %s]", o->env);
-			fputc('\n', out);
-			strbuf_release(&left);
+			else if (!(o->flags & ZL_OPT_HIDDEN) && o->long_name)
+				zl_option_usage(out, o);
 		}
 	}
 }

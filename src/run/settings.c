@@ -12,64 +12,96 @@
 #include "zlbench/banned.h"
 
 const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
-	{ ZL_SET_BACKEND, "backend", "backend", NULL, NULL, "ZL_BACKEND", "B",
-	  "accelerator backend or alias", "auto: the one vendor present" },
-	{ ZL_SET_FLAGGEMS_DIR, "flaggems_dir", "flaggems-dir", NULL, NULL, "FLAGGEMS_DIR", "DIR",
-	  "FlagGems checkout (holds benchmark/ and src/)", "current directory" },
-	{ ZL_SET_OP, "op", "op", NULL, NULL, "OP", "OP", "operator to benchmark", NULL },
-	{ ZL_SET_OP_FILE, "op_file", "op-file", NULL, NULL, "OP_FILE", "FILE",
-	  "benchmark file that holds the operator (run with -m OP)", NULL },
-	{ ZL_SET_TEST_NODE, "test_node", "test-node", NULL, NULL, "TEST_NODE", "NODE",
-	  "pytest node, used as given (wins over OP/OP_FILE)", NULL },
-	{ ZL_SET_LEVEL, "level", "level", NULL, NULL, "BENCH_LEVEL", "LEVEL",
-	  "benchmark level: core or comprehensive", "core" },
-	{ ZL_SET_SHAPE_FILE, "shape_file", "shape-file", NULL, NULL, "SHAPE_FILE", "FILE",
-	  "shape file passed to FlagGems (--shape_file)", NULL },
-	{ ZL_SET_SHAPE_MODE, "shape_mode", "shape-mode", NULL, NULL, "SHAPE_MODE", "MODE",
-	  "file (the shape file) or upstream (FlagGems' own core_shapes.yaml)",
-	  "file with a shape file, else upstream" },
-	{ ZL_SET_REPLAY_FROM, "replay_from", "replay-from", NULL, NULL, "REPLAY_FROM", "RUN_DIR",
-	  "replay the autotune records of an earlier run", NULL },
-	{ ZL_SET_AUTOTUNE_RECORDS, "autotune_records", "autotune-records", NULL, "no-autotune-records",
-	  "ZL_AUTOTUNE_RECORDS", NULL,
-	  "record the tuners' winners (autotune mode record); off: no autotune plugin, FlagGems tunes as it does alone",
-	  "1 (record)" },
-	{ ZL_SET_ISOLATE, "isolate_tuner_cache", "isolate-tuner-cache", NULL, "shared-tuner-cache",
-	  "ZL_ISOLATE_TUNER_CACHE", NULL,
-	  "fresh FlagGems tuner cache and Triton cache for this run (removed afterwards)", "0 (shared)" },
-	{ ZL_SET_DEVICES, "devices", "devices", "gpus", NULL, "ZL_DEVICES", "LIST",
-	  "device indices, e.g. 0,2", "first device" },
-	{ ZL_SET_PYTHON, "python", "python", NULL, NULL, "ZL_PYTHON", "PATH",
-	  "Python interpreter that runs pytest", "python3" },
-	{ ZL_SET_OUT, "out", "out", NULL, NULL, NULL, "DIR",
-	  "run directory (must be absent or empty)", "$ZL_RUNS_DIR/<UTC stamp>-<backend>-<op>" },
-	{ ZL_SET_RUNS_DIR, "runs_dir", NULL, NULL, NULL, "ZL_RUNS_DIR", "DIR",
-	  "parent of default run directories", "runs" },
-	{ ZL_SET_CUDAGRAPH, "cudagraph", "cudagraph", NULL, "no-cudagraph", "ZL_ENABLE_CUDAGRAPH", NULL,
-	  "graph-capture timer (also the profiler timer's fallback)", "from the backend's capabilities" },
-	{ ZL_SET_TIMER, "timer", "timer", NULL, NULL, "ZL_TIMER", "NAME",
-	  "timer: profiler (device timestamps), graph (graph replay) or direct (do_bench)",
-	  "the best the backend offers: profiler, else graph, else direct" },
-	{ ZL_SET_NOISE_TARGET, "noise_target", "noise-target", NULL, NULL, "ZL_NOISE_TARGET", "FRACTION",
-	  "profiler timer: sample until the 95 % interval is within this fraction of the estimate", "0.005" },
-	{ ZL_SET_MAX_TIME_PER_SHAPE, "max_time_per_shape", "max-time-per-shape", NULL, NULL,
-	  "ZL_MAX_TIME_PER_SHAPE", "SECONDS", "profiler timer: at most this much sampling per measurement",
-	  ZL_MAX_TIME_PER_SHAPE_DEFAULT },
-	{ ZL_SET_DIRECT_REPEAT, "direct_repeat", "direct-repeat", NULL, NULL, "ZL_DIRECT_REPEAT", "N",
-	  "repeats of the direct timer (median reported)", "1" },
-	{ ZL_SET_TIMEOUT, "timeout", "timeout", NULL, NULL, "ZL_TIMEOUT", "SECONDS",
-	  "stop the run after this long (SIGTERM, 10 s grace, SIGKILL)", "none" },
+	[ZL_SET_BACKEND] = { .id = ZL_SET_BACKEND, .key = "backend",
+	  .flag = "backend", .env = "ZL_BACKEND", .argh = "B",
+	  .help = "accelerator backend or alias",
+	  .default_doc = "auto: the one vendor present", .flags = ZL_SETF_PLACE | ZL_SETF_PLAN },
+	[ZL_SET_FLAGGEMS_DIR] = { .id = ZL_SET_FLAGGEMS_DIR, .key = "flaggems_dir",
+	  .flag = "flaggems-dir", .env = "FLAGGEMS_DIR", .argh = "DIR",
+	  .help = "FlagGems checkout (holds benchmark/ and src/)",
+	  .default_doc = "current directory", .flags = ZL_SETF_PIN, .kind = ZL_SETK_PATH },
+	[ZL_SET_OP] = { .id = ZL_SET_OP, .key = "op",
+	  .flag = "op", .env = "OP", .argh = "OP",
+	  .help = "operator to benchmark",
+	  .flags = ZL_SETF_TARGET },
+	[ZL_SET_OP_FILE] = { .id = ZL_SET_OP_FILE, .key = "op_file",
+	  .flag = "op-file", .env = "OP_FILE", .argh = "FILE",
+	  .help = "benchmark file that holds the operator (run with -m OP)",
+	  .flags = ZL_SETF_TARGET | ZL_SETF_NODE },
+	[ZL_SET_TEST_NODE] = { .id = ZL_SET_TEST_NODE, .key = "test_node",
+	  .flag = "test-node", .env = "TEST_NODE", .argh = "NODE",
+	  .help = "pytest node, used as given (wins over OP/OP_FILE)",
+	  .flags = ZL_SETF_TARGET | ZL_SETF_NODE },
+	[ZL_SET_LEVEL] = { .id = ZL_SET_LEVEL, .key = "level",
+	  .flag = "level", .env = "BENCH_LEVEL", .argh = "LEVEL",
+	  .help = "benchmark level: core or comprehensive",
+	  .default_doc = "core" },
+	[ZL_SET_SHAPE_FILE] = { .id = ZL_SET_SHAPE_FILE, .key = "shape_file",
+	  .flag = "shape-file", .env = "SHAPE_FILE", .argh = "FILE",
+	  .help = "shape file passed to FlagGems (--shape_file)",
+	  .kind = ZL_SETK_PATH },
+	[ZL_SET_SHAPE_MODE] = { .id = ZL_SET_SHAPE_MODE, .key = "shape_mode",
+	  .flag = "shape-mode", .env = "SHAPE_MODE", .argh = "MODE",
+	  .help = "file (the shape file) or upstream (FlagGems' own core_shapes.yaml)",
+	  .default_doc = "file with a shape file, else upstream" },
+	[ZL_SET_REPLAY_FROM] = { .id = ZL_SET_REPLAY_FROM, .key = "replay_from",
+	  .flag = "replay-from", .env = "REPLAY_FROM", .argh = "RUN_DIR",
+	  .help = "replay the autotune records of an earlier run",
+	  .flags = ZL_SETF_MEASURE, .kind = ZL_SETK_PATH },
+	[ZL_SET_AUTOTUNE_RECORDS] = { .id = ZL_SET_AUTOTUNE_RECORDS, .key = "autotune_records",
+	  .flag = "autotune-records", .flag_off = "no-autotune-records", .env = "ZL_AUTOTUNE_RECORDS",
+	  .help = "record the tuners' winners (autotune mode record); off: no autotune plugin, "
+		  "FlagGems tunes as it does alone",
+	  .default_doc = "1 (record)", .flags = ZL_SETF_MEASURE | ZL_SETF_PLAN },
+	[ZL_SET_ISOLATE] = { .id = ZL_SET_ISOLATE, .key = "isolate_tuner_cache",
+	  .flag = "isolate-tuner-cache", .flag_off = "shared-tuner-cache", .env = "ZL_ISOLATE_TUNER_CACHE",
+	  .help = "fresh FlagGems tuner cache and Triton cache for this run (removed afterwards)",
+	  .default_doc = "0 (shared)" },
+	[ZL_SET_DEVICES] = { .id = ZL_SET_DEVICES, .key = "devices",
+	  .flag = "devices", .flag_alias = "gpus", .env = "ZL_DEVICES", .argh = "LIST",
+	  .help = "device indices, e.g. 0,2",
+	  .default_doc = "first device", .flags = ZL_SETF_PLACE },
+	[ZL_SET_PYTHON] = { .id = ZL_SET_PYTHON, .key = "python",
+	  .flag = "python", .env = "ZL_PYTHON", .argh = "PATH",
+	  .help = "Python interpreter that runs pytest",
+	  .default_doc = "python3", .flags = ZL_SETF_PIN, .kind = ZL_SETK_PROGRAM },
+	[ZL_SET_OUT] = { .id = ZL_SET_OUT, .key = "out",
+	  .flag = "out", .argh = "DIR",
+	  .help = "run directory (must be absent or empty)",
+	  .default_doc = "$ZL_RUNS_DIR/<UTC stamp>-<backend>-<op>", .flags = ZL_SETF_PLACE | ZL_SETF_MEASURE },
+	[ZL_SET_RUNS_DIR] = { .id = ZL_SET_RUNS_DIR, .key = "runs_dir",
+	  .env = "ZL_RUNS_DIR", .argh = "DIR",
+	  .help = "parent of default run directories",
+	  .default_doc = "runs", .flags = ZL_SETF_PLACE },
+	[ZL_SET_CUDAGRAPH] = { .id = ZL_SET_CUDAGRAPH, .key = "cudagraph",
+	  .flag = "cudagraph", .flag_off = "no-cudagraph", .env = "ZL_ENABLE_CUDAGRAPH",
+	  .help = "graph-capture timer (also the profiler timer's fallback)",
+	  .default_doc = "from the backend's capabilities", .flags = ZL_SETF_MEASURE | ZL_SETF_PLAN },
+	[ZL_SET_TIMER] = { .id = ZL_SET_TIMER, .key = "timer",
+	  .flag = "timer", .env = "ZL_TIMER", .argh = "NAME",
+	  .help = "timer: profiler (device timestamps), graph (graph replay) or direct (do_bench)",
+	  .default_doc = "the best the backend offers: profiler, else graph, else direct",
+	  .flags = ZL_SETF_MEASURE | ZL_SETF_PLAN },
+	[ZL_SET_NOISE_TARGET] = { .id = ZL_SET_NOISE_TARGET, .key = "noise_target",
+	  .flag = "noise-target", .env = "ZL_NOISE_TARGET", .argh = "FRACTION",
+	  .help = "profiler timer: sample until the 95 % interval is within this fraction of the estimate",
+	  .default_doc = "0.005", .flags = ZL_SETF_MEASURE | ZL_SETF_PLAN },
+	[ZL_SET_MAX_TIME_PER_SHAPE] = { .id = ZL_SET_MAX_TIME_PER_SHAPE, .key = "max_time_per_shape",
+	  .flag = "max-time-per-shape", .env = "ZL_MAX_TIME_PER_SHAPE", .argh = "SECONDS",
+	  .help = "profiler timer: at most this much sampling per measurement",
+	  .default_doc = ZL_MAX_TIME_PER_SHAPE_DEFAULT, .flags = ZL_SETF_MEASURE | ZL_SETF_PLAN },
+	[ZL_SET_DIRECT_REPEAT] = { .id = ZL_SET_DIRECT_REPEAT, .key = "direct_repeat",
+	  .flag = "direct-repeat", .env = "ZL_DIRECT_REPEAT", .argh = "N",
+	  .help = "repeats of the direct timer (median reported)",
+	  .default_doc = "1", .flags = ZL_SETF_MEASURE },
+	[ZL_SET_TIMEOUT] = { .id = ZL_SET_TIMEOUT, .key = "timeout",
+	  .flag = "timeout", .env = "ZL_TIMEOUT", .argh = "SECONDS",
+	  .help = "stop the run after this long (SIGTERM, 10 s grace, SIGKILL)",
+	  .default_doc = "none", .flags = ZL_SETF_MEASURE },
 };
-
-static const char *const source_names[] = { "unset", "default", "env", "flag", "auto" };
 
 /* The timers, best first: the default is the first one the backend and settings allow. */
 static const char *const timer_names[] = { "profiler", "graph", "direct" };
-
-const char *zl_source_name(enum zl_source s)
-{
-	return source_names[s];
-}
 
 void zl_settings_init(struct zl_settings *s)
 {
@@ -114,6 +146,21 @@ void zl_settings_set(struct zl_settings *s, enum zl_setting_id id, const char *r
 	set_value(s, id, raw, ZL_SRC_FLAG, zl_setting_defs[id].flag);
 }
 
+const struct zl_setting_value *zl_settings_given(const struct zl_settings *s, unsigned flags)
+{
+	size_t i;
+
+	for (i = 0; i < ZL_SET__COUNT; i++)
+		if ((flags == ZL_SETF_ALL || (zl_setting_defs[i].flags & flags)) && s->v[i].source == ZL_SRC_FLAG)
+			return &s->v[i];
+	return NULL;
+}
+
+void zl_settings_set_from(struct zl_settings *s, enum zl_setting_id id, const char *raw, enum zl_source src)
+{
+	set_value(s, id, raw, src, src == ZL_SRC_FLAG ? zl_setting_defs[id].flag : zl_setting_defs[id].env);
+}
+
 /* Option rows carry the settings pointer in value and (id << 1 | off) in defval. */
 static int setting_cb(const struct zl_option *o, const char *arg, struct strbuf *err)
 {
@@ -147,11 +194,11 @@ const struct zl_option *zl_settings_options(struct zl_settings *s)
 			continue;
 		o[n++] = (struct zl_option){ .type = ZL_OPT_CALLBACK, .long_name = d->flag,
 			.value = s, .argh = d->argh, .help = d->help, .defval = (long)(d->id << 1),
-			.cb = setting_cb, .takes_arg = !boolean, .env = d->env };
+			.cb = setting_cb, .takes_arg = !boolean, .env = d->env, .default_doc = d->default_doc };
 		if (d->flag_alias)
 			o[n++] = (struct zl_option){ .type = ZL_OPT_CALLBACK, .long_name = d->flag_alias,
 				.value = s, .argh = d->argh, .help = d->help, .defval = (long)(d->id << 1),
-				.cb = setting_cb, .takes_arg = !boolean, .hidden = 1 };
+				.cb = setting_cb, .takes_arg = !boolean, .flags = ZL_OPT_HIDDEN };
 		if (boolean)
 			o[n++] = (struct zl_option){ .type = ZL_OPT_CALLBACK, .long_name = d->flag_off,
 				.value = s, .help = "turn the above off", .defval = (long)((d->id << 1) | 1),
@@ -159,6 +206,11 @@ const struct zl_option *zl_settings_options(struct zl_settings *s)
 	}
 	o[n] = (struct zl_option){ .type = ZL_OPT_END };
 	return o;
+}
+
+int zl_settings_option_has(const struct zl_option *o, unsigned flags)
+{
+	return o->cb == setting_cb && (zl_setting_defs[o->defval >> 1].flags & flags);
 }
 
 int zl_settings_parse(struct zl_settings *s, int argc, const char **argv,
@@ -326,24 +378,55 @@ static int resolve_number(struct zl_settings *s, enum zl_setting_id id, double a
 	return 0;
 }
 
+/* A setting not given takes its variable's value (an empty variable is unset). */
+static void take_env(struct zl_settings *s, enum zl_setting_id id)
+{
+	const struct zl_setting_def *def = &zl_setting_defs[id];
+	const char *env;
+
+	if (s->v[id].source != ZL_SRC_UNSET || !def->env)
+		return;
+	env = getenv(def->env);
+	if (env && *env)
+		set_value(s, id, env, ZL_SRC_ENV, def->env);
+}
+
+int zl_settings_resolve_backend(struct zl_settings *s, struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	int rc;
+
+	take_env(s, ZL_SET_BACKEND);
+	if (s->v[ZL_SET_BACKEND].raw) {
+		s->backend = zl_backend_find(s->v[ZL_SET_BACKEND].raw);
+		if (s->backend)
+			return 0;
+		strbuf_addstr(&why, "choose one of ");
+		zl_backend_choices(&why);
+		rc = invalid(err, s, ZL_SET_BACKEND, why.buf);
+		strbuf_release(&why);
+		return rc;
+	}
+	if (zl_backend_detect(&s->backend, &why)) {
+		zl_error(err, "%s", why.buf);
+		strbuf_release(&why);
+		return -1;
+	}
+	strbuf_release(&why);
+	set_value(s, ZL_SET_BACKEND, s->backend->name, ZL_SRC_AUTO, "auto-detected");
+	return 0;
+}
+
 int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 {
 	size_t i;
 	long n;
 	double d;
 	char cwd[4096];
-	const char *env;
 
 	/* environment next, then defaults */
-	for (i = 0; i < ZL_SET__COUNT; i++) {
-		const struct zl_setting_def *def = &zl_setting_defs[i];
-
-		if (s->v[i].source != ZL_SRC_UNSET || !def->env)
-			continue;
-		env = getenv(def->env);
-		if (env && *env)
-			set_value(s, (enum zl_setting_id)i, env, ZL_SRC_ENV, def->env);
-	}
+	for (i = 0; i < ZL_SET__COUNT; i++)
+		take_env(s, (enum zl_setting_id)i);
 	/* an empty variable means unset, but an empty flag value is a mistake (--out '' is not ".") */
 	for (i = 0; i < ZL_SET__COUNT; i++)
 		if (s->v[i].source == ZL_SRC_FLAG && s->v[i].raw && !*s->v[i].raw)
@@ -356,34 +439,11 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 				s->v[ZL_SET_OP].raw, s->v[ZL_SET_OP].from);
 
 	/* read by the device enumeration; a typo must not silently become the default */
-	env = getenv("ZL_QUERY_TIMEOUT");
-	if (env && *env && (zl_parse_double(env, &d) || d <= 0))
-		return zl_error(err, "invalid value '%s' for ZL_QUERY_TIMEOUT: a number of seconds greater than 0", env);
+	if (zl_backend_query_timeout(&d, err))
+		return -1;
 
-	/* backend */
-	if (s->v[ZL_SET_BACKEND].raw) {
-		s->backend = zl_backend_find(s->v[ZL_SET_BACKEND].raw);
-		if (!s->backend) {
-			struct strbuf choices = STRBUF_INIT;
-			int rc;
-
-			strbuf_addstr(&choices, "choose one of ");
-			zl_backend_choices(&choices);
-			rc = invalid(err, s, ZL_SET_BACKEND, choices.buf);
-			strbuf_release(&choices);
-			return rc;
-		}
-	} else {
-		struct strbuf why = STRBUF_INIT;
-
-		if (zl_backend_detect(&s->backend, &why)) {
-			zl_error(err, "%s", why.buf);
-			strbuf_release(&why);
-			return -1;
-		}
-		strbuf_release(&why);
-		set_value(s, ZL_SET_BACKEND, s->backend->name, ZL_SRC_AUTO, "auto-detected");
-	}
+	if (zl_settings_resolve_backend(s, err))
+		return -1;
 
 	/* FlagGems directory */
 	if (!s->v[ZL_SET_FLAGGEMS_DIR].raw) {
@@ -533,32 +593,45 @@ void zl_settings_print(const struct zl_settings *s, FILE *out)
 	}
 }
 
-void zl_settings_usage(FILE *out)
+/* One forwarded value as a flag; a program name is looked up on PATH, paths are made absolute. */
+static void forward_one(const struct zl_setting_def *d, const char *raw, struct strvec *args)
 {
-	struct zl_settings s;
-	const struct zl_option *tables[2];
+	char *found, *abs, cwd[4096];
+	const char *prog;
 
-	zl_settings_init(&s);
-	tables[0] = zl_settings_options(&s);
-	tables[1] = NULL;
-	zl_options_usage(out, tables);
-	zl_settings_release(&s);
+	if (d->flag_off) {
+		strvec_pushf(args, "--%s", zl_parse_bool(raw) == 1 ? d->flag : d->flag_off);
+	} else if (d->kind == ZL_SETK_PATH) {
+		/* without resolving links: a venv's python is a link, and only the link knows the venv */
+		abs = zl_absolute_path(raw);
+		strvec_pushf(args, "--%s=%s", d->flag, abs);
+		free(abs);
+	} else if (d->kind == ZL_SETK_PROGRAM) {
+		/* a name not found stays a name: the run's preflight names it */
+		found = strchr(raw, '/') ? xstrdup(raw) : zl_find_executable(raw);
+		prog = found ? found : raw;
+		if (!strchr(prog, '/') || prog[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+			strvec_pushf(args, "--%s=%s", d->flag, prog);
+		else
+			strvec_pushf(args, "--%s=%s/%s", d->flag, cwd, prog);
+		free(found);
+	} else {
+		strvec_pushf(args, "--%s=%s", d->flag, raw);
+	}
 }
 
-int zl_settings_setup(struct zl_settings *s, int argc, const char **argv,
-		      const struct zl_option *extra, void (*help)(FILE *), int *code)
+void zl_settings_forward_args(const struct zl_settings *s, struct strvec *args)
 {
-	struct strbuf err = STRBUF_INIT;
-	int rc = zl_settings_parse(s, argc - 1, argv + 1, extra, NULL, &err);
+	size_t i;
 
-	if (rc == 1) {
-		help(stdout);
-		*code = ZL_EXIT_OK;
-	} else if (rc || zl_settings_resolve(s, &err)) {
-		zl_print_error("%s", err.buf);
-		*code = ZL_EXIT_USAGE;
-		rc = -1;
+	for (i = 0; i < ZL_SET__COUNT; i++) {
+		const struct zl_setting_def *d = &zl_setting_defs[i];
+		const struct zl_setting_value *v = &s->v[i];
+
+		if (!d->flag || (d->flags & (ZL_SETF_TARGET | ZL_SETF_PLACE)) || !v->raw)
+			continue;
+		if (!(d->flags & ZL_SETF_PIN) && v->source != ZL_SRC_FLAG && v->source != ZL_SRC_ENV)
+			continue;
+		forward_one(d, v->raw, args);
 	}
-	strbuf_release(&err);
-	return rc ? -1 : 0;
 }

@@ -11,31 +11,36 @@
 #include "zlbench/man.h"
 #include "zlbench/strbuf.h"
 
-/* A command table of its own: the page is built from whatever table and help texts there are. */
-static void help_frob(FILE *out)
-{
-	fputs("usage: zlbench frob [--level L] FILE\n\n"
-	      "Frobs FILE.\n\n"
-	      "Options:\n"
-	      "  --level L      how hard\n"
-	      "                 (default 1)\n\n"
-	      "Examples:\n"
-	      "  zlbench frob x.yaml\n", out);
-}
+/* A command table of its own: the page is built from whatever rows there are (hidden ones left out). */
+static const char *level;
 
-static const struct zl_command table[] = {
-	{ "frob", NULL, "frob a file", help_frob },
-	{ NULL, NULL, NULL, NULL },
+static const struct zl_option frob_options[] = {
+	{ .type = ZL_OPT_STRING, .long_name = "level", .value = &level, .argh = "L", .help = "how hard\n(default 1)" },
+	ZL_OPT_END_ROW,
 };
 
-const struct zl_command *zl_commands(void)
+static const struct zl_command frob = {
+	.name = "frob",
+	.options = frob_options,
+	.summary = "frob a file",
+	.usage = "[--level L] FILE",
+	.description = "Frobs FILE.\n",
+	.notes = "Examples:\n  zlbench frob x.yaml\n",
+};
+
+static const struct zl_command secret = {
+	.name = "frob",
+	.entry = "--secret",
+	.flags = ZL_CMD_HIDDEN,
+	.summary = "an internal entry point",
+	.usage = "DIR",
+};
+
+static const struct zl_command *const table[] = { &frob, &secret, NULL };
+
+const struct zl_command *const *zl_commands(void)
 {
 	return table;
-}
-
-void zl_print_command_help(const struct zl_command *c, FILE *out)
-{
-	c->help(out);
 }
 
 static void main_usage(FILE *out)
@@ -104,6 +109,7 @@ static void test_render_page(void **state)
 	assert_non_null(strstr(text, ".SH COMMANDS\n.SS \"zlbench frob\"\n.PP\n.nf\nusage: zlbench frob"));
 	assert_non_null(strstr(text, ".TP\n\\fB\\-\\-level L\\fR\nhow hard\n(default 1)\n"));
 	assert_non_null(strstr(text, ".SH SEE ALSO\n"));
+	assert_null(strstr(text, "secret"));
 	free(text);
 	strbuf_release(&err);
 }

@@ -5,7 +5,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "zlbench/options.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/strvec.h"
 #include "zlbench/util.h"
@@ -54,52 +53,6 @@ static void test_edit_distance(void **state)
 	assert_int_equal(zl_edit_distance("", "abc"), 3);
 }
 
-static int cb_seen;
-static int count_cb(const struct zl_option *o, const char *arg, struct strbuf *err)
-{
-	(void)o; (void)arg; (void)err;
-	cb_seen++;
-	return 0;
-}
-
-static void test_options(void **state)
-{
-	const char *name = NULL;
-	int flag = 0;
-	struct strvec list = STRVEC_INIT, args = STRVEC_INIT, pass = STRVEC_INIT;
-	struct strbuf err = STRBUF_INIT;
-	const struct zl_option table[] = {
-		{ ZL_OPT_STRING, "name", 'n', &name, "NAME", "a name", 0, NULL, 0, NULL, 0 },
-		{ ZL_OPT_FLAG, "flag", 0, &flag, NULL, "a flag", 7, NULL, 0, NULL, 0 },
-		{ ZL_OPT_STRLIST, "item", 0, &list, "X", "items", 0, NULL, 0, NULL, 0 },
-		{ ZL_OPT_CALLBACK, "count", 0, NULL, NULL, "count", 0, count_cb, 0, NULL, 0 },
-		ZL_OPT_END_ROW,
-	};
-	const struct zl_option *const tables[] = { table, NULL };
-	const char *argv[] = { "--name=x", "pos", "--flag", "--item", "a", "--item=b", "--count",
-			       "--", "--level", "x" };
-	const char *bad[] = { "--nope" };
-	const char *novalue[] = { "--name" };
-	(void)state;
-
-	assert_int_equal(zl_parse_options(10, argv, tables, &args, &pass, &err), 0);
-	assert_string_equal(name, "x");
-	assert_int_equal(flag, 7);
-	assert_int_equal(list.nr, 2);
-	assert_int_equal(cb_seen, 1);
-	assert_int_equal(args.nr, 1);
-	assert_int_equal(pass.nr, 2);
-	assert_string_equal(pass.v[0], "--level");
-	assert_int_equal(zl_parse_options(1, bad, tables, &args, &pass, &err), -1);
-	assert_non_null(strstr(err.buf, "--nope"));
-	assert_int_equal(zl_parse_options(1, novalue, tables, &args, &pass, &err), -1);
-	assert_non_null(strstr(err.buf, "NAME"));
-	strvec_clear(&list);
-	strvec_clear(&args);
-	strvec_clear(&pass);
-	strbuf_release(&err);
-}
-
 static void test_add_printable(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -119,7 +72,6 @@ int main(void)
 		cmocka_unit_test(test_strvec_split),
 		cmocka_unit_test(test_parse_bool),
 		cmocka_unit_test(test_edit_distance),
-		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_add_printable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
