@@ -2,7 +2,7 @@
  * zlbench batch: many operators over several devices, one `zlbench run` child per
  * operator, resumable.
  *
- * The batch directory (README.md, "Many operators over several devices", has the user's view):
+ * The batch directory (docs/commands/batch.md has the user's view):
  *   batch.json          the batch's own settings, written atomically at the start
  *                       (and again when a session starts, to list the sessions)
  *   ops_status.csv      RFC 4180 with a header row; one row appended and fsync'd as

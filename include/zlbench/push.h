@@ -38,7 +38,7 @@
 #define ZL_PUSH_SCHEMA "zlbench.push/1"
 #define ZL_SPOOL_SCHEMA "zlbench.spool/1"
 
-/* Defaults, documented in README.md (zlbench push). */
+/* Defaults, documented in docs/commands/push.md. */
 #define ZL_PUSH_DEFAULT_CONNECT_TIMEOUT_MS 10000L
 #define ZL_PUSH_DEFAULT_MAX_TIME_MS 60000L
 #define ZL_PUSH_DEFAULT_RETRIES 3

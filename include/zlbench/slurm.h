@@ -1,6 +1,6 @@
 /*
  * zlbench batch --launcher slurm: one Slurm job array per submission, one array
- * task per operator, one GPU per task (README.md, "Batches on a Slurm cluster", has
+ * task per operator, one GPU per task (docs/slurm.md has
  * the user's view).
  *
  * What lives in the batch directory besides batch.json and ops_status.csv (batch.h):

@@ -8,7 +8,7 @@
 
 /*
  * Exit codes of every zlbench command. Only the cmd_* layer picks one; lower
- * layers return 0 / -1 and fill a message. Documented in README.md.
+ * layers return 0 / -1 and fill a message. Documented in docs/reference.md.
  */
 enum zl_exit {
 	ZL_EXIT_OK = 0,             /* all passed */

@@ -99,7 +99,7 @@ static const struct zl_option batch_options[] = {
 	  .help = "print the plan (devices, start order, child argv; with Slurm the\n"
 		  "sbatch script); start nothing" },
 	{ .type = ZL_OPT_GROUP,
-	  .help = "Slurm launcher options (README.md, \"Batches on a Slurm cluster: zlbench batch --launcher slurm\"):" },
+	  .help = "Slurm launcher options (docs/slurm.md):" },
 	{ .type = ZL_OPT_STRING, .long_name = "launcher", .value = &bo.launcher, .argh = "MODE",
 	  .help = "local (default: this host's devices) or slurm (one job array, one\n"
 		  "task per operator, one GPU each)" },
@@ -231,9 +231,16 @@ static int choose_start(const struct zl_settings *s, int slurm, struct zl_batch_
 		return -1;
 	}
 	if (slurm && m != ZL_START_FRESH) {
-		zl_print_error("%s %s does not apply with --launcher slurm: each Slurm task runs one operator in a "
-			       "fresh interpreter", from, raw);
-		return -1;
+		/* asked for on this command line: refused; set in the environment for local batches: said */
+		if (bo.start_source == ZL_SRC_FLAG) {
+			zl_print_error("%s %s does not apply with --launcher slurm: each Slurm task runs one operator "
+				       "in a fresh interpreter", from, raw);
+			return -1;
+		}
+		if (zl_verbosity >= 0)
+			fprintf(stderr, "zlbench: note: %s=%s does not apply with --launcher slurm: each Slurm task runs "
+					"one operator in a fresh interpreter\n", from, raw);
+		m = ZL_START_FRESH;
 	}
 	c->start = xstrdup(zl_start_mode_name(m));
 	if (m == ZL_START_WORKER && !zl_batch_uses_workers(c) && zl_verbosity >= 0)

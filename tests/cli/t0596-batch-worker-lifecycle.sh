@@ -38,6 +38,10 @@ run_zl "${ARGS[@]}" --ops add --launcher slurm --start worker --out "$TMP/u"
 expect_rc 2
 contains "$TMP/err" "--start worker does not apply with --launcher slurm"
 [ ! -e "$TMP/u" ] || fail "a refused batch left its directory"
+# ZL_START=worker exported for local batches does not break a Slurm batch: said, fresh tasks
+ZL_START=worker run_zl "${ARGS[@]}" --ops add --launcher slurm --dry-run --out "$TMP/u"
+expect_rc 0
+contains "$TMP/err" "note: ZL_START=worker does not apply with --launcher slurm"
 run_zl "${ARGS[@]}" --ops add,sum --devices 0 --dry-run --out "$TMP/u"
 expect_rc 0
 contains "$TMP/out" "start: worker (one interpreter per device"

@@ -45,7 +45,7 @@ done
 run_zl batch --help
 expect_rc 0
 lacks "$TMP/out" "docs/readme"
-contains "$TMP/out" "Batches on a Slurm cluster"
+contains "$TMP/out" "Slurm launcher options (docs/slurm.md)"
 run_zl "${ARGS[@]}" --launcher slurm --time-per-op 0 --out "$TMP/x"
 expect_rc 2
 contains "$TMP/err" "invalid value '0' for --time-per-op"
