@@ -182,6 +182,9 @@ void zl_verdict_decide(struct zl_row_verdict *v, double alpha);
 /* Why a row is unsure, one line ("interval overlaps the threshold: ..."); nothing otherwise. */
 void zl_verdict_reason(const struct zl_row_verdict *v, struct strbuf *sb);
 /* What to run to decide an unsure row of op, one line; nothing otherwise. */
+/* "fixed 5% (why)" or "calibration <id> (...)": the floor a comparison used, for people. */
+struct zl_compare;
+void zl_compare_floor_summary(const struct zl_compare *c, struct strbuf *sb);
 void zl_verdict_advice(const struct zl_row_verdict *v, const char *op, int floor_calibrated,
 		       struct strbuf *sb);
 

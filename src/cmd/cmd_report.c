@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "zlbench/backend.h"
+#include "zlbench/calibrate.h"
 #include "zlbench/cmd.h"
 #include "zlbench/compare.h"
 #include "zlbench/error.h"
@@ -42,7 +43,7 @@ static const struct zl_option report_options[] = {
 	{ .type = ZL_OPT_STRING, .long_name = "fail-on-regression", .value = &opt_fail, .argh = "PCT",
 	  .help = "show compare's gate at PCT % on top (the exit status does not follow it)" },
 	{ .type = ZL_OPT_STRING, .long_name = "threshold", .value = &opt_threshold, .argh = "PCT",
-	  .help = "compare's \"same\" band and floor (default 5)" },
+	  .help = "compare's threshold: the larger of PCT and the floor (a matching calibration's, else 5)" },
 	{ .type = ZL_OPT_FLAG, .long_name = "allow-caliber-mismatch", .value = &opt_allow, .defval = 1,
 	  .help = "draw two runs whose caliber differs (the page says so on top)" },
 	{ .type = ZL_OPT_GROUP, .help = "Runs:" },
@@ -112,7 +113,9 @@ static int load_run_arg(const char *arg, struct zl_history **h, struct zl_run *r
 static int page_compare(const struct strvec *args, const struct zl_compare_opts *opts, const char *now,
 			struct strbuf *page)
 {
-	struct strbuf err = STRBUF_INIT, sub = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, sub = STRBUF_INIT, floor_note = STRBUF_INIT;
+	struct zl_compare_opts o = *opts;
+	struct zl_calibration cal;
 	struct zl_history *h = NULL;
 	struct zl_run a, b;
 	struct zl_compare cmp;
@@ -122,13 +125,19 @@ static int page_compare(const struct strvec *args, const struct zl_compare_opts 
 
 	zl_run_init(&a);
 	zl_run_init(&b);
+	zl_calibration_init(&cal);
 	zl_compare_init(&cmp);
 	zl_report_cmp_init(&rc);
 	if (load_run_arg(args->v[0], &h, &a, &err) || load_run_arg(args->v[1], &h, &b, &err)) {
 		zl_print_error("%s", err.buf);
 		goto out;
 	}
-	zl_compare_runs(&a, &b, opts, &cmp);
+	/* the floor compare would take: a matching calibration, else the fixed one */
+	if (zl_calibration_lookup(opt_db, &h, &a, &b, &cal, &floor_note))
+		o.calibration = &cal;
+	else
+		o.floor_note = floor_note.buf;
+	zl_compare_runs(&a, &b, &o, &cmp);
 	if (cmp.caliber.mismatches.nr && !opts->allow_mismatch) {
 		for (i = 0; i < cmp.caliber.mismatches.nr; i++) {
 			const struct zl_diff *d = &cmp.caliber.mismatches.v[i];
@@ -144,6 +153,8 @@ static int page_compare(const struct strvec *args, const struct zl_compare_opts 
 out:
 	zl_report_cmp_release(&rc);
 	zl_compare_release(&cmp);
+	zl_calibration_release(&cal);
+	strbuf_release(&floor_note);
 	zl_run_release(&a);
 	zl_run_release(&b);
 	zl_history_close(h);

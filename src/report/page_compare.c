@@ -147,6 +147,13 @@ void zl_report_cmp_from_compare(const struct zl_compare *c, struct zl_report_cmp
 			     c->caliber.mismatches.v[i].a, c->caliber.mismatches.v[i].b);
 	if (c->caliber.autotune)
 		strvec_pushf(&out->caliber, "autotune: %s", c->caliber.autotune);
+	{
+		struct strbuf floor = STRBUF_INIT;
+
+		zl_compare_floor_summary(c, &floor);
+		strvec_pushf(&out->caliber, "floor: %s", floor.buf);
+		strbuf_release(&floor);
+	}
 	for (i = 0; i < c->caliber.variables.nr; i++)
 		strvec_pushf(&out->caliber, "%s: %s \xe2\x86\x92 %s", c->caliber.variables.v[i].field,
 			     c->caliber.variables.v[i].a, c->caliber.variables.v[i].b);

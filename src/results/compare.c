@@ -1147,7 +1147,7 @@ static void floor_source(const struct zl_compare *c, const struct zl_compare_row
 }
 
 /* Where the floor comes from, one line. */
-static void floor_summary(const struct zl_compare *c, struct strbuf *sb)
+void zl_compare_floor_summary(const struct zl_compare *c, struct strbuf *sb)
 {
 	const struct zl_calibration *cal = c->opts.calibration;
 	size_t i, missing = 0;
@@ -1525,7 +1525,7 @@ void zl_compare_print_text(const struct zl_compare *c, FILE *out, int use_color)
 	for (i = 0; i < c->caliber.flags.nr; i++)
 		fprintf(out, "%sflag: %s%s\n", warn, c->caliber.flags.v[i], reset);
 	print_diffs(out, "A/B variables:", &c->caliber.variables);
-	floor_summary(c, &sb);
+	zl_compare_floor_summary(c, &sb);
 	fprintf(out, "floor: %s\n", sb.buf);
 	strbuf_reset(&sb);
 	verdict_summary(c, &sb);
@@ -1773,7 +1773,7 @@ static int verdicts_json(cJSON *root, const struct zl_compare *c)
 	      zl_json_add_number(v, "rows_medians", (double)(c->rows_iqr + c->rows_threshold)) ||
 	      zl_json_add_number(v, "rows_unsure", (double)c->rows_unsure);
 	strbuf_reset(&sb);
-	floor_summary(c, &sb);
+	zl_compare_floor_summary(c, &sb);
 	bad = bad || !fl || zl_json_add_number(fl, "fixed_pct", ZL_FIXED_FLOOR_PCT) ||
 	      zl_json_add_string(fl, "summary", sb.buf) || zl_json_add_string(fl, "note", c->opts.floor_note) ||
 	      calibration_json(fl, c->opts.calibration);
@@ -1916,7 +1916,7 @@ void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
 	strbuf_addstr(&runcols[2], c->caliber.autotune ? c->caliber.autotune : "");
 	for (i = 0; i < c->caliber.flags.nr; i++)
 		strbuf_addf(&runcols[3], "%s%s", i ? "; " : "", c->caliber.flags.v[i]);
-	floor_summary(c, &runcols[4]);
+	zl_compare_floor_summary(c, &runcols[4]);
 	if (c->drift.moved)
 		drift_line(c, &runcols[5]);
 	for (i = 0; i < ZL_ARRAY_SIZE(head); i++)
@@ -2173,7 +2173,7 @@ void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
 		}
 		strbuf_addch(sb, '\n');
 	}
-	floor_summary(c, &cell);
+	zl_compare_floor_summary(c, &cell);
 	strbuf_addf(sb, "**Floor:** %s\n\n", cell.buf);
 	strbuf_reset(&cell);
 	verdict_summary(c, &cell);

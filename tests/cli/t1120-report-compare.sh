@@ -170,4 +170,26 @@ rm -r "$TMP/ab/runs/B1" "$TMP/ab/runs/B2"
 run_zl report "$TMP/ab" -o "$TMP/ab4.html"
 expect_rc 2
 contains "$TMP/err" "names no loadable run of both A and B"
+# the floor is compare's: fixed without a calibration, the stored one when it matches the runs
+contains "$TMP/c.html" "floor: fixed 5%"
+DB="$TMP/cal.db"
+ZL_HISTORY_DB="$DB" run_zl history
+expect_rc 0
+"$ZL_TEST_PYTHON" - "$DB" <<'PY' || fail "store a calibration"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+cur = db.execute("INSERT INTO calibrations (backend, device_name, timer, flaggems_commit, created_at,"
+                 " runs, ops, run_ids) VALUES ('cuda', 'NVIDIA H200', 'direct', 'ed2508bc',"
+                 " '2026-11-30T10:00:00Z', 3, '[\"mm\"]', '[]')")
+for cls in ("<5us", "5-50us", "50-500us", ">=500us"):
+    db.execute("INSERT INTO calibration_classes (calibration, size_class, rows, spread_rel, false_flag_1,"
+               " false_flag_2, false_flag_5, floor_pct) VALUES (?, ?, 30, 0.002, 0.01, 0, 0, 1)",
+               (cur.lastrowid, cls))
+db.commit()
+PY
+ZL_HISTORY_DB="$DB" run_zl report --compare "$TMP/a" "$TMP/b" -o "$TMP/cal.html"
+expect_rc 0
+contains "$TMP/cal.html" "floor: calibration 1 (cuda, NVIDIA H200, direct timer, flaggems ed2508bc"
+ZL_HISTORY_DB="$DB" run_zl compare "$TMP/a" "$TMP/b" --json
+[ "$(json_get "$TMP/out" 'd["floor"]["calibration"]["id"]')" = 1 ] || fail "compare does not take the same floor"
 pass
