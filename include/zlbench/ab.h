@@ -92,6 +92,7 @@ struct zl_ab_row {
 	int samples;                   /* judged on samples */
 	double floor_pct;
 	int floor_calibrated;
+	int floor_class;                /* enum zl_size_class of the A time the floor was chosen by */
 	char *unsure_reason, *advice;  /* NULL unless unsure */
 	int in_a, in_b;                /* the row has a latency in some A / B round */
 	int lost_in_b;                 /* a gems row of A without a latency in any B round */

@@ -243,6 +243,7 @@ struct zl_compare_row {
 	double p_value;              /* NAN without samples */
 	double floor_pct;            /* the floor of this row */
 	int floor_calibrated;        /* the floor is the calibration's (else fixed) */
+	int floor_class;             /* enum zl_size_class of the time that chose the floor */
 	double threshold_pct;        /* max(threshold, floor) */
 	struct zl_row_verdict detail;/* the engine's figures (samples rows) */
 	char *unsure_reason;         /* NULL unless unsure */

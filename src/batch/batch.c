@@ -334,7 +334,7 @@ int zl_batch_row_from_identity(struct zl_batch_row *r, const char *run_dir, stru
 	set_json_number(r, ZL_BCOL_DURATION_S, doc, "duration_s", "%.3f");
 	set_json_string(r, ZL_BCOL_STARTED_AT, doc, "started_at");
 	set_json_string(r, ZL_BCOL_FINISHED_AT, doc, "finished_at");
-	/* an identity without "start" is a fresh child's (CONTRACTS.md section 3) */
+	/* an identity without "start" is a fresh child's (docs/worker.md) */
 	if (zl_json_path_string(doc, "start.mode"))
 		set_json_string(r, ZL_BCOL_START, doc, "start.mode");
 	else

@@ -11,7 +11,7 @@
  *     string, the run directory. Without such a list, the sub-directories (and
  *     those under runs/) named A<n>/B<n> that hold a run_identity.json are the rounds.
  *   - When ab.json holds "rows" (objects with op, dtype, shape, side, ratio, ci_low,
- *     ci_high, verdict as CONTRACTS.md section 5 names them), those rows are drawn.
+ *     ci_high, verdict as docs/verdicts.md names them), those rows are drawn.
  *   - Otherwise each arm is pooled: per row, the median latency over the arm's
  *     rounds, with the spread across rounds (their IQR) as the row's noise when it
  *     is wider than the rounds' own, and compare's rule is applied to the pooled A
@@ -263,7 +263,7 @@ static double json_num(const cJSON *o, const char *key)
 	return cJSON_IsNumber(it) ? it->valuedouble : NAN;
 }
 
-/* ab.json's own rows (CONTRACTS.md section 5 names), when it has them. */
+/* ab.json's own rows (docs/verdicts.md names), when it has them. */
 static int rows_from_json(const struct ab *ab, struct zl_report_cmp *rc)
 {
 	static const char *const names[] = { "faster", "slower", "same", "unsure", "missing" };

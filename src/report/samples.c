@@ -1,5 +1,5 @@
 /*
- * The raw samples of a run (plugins/timer.jsonl's samples_ms, CONTRACTS.md section 1),
+ * The raw samples of a run (plugins/timer.jsonl's samples_ms, docs/timer.md),
  * keyed like runload.h's rows: (op, dtype, canonical shape, occurrence, side), repeats
  * of one key paired by the order of their lines.
  */

@@ -357,6 +357,7 @@ static void judge(struct zl_ab *ab, struct zl_ab_row *row, const struct zl_ab_pa
 	double spread;
 
 	row->floor_pct = zl_compare_floor(&ab->opts, a_ms, &spread, &row->floor_calibrated);
+	row->floor_class = (int)zl_size_class_of(a_ms);
 	vo.threshold_pct = ab->opts.threshold_pct;
 	vo.floor_pct = row->floor_pct;
 	vo.spread_rel = spread;
@@ -771,6 +772,14 @@ static cJSON *geomean_json(const struct zl_ab_geomean *g, size_t pairs)
 	return o;
 }
 
+/* NULL (JSON null) for a row with no A time: no class chose its floor */
+static const char *row_class_name(const struct zl_ab_row *r)
+{
+	return r->floor_class >= 0 && r->floor_class < ZL_SIZE__COUNT
+		       ? zl_size_class_name((enum zl_size_class)r->floor_class)
+		       : NULL;
+}
+
 static cJSON *row_json(const struct zl_ab *ab, const struct zl_ab_row *r)
 {
 	cJSON *o = cJSON_CreateObject(), *fl = cJSON_CreateObject(), *pr = cJSON_CreateArray(), *s;
@@ -781,7 +790,8 @@ static cJSON *row_json(const struct zl_ab *ab, const struct zl_ab_row *r)
 	for (i = 0; !bad && i < r->pairs; i++)
 		bad = zl_json_add_item(pr, NULL, cJSON_CreateNumber(r->pair_ratio[i]));
 	floor_source(ab, r, &src);
-	bad = bad || zl_json_add_number(fl, "pct", r->floor_pct) || zl_json_add_string(fl, "source", src.buf);
+	bad = bad || zl_json_add_number(fl, "pct", r->floor_pct) || zl_json_add_string(fl, "source", src.buf) ||
+	      zl_json_add_string(fl, "size_class", row_class_name(r));
 	strbuf_release(&src);
 	if (bad) {
 		cJSON_Delete(o);

@@ -740,9 +740,10 @@ static void judge_row(struct zl_compare *c, struct zl_compare_row *row, const st
 		      const struct zl_result *rb)
 {
 	double spread;
+	double by = positive(row->a_ms) ? row->a_ms : row->b_ms;
 
-	row->floor_pct = zl_compare_floor(&c->opts, positive(row->a_ms) ? row->a_ms : row->b_ms, &spread,
-					  &row->floor_calibrated);
+	row->floor_pct = zl_compare_floor(&c->opts, by, &spread, &row->floor_calibrated);
+	row->floor_class = (int)zl_size_class_of(by);
 	row->threshold_pct = c->opts.threshold_pct > row->floor_pct ? c->opts.threshold_pct : row->floor_pct;
 	if (!positive(row->a_ms) || !positive(row->b_ms)) {
 		row->verdict = ZL_VERDICT_MISSING;
@@ -1645,6 +1646,9 @@ static int row_json(cJSON *arr, const struct zl_compare *c, const struct zl_comp
 	      zl_json_add_string(o, "verdict", zl_verdict_name(r->verdict)) ||
 	      zl_json_add_string(o, "method", zl_method_name(r->method)) ||
 	      !fl || zl_json_add_number(fl, "pct", r->floor_pct) || zl_json_add_string(fl, "source", src.buf) ||
+	      zl_json_add_string(fl, "size_class", (size_t)r->floor_class < ZL_SIZE__COUNT
+							   ? zl_size_class_name((enum zl_size_class)r->floor_class)
+							   : NULL) ||
 	      zl_json_add_number(o, "threshold_pct", r->threshold_pct) ||
 	      zl_json_add_string(o, "unsure_reason", r->unsure_reason) ||
 	      zl_json_add_string(o, "advice", r->advice) ||

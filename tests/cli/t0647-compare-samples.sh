@@ -32,6 +32,8 @@ run_zl compare "$TMP/aa1" "$TMP/aa2" --json
 expect_rc 0
 "$ZL_TEST_PYTHON" - "$TMP/out" <<'PY' || fail "A/A"
 import json, sys
+def size_class(ms):
+    return "<5us" if ms < 0.005 else "5-50us" if ms < 0.05 else "50-500us" if ms < 0.5 else ">=500us"
 d = json.load(open(sys.argv[1]))
 rows = d["rows"]
 assert len(rows) == 210, len(rows)
@@ -41,7 +43,7 @@ assert not bad, bad[:3]
 assert sum(r["verdict"] == "same" for r in rows) >= 200
 for r in rows:
     assert r["ci_low"] < r["ratio"] < r["ci_high"] and 0 <= r["p_value"] <= 1, r
-    assert r["floor"] == {"pct": 5, "source": "fixed"}, r["floor"]
+    assert r["floor"] == {"pct": 5, "source": "fixed", "size_class": size_class(r["a_ms"])}, r["floor"]
 assert d["drift"]["control"] and not d["drift"]["moved"] and d["drift"]["line"] is None
 assert d["verdicts"]["rows_samples"] == 210 and d["verdicts"]["alpha"] == 0.0001
 PY
@@ -105,11 +107,13 @@ contains "$TMP/out" "5 of 15 gems shapes failed the gate"
 run_zl compare "$TMP/a" "$TMP/b3" --fail-on-regression 2 --json
 "$ZL_TEST_PYTHON" - "$TMP/out" <<'PY' || fail "3 % under a 1 % calibrated floor"
 import json, sys
+def size_class(ms):
+    return "<5us" if ms < 0.005 else "5-50us" if ms < 0.05 else "50-500us" if ms < 0.5 else ">=500us"
 d = json.load(open(sys.argv[1]))
 for r in d["rows"]:
     hit = r["side"] == "gems" and r["dtype"] == "torch.float16"
     assert r["verdict"] == ("slower" if hit else "same"), r
-    assert r["floor"] == {"pct": 1, "source": "calibration 3"}, r["floor"]
+    assert r["floor"] == {"pct": 1, "source": "calibration 3", "size_class": size_class(r["a_ms"])}, r["floor"]
     assert r["gate_failed"] == hit
     if hit:
         assert r["ci_low"] > 1 and r["p_value"] < 1e-4

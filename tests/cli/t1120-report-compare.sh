@@ -147,7 +147,7 @@ st = [s for s in d["svgs"] if s["title"].startswith("Per-call samples")][0]
 # the samples of an arm are its rounds' samples together: 2 x 50
 assert sum(t.startswith("n=100 ") for t in st["texts"]) == 10, st["texts"]
 PY
-# ab.json's own rows (CONTRACTS.md section 5) are drawn as they are
+# ab.json's own rows (docs/verdicts.md) are drawn as they are
 "$ZL_TEST_PYTHON" - "$TMP/ab/ab.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
