@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 mapfile -t files < <(git ls-files -co --exclude-standard -- 'src/*.c' 'src/**/*.c' 'backends/*.c' \
 	'include/*.h' 'include/**/*.h' 'backends/*.h' | sort -u)
 mapfile -t cfiles < <(printf '%s\n' "${files[@]}" | grep '\.c$')
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
 
 echo "== the 15 longest functions in src/ and backends/ (lines, from the line of the name to the closing brace)"
 ctags --c-kinds=f --fields=+ne -o - "${cfiles[@]}" 2>/dev/null |
@@ -18,7 +20,17 @@ ctags --c-kinds=f --fields=+ne -o - "${cfiles[@]}" 2>/dev/null |
 			if ($i ~ /^end:/) end = substr($i, 5);
 		}
 		if (line != "" && end != "") printf "%5d  %s:%s  %s\n", end - line + 1, $2, line, $1 }' |
-	sort -rn | head -15
+	sort -rn >"$tmp"
+head -15 "$tmp"
+echo "== functions over 60 lines (a screen): $(awk '$1 > 60' "$tmp" | wc -l); over 80: $(awk '$1 > 80' "$tmp" | wc -l)"
+echo "== of those, long on purpose (a comment right above says why)"
+awk '$1 > 60 { split($2, a, ":"); print a[1], a[2], $3 }' "$tmp" | while read -r f l name; do
+	# the comment block ending right above the function's name line (or its return type's)
+	if head -n "$l" "$f" | tail -n 12 | grep -q 'Long on purpose:'; then
+		printf '  %s:%s  %s: %s\n' "$f" "$l" "$name" \
+			"$(head -n "$l" "$f" | tail -n 12 | grep -o 'Long on purpose:.*' | head -1 | sed 's/ *\*\/$//')"
+	fi
+done
 
 echo "== the 10 largest files (lines)"
 wc -l "${files[@]}" | grep -v ' total$' | sort -rn | head -10
