@@ -195,7 +195,7 @@ struct round_est {
 	double a, b, a_var, b_var;
 };
 
-/* A round's estimates: its samples' trimmed means (its modes join the row's worst), else the runs' medians. */
+/* A round's estimates: its samples' trimmed means (its modes join the row's worst), else its medians. */
 static void round_estimate(const struct zl_ab_pair *p, int samples, const struct zl_verdict_opts *o,
 			   struct zl_row_verdict *out, struct round_est *e)
 {
@@ -217,8 +217,8 @@ static void round_estimate(const struct zl_ab_pair *p, int samples, const struct
 }
 
 /* The moderated paired estimate over n > 0 rounds: the geometric means, B/A, its interval and p. */
-static void moderate_rounds(const struct zl_ab_pair *p, size_t n, int samples, const struct zl_verdict_opts *o,
-			    struct zl_row_verdict *out)
+static void moderate_rounds(const struct zl_ab_pair *p, size_t n, int samples,
+			    const struct zl_verdict_opts *o, struct zl_row_verdict *out)
 {
 	double *logs = xcalloc(n, sizeof(*logs)), sum_w = 0, la = 0, lb = 0;
 	struct zl_paired pr;
