@@ -145,74 +145,93 @@ static double run_sd_of(const struct zl_verdict_opts *o)
 	return isfinite(o->spread_rel) && o->spread_rel > from_floor ? o->spread_rel : from_floor;
 }
 
-int zl_ab_row_verdict(const struct zl_ab_pair *p, size_t n, const struct zl_verdict_opts *o,
-		      struct zl_row_verdict *out)
+/* Every round of the row has two or more samples on both sides (and there is a round). */
+static int rounds_have_samples(const struct zl_ab_pair *p, size_t n)
 {
-	struct zl_sample_set *sa = NULL, *sb = NULL;
-	double *logs, sum_w = 0, la = 0, lb = 0;
-	struct zl_paired pr;
-	struct zl_mwu m;
-	size_t i;
 	int samples = n > 0;
+	size_t i;
 
 	for (i = 0; i < n; i++)
 		samples &= p[i].a_s && p[i].a_n >= 2 && p[i].b_s && p[i].b_n >= 2;
-	if (samples && n == 1) {
-		zl_verdict_samples(p[0].a_s, p[0].a_n, p[0].b_s, p[0].b_n, o, out);
-		return 1;
-	}
-	if (samples) {
-		sa = xcalloc(n, sizeof(*sa));
-		sb = xcalloc(n, sizeof(*sb));
-		for (i = 0; i < n; i++) {
-			sa[i] = (struct zl_sample_set){ p[i].a_s, p[i].a_n };
-			sb[i] = (struct zl_sample_set){ p[i].b_s, p[i].b_n };
-		}
-		/* the pooled counts, the method; interval, p and modes are replaced below */
-		zl_verdict_pairs(sa, sb, n, o, out);
-		free(sa);
-		free(sb);
-		memset(&out->a_modes, 0, sizeof(out->a_modes));
-		memset(&out->b_modes, 0, sizeof(out->b_modes));
-		out->a_modes.sarle = out->b_modes.sarle = NAN;
-	} else {
-		memset(out, 0, sizeof(*out));
-		out->verdict = ZL_VERDICT_UNSURE;
-		out->unsure = ZL_UNSURE_FEW_SAMPLES;
-		out->method = ZL_METHOD_PAIRS;
-		out->threshold_pct = o->threshold_pct > o->floor_pct ? o->threshold_pct : o->floor_pct;
-		out->a_ms = out->b_ms = out->ratio = out->ci_low = out->ci_high = NAN;
-		out->p_value = out->p_min = out->se_log = out->within_se_log = NAN;
-		out->a_modes.sarle = out->b_modes.sarle = NAN;
-		out->a_n = out->b_n = n;
-		out->pairs = n;
-	}
-	out->run_sd = run_sd_of(o);
-	if (!n)
-		return samples;
-	logs = xcalloc(n, sizeof(*logs));
+	return samples;
+}
+
+/* The pooled counts and the method from every round's samples; interval, p and modes are replaced later. */
+static void start_from_samples(const struct zl_ab_pair *p, size_t n, const struct zl_verdict_opts *o,
+			       struct zl_row_verdict *out)
+{
+	struct zl_sample_set *sa = xcalloc(n, sizeof(*sa)), *sb = xcalloc(n, sizeof(*sb));
+	size_t i;
+
 	for (i = 0; i < n; i++) {
-		double ea, eb, wa, wb;
+		sa[i] = (struct zl_sample_set){ p[i].a_s, p[i].a_n };
+		sb[i] = (struct zl_sample_set){ p[i].b_s, p[i].b_n };
+	}
+	zl_verdict_pairs(sa, sb, n, o, out);
+	free(sa);
+	free(sb);
+	memset(&out->a_modes, 0, sizeof(out->a_modes));
+	memset(&out->b_modes, 0, sizeof(out->b_modes));
+	out->a_modes.sarle = out->b_modes.sarle = NAN;
+}
 
-		if (samples) {
-			struct zl_bimodal ma, mb;
+/* Without samples in every round: unsure for too few samples, each round counting as one. */
+static void start_from_medians(size_t n, const struct zl_verdict_opts *o, struct zl_row_verdict *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->verdict = ZL_VERDICT_UNSURE;
+	out->unsure = ZL_UNSURE_FEW_SAMPLES;
+	out->method = ZL_METHOD_PAIRS;
+	out->threshold_pct = o->threshold_pct > o->floor_pct ? o->threshold_pct : o->floor_pct;
+	out->a_ms = out->b_ms = out->ratio = out->ci_low = out->ci_high = NAN;
+	out->p_value = out->p_min = out->se_log = out->within_se_log = NAN;
+	out->a_modes.sarle = out->b_modes.sarle = NAN;
+	out->a_n = out->b_n = n;
+	out->pairs = n;
+}
 
-			ea = round_trimmed(p[i].a_s, p[i].a_n, o->trim, &wa);
-			eb = round_trimmed(p[i].b_s, p[i].b_n, o->trim, &wb);
-			round_modes(p[i].a_s, p[i].a_n, &ma);
-			round_modes(p[i].b_s, p[i].b_n, &mb);
-			worst_modes(&out->a_modes, &ma);
-			worst_modes(&out->b_modes, &mb);
-		} else {
-			ea = p[i].a_ms;
-			eb = p[i].b_ms;
-			wa = median_rel_var(ea, p[i].a_iqr, p[i].a_count);
-			wb = median_rel_var(eb, p[i].b_iqr, p[i].b_count);
-		}
-		logs[i] = log(eb / ea);
-		la += log(ea);
-		lb += log(eb);
-		sum_w += wa + wb;
+/* One round's A and B estimates (ms) and their squared relative standard errors. */
+struct round_est {
+	double a, b, a_var, b_var;
+};
+
+/* A round's estimates: its samples' trimmed means (its modes join the row's worst), else its medians. */
+static void round_estimate(const struct zl_ab_pair *p, int samples, const struct zl_verdict_opts *o,
+			   struct zl_row_verdict *out, struct round_est *e)
+{
+	struct zl_bimodal ma, mb;
+
+	if (!samples) {
+		e->a = p->a_ms;
+		e->b = p->b_ms;
+		e->a_var = median_rel_var(e->a, p->a_iqr, p->a_count);
+		e->b_var = median_rel_var(e->b, p->b_iqr, p->b_count);
+		return;
+	}
+	e->a = round_trimmed(p->a_s, p->a_n, o->trim, &e->a_var);
+	e->b = round_trimmed(p->b_s, p->b_n, o->trim, &e->b_var);
+	round_modes(p->a_s, p->a_n, &ma);
+	round_modes(p->b_s, p->b_n, &mb);
+	worst_modes(&out->a_modes, &ma);
+	worst_modes(&out->b_modes, &mb);
+}
+
+/* The moderated paired estimate over n > 0 rounds: the geometric means, B/A, its interval and p. */
+static void moderate_rounds(const struct zl_ab_pair *p, size_t n, int samples,
+			    const struct zl_verdict_opts *o, struct zl_row_verdict *out)
+{
+	double *logs = xcalloc(n, sizeof(*logs)), sum_w = 0, la = 0, lb = 0;
+	struct zl_paired pr;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct round_est e;
+
+		round_estimate(&p[i], samples, o, out, &e);
+		logs[i] = log(e.b / e.a);
+		la += log(e.a);
+		lb += log(e.b);
+		sum_w += e.a_var + e.b_var;
 	}
 	zl_ab_moderated(logs, n, out->run_sd * out->run_sd + sum_w / (double)n, o->conf, &pr);
 	free(logs);
@@ -225,6 +244,26 @@ int zl_ab_row_verdict(const struct zl_ab_pair *p, size_t n, const struct zl_verd
 	out->within_se_log = sqrt(sum_w / (double)n / (double)n);
 	out->p_value = pr.p;
 	out->p_min = 0;
+}
+
+int zl_ab_row_verdict(const struct zl_ab_pair *p, size_t n, const struct zl_verdict_opts *o,
+		      struct zl_row_verdict *out)
+{
+	int samples = rounds_have_samples(p, n);
+	struct zl_mwu m;
+
+	if (samples && n == 1) {
+		zl_verdict_samples(p[0].a_s, p[0].a_n, p[0].b_s, p[0].b_n, o, out);
+		return 1;
+	}
+	if (samples)
+		start_from_samples(p, n, o, out);
+	else
+		start_from_medians(n, o, out);
+	out->run_sd = run_sd_of(o);
+	if (!n)
+		return samples;
+	moderate_rounds(p, n, samples, o, out);
 	if (samples) {
 		pooled_mwu(p, n, &m);
 		if (!(m.p <= out->p_value))
@@ -671,66 +710,64 @@ static void geomean_text(struct strbuf *sb, const struct zl_ab_geomean *g, size_
 		strbuf_addf(sb, " %.4f", g->pair[k]);
 }
 
-void zl_ab_print_text(const struct zl_ab *ab, FILE *out, int use_color)
+/* One row of the text table, its cells in the order of zl_ab_print_text's head; sb is scratch. */
+static void text_row(struct zl_table *t, const struct zl_ab_row *r, int with_gate, struct strbuf *sb)
 {
-	static const char *const head[] = { "op", "dtype", "shape", "side", "A ms", "B ms", "B/A", "95% CI",
-					    "p", "verdict", "B/A per round", "gate" };
-	size_t ncols = ZL_ARRAY_SIZE(head) - (ab->opts.fail_pct < 0), i, shown = 0;
-	const char *warn = use_color ? zl_color_start(ZL_COLOR_YELLOW) : "", *reset = use_color ? ZL_COLOR_RESET : "";
-	struct zl_table t;
-	struct strbuf sb = STRBUF_INIT;
+	zl_table_add(t, r->op, ZL_COLOR_NONE);
+	zl_table_add(t, r->dtype, ZL_COLOR_NONE);
+	zl_table_add(t, r->shape, ZL_COLOR_NONE);
+	zl_table_add(t, zl_side_name(r->side), ZL_COLOR_NONE);
+	strbuf_reset(sb);
+	fmt_num(sb, r->v.a_ms, "%.6f");
+	zl_table_add(t, sb->buf, ZL_COLOR_NONE);
+	strbuf_reset(sb);
+	fmt_num(sb, r->v.b_ms, "%.6f");
+	zl_table_add(t, sb->buf, ZL_COLOR_NONE);
+	strbuf_reset(sb);
+	fmt_num(sb, r->v.ratio, "%.4f");
+	zl_table_add(t, sb->buf, verdict_colors[r->v.verdict]);
+	strbuf_reset(sb);
+	ci_text(sb, r->v.ci_low, r->v.ci_high);
+	zl_table_add(t, sb->buf, ZL_COLOR_NONE);
+	strbuf_reset(sb);
+	fmt_num(sb, r->v.p_value, "%.2g");
+	zl_table_add(t, sb->buf, ZL_COLOR_NONE);
+	zl_table_add(t, zl_verdict_name(r->v.verdict), verdict_colors[r->v.verdict]);
+	strbuf_reset(sb);
+	pair_list(sb, r, " ");
+	zl_table_add(t, sb->len ? sb->buf : "-", ZL_COLOR_NONE);
+	if (with_gate)
+		zl_table_add(t, r->gate_failed ? "FAILED" : "", ZL_COLOR_RED);
+}
 
-	fprintf(out, "floor: %s\n", ab->floor_summary ? ab->floor_summary : "-");
-	zl_table_init(&t, ncols, (1ul << 4) | (1ul << 5) | (1ul << 6) | (1ul << 8));
-	for (i = 0; i < ncols; i++)
-		zl_table_add(&t, head[i], ZL_COLOR_BOLD);
-	for (i = 0; i < ab->nr_rows; i++) {
+/* The unsure rows with their reasons and advice, at most UNSURE_LISTED of them. */
+static void print_unsure(const struct zl_ab *ab, FILE *out, const char *warn, const char *reset)
+{
+	size_t i, shown = 0;
+
+	if (!ab->counts[ZL_VERDICT_UNSURE])
+		return;
+	fprintf(out, "%sunsure: %zu rows:%s\n", warn, ab->counts[ZL_VERDICT_UNSURE], reset);
+	for (i = 0; i < ab->nr_rows && shown < UNSURE_LISTED; i++) {
 		const struct zl_ab_row *r = &ab->rows[i];
 
-		zl_table_add(&t, r->op, ZL_COLOR_NONE);
-		zl_table_add(&t, r->dtype, ZL_COLOR_NONE);
-		zl_table_add(&t, r->shape, ZL_COLOR_NONE);
-		zl_table_add(&t, zl_side_name(r->side), ZL_COLOR_NONE);
-		strbuf_reset(&sb);
-		fmt_num(&sb, r->v.a_ms, "%.6f");
-		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
-		strbuf_reset(&sb);
-		fmt_num(&sb, r->v.b_ms, "%.6f");
-		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
-		strbuf_reset(&sb);
-		fmt_num(&sb, r->v.ratio, "%.4f");
-		zl_table_add(&t, sb.buf, verdict_colors[r->v.verdict]);
-		strbuf_reset(&sb);
-		ci_text(&sb, r->v.ci_low, r->v.ci_high);
-		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
-		strbuf_reset(&sb);
-		fmt_num(&sb, r->v.p_value, "%.2g");
-		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
-		zl_table_add(&t, zl_verdict_name(r->v.verdict), verdict_colors[r->v.verdict]);
-		strbuf_reset(&sb);
-		pair_list(&sb, r, " ");
-		zl_table_add(&t, sb.len ? sb.buf : "-", ZL_COLOR_NONE);
-		if (ncols == ZL_ARRAY_SIZE(head))
-			zl_table_add(&t, r->gate_failed ? "FAILED" : "", ZL_COLOR_RED);
+		if (r->v.verdict != ZL_VERDICT_UNSURE)
+			continue;
+		fprintf(out, "  %s %s %s %s: %s\n    advice: %s\n", r->op, r->dtype, r->shape, zl_side_name(r->side),
+			r->unsure_reason, r->advice);
+		shown++;
 	}
-	zl_table_print(&t, out, use_color);
-	zl_table_release(&t);
-	if (ab->counts[ZL_VERDICT_UNSURE]) {
-		fprintf(out, "%sunsure: %zu rows:%s\n", warn, ab->counts[ZL_VERDICT_UNSURE], reset);
-		for (i = 0; i < ab->nr_rows && shown < UNSURE_LISTED; i++) {
-			const struct zl_ab_row *r = &ab->rows[i];
+	if (ab->counts[ZL_VERDICT_UNSURE] > shown)
+		fprintf(out, "  ... and %zu more (--json and --csv list them all)\n",
+			ab->counts[ZL_VERDICT_UNSURE] - shown);
+}
 
-			if (r->v.verdict != ZL_VERDICT_UNSURE)
-				continue;
-			fprintf(out, "  %s %s %s %s: %s\n    advice: %s\n", r->op, r->dtype, r->shape, zl_side_name(r->side),
-				r->unsure_reason, r->advice);
-			shown++;
-		}
-		if (ab->counts[ZL_VERDICT_UNSURE] > shown)
-			fprintf(out, "  ... and %zu more (--json and --csv list them all)\n",
-				ab->counts[ZL_VERDICT_UNSURE] - shown);
-	}
-	strbuf_reset(&sb);
+/* The lines under the table: verdict counts, both geomeans, the gate and the runs that did not pass. */
+static void print_totals(const struct zl_ab *ab, FILE *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
 	counts_line(ab, &sb);
 	fprintf(out, "verdicts: %s\n", sb.buf);
 	strbuf_reset(&sb);
@@ -747,6 +784,28 @@ void zl_ab_print_text(const struct zl_ab *ab, FILE *out, int use_color)
 	for (i = 0; i < ab->gate_reasons.nr; i++)
 		fprintf(out, "  %s\n", ab->gate_reasons.v[i]);
 	strbuf_release(&sb);
+}
+
+void zl_ab_print_text(const struct zl_ab *ab, FILE *out, int use_color)
+{
+	static const char *const head[] = { "op", "dtype", "shape", "side", "A ms", "B ms", "B/A", "95% CI",
+					    "p", "verdict", "B/A per round", "gate" };
+	size_t ncols = ZL_ARRAY_SIZE(head) - (ab->opts.fail_pct < 0), i;
+	const char *warn = use_color ? zl_color_start(ZL_COLOR_YELLOW) : "", *reset = use_color ? ZL_COLOR_RESET : "";
+	struct zl_table t;
+	struct strbuf sb = STRBUF_INIT;
+
+	fprintf(out, "floor: %s\n", ab->floor_summary ? ab->floor_summary : "-");
+	zl_table_init(&t, ncols, (1ul << 4) | (1ul << 5) | (1ul << 6) | (1ul << 8));
+	for (i = 0; i < ncols; i++)
+		zl_table_add(&t, head[i], ZL_COLOR_BOLD);
+	for (i = 0; i < ab->nr_rows; i++)
+		text_row(&t, &ab->rows[i], ncols == ZL_ARRAY_SIZE(head), &sb);
+	zl_table_print(&t, out, use_color);
+	zl_table_release(&t);
+	strbuf_release(&sb);
+	print_unsure(ab, out, warn, reset);
+	print_totals(ab, out);
 }
 
 static cJSON *geomean_json(const struct zl_ab_geomean *g, size_t pairs)
@@ -933,10 +992,11 @@ static void md_cell(struct strbuf *sb, const char *s)
 	strbuf_addstr(sb, " |");
 }
 
-void zl_ab_render_markdown(const struct zl_ab *ab, struct strbuf *sb)
+/* The lines above the Markdown table: rounds, floor, verdicts, both geomeans and the gate. */
+static void md_header(const struct zl_ab *ab, struct strbuf *sb)
 {
 	struct strbuf f = STRBUF_INIT;
-	size_t i, shown = 0;
+	size_t i;
 
 	strbuf_addf(sb, "**zlbench ab**: %zu interleaved rounds (ABBA)\n\n", ab->pairs);
 	strbuf_addf(sb, "- floor: %s\n", ab->floor_summary ? ab->floor_summary : "-");
@@ -953,37 +1013,44 @@ void zl_ab_render_markdown(const struct zl_ab *ab, struct strbuf *sb)
 			    ab->gate_failed ? "FAILED" : "passed");
 	for (i = 0; i < ab->gate_reasons.nr; i++)
 		strbuf_addf(sb, "  - %s\n", ab->gate_reasons.v[i]);
-	strbuf_addstr(sb, "\n| op | dtype | shape | side | A ms | B ms | B/A | 95% CI | p | verdict | B/A per round |\n"
-			  "|---|---|---|---|---:|---:|---:|---|---:|---|---|\n");
-	for (i = 0; i < ab->nr_rows; i++) {
-		const struct zl_ab_row *r = &ab->rows[i];
+	strbuf_release(&f);
+}
 
-		strbuf_addch(sb, '|');
-		md_cell(sb, r->op);
-		md_cell(sb, r->dtype);
-		md_cell(sb, r->shape);
-		md_cell(sb, zl_side_name(r->side));
-		strbuf_reset(&f);
-		fmt_num(&f, r->v.a_ms, "%.6f");
-		md_cell(sb, f.buf);
-		strbuf_reset(&f);
-		fmt_num(&f, r->v.b_ms, "%.6f");
-		md_cell(sb, f.buf);
-		strbuf_reset(&f);
-		fmt_num(&f, r->v.ratio, "%.4f");
-		md_cell(sb, f.buf);
-		strbuf_reset(&f);
-		ci_text(&f, r->v.ci_low, r->v.ci_high);
-		md_cell(sb, f.buf);
-		strbuf_reset(&f);
-		fmt_num(&f, r->v.p_value, "%.2g");
-		md_cell(sb, f.buf);
-		md_cell(sb, r->v.verdict == ZL_VERDICT_SLOWER ? "**slower**" : zl_verdict_name(r->v.verdict));
-		strbuf_reset(&f);
-		pair_list(&f, r, ", ");
-		md_cell(sb, f.len ? f.buf : "-");
-		strbuf_addch(sb, '\n');
-	}
+/* One row of the Markdown table; f is scratch. */
+static void md_row(struct strbuf *sb, const struct zl_ab_row *r, struct strbuf *f)
+{
+	strbuf_addch(sb, '|');
+	md_cell(sb, r->op);
+	md_cell(sb, r->dtype);
+	md_cell(sb, r->shape);
+	md_cell(sb, zl_side_name(r->side));
+	strbuf_reset(f);
+	fmt_num(f, r->v.a_ms, "%.6f");
+	md_cell(sb, f->buf);
+	strbuf_reset(f);
+	fmt_num(f, r->v.b_ms, "%.6f");
+	md_cell(sb, f->buf);
+	strbuf_reset(f);
+	fmt_num(f, r->v.ratio, "%.4f");
+	md_cell(sb, f->buf);
+	strbuf_reset(f);
+	ci_text(f, r->v.ci_low, r->v.ci_high);
+	md_cell(sb, f->buf);
+	strbuf_reset(f);
+	fmt_num(f, r->v.p_value, "%.2g");
+	md_cell(sb, f->buf);
+	md_cell(sb, r->v.verdict == ZL_VERDICT_SLOWER ? "**slower**" : zl_verdict_name(r->v.verdict));
+	strbuf_reset(f);
+	pair_list(f, r, ", ");
+	md_cell(sb, f->len ? f->buf : "-");
+	strbuf_addch(sb, '\n');
+}
+
+/* The unsure rows with their reasons and advice, at most UNSURE_LISTED of them. */
+static void md_unsure(const struct zl_ab *ab, struct strbuf *sb)
+{
+	size_t i, shown = 0;
+
 	if (ab->counts[ZL_VERDICT_UNSURE])
 		strbuf_addstr(sb, "\n**Unsure rows**\n\n");
 	for (i = 0; i < ab->nr_rows && shown < UNSURE_LISTED; i++) {
@@ -995,5 +1062,18 @@ void zl_ab_render_markdown(const struct zl_ab *ab, struct strbuf *sb)
 			    r->unsure_reason, r->advice);
 		shown++;
 	}
+}
+
+void zl_ab_render_markdown(const struct zl_ab *ab, struct strbuf *sb)
+{
+	struct strbuf f = STRBUF_INIT;
+	size_t i;
+
+	md_header(ab, sb);
+	strbuf_addstr(sb, "\n| op | dtype | shape | side | A ms | B ms | B/A | 95% CI | p | verdict | B/A per round |\n"
+			  "|---|---|---|---|---:|---:|---:|---|---:|---|---|\n");
+	for (i = 0; i < ab->nr_rows; i++)
+		md_row(sb, &ab->rows[i], &f);
+	md_unsure(ab, sb);
 	strbuf_release(&f);
 }

@@ -132,16 +132,11 @@ static void class_figures(struct zl_calib_class *cl, struct logs *l)
 	free(rel);
 }
 
-void zl_calib_compute(const struct zl_calib_op *ops, size_t n, struct zl_calib_result *out)
+/* Count the ops with two or more runs that passed; a note for each of the others. */
+static void count_ops(const struct zl_calib_op *ops, size_t n, struct zl_calib_result *out)
 {
-	struct logs logs[ZL_SIZE__COUNT];
-	double floor[ZL_SIZE__COUNT], spread[ZL_SIZE__COUNT];
-	long flags[ZL_SIZE__COUNT];
-	struct zl_calibration cal;
-	size_t c, k, o;
-	int step;
+	size_t o;
 
-	memset(logs, 0, sizeof(logs));
 	for (o = 0; o < n; o++) {
 		if (ops[o].nr >= 2)
 			out->ops++;
@@ -149,7 +144,17 @@ void zl_calib_compute(const struct zl_calib_op *ops, size_t n, struct zl_calib_r
 			strvec_pushf(&out->notes, "%s: %zu run%s that passed: nothing to compare", ops[o].op, ops[o].nr,
 				     ops[o].nr == 1 ? "" : "s");
 	}
-	/* the false-flag rates at the fixed levels; the first pass also collects the ratios */
+}
+
+/* The false-flag rates at the fixed levels; the first pass also collects each class's log ratios. */
+static void rates_at_levels(const struct zl_calib_op *ops, size_t n, struct logs logs[ZL_SIZE__COUNT],
+			    struct zl_calib_result *out)
+{
+	double floor[ZL_SIZE__COUNT], spread[ZL_SIZE__COUNT];
+	long flags[ZL_SIZE__COUNT];
+	struct zl_calibration cal;
+	size_t c, k;
+
 	for (k = 0; k < ZL_CALIBRATION_LEVELS; k++) {
 		for (c = 0; c < ZL_SIZE__COUNT; c++) {
 			floor[c] = zl_calibration_levels_pct[k];
@@ -162,6 +167,14 @@ void zl_calib_compute(const struct zl_calib_op *ops, size_t n, struct zl_calib_r
 		for (c = 0; c < ZL_SIZE__COUNT; c++)
 			out->cls[c].flags[k] = flags[c];
 	}
+}
+
+/* Each class's figures from its log ratios (freed here), and the floor and spread to start from. */
+static void start_floors(struct logs logs[ZL_SIZE__COUNT], double floor[ZL_SIZE__COUNT],
+			 double spread[ZL_SIZE__COUNT], struct zl_calib_result *out)
+{
+	size_t c;
+
 	for (c = 0; c < ZL_SIZE__COUNT; c++) {
 		struct zl_calib_class *cl = &out->cls[c];
 
@@ -172,7 +185,17 @@ void zl_calib_compute(const struct zl_calib_op *ops, size_t n, struct zl_calib_r
 				    : ZL_FIXED_FLOOR_PCT;
 		spread[c] = cl->rows ? cl->spread_rel : NAN;
 	}
-	/* the floor: raised until the measured A/A rows are (nearly) never flagged at it */
+}
+
+/* The floor: raised until the measured A/A rows are (nearly) never flagged at it. */
+static void raise_floors(const struct zl_calib_op *ops, size_t n, double floor[ZL_SIZE__COUNT],
+			 const double spread[ZL_SIZE__COUNT], struct zl_calib_result *out)
+{
+	long flags[ZL_SIZE__COUNT];
+	struct zl_calibration cal;
+	size_t c;
+	int step;
+
 	for (step = 0; step <= ZL_CALIB_MAX_STEPS; step++) {
 		int raised = 0;
 
@@ -196,6 +219,18 @@ void zl_calib_compute(const struct zl_calib_op *ops, size_t n, struct zl_calib_r
 		if (!raised)
 			break;
 	}
+}
+
+void zl_calib_compute(const struct zl_calib_op *ops, size_t n, struct zl_calib_result *out)
+{
+	struct logs logs[ZL_SIZE__COUNT];
+	double floor[ZL_SIZE__COUNT], spread[ZL_SIZE__COUNT];
+
+	memset(logs, 0, sizeof(logs));
+	count_ops(ops, n, out);
+	rates_at_levels(ops, n, logs, out);
+	start_floors(logs, floor, spread, out);
+	raise_floors(ops, n, floor, spread, out);
 }
 
 void zl_calib_fill(const struct zl_calib_result *r, struct zl_calibration *cal)

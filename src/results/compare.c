@@ -1495,23 +1495,11 @@ static void print_run_line(FILE *out, const char *side, const struct zl_run *r, 
 		fprintf(out, "%s   %s%s\n", warn, note, reset);
 }
 
-void zl_compare_print_text(const struct zl_compare *c, FILE *out, int use_color)
+/* The caliber lines: ok or the mismatches, autotune, the flags and the A/B variables. */
+static void print_caliber(const struct zl_compare *c, FILE *out, const char *warn, const char *reset)
 {
-	const char *warn = use_color ? zl_color_start(ZL_COLOR_YELLOW) : "";
-	const char *red = use_color ? zl_color_start(ZL_COLOR_RED) : "";
-	const char *green = use_color ? zl_color_start(ZL_COLOR_GREEN) : "";
-	const char *reset = use_color ? ZL_COLOR_RESET : "";
-	struct strbuf sb = STRBUF_INIT;
 	size_t i;
 
-	if (has_mismatch(c)) {
-		mismatch_summary(c, &sb, "; ");
-		fprintf(out, "%sWARNING: caliber mismatch allowed (--allow-caliber-mismatch): %s%s\n",
-			warn, sb.buf, reset);
-		strbuf_reset(&sb);
-	}
-	print_run_line(out, "A", c->a, warn, reset);
-	print_run_line(out, "B", c->b, warn, reset);
 	if (!c->caliber.mismatches.nr)
 		fprintf(out, "caliber: ok (backend %s, device %s, level %s, shape mode %s, timer plan %s, "
 			"tuner cache %s)\n", c->a->backend ? c->a->backend : NONE_TEXT,
@@ -1526,6 +1514,46 @@ void zl_compare_print_text(const struct zl_compare *c, FILE *out, int use_color)
 	for (i = 0; i < c->caliber.flags.nr; i++)
 		fprintf(out, "%sflag: %s%s\n", warn, c->caliber.flags.v[i], reset);
 	print_diffs(out, "A/B variables:", &c->caliber.variables);
+}
+
+/* The gate's verdict, its rule, its reasons and the failed row count; nothing without a gate. */
+static void print_gate(const struct zl_compare *c, FILE *out, int use_color)
+{
+	const char *red = use_color ? zl_color_start(ZL_COLOR_RED) : "";
+	const char *green = use_color ? zl_color_start(ZL_COLOR_GREEN) : "";
+	const char *reset = use_color ? ZL_COLOR_RESET : "";
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	if (c->opts.fail_pct < 0)
+		return;
+	fprintf(out, "gate (--fail-on-regression %g%%): %s%s%s\n", c->opts.fail_pct,
+		c->gate_failed ? red : green, c->gate_failed ? "FAILED" : "passed", reset);
+	gate_rule(c, &sb);
+	fprintf(out, "  rule: %s\n", sb.buf);
+	for (i = 0; i < c->gate_reasons.nr; i++)
+		fprintf(out, "  %s\n", c->gate_reasons.v[i]);
+	fprintf(out, "  %zu of %zu gems shapes failed the gate%s\n", c->gate_rows, c->gems_rows,
+		c->gate_rows ? " (FAILED in the gate column)" : "");
+	strbuf_release(&sb);
+}
+
+void zl_compare_print_text(const struct zl_compare *c, FILE *out, int use_color)
+{
+	const char *warn = use_color ? zl_color_start(ZL_COLOR_YELLOW) : "";
+	const char *reset = use_color ? ZL_COLOR_RESET : "";
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	if (has_mismatch(c)) {
+		mismatch_summary(c, &sb, "; ");
+		fprintf(out, "%sWARNING: caliber mismatch allowed (--allow-caliber-mismatch): %s%s\n",
+			warn, sb.buf, reset);
+		strbuf_reset(&sb);
+	}
+	print_run_line(out, "A", c->a, warn, reset);
+	print_run_line(out, "B", c->b, warn, reset);
+	print_caliber(c, out, warn, reset);
 	zl_compare_floor_summary(c, &sb);
 	fprintf(out, "floor: %s\n", sb.buf);
 	strbuf_reset(&sb);
@@ -1544,17 +1572,7 @@ void zl_compare_print_text(const struct zl_compare *c, FILE *out, int use_color)
 	}
 	for (i = 0; i < c->warnings.nr; i++)
 		fprintf(out, "%swarning: %s%s\n", warn, c->warnings.v[i], reset);
-	if (c->opts.fail_pct >= 0) {
-		fprintf(out, "gate (--fail-on-regression %g%%): %s%s%s\n", c->opts.fail_pct,
-			c->gate_failed ? red : green, c->gate_failed ? "FAILED" : "passed", reset);
-		strbuf_reset(&sb);
-		gate_rule(c, &sb);
-		fprintf(out, "  rule: %s\n", sb.buf);
-		for (i = 0; i < c->gate_reasons.nr; i++)
-			fprintf(out, "  %s\n", c->gate_reasons.v[i]);
-		fprintf(out, "  %zu of %zu gems shapes failed the gate%s\n", c->gate_rows, c->gems_rows,
-			c->gate_rows ? " (FAILED in the gate column)" : "");
-	}
+	print_gate(c, out, use_color);
 	if (has_mismatch(c))
 		fprintf(out, "%sWARNING: A and B differ in caliber; the figures above may not be "
 			"comparable%s\n", warn, reset);
@@ -1805,53 +1823,71 @@ static int drift_json(cJSON *root, const struct zl_compare *c)
 	return bad ? -1 : 0;
 }
 
+/* "warning": the allowed caliber mismatch, only when there is one. */
+static int mismatch_json(cJSON *root, const struct zl_compare *c)
+{
+	struct strbuf w = STRBUF_INIT;
+	int bad;
+
+	if (!c->caliber.mismatches.nr)
+		return 0;
+	strbuf_addstr(&w, "caliber mismatch allowed (--allow-caliber-mismatch): ");
+	mismatch_summary(c, &w, "; ");
+	bad = zl_json_add_string(root, "warning", w.buf);
+	strbuf_release(&w);
+	return bad ? -1 : 0;
+}
+
+static int noise_json(cJSON *root, const struct zl_compare *c)
+{
+	cJSON *noise = cJSON_AddObjectToObject(root, "noise");
+
+	return !noise || zl_json_add_string(noise, "rule", "medians without samples_ms: iqr: same when "
+					    "|B-A| <= max((IQR_A+IQR_B)/2, threshold * A); threshold: same "
+					    "when |B/A-1| <= threshold") ||
+	       zl_json_add_number(noise, "rows_iqr", (double)c->rows_iqr) ||
+	       zl_json_add_number(noise, "rows_threshold", (double)c->rows_threshold) ? -1 : 0;
+}
+
+static int rows_json(cJSON *root, const struct zl_compare *c)
+{
+	cJSON *rows = cJSON_AddArrayToObject(root, "rows");
+	size_t i;
+
+	if (!rows)
+		return -1;
+	for (i = 0; i < c->nr_rows; i++)
+		if (row_json(rows, c, &c->rows[i]))
+			return -1;
+	return 0;
+}
+
+static int gate_json(cJSON *root, const struct zl_compare *c)
+{
+	cJSON *gate = cJSON_AddObjectToObject(root, "gate");
+	struct strbuf rule = STRBUF_INIT;
+	int bad;
+
+	if (c->opts.fail_pct >= 0)
+		gate_rule(c, &rule);
+	bad = !gate || zl_json_add_number(gate, "fail_pct", c->opts.fail_pct >= 0 ? c->opts.fail_pct : NAN) ||
+	      zl_json_add_bool(gate, "fail_on_unsure", c->opts.fail_on_unsure) ||
+	      zl_json_add_string(gate, "rule", c->opts.fail_pct >= 0 ? rule.buf : NULL) ||
+	      zl_json_add_bool(gate, "failed", c->gate_failed) ||
+	      zl_json_add_number(gate, "failed_rows", (double)c->gate_rows) ||
+	      zl_json_add_item(gate, "reasons", zl_json_strvec(&c->gate_reasons));
+	strbuf_release(&rule);
+	return bad ? -1 : 0;
+}
+
 int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct strbuf *err)
 {
 	cJSON *root = cJSON_CreateObject();
-	cJSON *rows, *noise, *gate;
-	struct strbuf rule = STRBUF_INIT;
-	char *text = NULL;
-	size_t i;
+	char *text;
 
-	if (!root || run_json(root, "a", c->a) || run_json(root, "b", c->b) || caliber_json(root, c))
-		goto oom;
-	if (c->caliber.mismatches.nr) {
-		struct strbuf w = STRBUF_INIT;
-		int bad;
-
-		strbuf_addstr(&w, "caliber mismatch allowed (--allow-caliber-mismatch): ");
-		mismatch_summary(c, &w, "; ");
-		bad = zl_json_add_string(root, "warning", w.buf);
-		strbuf_release(&w);
-		if (bad)
-			goto oom;
-	}
-	if (verdicts_json(root, c))
-		goto oom;
-	noise = cJSON_AddObjectToObject(root, "noise");
-	if (!noise || zl_json_add_string(noise, "rule", "medians without samples_ms: iqr: same when "
-					 "|B-A| <= max((IQR_A+IQR_B)/2, threshold * A); threshold: same "
-					 "when |B/A-1| <= threshold") ||
-	    zl_json_add_number(noise, "rows_iqr", (double)c->rows_iqr) ||
-	    zl_json_add_number(noise, "rows_threshold", (double)c->rows_threshold))
-		goto oom;
-	rows = cJSON_AddArrayToObject(root, "rows");
-	if (!rows)
-		goto oom;
-	for (i = 0; i < c->nr_rows; i++)
-		if (row_json(rows, c, &c->rows[i]))
-			goto oom;
-	if (geomeans_json(root, c) || drift_json(root, c))
-		goto oom;
-	gate = cJSON_AddObjectToObject(root, "gate");
-	if (c->opts.fail_pct >= 0)
-		gate_rule(c, &rule);
-	if (!gate || zl_json_add_number(gate, "fail_pct", c->opts.fail_pct >= 0 ? c->opts.fail_pct : NAN) ||
-	    zl_json_add_bool(gate, "fail_on_unsure", c->opts.fail_on_unsure) ||
-	    zl_json_add_string(gate, "rule", c->opts.fail_pct >= 0 ? rule.buf : NULL) ||
-	    zl_json_add_bool(gate, "failed", c->gate_failed) ||
-	    zl_json_add_number(gate, "failed_rows", (double)c->gate_rows) ||
-	    zl_json_add_item(gate, "reasons", zl_json_strvec(&c->gate_reasons)) ||
+	if (!root || run_json(root, "a", c->a) || run_json(root, "b", c->b) || caliber_json(root, c) ||
+	    mismatch_json(root, c) || verdicts_json(root, c) || noise_json(root, c) || rows_json(root, c) ||
+	    geomeans_json(root, c) || drift_json(root, c) || gate_json(root, c) ||
 	    zl_json_add_item(root, "warnings", zl_json_strvec(&c->warnings)))
 		goto oom;
 	text = cJSON_Print(root);
@@ -1861,11 +1897,9 @@ int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct
 	strbuf_addch(sb, '\n');
 	cJSON_free(text);
 	cJSON_Delete(root);
-	strbuf_release(&rule);
 	return 0;
 oom:
 	cJSON_Delete(root);
-	strbuf_release(&rule);
 	return zl_error(err, "cannot build the json comparison: out of memory");
 }
 
@@ -1889,6 +1923,64 @@ static void csv_num(struct strbuf *sb, struct strbuf *cell, double v)
 	zl_csv_field(sb, cell->buf, 0);
 }
 
+/* The CSV's last columns carry the run's facts into every row. */
+enum { RUN_COLUMNS = 6 };
+
+/* The run-level columns' values, in the order of zl_compare_render_csv's head. */
+static void csv_run_columns(const struct zl_compare *c, struct strbuf runcols[RUN_COLUMNS])
+{
+	size_t i;
+
+	if (c->caliber.mismatches.nr) {
+		strbuf_addstr(&runcols[0], "mismatch allowed: ");
+		mismatch_summary(c, &runcols[0], "; ");
+	} else {
+		strbuf_addstr(&runcols[0], "ok");
+	}
+	gate_summary(c, &runcols[1]);
+	strbuf_addstr(&runcols[2], c->caliber.autotune ? c->caliber.autotune : "");
+	for (i = 0; i < c->caliber.flags.nr; i++)
+		strbuf_addf(&runcols[3], "%s%s", i ? "; " : "", c->caliber.flags.v[i]);
+	zl_compare_floor_summary(c, &runcols[4]);
+	if (c->drift.moved)
+		drift_line(c, &runcols[5]);
+}
+
+/* One row's own fields, up to the run-level columns; cell is scratch. */
+static void csv_row(struct strbuf *sb, const struct zl_compare *c, const struct zl_compare_row *r,
+		    struct strbuf *cell)
+{
+	zl_csv_field(sb, r->op, 1);
+	zl_csv_field(sb, r->dtype, 0);
+	zl_csv_field(sb, r->shape, 0);
+	strbuf_reset(cell);
+	strbuf_addf(cell, "%d", r->occurrence);
+	zl_csv_field(sb, cell->buf, 0);
+	zl_csv_field(sb, zl_side_name(r->side), 0);
+	csv_num(sb, cell, r->a_ms);
+	csv_num(sb, cell, r->b_ms);
+	csv_num(sb, cell, r->ratio);
+	csv_num(sb, cell, isfinite(r->ratio) ? (r->ratio - 1) * 100 : NAN);
+	csv_num(sb, cell, r->ci_low);
+	csv_num(sb, cell, r->ci_high);
+	csv_num(sb, cell, r->p_value);
+	zl_csv_field(sb, zl_verdict_name(r->verdict), 0);
+	zl_csv_field(sb, zl_method_name(r->method), 0);
+	csv_num(sb, cell, r->floor_pct);
+	strbuf_reset(cell);
+	floor_source(c, r, cell);
+	zl_csv_field(sb, cell->buf, 0);
+	csv_num(sb, cell, r->threshold_pct);
+	zl_csv_field(sb, r->unsure_reason ? r->unsure_reason : "", 0);
+	zl_csv_field(sb, r->advice ? r->advice : "", 0);
+	zl_csv_field(sb, zl_noise_basis_name(r->basis), 0);
+	csv_num(sb, cell, r->band_ms);
+	csv_num(sb, cell, r->norm_ratio);
+	/* empty without a gate, and on rows the gate does not judge (torch, new in B) */
+	zl_csv_field(sb, c->opts.fail_pct < 0 || r->side != ZL_SIDE_GEMS ? "" :
+			 r->gate_failed ? "failed" : r->verdict != ZL_VERDICT_MISSING ? "passed" : "", 0);
+}
+
 /*
  * CSV: one line per row; the run-level columns (caliber, gate_result, autotune,
  * flags, floor_summary, drift) carry the run's facts into every row. With no row
@@ -1904,25 +1996,12 @@ void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
 					    /* run-level */
 					    "caliber", "gate_result", "autotune", "flags", "floor_summary",
 					    "drift" };
-	enum { RUN_COLUMNS = 6 };
 	struct strbuf cell = STRBUF_INIT, runcols[RUN_COLUMNS];
 	size_t i, k;
 
 	for (k = 0; k < RUN_COLUMNS; k++)
 		strbuf_init(&runcols[k], 0);
-	if (c->caliber.mismatches.nr) {
-		strbuf_addstr(&runcols[0], "mismatch allowed: ");
-		mismatch_summary(c, &runcols[0], "; ");
-	} else {
-		strbuf_addstr(&runcols[0], "ok");
-	}
-	gate_summary(c, &runcols[1]);
-	strbuf_addstr(&runcols[2], c->caliber.autotune ? c->caliber.autotune : "");
-	for (i = 0; i < c->caliber.flags.nr; i++)
-		strbuf_addf(&runcols[3], "%s%s", i ? "; " : "", c->caliber.flags.v[i]);
-	zl_compare_floor_summary(c, &runcols[4]);
-	if (c->drift.moved)
-		drift_line(c, &runcols[5]);
+	csv_run_columns(c, runcols);
 	for (i = 0; i < ZL_ARRAY_SIZE(head); i++)
 		zl_csv_field(sb, head[i], i == 0);
 	zl_csv_end_row(sb);
@@ -1934,37 +2013,7 @@ void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
 		zl_csv_end_row(sb);
 	}
 	for (i = 0; i < c->nr_rows; i++) {
-		const struct zl_compare_row *r = &c->rows[i];
-
-		zl_csv_field(sb, r->op, 1);
-		zl_csv_field(sb, r->dtype, 0);
-		zl_csv_field(sb, r->shape, 0);
-		strbuf_reset(&cell);
-		strbuf_addf(&cell, "%d", r->occurrence);
-		zl_csv_field(sb, cell.buf, 0);
-		zl_csv_field(sb, zl_side_name(r->side), 0);
-		csv_num(sb, &cell, r->a_ms);
-		csv_num(sb, &cell, r->b_ms);
-		csv_num(sb, &cell, r->ratio);
-		csv_num(sb, &cell, isfinite(r->ratio) ? (r->ratio - 1) * 100 : NAN);
-		csv_num(sb, &cell, r->ci_low);
-		csv_num(sb, &cell, r->ci_high);
-		csv_num(sb, &cell, r->p_value);
-		zl_csv_field(sb, zl_verdict_name(r->verdict), 0);
-		zl_csv_field(sb, zl_method_name(r->method), 0);
-		csv_num(sb, &cell, r->floor_pct);
-		strbuf_reset(&cell);
-		floor_source(c, r, &cell);
-		zl_csv_field(sb, cell.buf, 0);
-		csv_num(sb, &cell, r->threshold_pct);
-		zl_csv_field(sb, r->unsure_reason ? r->unsure_reason : "", 0);
-		zl_csv_field(sb, r->advice ? r->advice : "", 0);
-		zl_csv_field(sb, zl_noise_basis_name(r->basis), 0);
-		csv_num(sb, &cell, r->band_ms);
-		csv_num(sb, &cell, r->norm_ratio);
-		/* empty without a gate, and on rows the gate does not judge (torch, new in B) */
-		zl_csv_field(sb, c->opts.fail_pct < 0 || r->side != ZL_SIDE_GEMS ? "" :
-				 r->gate_failed ? "failed" : r->verdict != ZL_VERDICT_MISSING ? "passed" : "", 0);
+		csv_row(sb, c, &c->rows[i], &cell);
 		for (k = 0; k < RUN_COLUMNS; k++)
 			zl_csv_field(sb, runcols[k].buf, 0);
 		zl_csv_end_row(sb);
@@ -2135,9 +2184,9 @@ static void md_unsure(const struct zl_compare *c, struct strbuf *sb)
 	strbuf_release(&label);
 }
 
-void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
+/* The title (A → B) and the notes on how each run was loaded. */
+static void md_title(const struct zl_compare *c, struct strbuf *sb)
 {
-	struct strbuf cell = STRBUF_INIT;
 	size_t i;
 
 	strbuf_addstr(sb, "### zlbench compare: ");
@@ -2150,6 +2199,13 @@ void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
 		if (note)
 			strbuf_addf(sb, "> %s: %s\n\n", i ? "B" : "A", note);
 	}
+}
+
+/* The caliber (ok or the allowed mismatch), autotune, the flags and the A/B variables. */
+static void md_caliber(const struct zl_compare *c, struct strbuf *sb)
+{
+	size_t i;
+
 	if (c->caliber.mismatches.nr) {
 		strbuf_addstr(sb, "> **Warning: caliber mismatch allowed** (`--allow-caliber-mismatch`): ");
 		mismatch_summary(c, sb, "; ");
@@ -2166,17 +2222,43 @@ void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
 		strbuf_addf(sb, "- :warning: %s\n", c->caliber.flags.v[i]);
 	if (c->caliber.flags.nr)
 		strbuf_addch(sb, '\n');
-	if (c->caliber.variables.nr) {
-		strbuf_addstr(sb, "**A/B variables:**\n\n");
-		for (i = 0; i < c->caliber.variables.nr; i++) {
-			strbuf_addf(sb, "- %s: ", c->caliber.variables.v[i].field);
-			md_code(sb, c->caliber.variables.v[i].a);
-			strbuf_addstr(sb, " → ");
-			md_code(sb, c->caliber.variables.v[i].b);
-			strbuf_addch(sb, '\n');
-		}
+	if (!c->caliber.variables.nr)
+		return;
+	strbuf_addstr(sb, "**A/B variables:**\n\n");
+	for (i = 0; i < c->caliber.variables.nr; i++) {
+		strbuf_addf(sb, "- %s: ", c->caliber.variables.v[i].field);
+		md_code(sb, c->caliber.variables.v[i].a);
+		strbuf_addstr(sb, " → ");
+		md_code(sb, c->caliber.variables.v[i].b);
 		strbuf_addch(sb, '\n');
 	}
+	strbuf_addch(sb, '\n');
+}
+
+/* The gate's verdict, its reasons and its rule; nothing without a gate. */
+static void md_gate(const struct zl_compare *c, struct strbuf *sb)
+{
+	struct strbuf rule = STRBUF_INIT;
+	size_t i;
+
+	if (c->opts.fail_pct < 0)
+		return;
+	strbuf_addf(sb, "**Gate** (`--fail-on-regression %g`): %s\n", c->opts.fail_pct,
+		    c->gate_failed ? "**FAILED**" : "passed");
+	for (i = 0; i < c->gate_reasons.nr; i++)
+		strbuf_addf(sb, "- %s\n", c->gate_reasons.v[i]);
+	gate_rule(c, &rule);
+	strbuf_addf(sb, "\nThe gate %s.\n", rule.buf);
+	strbuf_release(&rule);
+}
+
+void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
+{
+	struct strbuf cell = STRBUF_INIT;
+	size_t i;
+
+	md_title(c, sb);
+	md_caliber(c, sb);
 	zl_compare_floor_summary(c, &cell);
 	strbuf_addf(sb, "**Floor:** %s\n\n", cell.buf);
 	strbuf_reset(&cell);
@@ -2197,14 +2279,6 @@ void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
 		strbuf_addf(sb, "- warning: %s\n", c->warnings.v[i]);
 	if (c->warnings.nr)
 		strbuf_addch(sb, '\n');
-	if (c->opts.fail_pct >= 0) {
-		strbuf_addf(sb, "**Gate** (`--fail-on-regression %g`): %s\n", c->opts.fail_pct,
-			    c->gate_failed ? "**FAILED**" : "passed");
-		for (i = 0; i < c->gate_reasons.nr; i++)
-			strbuf_addf(sb, "- %s\n", c->gate_reasons.v[i]);
-		strbuf_reset(&cell);
-		gate_rule(c, &cell);
-		strbuf_addf(sb, "\nThe gate %s.\n", cell.buf);
-	}
+	md_gate(c, sb);
 	strbuf_release(&cell);
 }

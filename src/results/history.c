@@ -1029,6 +1029,41 @@ out:
 	return ret;
 }
 
+/* One stored results row (side s, already read) appended to run's results. */
+static void read_result_row(sqlite3_stmt *st, enum zl_side s, struct zl_run *run)
+{
+	struct zl_result *r;
+
+	ALLOC_GROW(run->results, run->nr_results + 1, run->alloc_results);
+	r = &run->results[run->nr_results++];
+	memset(r, 0, sizeof(*r));
+	r->op = column_dup(st, 0);
+	r->dtype = column_dup(st, 1);
+	r->shape = column_dup(st, 2);
+	if (!r->dtype)
+		r->dtype = xstrdup("");
+	if (!r->shape)
+		r->shape = xstrdup("");
+	r->occurrence = sqlite3_column_int(st, 3);
+	r->side = s;
+	r->latency_base_ms = column_real(st, 5);
+	r->latency_ms = column_real(st, 6);
+	r->speedup = column_real(st, 7);
+	r->timer = column_dup(st, 8);
+	r->samples = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(st, 9);
+	r->median_ms = column_real(st, 10);
+	r->min_ms = column_real(st, 11);
+	r->max_ms = column_real(st, 12);
+	r->iqr_ms = column_real(st, 13);
+	r->error_msg = column_dup(st, 14);
+	/* the raw samples are not stored: compare falls back to the summary figures */
+	r->samples_total = -1;
+	r->estimate_ms = r->noise_rel = NAN;
+	/* rows carry the timer's figures only when plugins/timer.jsonl had them */
+	if (r->timer || r->samples >= 0 || !isnan(r->iqr_ms))
+		run->has_timer = 1;
+}
+
 static int load_result_rows(struct zl_history *h, sqlite3_int64 id, struct zl_run *run,
 			    struct strbuf *err)
 {
@@ -1045,42 +1080,12 @@ static int load_result_rows(struct zl_history *h, sqlite3_int64 id, struct zl_ru
 		return db_error(err, h->db, h->path, "cannot bind a value");
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *side = (const char *)sqlite3_column_text(st, 4);
-		struct zl_result *r;
 		enum zl_side s;
 
-		if (zl_side_parse(side, &s)) {
+		if (zl_side_parse((const char *)sqlite3_column_text(st, 4), &s))
 			odd++;
-			continue;
-		}
-		ALLOC_GROW(run->results, run->nr_results + 1, run->alloc_results);
-		r = &run->results[run->nr_results++];
-		memset(r, 0, sizeof(*r));
-		r->op = column_dup(st, 0);
-		r->dtype = column_dup(st, 1);
-		r->shape = column_dup(st, 2);
-		if (!r->dtype)
-			r->dtype = xstrdup("");
-		if (!r->shape)
-			r->shape = xstrdup("");
-		r->occurrence = sqlite3_column_int(st, 3);
-		r->side = s;
-		r->latency_base_ms = column_real(st, 5);
-		r->latency_ms = column_real(st, 6);
-		r->speedup = column_real(st, 7);
-		r->timer = column_dup(st, 8);
-		r->samples = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(st, 9);
-		r->median_ms = column_real(st, 10);
-		r->min_ms = column_real(st, 11);
-		r->max_ms = column_real(st, 12);
-		r->iqr_ms = column_real(st, 13);
-		r->error_msg = column_dup(st, 14);
-		/* the raw samples are not stored: compare falls back to the summary figures */
-		r->samples_total = -1;
-		r->estimate_ms = r->noise_rel = NAN;
-		/* rows carry the timer's figures only when plugins/timer.jsonl had them */
-		if (r->timer || r->samples >= 0 || !isnan(r->iqr_ms))
-			run->has_timer = 1;
+		else
+			read_result_row(st, s, run);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)

@@ -183,69 +183,121 @@ static void print_document(const struct zl_push_opts *o, const char *doc, struct
 	report_finish(r, it, o, ZL_PUSH_PRINTED, xstrdup("printed"));
 }
 
+/*
+ * The runs to push from dir: dir itself when it is a run (*lone set), else the
+ * runs of the batch below it, its warm-up shards skipped, counted and said.
+ */
+static int collect_runs(const char *dir, struct zl_push_report *r, struct strvec *runs, int *lone,
+			struct strbuf *err)
+{
+	size_t skipped = 0;
+
+	*lone = zl_push_has_identity(dir);
+	if (*lone) {
+		strvec_push(runs, dir);
+		return 0;
+	}
+	if (zl_push_find_runs(dir, 1, runs, &skipped, err))
+		return -1;
+	if (!runs->nr && !skipped)
+		return zl_error(err, "'%s' is neither a run directory nor a batch directory "
+				"(no run_identity.json in it or below it)", dir);
+	r->skipped += skipped;
+	if (skipped && zl_verbosity >= 0)
+		fprintf(stderr, "zlbench: %s: skipped %zu warm-up shard run%s (warmup.role "
+			"\"shard\": each op's timed run holds its figures)\n", dir, skipped,
+			skipped == 1 ? "" : "s");
+	return 0;
+}
+
+/*
+ * Build one run's document and push it (print it on a dry run). A document that
+ * cannot be built is a failed item; for a lone run it is the error instead.
+ */
+static int push_run(struct zl_pusher *p, const struct zl_push_opts *o, const char *run, int lone,
+		    struct zl_push_report *r, struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	char *doc, *name;
+
+	if (zl_push_build_document(run, &doc, &name, &why)) {
+		if (lone) {
+			strbuf_reset(err);
+			strbuf_addbuf(err, &why);
+			strbuf_release(&why);
+			return -1;
+		}
+		report_finish(r, report_add(r, run, run), o, ZL_PUSH_FAILED, strbuf_detach(&why, NULL));
+		return 0;
+	}
+	if (o->dry_run)
+		print_document(o, doc, r, name, run);
+	else
+		push_one(p, name, run, doc, r);
+	free(doc);
+	free(name);
+	strbuf_release(&why);
+	return 0;
+}
+
 int zl_push_dir(const char *dir, const struct zl_push_opts *o, struct zl_push_report *r,
 		struct strbuf *err)
 {
 	struct strvec runs = STRVEC_INIT;
 	struct zl_pusher p;
 	int lone, rc = -1;
-	size_t i, skipped = 0;
+	size_t i;
 
 	memset(&p, 0, sizeof(p));
 	if (!o->dry_run && zl_push_check_url(o->url, err))
 		return -1;
 	if (!zl_is_dir(dir))
 		return zl_error(err, "'%s' is not a directory (expected a run or batch directory)", dir);
-	lone = zl_push_has_identity(dir);
-	if (lone) {
-		strvec_push(&runs, dir);
-	} else {
-		if (zl_push_find_runs(dir, 1, &runs, &skipped, err))
-			goto out;
-		if (!runs.nr && !skipped) {
-			zl_error(err, "'%s' is neither a run directory nor a batch directory "
-				 "(no run_identity.json in it or below it)", dir);
-			goto out;
-		}
-		r->skipped += skipped;
-		if (skipped && zl_verbosity >= 0)
-			fprintf(stderr, "zlbench: %s: skipped %zu warm-up shard run%s (warmup.role "
-				"\"shard\": each op's timed run holds its figures)\n", dir, skipped,
-				skipped == 1 ? "" : "s");
-	}
+	if (collect_runs(dir, r, &runs, &lone, err))
+		goto out;
 	if (!o->dry_run && zl_pusher_init(&p, o, err)) {
 		/* a machine without a usable libcurl still loses nothing: spool, say why */
 		p.unusable = strbuf_detach(err, NULL);
 		p.o = o;
 	}
-	for (i = 0; i < runs.nr; i++) {
-		struct strbuf why = STRBUF_INIT;
-		char *doc, *name;
-
-		if (zl_push_build_document(runs.v[i], &doc, &name, &why)) {
-			if (lone) {
-				strbuf_reset(err);
-				strbuf_addbuf(err, &why);
-				strbuf_release(&why);
-				goto out;
-			}
-			report_finish(r, report_add(r, runs.v[i], runs.v[i]), o, ZL_PUSH_FAILED,
-				      strbuf_detach(&why, NULL));
-			continue;
-		}
-		if (o->dry_run)
-			print_document(o, doc, r, name, runs.v[i]);
-		else
-			push_one(&p, name, runs.v[i], doc, r);
-		free(doc);
-		free(name);
-		strbuf_release(&why);
-	}
+	for (i = 0; i < runs.nr; i++)
+		if (push_run(&p, o, runs.v[i], lone, r, err))
+			goto out;
 	rc = 0;
 out:
 	zl_pusher_release(&p);
 	strvec_clear(&runs);
 	return rc;
+}
+
+/* Report a resent spool file's outcome (it->source: its path); a delivered file leaves the spool. */
+static void report_resend(struct zl_push_report *r, struct zl_push_item *it, const struct zl_push_opts *o,
+			  enum zl_send_result res, const struct zl_send_info *info)
+{
+	const char *path = it->source;
+
+	if (res == ZL_SEND_OK) {
+		if (unlink(path) && errno != ENOENT)
+			report_finish(r, it, o, ZL_PUSH_FAILED,
+				      xstrfmt("delivered %s to %s, but cannot remove '%s' from the spool: %s "
+					      "(remove it by hand, or it will be sent again)",
+					      it->name, it->url, path, strerror(errno)));
+		else
+			report_finish(r, it, o, ZL_PUSH_DELIVERED,
+				      xstrfmt("delivered %s to %s (HTTP %ld, %d attempt%s); removed '%s'",
+					      it->name, it->url, info->status, info->attempts,
+					      info->attempts == 1 ? "" : "s", path));
+	} else if (res == ZL_SEND_REJECTED) {
+		report_finish(r, it, o, ZL_PUSH_REJECTED,
+			      xstrfmt("%s rejected %s: %s; left in the spool at '%s' "
+				      "(delete it, or resend it elsewhere with --url)",
+				      it->url, it->name, info->why.buf, path));
+	} else {
+		report_finish(r, it, o, ZL_PUSH_SPOOLED,
+			      xstrfmt("could not resend %s to %s after %d attempt%s: %s; it stays in the spool at '%s'",
+				      it->name, it->url, info->attempts, info->attempts == 1 ? "" : "s",
+				      info->why.buf, path));
+	}
 }
 
 /*
@@ -295,28 +347,7 @@ static int flush_one(struct zl_pusher *p, const char *path, struct strvec *down,
 		strvec_push(down, url);
 	it->http_status = info.status;
 	it->attempts = info.attempts;
-	if (res == ZL_SEND_OK) {
-		if (unlink(path) && errno != ENOENT)
-			report_finish(r, it, o, ZL_PUSH_FAILED,
-				      xstrfmt("delivered %s to %s, but cannot remove '%s' from the spool: %s "
-					      "(remove it by hand, or it will be sent again)",
-					      s.name, it->url, path, strerror(errno)));
-		else
-			report_finish(r, it, o, ZL_PUSH_DELIVERED,
-				      xstrfmt("delivered %s to %s (HTTP %ld, %d attempt%s); removed '%s'",
-					      s.name, it->url, info.status, info.attempts,
-					      info.attempts == 1 ? "" : "s", path));
-	} else if (res == ZL_SEND_REJECTED) {
-		report_finish(r, it, o, ZL_PUSH_REJECTED,
-			      xstrfmt("%s rejected %s: %s; left in the spool at '%s' "
-				      "(delete it, or resend it elsewhere with --url)",
-				      it->url, s.name, info.why.buf, path));
-	} else {
-		report_finish(r, it, o, ZL_PUSH_SPOOLED,
-			      xstrfmt("could not resend %s to %s after %d attempt%s: %s; it stays in the spool at '%s'",
-				      s.name, it->url, info.attempts, info.attempts == 1 ? "" : "s",
-				      info.why.buf, path));
-	}
+	report_resend(r, it, o, res, &info);
 out:
 	zl_spooled_release(&s);
 	strbuf_release(&info.why);
@@ -324,11 +355,46 @@ out:
 	return untried;
 }
 
+/*
+ * Lock the spool against a second flush, which would deliver the same payload
+ * twice: the lock's descriptor, or -1 with err set.
+ */
+static int lock_spool(const char *dir, struct strbuf *err)
+{
+	char *lock_path = zl_path_join(dir, ".lock");
+	int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (lock < 0) {
+		zl_error(err, "cannot open spool lock '%s': %s", lock_path, strerror(errno));
+	} else if (flock(lock, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			zl_error(err, "another 'zlbench push --flush-spool' holds '%s'; try again later",
+				 lock_path);
+		else
+			zl_error(err, "cannot lock '%s': %s", lock_path, strerror(errno));
+		close(lock);
+		lock = -1;
+	}
+	free(lock_path);
+	return lock;
+}
+
+/* err held why the pusher could not start; it now says so and that the spool's payloads stay. */
+static void spool_stays(struct strbuf *err, size_t files, const char *dir)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	strbuf_addbuf(&why, err);
+	zl_error(err, "cannot resend the spool: %s; its %zu payload%s stay in '%s'", why.buf, files,
+		 files == 1 ? "" : "s", dir);
+	strbuf_release(&why);
+}
+
 int zl_push_flush(const struct zl_push_opts *o, struct zl_push_report *r, struct strbuf *err)
 {
 	struct strvec files = STRVEC_INIT, down = STRVEC_INIT;
 	struct zl_pusher p;
-	char *dir = zl_spool_path(o), *lock_path = NULL;
+	char *dir = zl_spool_path(o);
 	int lock = -1, rc = -1;
 	size_t i, untried = 0;
 
@@ -341,31 +407,11 @@ int zl_push_flush(const struct zl_push_opts *o, struct zl_push_report *r, struct
 		rc = 0;
 		goto out;
 	}
-	/* Two flushes at once would deliver the same payload twice. */
-	lock_path = zl_path_join(dir, ".lock");
-	lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lock < 0) {
-		zl_error(err, "cannot open spool lock '%s': %s", lock_path, strerror(errno));
-		goto out;
-	}
-	if (flock(lock, LOCK_EX | LOCK_NB)) {
-		if (errno == EWOULDBLOCK)
-			zl_error(err, "another 'zlbench push --flush-spool' holds '%s'; try again later",
-				 lock_path);
-		else
-			zl_error(err, "cannot lock '%s': %s", lock_path, strerror(errno));
-		goto out;
-	}
-	if (zl_spool_files(dir, &files, err))
+	lock = lock_spool(dir, err);
+	if (lock < 0 || zl_spool_files(dir, &files, err))
 		goto out;
 	if (files.nr && zl_pusher_init(&p, o, err)) {
-		struct strbuf why = STRBUF_INIT;
-
-		strbuf_addbuf(&why, err);
-		strbuf_reset(err);
-		zl_error(err, "cannot resend the spool: %s; its %zu payload%s stay in '%s'", why.buf,
-			 files.nr, files.nr == 1 ? "" : "s", dir);
-		strbuf_release(&why);
+		spool_stays(err, files.nr, dir);
 		goto out;
 	}
 	for (i = 0; i < files.nr; i++)
@@ -382,7 +428,6 @@ out:
 		close(lock);
 	strvec_clear(&files);
 	strvec_clear(&down);
-	free(lock_path);
 	free(dir);
 	return rc;
 }
