@@ -425,84 +425,123 @@ static void draw_mark(struct strbuf *sb, const struct zl_mark *m, const struct z
 	}
 }
 
-void zl_rowchart_svg(const struct zl_rowchart *c, struct strbuf *sb)
-{
-	const double w = DEFAULT_W, top = 40, gap = 20;
-	size_t label_chars = 4, note_chars = 0, max_label, i;
-	double label_w, note_w, x0, x1, weights = 0, h, bottom, px[2][2];
+/* Where a row chart's parts go: the label column, then each panel's x range and axis. */
+struct rowchart_layout {
+	double w, label_w;
+	double px[2][2];          /* each panel's left and right */
 	struct zl_axis ax[2];
-	int p, k, npanels = c->npanels ? c->npanels : 1;
+	size_t max_label;         /* characters of a label before it is cut */
+	int npanels;
+};
 
+/*
+ * The label column fits the longest label (at most 42 % of the width), the note column the
+ * longest note; the panels share the rest by weight.
+ */
+static void rowchart_layout(const struct zl_rowchart *c, struct rowchart_layout *l)
+{
+	const double gap = 20;
+	size_t label_chars = 4, note_chars = 0, i;
+	double note_w, x0, x1, weights = 0;
+	int p;
+
+	l->w = DEFAULT_W;
+	l->npanels = c->npanels ? c->npanels : 1;
 	for (i = 0; i < c->nr; i++) {
 		size_t lc = text_chars(c->rows[i].label), nc = text_chars(c->rows[i].note);
 		label_chars = lc > label_chars ? lc : label_chars;
 		note_chars = nc > note_chars ? nc : note_chars;
 	}
-	label_w = fmin(label_chars * CHAR_W + 12, 0.42 * w);
-	max_label = (size_t)((label_w - 12) / CHAR_W + 0.5);
+	l->label_w = fmin(label_chars * CHAR_W + 12, 0.42 * l->w);
+	l->max_label = (size_t)((l->label_w - 12) / CHAR_W + 0.5);
 	note_w = note_chars ? note_chars * CHAR_W + 14 : 0;
-	x0 = label_w;
-	x1 = w - note_w - 10;
-	for (p = 0; p < npanels; p++)
+	x0 = l->label_w;
+	x1 = l->w - note_w - 10;
+	for (p = 0; p < l->npanels; p++)
 		weights += c->panel[p].weight > 0 ? c->panel[p].weight : 1;
-	for (p = 0; p < npanels; p++) {
+	for (p = 0; p < l->npanels; p++) {
 		double share = (c->panel[p].weight > 0 ? c->panel[p].weight : 1) / weights;
-		double span = (x1 - x0 - gap * (npanels - 1)) * share;
-		px[p][0] = p ? px[p - 1][1] + gap : x0;
-		px[p][1] = px[p][0] + span;
-		panel_axis(c, p, span, &ax[p]);
+		double span = (x1 - x0 - gap * (l->npanels - 1)) * share;
+		l->px[p][0] = p ? l->px[p - 1][1] + gap : x0;
+		l->px[p][1] = l->px[p][0] + span;
+		panel_axis(c, p, span, &l->ax[p]);
 	}
-	bottom = top + c->nr * ROW_H;
-	h = bottom + (c->nr > 28 ? 24 : 8);
-	svg_begin(sb, w, h, c->title);
-	for (p = 0; p < npanels; p++) {
+}
+
+/* Each panel's title, grid, axis line and reference line; tick labels repeated at the bottom of a tall chart. */
+static void rowchart_panels(struct strbuf *sb, const struct zl_rowchart *c, const struct rowchart_layout *l,
+			    double top, double bottom)
+{
+	int p;
+
+	for (p = 0; p < l->npanels; p++) {
 		const struct zl_panel *pn = &c->panel[p];
+		const struct zl_axis *ax = &l->ax[p];
 
 		if (pn->title)
-			svg_text(sb, px[p][0], 13, "hd", pn->title);
-		x_grid(sb, &ax[p], px[p][0], px[p][1], top - 6, bottom, 29);
+			svg_text(sb, l->px[p][0], 13, "hd", pn->title);
+		x_grid(sb, ax, l->px[p][0], l->px[p][1], top - 6, bottom, 29);
 		if (c->nr > 28) {
 			size_t t;
 			char lab[32];
 
-			for (t = 0; t < ax[p].nticks; t++) {
-				zl_axis_label(lab, ax[p].ticks[t]);
-				svg_text(sb, zl_axis_pos(&ax[p], ax[p].ticks[t], px[p][0], px[p][1]), bottom + 17,
+			for (t = 0; t < ax->nticks; t++) {
+				zl_axis_label(lab, ax->ticks[t]);
+				svg_text(sb, zl_axis_pos(ax, ax->ticks[t], l->px[p][0], l->px[p][1]), bottom + 17,
 					 "tl c", lab);
 			}
 		}
-		strbuf_addf(sb, "<path class=\"ax\" d=\"M%.1f %.1fH%.1f\"/>", px[p][0], top - 6, px[p][1]);
+		strbuf_addf(sb, "<path class=\"ax\" d=\"M%.1f %.1fH%.1f\"/>", l->px[p][0], top - 6, l->px[p][1]);
 		if (drawable(pn->log, pn->ref)) {
-			double xr = zl_axis_pos(&ax[p], pn->ref, px[p][0], px[p][1]);
+			double xr = zl_axis_pos(ax, pn->ref, l->px[p][0], l->px[p][1]);
 			strbuf_addf(sb, "<path class=\"ref\" d=\"M%.1f %.1fV%.1f\"/>", xr, top - 6, bottom);
 		}
 		strbuf_addch(sb, '\n');
 	}
-	for (i = 0; i < c->nr; i++) {
-		const struct zl_chart_row *r = &c->rows[i];
-		double y = top + i * ROW_H + ROW_H / 2;
+}
 
-		strbuf_addstr(sb, "<g>");
-		svg_tip(sb, r->tip ? r->tip : r->label);
-		strbuf_addf(sb, "<text class=\"e\" x=\"%.1f\" y=\"%.1f\">", label_w - 8, y + 4);
-		text_cut(sb, r->label, max_label);
-		strbuf_addstr(sb, "</text>");
-		for (k = 0; k < r->nmarks; k++) {
-			int pi = r->mark[k].panel < npanels ? r->mark[k].panel : 0;
-			draw_mark(sb, &r->mark[k], &ax[pi], c->panel[pi].log, c->panel[pi].ref, px[pi][0],
-				  px[pi][1], y);
-		}
-		if (r->note) {
-			struct strbuf cls = STRBUF_INIT;
+/* One row at height y: its tooltip, its label (cut), its marks on their panels, its note. */
+static void rowchart_row(struct strbuf *sb, const struct zl_rowchart *c, const struct rowchart_layout *l,
+			 const struct zl_chart_row *r, double y)
+{
+	int k;
 
-			strbuf_addstr(&cls, "e");
-			if (r->note_cls)
-				strbuf_addf(&cls, " %s", r->note_cls);
-			svg_text(sb, w - 6, y + 4, cls.buf, r->note);
-			strbuf_release(&cls);
-		}
-		strbuf_addstr(sb, "</g>\n");
+	strbuf_addstr(sb, "<g>");
+	svg_tip(sb, r->tip ? r->tip : r->label);
+	strbuf_addf(sb, "<text class=\"e\" x=\"%.1f\" y=\"%.1f\">", l->label_w - 8, y + 4);
+	text_cut(sb, r->label, l->max_label);
+	strbuf_addstr(sb, "</text>");
+	for (k = 0; k < r->nmarks; k++) {
+		int pi = r->mark[k].panel < l->npanels ? r->mark[k].panel : 0;
+		draw_mark(sb, &r->mark[k], &l->ax[pi], c->panel[pi].log, c->panel[pi].ref, l->px[pi][0],
+			  l->px[pi][1], y);
 	}
+	if (r->note) {
+		struct strbuf cls = STRBUF_INIT;
+
+		strbuf_addstr(&cls, "e");
+		if (r->note_cls)
+			strbuf_addf(&cls, " %s", r->note_cls);
+		svg_text(sb, l->w - 6, y + 4, cls.buf, r->note);
+		strbuf_release(&cls);
+	}
+	strbuf_addstr(sb, "</g>\n");
+}
+
+void zl_rowchart_svg(const struct zl_rowchart *c, struct strbuf *sb)
+{
+	const double top = 40;
+	struct rowchart_layout l;
+	double bottom, h;
+	size_t i;
+
+	rowchart_layout(c, &l);
+	bottom = top + c->nr * ROW_H;
+	h = bottom + (c->nr > 28 ? 24 : 8);
+	svg_begin(sb, l.w, h, c->title);
+	rowchart_panels(sb, c, &l, top, bottom);
+	for (i = 0; i < c->nr; i++)
+		rowchart_row(sb, c, &l, &c->rows[i], top + i * ROW_H + ROW_H / 2);
 	strbuf_addstr(sb, "</svg>\n");
 }
 
