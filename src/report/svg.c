@@ -595,74 +595,110 @@ void zl_timeline_add(struct zl_timeline *t, size_t lane, double t0, double t1, c
 	s->cls = cls ? cls : "st-other";
 }
 
-void zl_timeline_svg(const struct zl_timeline *t, struct strbuf *sb)
-{
-	const double w = DEFAULT_W, lane_h = 24, top = 34;
-	double origin = INFINITY, end = -INFINITY, unit, lane_w, x0, x1, bottom, h;
+/* Where a timeline's parts go: the lane column, the bars' x range and axis, the time unit. */
+struct timeline_layout {
+	double lane_w, lane_h, top, x0, x1;
+	double origin, unit;      /* seconds: the earliest start, and one unit of the axis */
 	const char *unit_name;
-	size_t i, lane_chars = 6;
 	struct zl_axis ax;
-	char head[48];
+};
 
+/* Hours over two hours, minutes over three minutes, else seconds. */
+static void timeline_unit(double span, struct timeline_layout *l)
+{
+	if (span >= 2 * 3600) {
+		l->unit = 3600;
+		l->unit_name = "h";
+	} else if (span >= 180) {
+		l->unit = 60;
+		l->unit_name = "min";
+	} else {
+		l->unit = 1;
+		l->unit_name = "s";
+	}
+}
+
+static void timeline_layout(const struct zl_timeline *t, struct timeline_layout *l)
+{
+	const double w = DEFAULT_W;
+	double end = -INFINITY;
+	size_t i, lane_chars = 6;
+
+	l->lane_h = 24;
+	l->top = 34;
+	l->origin = INFINITY;
 	for (i = 0; i < t->nr; i++) {
-		origin = fmin(origin, t->v[i].t0);
+		l->origin = fmin(l->origin, t->v[i].t0);
 		end = fmax(end, t->v[i].t1);
 	}
 	if (!t->nr) {
-		origin = 0;
+		l->origin = 0;
 		end = 1;
 	}
 	for (i = 0; i < t->lanes.nr; i++)
 		if (text_chars(t->lanes.v[i]) > lane_chars)
 			lane_chars = text_chars(t->lanes.v[i]);
-	lane_w = fmin(lane_chars * CHAR_W + 14, 180);
-	if (end - origin >= 2 * 3600) {
-		unit = 3600;
-		unit_name = "h";
-	} else if (end - origin >= 180) {
-		unit = 60;
-		unit_name = "min";
-	} else {
-		unit = 1;
-		unit_name = "s";
-	}
-	zl_axis_linear(&ax, 0, fmax((end - origin) / unit, 1e-3), 8);
-	x0 = lane_w;
-	x1 = w - 12;
-	bottom = top + t->lanes.nr * lane_h;
-	h = bottom + 8;
-	svg_begin(sb, w, h, t->title);
-	snprintf(head, sizeof(head), "elapsed (%s)", unit_name);
-	svg_text(sb, 4, 13, "hd", head);
-	x_grid(sb, &ax, x0, x1, top - 6, bottom, 27);
+	l->lane_w = fmin(lane_chars * CHAR_W + 14, 180);
+	timeline_unit(end - l->origin, l);
+	zl_axis_linear(&l->ax, 0, fmax((end - l->origin) / l->unit, 1e-3), 8);
+	l->x0 = l->lane_w;
+	l->x1 = w - 12;
+}
+
+/* The lines between lanes and each lane's name (cut to the lane column). */
+static void timeline_lanes(struct strbuf *sb, const struct zl_timeline *t, const struct timeline_layout *l)
+{
+	size_t i;
+
 	strbuf_addstr(sb, "<path class=\"gr\" d=\"");
 	for (i = 0; i <= t->lanes.nr; i++)
-		strbuf_addf(sb, "M%.1f %.1fH%.1f", 0.0, top + i * lane_h, x1);
+		strbuf_addf(sb, "M%.1f %.1fH%.1f", 0.0, l->top + i * l->lane_h, l->x1);
 	strbuf_addstr(sb, "\"/>\n");
 	for (i = 0; i < t->lanes.nr; i++) {
-		strbuf_addf(sb, "<text class=\"e\" x=\"%.1f\" y=\"%.1f\">", lane_w - 8, top + i * lane_h + lane_h / 2 + 4);
-		text_cut(sb, t->lanes.v[i], (size_t)((lane_w - 14) / CHAR_W + 0.5));
+		strbuf_addf(sb, "<text class=\"e\" x=\"%.1f\" y=\"%.1f\">", l->lane_w - 8,
+			    l->top + i * l->lane_h + l->lane_h / 2 + 4);
+		text_cut(sb, t->lanes.v[i], (size_t)((l->lane_w - 14) / CHAR_W + 0.5));
 		strbuf_addstr(sb, "</text>");
 	}
 	strbuf_addch(sb, '\n');
-	for (i = 0; i < t->nr; i++) {
-		const struct zl_span *s = &t->v[i];
-		double a = zl_axis_pos(&ax, (s->t0 - origin) / unit, x0, x1);
-		double b = zl_axis_pos(&ax, (s->t1 - origin) / unit, x0, x1);
-		double y = top + s->lane * lane_h + 3, bw = fmax(b - a, 1.0);
-		size_t fit = (size_t)((bw - 6) / (CHAR_W * 11 / 12));
+}
 
-		strbuf_addstr(sb, "<g>");
-		svg_tip(sb, s->tip ? s->tip : s->label);
-		strbuf_addf(sb, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"2\"/>",
-			    s->cls, a, y, bw, lane_h - 6);
-		if (*s->label && fit >= 3 && fit >= text_chars(s->label) / 2 + 1) {
-			strbuf_addf(sb, "<text class=\"in\" x=\"%.1f\" y=\"%.1f\">", a + 3, y + lane_h / 2 + 1);
-			text_cut(sb, s->label, fit);
-			strbuf_addstr(sb, "</text>");
-		}
-		strbuf_addstr(sb, "</g>\n");
+/* One span's bar with its tooltip, its label inside when at least half of it fits. */
+static void timeline_span(struct strbuf *sb, const struct zl_span *s, const struct timeline_layout *l)
+{
+	double a = zl_axis_pos(&l->ax, (s->t0 - l->origin) / l->unit, l->x0, l->x1);
+	double b = zl_axis_pos(&l->ax, (s->t1 - l->origin) / l->unit, l->x0, l->x1);
+	double y = l->top + s->lane * l->lane_h + 3, bw = fmax(b - a, 1.0);
+	size_t fit = (size_t)((bw - 6) / (CHAR_W * 11 / 12));
+
+	strbuf_addstr(sb, "<g>");
+	svg_tip(sb, s->tip ? s->tip : s->label);
+	strbuf_addf(sb, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"2\"/>",
+		    s->cls, a, y, bw, l->lane_h - 6);
+	if (*s->label && fit >= 3 && fit >= text_chars(s->label) / 2 + 1) {
+		strbuf_addf(sb, "<text class=\"in\" x=\"%.1f\" y=\"%.1f\">", a + 3, y + l->lane_h / 2 + 1);
+		text_cut(sb, s->label, fit);
+		strbuf_addstr(sb, "</text>");
 	}
+	strbuf_addstr(sb, "</g>\n");
+}
+
+void zl_timeline_svg(const struct zl_timeline *t, struct strbuf *sb)
+{
+	struct timeline_layout l;
+	double bottom;
+	size_t i;
+	char head[48];
+
+	timeline_layout(t, &l);
+	bottom = l.top + t->lanes.nr * l.lane_h;
+	svg_begin(sb, DEFAULT_W, bottom + 8, t->title);
+	snprintf(head, sizeof(head), "elapsed (%s)", l.unit_name);
+	svg_text(sb, 4, 13, "hd", head);
+	x_grid(sb, &l.ax, l.x0, l.x1, l.top - 6, bottom, 27);
+	timeline_lanes(sb, t, &l);
+	for (i = 0; i < t->nr; i++)
+		timeline_span(sb, &t->v[i], &l);
 	strbuf_addstr(sb, "</svg>\n");
 }
 
