@@ -762,15 +762,24 @@ void zl_trend_break(struct zl_trend *t, size_t at, const char *label, const char
 	b->tip = tip ? xstrdup(tip) : NULL;
 }
 
-void zl_trend_svg(const struct zl_trend *t, struct strbuf *sb)
-{
-	const double w = t->width, left = 52, right = 10, top = 24;
-	double h = fmin(fmax(w * 0.48, 180), 260), bottom = h - 38, step, last_label = -1e9;
-	double lo = INFINITY, hi = -INFINITY, legend_x;
+/* Where a trend's parts go: the plot box and its y axis; point i sits at left + (i + 0.5) * step. */
+struct trend_layout {
+	double w, left, right, top, h, bottom, step;
 	struct zl_axis ay;
-	size_t i, nlab;
+};
+
+static void trend_layout(const struct zl_trend *t, struct trend_layout *l)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	size_t i;
 	int s;
 
+	l->w = t->width;
+	l->left = 52;
+	l->right = 10;
+	l->top = 24;
+	l->h = fmin(fmax(l->w * 0.48, 180), 260);
+	l->bottom = l->h - 38;
 	for (s = 0; s < t->ns; s++)
 		for (i = 0; i < t->n; i++)
 			if (drawable(t->log, t->s[s].y[i])) {
@@ -778,99 +787,135 @@ void zl_trend_svg(const struct zl_trend *t, struct strbuf *sb)
 				hi = fmax(hi, t->s[s].y[i]);
 			}
 	if (t->log)
-		zl_axis_log(&ay, lo, hi, 5);
+		zl_axis_log(&l->ay, lo, hi, 5);
 	else
-		zl_axis_linear(&ay, isfinite(lo) ? lo : 0, isfinite(hi) ? hi : 1, 5);
-	step = (w - left - right) / (double)(t->n ? t->n : 1);
-	svg_begin(sb, w, h, t->title);
-	if (t->ylabel)
-		svg_text(sb, 4, 12, "hd", t->ylabel);
-	y_grid(sb, &ay, bottom, top, left, w - right, left - 5);
-	strbuf_addf(sb, "<path class=\"ax\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", left, top, bottom, w - right);
-	/* a few x labels: the first, the last and evenly between, never overlapping */
-	nlab = t->n < 4 ? t->n : 4;
+		zl_axis_linear(&l->ay, isfinite(lo) ? lo : 0, isfinite(hi) ? hi : 1, 5);
+	l->step = (l->w - l->left - l->right) / (double)(t->n ? t->n : 1);
+}
+
+/* A few x labels: the first, the last and evenly between, never overlapping. */
+static void trend_xlabels(struct strbuf *sb, const struct zl_trend *t, const struct trend_layout *l)
+{
+	double last_label = -1e9;
+	size_t i, nlab = t->n < 4 ? t->n : 4;
+
 	for (i = 0; i < nlab && t->xlabels.nr == t->n; i++) {
 		size_t at = nlab > 1 ? i * (t->n - 1) / (nlab - 1) : 0;
-		double x = left + (at + 0.5) * step;
+		double x = l->left + (at + 0.5) * l->step;
 		const char *lab = t->xlabels.v[at];
-
 		double half = text_chars(lab) * CHAR_W / 2;
 
 		/* kept inside the chart: the first and last labels sit at its edges */
-		x = fmin(fmax(x, left + half), w - right - half);
+		x = fmin(fmax(x, l->left + half), l->w - l->right - half);
 		if (x - last_label < 2 * half + 6)
 			continue;
-		svg_text(sb, x, bottom + 15, "tl c", lab);
+		svg_text(sb, x, l->bottom + 15, "tl c", lab);
 		last_label = x;
 	}
-	last_label = -1e9;
+}
+
+/* A dashed line at each break, labelled where the label does not touch the previous one. */
+static void trend_breaks(struct strbuf *sb, const struct zl_trend *t, const struct trend_layout *l)
+{
+	double last_label = -1e9;
+	size_t i;
+
 	for (i = 0; i < t->nbreaks; i++) {
 		const struct zl_trend_break *b = &t->breaks[i];
-		double x = left + b->at * step;
+		double x = l->left + b->at * l->step;
 
 		strbuf_addstr(sb, "<g>");
 		svg_tip(sb, b->tip ? b->tip : b->label);
-		strbuf_addf(sb, "<path class=\"brk\" d=\"M%.1f %.1fV%.1f\"/>", x, top - 4, bottom);
-		if (x - last_label > text_chars(b->label) * CHAR_W + 4 && x + 2 + text_chars(b->label) * 6 < w) {
-			strbuf_addf(sb, "<text class=\"brk\" x=\"%.1f\" y=\"%.1f\">", x + 2, top - 8);
+		strbuf_addf(sb, "<path class=\"brk\" d=\"M%.1f %.1fV%.1f\"/>", x, l->top - 4, l->bottom);
+		if (x - last_label > text_chars(b->label) * CHAR_W + 4 && x + 2 + text_chars(b->label) * 6 < l->w) {
+			strbuf_addf(sb, "<text class=\"brk\" x=\"%.1f\" y=\"%.1f\">", x + 2, l->top - 8);
 			zl_html_escape(sb, b->label);
 			strbuf_addstr(sb, "</text>");
 			last_label = x;
 		}
 		strbuf_addstr(sb, "</g>\n");
 	}
-	for (s = 0; s < t->ns; s++) {
-		const struct zl_trend_series *se = &t->s[s];
-		int pen = 0;
+}
 
-		strbuf_addf(sb, "<path class=\"%s ln\" d=\"", se->cls);
-		for (i = 0; i < t->n; i++) {
-			if (!drawable(t->log, se->y[i])) {
-				pen = 0;
-				continue;
-			}
-			strbuf_addf(sb, "%c%.1f %.1f", pen ? 'L' : 'M', left + (i + 0.5) * step,
-				    zl_axis_pos(&ay, se->y[i], bottom, top));
-			pen = 1;
-		}
-		strbuf_addstr(sb, "\"/>\n");
-		for (i = 0; i < t->n; i++) {
-			double x = left + (i + 0.5) * step, y;
-			char val[32];
+/* Point i of a series: a dot with its tooltip, and a triangle where the series shifted. */
+static void trend_point(struct strbuf *sb, const struct zl_trend *t, const struct zl_trend_series *se, size_t i,
+			const struct trend_layout *l)
+{
+	double x = l->left + (i + 0.5) * l->step, y = zl_axis_pos(&l->ay, se->y[i], l->bottom, l->top);
+	char val[32];
 
-			if (!drawable(t->log, se->y[i]))
-				continue;
-			y = zl_axis_pos(&ay, se->y[i], bottom, top);
-			zl_fmt_ms(val, se->y[i]);
-			strbuf_addf(sb, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.4\">", se->cls, x, y);
-			strbuf_addstr(sb, "<title>");
-			zl_html_textf(sb, "%s, %s: %s", se->name,
-				      t->xlabels.nr == t->n ? t->xlabels.v[i] : "", val);
-			strbuf_addstr(sb, "</title></circle>");
-			if (se->shift[i]) {
-				/* a step up points up above the point; a step down points down below it */
-				int up = se->shift[i] > 0;
-				strbuf_addf(sb, "<path class=\"%s\" d=\"M%.1f %.1fl-5 %d h10z\"><title>",
-					    up != !!se->up_good ? "l" : "w",
-					    x, up ? y - 13 : y + 13, up ? 8 : -8);
-				zl_html_textf(sb, "%s shifted %s here (beyond its noise)", se->name,
-					      up ? "up" : "down");
-				strbuf_addstr(sb, "</title></path>");
-			}
-		}
-		strbuf_addch(sb, '\n');
+	zl_fmt_ms(val, se->y[i]);
+	strbuf_addf(sb, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.4\">", se->cls, x, y);
+	strbuf_addstr(sb, "<title>");
+	zl_html_textf(sb, "%s, %s: %s", se->name, t->xlabels.nr == t->n ? t->xlabels.v[i] : "", val);
+	strbuf_addstr(sb, "</title></circle>");
+	if (se->shift[i]) {
+		/* a step up points up above the point; a step down points down below it */
+		int up = se->shift[i] > 0;
+		strbuf_addf(sb, "<path class=\"%s\" d=\"M%.1f %.1fl-5 %d h10z\"><title>", up != !!se->up_good ? "l" : "w",
+			    x, up ? y - 13 : y + 13, up ? 8 : -8);
+		zl_html_textf(sb, "%s shifted %s here (beyond its noise)", se->name, up ? "up" : "down");
+		strbuf_addstr(sb, "</title></path>");
 	}
-	/* legend under the axis, right-aligned */
-	legend_x = w - right;
+}
+
+/* A series: its line (broken where a point is not drawable), then its points. */
+static void trend_series(struct strbuf *sb, const struct zl_trend *t, const struct zl_trend_series *se,
+			 const struct trend_layout *l)
+{
+	size_t i;
+	int pen = 0;
+
+	strbuf_addf(sb, "<path class=\"%s ln\" d=\"", se->cls);
+	for (i = 0; i < t->n; i++) {
+		if (!drawable(t->log, se->y[i])) {
+			pen = 0;
+			continue;
+		}
+		strbuf_addf(sb, "%c%.1f %.1f", pen ? 'L' : 'M', l->left + (i + 0.5) * l->step,
+			    zl_axis_pos(&l->ay, se->y[i], l->bottom, l->top));
+		pen = 1;
+	}
+	strbuf_addstr(sb, "\"/>\n");
+	for (i = 0; i < t->n; i++)
+		if (drawable(t->log, se->y[i]))
+			trend_point(sb, t, se, i, l);
+	strbuf_addch(sb, '\n');
+}
+
+/* The legend under the axis, right-aligned. */
+static void trend_legend(struct strbuf *sb, const struct zl_trend *t, const struct trend_layout *l)
+{
+	double legend_x = l->w - l->right;
+	int s;
+
 	for (s = t->ns - 1; s >= 0; s--) {
 		double tw = text_chars(t->s[s].name) * CHAR_W;
 
 		legend_x -= tw;
-		svg_text(sb, legend_x, h - 6, "tl", t->s[s].name);
+		svg_text(sb, legend_x, l->h - 6, "tl", t->s[s].name);
 		strbuf_addf(sb, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"/>", t->s[s].cls, legend_x - 8,
-			    h - 10);
+			    l->h - 10);
 		legend_x -= 22;
 	}
+}
+
+void zl_trend_svg(const struct zl_trend *t, struct strbuf *sb)
+{
+	struct trend_layout l;
+	int s;
+
+	trend_layout(t, &l);
+	svg_begin(sb, l.w, l.h, t->title);
+	if (t->ylabel)
+		svg_text(sb, 4, 12, "hd", t->ylabel);
+	y_grid(sb, &l.ay, l.bottom, l.top, l.left, l.w - l.right, l.left - 5);
+	strbuf_addf(sb, "<path class=\"ax\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", l.left, l.top, l.bottom, l.w - l.right);
+	trend_xlabels(sb, t, &l);
+	trend_breaks(sb, t, &l);
+	for (s = 0; s < t->ns; s++)
+		trend_series(sb, t, &t->s[s], &l);
+	trend_legend(sb, t, &l);
 	strbuf_addstr(sb, "</svg>\n");
 }
 
