@@ -852,8 +852,8 @@ static void trend_point(struct strbuf *sb, const struct zl_trend *t, const struc
 	if (se->shift[i]) {
 		/* a step up points up above the point; a step down points down below it */
 		int up = se->shift[i] > 0;
-		strbuf_addf(sb, "<path class=\"%s\" d=\"M%.1f %.1fl-5 %d h10z\"><title>", up != !!se->up_good ? "l" : "w",
-			    x, up ? y - 13 : y + 13, up ? 8 : -8);
+		strbuf_addf(sb, "<path class=\"%s\" d=\"M%.1f %.1fl-5 %d h10z\"><title>",
+			    up != !!se->up_good ? "l" : "w", x, up ? y - 13 : y + 13, up ? 8 : -8);
 		zl_html_textf(sb, "%s shifted %s here (beyond its noise)", se->name, up ? "up" : "down");
 		strbuf_addstr(sb, "</title></path>");
 	}
@@ -976,12 +976,17 @@ double zl_quantile_sorted(const double *sorted, size_t n, double q)
 	return sorted[i] + frac * (sorted[i + 1] - sorted[i]);
 }
 
-void zl_strips_svg(const struct zl_strips *s, struct strbuf *sb)
-{
-	const double w = DEFAULT_W, row = 28, top = 36, pair_gap = 10;
-	double lo = INFINITY, hi = -INFINITY, label_w, x0, x1, h, y;
-	size_t i, j, label_chars = 4, max_label;
+/* Where strips go: the label column, the samples' x range and axis (log when they span over 4x). */
+struct strips_layout {
+	double w, label_w, x0, x1;
+	size_t max_label;
 	struct zl_axis ax;
+};
+
+static void strips_layout(const struct zl_strips *s, struct strips_layout *l)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	size_t i, j, label_chars = 4;
 
 	for (i = 0; i < s->nr; i++) {
 		for (j = 0; j < s->v[i].n; j++)
@@ -993,63 +998,87 @@ void zl_strips_svg(const struct zl_strips *s, struct strbuf *sb)
 			label_chars = text_chars(s->v[i].label);
 	}
 	if (isfinite(lo) && hi / lo > 4)
-		zl_axis_log(&ax, lo, hi, 8);
+		zl_axis_log(&l->ax, lo, hi, 8);
 	else
-		zl_axis_linear(&ax, isfinite(lo) ? lo : 0, isfinite(hi) ? hi : 1, 8);
-	label_w = fmin(label_chars * CHAR_W + 12, 0.45 * w);
-	max_label = (size_t)((label_w - 12) / CHAR_W + 0.5);
-	x0 = label_w;
-	x1 = w - 120;
+		zl_axis_linear(&l->ax, isfinite(lo) ? lo : 0, isfinite(hi) ? hi : 1, 8);
+	l->w = DEFAULT_W;
+	l->label_w = fmin(label_chars * CHAR_W + 12, 0.45 * l->w);
+	l->max_label = (size_t)((l->label_w - 12) / CHAR_W + 0.5);
+	l->x0 = l->label_w;
+	l->x1 = l->w - 120;
+}
+
+/* The dots of a strip (every stride-th sample), each at a fixed jitter from its index: the same page every time. */
+static void strip_dots(struct strbuf *sb, const struct zl_strip *st, size_t stride, double mid,
+		       const struct strips_layout *l)
+{
+	size_t j;
+
+	for (j = 0; j < st->n; j += stride) {
+		unsigned int hsh = (unsigned int)(j * 2654435761u);
+		double jit = ((hsh >> 16) & 0xff) / 255.0 * 14 - 7;
+
+		if (!drawable(l->ax.log, st->v[j]))
+			continue;
+		strbuf_addf(sb, "<circle class=\"%s pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"1.8\"/>", st->cls,
+			    zl_axis_pos(&l->ax, st->v[j], l->x0, l->x1), mid + jit);
+	}
+}
+
+/* One strip centred at mid: tooltip, label, the quartile box, the dots, the median bar and the note. */
+static void strip_row(struct strbuf *sb, const struct zl_strip *st, double mid, const struct strips_layout *l)
+{
+	double *sorted = xcalloc(st->n ? st->n : 1, sizeof(*sorted));
+	double q1, q2, q3;
+	size_t stride = st->n > ZL_STRIP_MAX_DOTS ? (st->n + ZL_STRIP_MAX_DOTS - 1) / ZL_STRIP_MAX_DOTS : 1;
+	char note[64], med[32];
+
+	if (st->n)
+		memcpy(sorted, st->v, st->n * sizeof(*sorted));
+	qsort(sorted, st->n, sizeof(*sorted), cmp_double);
+	q1 = zl_quantile_sorted(sorted, st->n, 0.25);
+	q2 = zl_quantile_sorted(sorted, st->n, 0.5);
+	q3 = zl_quantile_sorted(sorted, st->n, 0.75);
+	free(sorted);
+	zl_fmt_ms(med, q2);
+	snprintf(note, sizeof(note), "n=%zu med %s", st->n, med);
+	strbuf_addstr(sb, "<g>");
+	strbuf_addstr(sb, "<title>");
+	zl_html_textf(sb, "%s: %zu samples%s, quartiles %.4g / %.4g / %.4g ms", st->label, st->n,
+		      stride > 1 ? " (every k-th drawn)" : "", q1, q2, q3);
+	strbuf_addstr(sb, "</title>");
+	strbuf_addf(sb, "<text class=\"e\" x=\"%.1f\" y=\"%.1f\">", l->label_w - 8, mid + 4);
+	text_cut(sb, st->label, l->max_label);
+	strbuf_addstr(sb, "</text>");
+	if (st->n) {
+		double a = zl_axis_pos(&l->ax, q1, l->x0, l->x1), b = zl_axis_pos(&l->ax, q3, l->x0, l->x1);
+
+		strbuf_addf(sb, "<rect class=\"box\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"16\"/>", a,
+			    mid - 8, fmax(b - a, 1.0));
+	}
+	strip_dots(sb, st, stride, mid, l);
+	if (st->n)
+		strbuf_addf(sb, "<path class=\"%s\" d=\"M%.1f %.1fv18\" style=\"stroke-width:2.5\"/>", st->cls,
+			    zl_axis_pos(&l->ax, q2, l->x0, l->x1), mid - 9);
+	svg_text(sb, l->w - 6, mid + 4, "e tl", note);
+	strbuf_addstr(sb, "</g>\n");
+}
+
+void zl_strips_svg(const struct zl_strips *s, struct strbuf *sb)
+{
+	const double row = 28, top = 36, pair_gap = 10;
+	struct strips_layout l;
+	double h, y;
+	size_t i;
+
+	strips_layout(s, &l);
 	h = top + s->nr * row + (s->gap_after_pairs ? (double)(s->nr / 2) * pair_gap : 0) + 8;
-	svg_begin(sb, w, h, s->title);
-	svg_text(sb, x0, 13, "hd", ax.log ? "ms per call (log scale)" : "ms per call");
-	x_grid(sb, &ax, x0, x1, top - 6, h - 8, 29);
+	svg_begin(sb, l.w, h, s->title);
+	svg_text(sb, l.x0, 13, "hd", l.ax.log ? "ms per call (log scale)" : "ms per call");
+	x_grid(sb, &l.ax, l.x0, l.x1, top - 6, h - 8, 29);
 	y = top;
 	for (i = 0; i < s->nr; i++) {
-		const struct zl_strip *st = &s->v[i];
-		double *sorted = xcalloc(st->n ? st->n : 1, sizeof(*sorted));
-		double mid = y + row / 2, q1, q2, q3;
-		size_t stride = st->n > ZL_STRIP_MAX_DOTS ? (st->n + ZL_STRIP_MAX_DOTS - 1) / ZL_STRIP_MAX_DOTS : 1;
-		char note[64], med[32];
-
-		if (st->n)
-			memcpy(sorted, st->v, st->n * sizeof(*sorted));
-		qsort(sorted, st->n, sizeof(*sorted), cmp_double);
-		q1 = zl_quantile_sorted(sorted, st->n, 0.25);
-		q2 = zl_quantile_sorted(sorted, st->n, 0.5);
-		q3 = zl_quantile_sorted(sorted, st->n, 0.75);
-		free(sorted);
-		zl_fmt_ms(med, q2);
-		snprintf(note, sizeof(note), "n=%zu med %s", st->n, med);
-		strbuf_addstr(sb, "<g>");
-		strbuf_addstr(sb, "<title>");
-		zl_html_textf(sb, "%s: %zu samples%s, quartiles %.4g / %.4g / %.4g ms", st->label, st->n,
-			      stride > 1 ? " (every k-th drawn)" : "", q1, q2, q3);
-		strbuf_addstr(sb, "</title>");
-		strbuf_addf(sb, "<text class=\"e\" x=\"%.1f\" y=\"%.1f\">", label_w - 8, mid + 4);
-		text_cut(sb, st->label, max_label);
-		strbuf_addstr(sb, "</text>");
-		if (st->n) {
-			double a = zl_axis_pos(&ax, q1, x0, x1), b = zl_axis_pos(&ax, q3, x0, x1);
-
-			strbuf_addf(sb, "<rect class=\"box\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"16\"/>", a,
-				    mid - 8, fmax(b - a, 1.0));
-		}
-		for (j = 0; j < st->n; j += stride) {
-			/* a fixed jitter from the index: the same page every time */
-			unsigned int hsh = (unsigned int)(j * 2654435761u);
-			double jit = ((hsh >> 16) & 0xff) / 255.0 * 14 - 7;
-
-			if (!drawable(ax.log, st->v[j]))
-				continue;
-			strbuf_addf(sb, "<circle class=\"%s pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"1.8\"/>", st->cls,
-				    zl_axis_pos(&ax, st->v[j], x0, x1), mid + jit);
-		}
-		if (st->n)
-			strbuf_addf(sb, "<path class=\"%s\" d=\"M%.1f %.1fv18\" style=\"stroke-width:2.5\"/>", st->cls,
-				    zl_axis_pos(&ax, q2, x0, x1), mid - 9);
-		svg_text(sb, w - 6, mid + 4, "e tl", note);
-		strbuf_addstr(sb, "</g>\n");
+		strip_row(sb, &s->v[i], y + row / 2, &l);
 		y += row;
 		if (s->gap_after_pairs && i % 2 == 1)
 			y += pair_gap;
