@@ -346,19 +346,132 @@ static void rounds_table(struct strbuf *out, const struct ab *ab, const char *ho
 	zl_html_table_end(out);
 }
 
+/* Read ab.json into ab->doc and find its rounds (listed, else the A<n>/B<n> directories). */
+static int ab_read(struct ab *ab, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	char *path = zl_path_join(ab->dir, "ab.json");
+	int ret = -1;
+
+	if (strbuf_read_file(&text, path) < 0) {
+		zl_error(err, "cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	ab->doc = cJSON_ParseWithLength(text.buf, text.len);
+	if (!cJSON_IsObject(ab->doc)) {
+		zl_error(err, "'%s' is not a json object", path);
+		goto out;
+	}
+	rounds_from_json(ab);
+	if (!ab->nr)
+		rounds_from_dirs(ab, NULL);
+	if (!ab->nr)
+		rounds_from_dirs(ab, "runs");
+	ret = 0;
+out:
+	strbuf_release(&text);
+	free(path);
+	return ret;
+}
+
+/* Load every round (a failure is a note); first[arm]: the arm's first loaded round. */
+static int ab_load_rounds(struct ab *ab, int first[2], struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	size_t i;
+
+	first[0] = first[1] = -1;
+	for (i = 0; i < ab->nr; i++) {
+		strbuf_reset(&why);
+		ab->v[i].loaded = !zl_run_load(ab->v[i].dir, &ab->v[i].run, &why);
+		if (!ab->v[i].loaded)
+			strvec_pushf(&ab->notes, "round %s: %s", ab->v[i].name, why.buf);
+		else if (first[ab->v[i].arm] < 0)
+			first[ab->v[i].arm] = (int)i;
+	}
+	strbuf_release(&why);
+	if (first[0] < 0 || first[1] < 0)
+		return zl_error(err, "'%s' names no loadable run of both A and B (rounds in ab.json's \"rounds\", or "
+				"directories A1, B1, ...)", ab->dir);
+	return 0;
+}
+
+/* Each arm pooled: its first round loaded again as the base, then its rows and samples pooled. */
+static int ab_pool(const struct ab *ab, const int first[2], struct zl_run pooled[2], struct zl_samples samples[2],
+		   struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	int arm, ret = 0;
+
+	for (arm = 0; arm < 2; arm++) {
+		strbuf_reset(&why);
+		if (zl_run_load(ab->v[first[arm]].dir, &pooled[arm], &why)) {
+			ret = zl_error(err, "%s", why.buf);
+			break;
+		}
+		pool_arm(ab, arm, &pooled[arm]);
+		pool_samples(ab, arm, &samples[arm]);
+	}
+	strbuf_release(&why);
+	return ret;
+}
+
+/*
+ * rows_from_json appended ab.json's rows after compare's first nr_pooled: those go, the
+ * appended stay. The caliber and gate stay compare's.
+ */
+static void keep_own_rows(struct zl_report_cmp *rc, size_t nr_pooled)
+{
+	size_t keep = rc->nr, j;
+
+	for (j = 0; j < nr_pooled && j < keep; j++) {
+		free(rc->rows[j].op);
+		free(rc->rows[j].dtype);
+		free(rc->rows[j].shape);
+		free(rc->rows[j].note);
+	}
+	memmove(rc->rows, rc->rows + nr_pooled, (keep - nr_pooled) * sizeof(*rc->rows));
+	rc->nr = keep - nr_pooled;
+	free(rc->interval);
+	rc->interval = xstrdup("the interval ab.json gives (ci_low to ci_high)");
+	free(rc->method);
+	rc->method = xstrdup("verdicts as ab.json gives them");
+}
+
+/* The page: a title naming the op, the rounds and the directory, the rounds table, then compare's body. */
+static void ab_render(const struct ab *ab, int own_rows, const struct zl_report_cmp *rc, const struct zl_run pooled[2],
+		      const struct zl_samples samples[2], const char *now, struct strbuf *out)
+{
+	struct strbuf extra = STRBUF_INIT, sub = STRBUF_INIT, title = STRBUF_INIT;
+	size_t i;
+
+	strbuf_addf(&title, "zlbench ab: %s", pooled[0].op ? pooled[0].op : "B against A");
+	for (i = 0; i < ab->nr; i++)
+		strbuf_addf(&sub, "%s%s", i ? " " : "", ab->v[i].name);
+	strbuf_addf(&sub, " \xc2\xb7 %s", ab->dir);
+	rounds_table(&extra, ab, own_rows ? "The rounds in run order. The rows below are ab.json's own."
+					  : "The rounds in run order. A and B below are each arm's rounds pooled: per "
+					    "row the median latency over its rounds, with the spread across rounds as "
+					    "the noise when it is wider than a round's own; the samples are the "
+					    "rounds' together. Each arm's caliber is its first round's.");
+	zl_html_page_begin(out, title.buf, sub.buf);
+	zl_report_compare_body(rc, &pooled[0], &pooled[1], &samples[0], &samples[1], extra.buf, out);
+	zl_html_page_end(out, now);
+	strbuf_release(&extra);
+	strbuf_release(&sub);
+	strbuf_release(&title);
+}
+
 int zl_report_ab_page(const char *ab_dir, const struct zl_compare_opts *opts, const char *now,
 		      struct strbuf *out, struct strbuf *err)
 {
 	struct ab ab;
-	struct strbuf text = STRBUF_INIT, extra = STRBUF_INIT, sub = STRBUF_INIT, title = STRBUF_INIT,
-		      why = STRBUF_INIT;
 	struct zl_run pooled[2];
 	struct zl_samples samples[2];
 	struct zl_compare cmp;
 	struct zl_report_cmp rc;
 	struct zl_compare_opts o = *opts;
-	char *path = zl_path_join(ab_dir, "ab.json");
-	int first[2] = { -1, -1 }, rc_ret = -1, arm, own_rows;
+	int first[2], rc_ret = -1, arm, own_rows;
 	size_t i;
 
 	memset(&ab, 0, sizeof(ab));
@@ -370,78 +483,17 @@ int zl_report_ab_page(const char *ab_dir, const struct zl_compare_opts *opts, co
 	}
 	zl_compare_init(&cmp);
 	zl_report_cmp_init(&rc);
-	if (strbuf_read_file(&text, path) < 0) {
-		zl_error(err, "cannot read '%s': %s", path, strerror(errno));
+	if (ab_read(&ab, err) || ab_load_rounds(&ab, first, err) || ab_pool(&ab, first, pooled, samples, err))
 		goto out;
-	}
-	ab.doc = cJSON_ParseWithLength(text.buf, text.len);
-	if (!cJSON_IsObject(ab.doc)) {
-		zl_error(err, "'%s' is not a json object", path);
-		goto out;
-	}
-	rounds_from_json(&ab);
-	if (!ab.nr)
-		rounds_from_dirs(&ab, NULL);
-	if (!ab.nr)
-		rounds_from_dirs(&ab, "runs");
-	for (i = 0; i < ab.nr; i++) {
-		strbuf_reset(&why);
-		ab.v[i].loaded = !zl_run_load(ab.v[i].dir, &ab.v[i].run, &why);
-		if (!ab.v[i].loaded)
-			strvec_pushf(&ab.notes, "round %s: %s", ab.v[i].name, why.buf);
-		else if (first[ab.v[i].arm] < 0)
-			first[ab.v[i].arm] = (int)i;
-	}
-	if (first[0] < 0 || first[1] < 0) {
-		zl_error(err, "'%s' names no loadable run of both A and B (rounds in ab.json's \"rounds\", or "
-			 "directories A1, B1, ...)", ab_dir);
-		goto out;
-	}
-	for (arm = 0; arm < 2; arm++) {
-		strbuf_reset(&why);
-		if (zl_run_load(ab.v[first[arm]].dir, &pooled[arm], &why)) {
-			zl_error(err, "%s", why.buf);
-			goto out;
-		}
-		pool_arm(&ab, arm, &pooled[arm]);
-		pool_samples(&ab, arm, &samples[arm]);
-	}
 	o.allow_mismatch = 1;
 	zl_compare_runs(&pooled[0], &pooled[1], &o, &cmp);
 	zl_report_cmp_from_compare(&cmp, &rc);
 	own_rows = rows_from_json(&ab, &rc);
-	if (own_rows) {
-		/* ab.json's rows replace the pooled ones; the caliber and gate stay compare's */
-		size_t keep = rc.nr, j;
-		struct zl_report_row *tmp = rc.rows;
-
-		for (j = 0; j < cmp.nr_rows && j < keep; j++) {
-			free(tmp[j].op);
-			free(tmp[j].dtype);
-			free(tmp[j].shape);
-			free(tmp[j].note);
-		}
-		memmove(rc.rows, rc.rows + cmp.nr_rows, (keep - cmp.nr_rows) * sizeof(*rc.rows));
-		rc.nr = keep - cmp.nr_rows;
-		free(rc.interval);
-		rc.interval = xstrdup("the interval ab.json gives (ci_low to ci_high)");
-		free(rc.method);
-		rc.method = xstrdup("verdicts as ab.json gives them");
-	}
+	if (own_rows)
+		keep_own_rows(&rc, cmp.nr_rows);
 	for (i = 0; i < ab.notes.nr; i++)
 		strvec_push(&rc.warnings, ab.notes.v[i]);
-	strbuf_addf(&title, "zlbench ab: %s", pooled[0].op ? pooled[0].op : "B against A");
-	for (i = 0; i < ab.nr; i++)
-		strbuf_addf(&sub, "%s%s", i ? " " : "", ab.v[i].name);
-	strbuf_addf(&sub, " \xc2\xb7 %s", ab_dir);
-	rounds_table(&extra, &ab, own_rows ? "The rounds in run order. The rows below are ab.json's own."
-					   : "The rounds in run order. A and B below are each arm's rounds pooled: per "
-					     "row the median latency over its rounds, with the spread across rounds as "
-					     "the noise when it is wider than a round's own; the samples are the "
-					     "rounds' together. Each arm's caliber is its first round's.");
-	zl_html_page_begin(out, title.buf, sub.buf);
-	zl_report_compare_body(&rc, &pooled[0], &pooled[1], &samples[0], &samples[1], extra.buf, out);
-	zl_html_page_end(out, now);
+	ab_render(&ab, own_rows, &rc, pooled, samples, now, out);
 	rc_ret = 0;
 out:
 	for (arm = 0; arm < 2; arm++) {
@@ -451,11 +503,5 @@ out:
 	zl_compare_release(&cmp);
 	zl_report_cmp_release(&rc);
 	ab_release(&ab);
-	strbuf_release(&text);
-	strbuf_release(&extra);
-	strbuf_release(&sub);
-	strbuf_release(&title);
-	strbuf_release(&why);
-	free(path);
 	return rc_ret;
 }

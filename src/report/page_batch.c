@@ -328,21 +328,14 @@ static void overview(struct strbuf *out, struct op_view *const *sorted, size_t n
 	strbuf_release(&cap);
 }
 
-static void timeline(struct strbuf *out, const struct batch_view *v)
+/* One bar per child from schedule.jsonl (warm-up shards lighter); returns the bars added. */
+static size_t spans_from_schedule(struct zl_timeline *t, const struct zl_schedule *sched)
 {
-	struct zl_timeline t;
-	struct strbuf lane = STRBUF_INIT, tip = STRBUF_INIT, label = STRBUF_INIT, cap = STRBUF_INIT;
-	size_t i, spans = 0;
+	struct strbuf lane = STRBUF_INIT, tip = STRBUF_INIT, label = STRBUF_INIT;
+	size_t i;
 
-	strbuf_addstr(out, "<h2>Schedule</h2>\n");
-	zl_timeline_init(&t, "What ran on which device, when, and how it ended");
-	for (i = 0; i < v->c.devices.nr; i++) {
-		strbuf_reset(&lane);
-		strbuf_addf(&lane, "device %s", v->c.devices.v[i]);
-		zl_timeline_lane(&t, lane.buf);
-	}
-	for (i = 0; v->have_sched && i < v->sched.nr; i++) {
-		const struct zl_sched_entry *e = &v->sched.v[i];
+	for (i = 0; i < sched->nr; i++) {
+		const struct zl_sched_entry *e = &sched->v[i];
 		int shard = e->shard > 0;
 		char dur[32];
 
@@ -361,12 +354,23 @@ static void timeline(struct strbuf *out, const struct batch_view *v)
 		strbuf_addf(&tip, ", %s", dur);
 		if (e->exit_code >= 0)
 			strbuf_addf(&tip, ", exit %d", e->exit_code);
-		zl_timeline_add(&t, zl_timeline_lane(&t, lane.buf), e->start_epoch, e->end_epoch, label.buf, tip.buf,
+		zl_timeline_add(t, zl_timeline_lane(t, lane.buf), e->start_epoch, e->end_epoch, label.buf, tip.buf,
 				status_class(e->status, shard));
-		spans++;
 	}
-	for (i = 0; !v->have_sched && i < v->rows.nr; i++) {
-		const struct zl_batch_row *r = &v->rows.v[i];
+	strbuf_release(&lane);
+	strbuf_release(&tip);
+	strbuf_release(&label);
+	return sched->nr;
+}
+
+/* A batch without schedule.jsonl: one bar per ops_status.csv row, from its times; returns the bars added. */
+static size_t spans_from_status(struct zl_timeline *t, const struct zl_batch_rows *rows)
+{
+	struct strbuf lane = STRBUF_INIT, tip = STRBUF_INIT;
+	size_t i, spans = 0;
+
+	for (i = 0; i < rows->nr; i++) {
+		const struct zl_batch_row *r = &rows->v[i];
 		double end = zl_report_parse_time(r->v[ZL_BCOL_FINISHED_AT]);
 		double start = zl_report_parse_time(r->v[ZL_BCOL_STARTED_AT]);
 		double wall = r->v[ZL_BCOL_WALL_S] ? strtod(r->v[ZL_BCOL_WALL_S], NULL) : NAN;
@@ -386,10 +390,29 @@ static void timeline(struct strbuf *out, const struct batch_view *v)
 		strbuf_addf(&tip, "%s attempt %s on %s: %s, %s", r->v[ZL_BCOL_OP],
 			    r->v[ZL_BCOL_ATTEMPT] ? r->v[ZL_BCOL_ATTEMPT] : "?", lane.buf,
 			    r->v[ZL_BCOL_STATUS] ? r->v[ZL_BCOL_STATUS] : "?", d);
-		zl_timeline_add(&t, zl_timeline_lane(&t, lane.buf), start, end, r->v[ZL_BCOL_OP], tip.buf,
+		zl_timeline_add(t, zl_timeline_lane(t, lane.buf), start, end, r->v[ZL_BCOL_OP], tip.buf,
 				status_class(r->v[ZL_BCOL_STATUS], 0));
 		spans++;
 	}
+	strbuf_release(&lane);
+	strbuf_release(&tip);
+	return spans;
+}
+
+static void timeline(struct strbuf *out, const struct batch_view *v)
+{
+	struct zl_timeline t;
+	struct strbuf lane = STRBUF_INIT, cap = STRBUF_INIT;
+	size_t i, spans;
+
+	strbuf_addstr(out, "<h2>Schedule</h2>\n");
+	zl_timeline_init(&t, "What ran on which device, when, and how it ended");
+	for (i = 0; i < v->c.devices.nr; i++) {
+		strbuf_reset(&lane);
+		strbuf_addf(&lane, "device %s", v->c.devices.v[i]);
+		zl_timeline_lane(&t, lane.buf);
+	}
+	spans = v->have_sched ? spans_from_schedule(&t, &v->sched) : spans_from_status(&t, &v->rows);
 	strbuf_addstr(out, "<div class=\"legend\">");
 	for (i = 0; i < ZL_ARRAY_SIZE(status_classes) - 1; i++)
 		strbuf_addf(out, "<span class=\"c-%s\">\xe2\x96\xa0 %s</span> ", status_classes[i], status_classes[i]);
@@ -408,8 +431,6 @@ static void timeline(struct strbuf *out, const struct batch_view *v)
 	zl_html_figure_end(out, cap.buf);
 	zl_timeline_release(&t);
 	strbuf_release(&lane);
-	strbuf_release(&tip);
-	strbuf_release(&label);
 	strbuf_release(&cap);
 }
 

@@ -86,13 +86,38 @@ struct zl_report_row *zl_report_cmp_add(struct zl_report_cmp *c, const char *op,
 	return r;
 }
 
+/* A compare row's note: how it was judged, and why it is unsure, lost or failing the gate (NULL: none). */
+static char *compare_row_note(const struct zl_compare_row *cr)
+{
+	struct strbuf note = STRBUF_INIT;
+
+	if (cr->verdict != ZL_VERDICT_MISSING) {
+		if (cr->method == ZL_METHOD_MEDIANS)
+			strbuf_addf(&note, "medians, band by %s", zl_noise_basis_name(cr->basis));
+		else
+			strbuf_addf(&note, "%s, p %.2g, threshold %.3g %%", zl_method_name(cr->method),
+				    cr->p_value, cr->threshold_pct);
+	}
+	if (cr->unsure_reason)
+		strbuf_addf(&note, "%sunsure: %s", note.len ? "; " : "", cr->unsure_reason);
+	if (cr->lost_in_b)
+		strbuf_addf(&note, "%slost in B", note.len ? "; " : "");
+	if (cr->gate_failed)
+		strbuf_addf(&note, "%sfails the gate", note.len ? "; " : "");
+	if (!note.len) {
+		strbuf_release(&note);
+		return NULL;
+	}
+	return strbuf_detach(&note, NULL);
+}
+
 /*
- * The adapter. A row judged on raw samples (or on ab's pairs) draws compare's 95 %
- * interval of B/A (ci_low, ci_high). A row of a run without samples keeps the old
- * rule: "same" when |B - A| <= band, that is when B/A +- band/A holds 1, so that
- * whisker is drawn for it and its note says so.
+ * A row judged on raw samples (or on ab's pairs) draws compare's 95 % interval of B/A
+ * (ci_low, ci_high). A row of a run without samples keeps the old rule: "same" when
+ * |B - A| <= band, that is when B/A +- band/A holds 1, so that whisker is drawn for it
+ * and its note says so.
  */
-void zl_report_cmp_from_compare(const struct zl_compare *c, struct zl_report_cmp *out)
+static void add_compare_row(struct zl_report_cmp *out, const struct zl_compare_row *cr)
 {
 	static const enum zl_report_verdict map[] = {
 		[ZL_VERDICT_SAME] = ZL_RV_SAME,
@@ -101,41 +126,29 @@ void zl_report_cmp_from_compare(const struct zl_compare *c, struct zl_report_cmp
 		[ZL_VERDICT_MISSING] = ZL_RV_MISSING,
 		[ZL_VERDICT_UNSURE] = ZL_RV_UNSURE,
 	};
+	struct zl_report_row *r = zl_report_cmp_add(out, cr->op, cr->dtype, cr->shape, cr->occurrence, cr->side);
+
+	r->a_ms = cr->a_ms;
+	r->b_ms = cr->b_ms;
+	r->ratio = cr->ratio;
+	if (isfinite(cr->ci_low) && isfinite(cr->ci_high)) {
+		r->ci_low = cr->ci_low;
+		r->ci_high = cr->ci_high;
+	} else if (isfinite(cr->band_ms) && cr->a_ms > 0) {
+		r->ci_low = fmax((cr->b_ms - cr->band_ms) / cr->a_ms, 1e-6);
+		r->ci_high = (cr->b_ms + cr->band_ms) / cr->a_ms;
+	}
+	r->verdict = (size_t)cr->verdict < ZL_ARRAY_SIZE(map) ? map[cr->verdict] : ZL_RV_UNSURE;
+	r->gate_failed = cr->gate_failed;
+	r->note = compare_row_note(cr);
+}
+
+/* The gate's lines, the caliber mismatches, the A/B variables (with the floor) and the warnings. */
+static void blocks_from_compare(const struct zl_compare *c, struct zl_report_cmp *out)
+{
+	struct strbuf floor = STRBUF_INIT;
 	size_t i;
 
-	for (i = 0; i < c->nr_rows; i++) {
-		const struct zl_compare_row *cr = &c->rows[i];
-		struct zl_report_row *r = zl_report_cmp_add(out, cr->op, cr->dtype, cr->shape, cr->occurrence, cr->side);
-		struct strbuf note = STRBUF_INIT;
-
-		r->a_ms = cr->a_ms;
-		r->b_ms = cr->b_ms;
-		r->ratio = cr->ratio;
-		if (isfinite(cr->ci_low) && isfinite(cr->ci_high)) {
-			r->ci_low = cr->ci_low;
-			r->ci_high = cr->ci_high;
-		} else if (isfinite(cr->band_ms) && cr->a_ms > 0) {
-			r->ci_low = fmax((cr->b_ms - cr->band_ms) / cr->a_ms, 1e-6);
-			r->ci_high = (cr->b_ms + cr->band_ms) / cr->a_ms;
-		}
-		r->verdict = (size_t)cr->verdict < ZL_ARRAY_SIZE(map) ? map[cr->verdict] : ZL_RV_UNSURE;
-		r->gate_failed = cr->gate_failed;
-		if (cr->verdict != ZL_VERDICT_MISSING) {
-			if (cr->method == ZL_METHOD_MEDIANS)
-				strbuf_addf(&note, "medians, band by %s", zl_noise_basis_name(cr->basis));
-			else
-				strbuf_addf(&note, "%s, p %.2g, threshold %.3g %%", zl_method_name(cr->method),
-					    cr->p_value, cr->threshold_pct);
-		}
-		if (cr->unsure_reason)
-			strbuf_addf(&note, "%sunsure: %s", note.len ? "; " : "", cr->unsure_reason);
-		if (cr->lost_in_b)
-			strbuf_addf(&note, "%slost in B", note.len ? "; " : "");
-		if (cr->gate_failed)
-			strbuf_addf(&note, "%sfails the gate", note.len ? "; " : "");
-		r->note = note.len ? strbuf_detach(&note, NULL) : NULL;
-		strbuf_release(&note);
-	}
 	out->gate = c->opts.fail_pct < 0 ? -1 : c->gate_failed ? 1 : 0;
 	if (out->gate >= 0)
 		strvec_pushf(&out->gate_lines, "--fail-on-regression %g %%: %zu of %zu FlagGems rows fail it",
@@ -147,13 +160,9 @@ void zl_report_cmp_from_compare(const struct zl_compare *c, struct zl_report_cmp
 			     c->caliber.mismatches.v[i].a, c->caliber.mismatches.v[i].b);
 	if (c->caliber.autotune)
 		strvec_pushf(&out->caliber, "autotune: %s", c->caliber.autotune);
-	{
-		struct strbuf floor = STRBUF_INIT;
-
-		zl_compare_floor_summary(c, &floor);
-		strvec_pushf(&out->caliber, "floor: %s", floor.buf);
-		strbuf_release(&floor);
-	}
+	zl_compare_floor_summary(c, &floor);
+	strvec_pushf(&out->caliber, "floor: %s", floor.buf);
+	strbuf_release(&floor);
 	for (i = 0; i < c->caliber.variables.nr; i++)
 		strvec_pushf(&out->caliber, "%s: %s \xe2\x86\x92 %s", c->caliber.variables.v[i].field,
 			     c->caliber.variables.v[i].a, c->caliber.variables.v[i].b);
@@ -161,6 +170,16 @@ void zl_report_cmp_from_compare(const struct zl_compare *c, struct zl_report_cmp
 		strvec_push(&out->warnings, c->caliber.flags.v[i]);
 	for (i = 0; i < c->warnings.nr; i++)
 		strvec_push(&out->warnings, c->warnings.v[i]);
+}
+
+/* The adapter: compare's rows, blocks, method and overall geomean into the page's struct. */
+void zl_report_cmp_from_compare(const struct zl_compare *c, struct zl_report_cmp *out)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_rows; i++)
+		add_compare_row(out, &c->rows[i]);
+	blocks_from_compare(c, out);
 	out->interval = xstrfmt("rows with raw samples: compare's 95 %% interval of B/A (trimmed means, "
 				"run-to-run term included, docs/verdicts.md); rows without: B/A \xc2\xb1 band/A, "
 				"the old rule's band (\"same\" exactly when that whisker holds 1)");
@@ -356,30 +375,32 @@ static int by_move(const void *x, const void *y)
 	return ((const struct order *)x)->idx < ((const struct order *)y)->idx ? -1 : 1;
 }
 
-static void samples_section(struct strbuf *out, const struct zl_report_cmp *cmp, const struct zl_samples *sa,
-			    const struct zl_samples *sb)
+/* The rows that moved (faster or slower, with a ratio > 0), the largest move first; returns how many. */
+static size_t moved_rows(const struct zl_report_cmp *cmp, struct order *mv)
 {
-	struct order *mv = xcalloc(cmp->nr ? cmp->nr : 1, sizeof(*mv));
-	struct strvec lacking = STRVEC_INIT;
-	struct strbuf label = STRBUF_INIT, cap = STRBUF_INIT;
-	struct zl_strips st;
-	size_t n = 0, i, drawn = 0;
+	size_t n = 0, i;
 
-	strbuf_addstr(out, "<h2>Samples of the rows that moved</h2>\n");
 	for (i = 0; i < cmp->nr; i++)
 		if (moved(&cmp->rows[i]) && isfinite(cmp->rows[i].ratio) && cmp->rows[i].ratio > 0) {
 			mv[n].r = &cmp->rows[i];
 			mv[n].idx = i;
 			n++;
 		}
-	if (!n) {
-		zl_html_elem(out, "p", NULL, "No row moved: no row is faster or slower.");
-		free(mv);
-		return;
-	}
-	qsort(mv, n, sizeof(*mv), by_move);
-	zl_strips_init(&st, "Per-call samples of A and B for the rows that moved the most");
-	st.gap_after_pairs = 1;
+	if (n)
+		qsort(mv, n, sizeof(*mv), by_move);
+	return n;
+}
+
+/*
+ * A strip pair (A, then B) for each of the first MAX_SAMPLE_ROWS moved rows with samples
+ * on both sides; the labels of those without go to lacking. Returns the pairs added.
+ */
+static size_t add_strip_pairs(struct zl_strips *st, const struct order *mv, size_t n, const struct zl_samples *sa,
+			      const struct zl_samples *sb, struct strvec *lacking)
+{
+	struct strbuf label = STRBUF_INIT;
+	size_t i, drawn = 0;
+
 	for (i = 0; i < n && drawn < MAX_SAMPLE_ROWS; i++) {
 		const struct zl_report_row *r = mv[i].r;
 		const struct zl_samples_entry *ea = sa ? zl_samples_find(sa, r->op, r->dtype, r->shape, r->occurrence,
@@ -390,15 +411,38 @@ static void samples_section(struct strbuf *out, const struct zl_report_cmp *cmp,
 		strbuf_reset(&label);
 		row_label(&label, r, 1);
 		if (!ea || !eb) {
-			strvec_push(&lacking, label.buf);
+			strvec_push(lacking, label.buf);
 			continue;
 		}
 		strbuf_addstr(&label, " A");
-		zl_strips_add(&st, label.buf, "s", ea->v, ea->n);
+		zl_strips_add(st, label.buf, "s", ea->v, ea->n);
 		label.buf[label.len - 1] = 'B';
-		zl_strips_add(&st, label.buf, verdicts[r->verdict].mark, eb->v, eb->n);
+		zl_strips_add(st, label.buf, verdicts[r->verdict].mark, eb->v, eb->n);
 		drawn++;
 	}
+	strbuf_release(&label);
+	return drawn;
+}
+
+static void samples_section(struct strbuf *out, const struct zl_report_cmp *cmp, const struct zl_samples *sa,
+			    const struct zl_samples *sb)
+{
+	struct order *mv = xcalloc(cmp->nr ? cmp->nr : 1, sizeof(*mv));
+	struct strvec lacking = STRVEC_INIT;
+	struct strbuf cap = STRBUF_INIT;
+	struct zl_strips st;
+	size_t n, drawn;
+
+	strbuf_addstr(out, "<h2>Samples of the rows that moved</h2>\n");
+	n = moved_rows(cmp, mv);
+	if (!n) {
+		zl_html_elem(out, "p", NULL, "No row moved: no row is faster or slower.");
+		free(mv);
+		return;
+	}
+	zl_strips_init(&st, "Per-call samples of A and B for the rows that moved the most");
+	st.gap_after_pairs = 1;
+	drawn = add_strip_pairs(&st, mv, n, sa, sb, &lacking);
 	if (drawn) {
 		zl_html_figure_begin(out, "samples");
 		zl_strips_svg(&st, out);
@@ -415,7 +459,6 @@ static void samples_section(struct strbuf *out, const struct zl_report_cmp *cmp,
 			      &lacking);
 	zl_strips_release(&st);
 	strvec_clear(&lacking);
-	strbuf_release(&label);
 	strbuf_release(&cap);
 	free(mv);
 }

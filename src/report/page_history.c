@@ -318,80 +318,127 @@ static void runs_table(struct strbuf *out, struct zl_run *const *runs, size_t n)
 	zl_html_table_end(out);
 }
 
+/* The runs of a query, loaded oldest first; owns loaded (runs[i] == &loaded[i], names[i] its run id). */
+struct history_runs {
+	struct zl_run *loaded;
+	struct zl_run **runs;
+	const char **names;
+	size_t n;
+};
+
+static void history_runs_release(struct history_runs *hr)
+{
+	size_t i;
+
+	for (i = 0; i < hr->n; i++)
+		zl_run_release(&hr->loaded[i]);
+	free(hr->loaded);
+	free(hr->runs);
+	free(hr->names);
+}
+
+/* The query is newest first; trends read oldest first. A run that does not load is a note. */
+static void load_runs(struct zl_history *h, const struct zl_history_list *list, struct history_runs *hr,
+		      struct strvec *notes)
+{
+	struct strbuf why = STRBUF_INIT;
+	size_t i;
+
+	hr->loaded = xcalloc(list->nr ? list->nr : 1, sizeof(*hr->loaded));
+	hr->runs = xcalloc(list->nr ? list->nr : 1, sizeof(*hr->runs));
+	hr->names = xcalloc(list->nr ? list->nr : 1, sizeof(*hr->names));
+	hr->n = 0;
+	for (i = list->nr; i-- > 0;) {
+		const char *id = list->v[i].v[ZL_HCOL_RUN_ID];
+		struct zl_run *run = &hr->loaded[hr->n];
+
+		zl_run_init(run);
+		strbuf_reset(&why);
+		if (!id || zl_history_load_run(h, id, run, &why)) {
+			strvec_pushf(notes, "run %s: %s", id ? id : "?", why.buf);
+			continue;
+		}
+		hr->runs[hr->n] = run;
+		hr->names[hr->n] = run->run_id;
+		hr->n++;
+	}
+	strbuf_release(&why);
+}
+
+/* The ops of the runs in first-seen order: a run's own op, else every op in its results. */
+static void runs_ops(struct zl_run *const *runs, size_t n, struct strvec *ops)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		struct strvec run_ops = STRVEC_INIT;
+
+		if (runs[i]->op && strvec_find(ops, runs[i]->op) < 0)
+			strvec_push(ops, runs[i]->op);
+		zl_report_run_ops(runs[i], &run_ops);
+		for (j = 0; !runs[i]->op && j < run_ops.nr; j++)
+			if (strvec_find(ops, run_ops.v[j]) < 0)
+				strvec_push(ops, run_ops.v[j]);
+		strvec_clear(&run_ops);
+	}
+}
+
+/* "9 runs of mm on cuda since ... · <db path>" */
+static void history_subtitle(struct strbuf *sub, size_t n, const struct zl_history_filter *f,
+			     const struct zl_history *h)
+{
+	strbuf_addf(sub, "%zu runs", n);
+	if (f->op)
+		strbuf_addf(sub, " of %s", f->op);
+	if (f->backend)
+		strbuf_addf(sub, " on %s", f->backend);
+	if (f->since)
+		strbuf_addf(sub, " since %s", f->since);
+	strbuf_addf(sub, " \xc2\xb7 %s", zl_history_path(h));
+}
+
+/* The latest run's caliber and what differs among the runs (n > 0). */
+static void history_caliber(struct strbuf *out, const struct history_runs *hr)
+{
+	struct strvec spread = STRVEC_INIT;
+
+	strbuf_addstr(out, "<h2>Caliber</h2>\n");
+	zl_html_elem(out, "p", "class=\"sub\"", "The latest run's caliber; below it what differs among the runs.");
+	zl_report_caliber(out, hr->runs[hr->n - 1]);
+	zl_report_caliber_spread((const struct zl_run *const *)hr->runs, hr->names, hr->n, &spread);
+	zl_html_notes(out, "warn", "Where the runs' caliber differs", &spread);
+	strvec_clear(&spread);
+}
+
 int zl_report_history_page(struct zl_history *h, const struct zl_history_filter *f, const char *now,
 			   struct strbuf *out, struct strbuf *err)
 {
 	struct zl_history_list list = ZL_HISTORY_LIST_INIT;
-	struct zl_run *loaded = NULL, **runs = NULL;
-	const char **names = NULL;
-	struct strvec ops = STRVEC_INIT, notes = STRVEC_INIT, spread = STRVEC_INIT;
-	struct strbuf sub = STRBUF_INIT, why = STRBUF_INIT;
-	size_t n = 0, i, j;
+	struct history_runs hr;
+	struct strvec ops = STRVEC_INIT, notes = STRVEC_INIT;
+	struct strbuf sub = STRBUF_INIT;
+	size_t i;
 
 	if (zl_history_query(h, f, &list, err))
 		return -1;
-	loaded = xcalloc(list.nr ? list.nr : 1, sizeof(*loaded));
-	runs = xcalloc(list.nr ? list.nr : 1, sizeof(*runs));
-	names = xcalloc(list.nr ? list.nr : 1, sizeof(*names));
-	/* the query is newest first; trends read oldest first */
-	for (i = list.nr; i-- > 0;) {
-		const char *id = list.v[i].v[ZL_HCOL_RUN_ID];
-
-		zl_run_init(&loaded[n]);
-		strbuf_reset(&why);
-		if (!id || zl_history_load_run(h, id, &loaded[n], &why)) {
-			strvec_pushf(&notes, "run %s: %s", id ? id : "?", why.buf);
-			continue;
-		}
-		runs[n] = &loaded[n];
-		names[n] = loaded[n].run_id;
-		n++;
-	}
-	for (i = 0; i < n; i++) {
-		struct strvec run_ops = STRVEC_INIT;
-
-		if (runs[i]->op && strvec_find(&ops, runs[i]->op) < 0)
-			strvec_push(&ops, runs[i]->op);
-		zl_report_run_ops(runs[i], &run_ops);
-		for (j = 0; !runs[i]->op && j < run_ops.nr; j++)
-			if (strvec_find(&ops, run_ops.v[j]) < 0)
-				strvec_push(&ops, run_ops.v[j]);
-		strvec_clear(&run_ops);
-	}
-	strbuf_addf(&sub, "%zu runs", n);
-	if (f->op)
-		strbuf_addf(&sub, " of %s", f->op);
-	if (f->backend)
-		strbuf_addf(&sub, " on %s", f->backend);
-	if (f->since)
-		strbuf_addf(&sub, " since %s", f->since);
-	strbuf_addf(&sub, " \xc2\xb7 %s", zl_history_path(h));
+	load_runs(h, &list, &hr, &notes);
+	runs_ops(hr.runs, hr.n, &ops);
+	history_subtitle(&sub, hr.n, f, h);
 	zl_html_page_begin(out, "zlbench history", sub.buf);
-	if (!n) {
+	if (!hr.n)
 		zl_html_elem(out, "p", NULL, "No stored run matches.");
-	} else {
-		strbuf_addstr(out, "<h2>Caliber</h2>\n");
-		zl_html_elem(out, "p", "class=\"sub\"", "The latest run's caliber; below it what differs among the runs.");
-		zl_report_caliber(out, runs[n - 1]);
-		zl_report_caliber_spread((const struct zl_run *const *)runs, names, n, &spread);
-		zl_html_notes(out, "warn", "Where the runs' caliber differs", &spread);
-	}
+	else
+		history_caliber(out, &hr);
 	zl_html_notes(out, "warn", "Runs left out", &notes);
 	for (i = 0; i < ops.nr; i++)
-		op_section(out, ops.v[i], runs, n);
-	if (n)
-		runs_table(out, runs, n);
+		op_section(out, ops.v[i], hr.runs, hr.n);
+	if (hr.n)
+		runs_table(out, hr.runs, hr.n);
 	zl_html_page_end(out, now);
-	for (i = 0; i < n; i++)
-		zl_run_release(&loaded[i]);
-	free(loaded);
-	free(runs);
-	free(names);
+	history_runs_release(&hr);
 	zl_history_list_release(&list);
 	strvec_clear(&ops);
 	strvec_clear(&notes);
-	strvec_clear(&spread);
 	strbuf_release(&sub);
-	strbuf_release(&why);
 	return 0;
 }

@@ -101,10 +101,46 @@ double zl_report_op_speedup(const struct zl_run *run, const char *op, size_t *n,
 	return *n ? exp(sum / (double)*n) : NAN;
 }
 
+/* One shape's row of the op chart: latency link, ring and dot, and its speedup bar; returns 1 when drawn. */
+static int add_shape_row(struct zl_rowchart *c, const char *op, const struct zl_result *r, double s)
+{
+	struct strbuf label = STRBUF_INIT, tip = STRBUF_INIT;
+	const char *cls = s < 1 ? "l" : "w";
+	char ratio[32], tms[32], gms[32];
+	struct zl_chart_row *row;
+	int drawn = 0;
+
+	row_label(&label, r);
+	zl_fmt_ms(tms, r->latency_base_ms);
+	zl_fmt_ms(gms, r->latency_ms);
+	zl_report_ratio(ratio, s);
+	strbuf_addf(&tip, "%s %s %s: torch %s ms, FlagGems %s ms, speedup %s", op, r->dtype, r->shape, tms, gms,
+		    ratio);
+	if (r->timer)
+		strbuf_addf(&tip, "; timer %s", r->timer);
+	if (r->samples >= 0)
+		strbuf_addf(&tip, ", %ld samples", r->samples);
+	if (r->error_msg)
+		strbuf_addf(&tip, "; error: %s", r->error_msg);
+	if (!isfinite(s)) {
+		zl_rowchart_add(c, label.buf, r->error_msg ? "error" : "no latency", "nu", tip.buf);
+	} else {
+		row = zl_rowchart_add(c, label.buf, ratio, s < 1 ? "nl" : "nw", tip.buf);
+		zl_row_mark(row, 0, ZL_MARK_LINK, r->latency_base_ms, r->latency_ms, cls);
+		zl_row_mark(row, 0, ZL_MARK_RING, r->latency_base_ms, NAN, "t");
+		zl_row_mark(row, 0, ZL_MARK_DOT, r->latency_ms, NAN, "g");
+		zl_row_mark(row, 1, ZL_MARK_BAR, s, NAN, cls);
+		drawn = 1;
+	}
+	strbuf_release(&label);
+	strbuf_release(&tip);
+	return drawn;
+}
+
 size_t zl_report_op_chart(struct strbuf *sb, const struct zl_run *run, const char *op, const char *fig_id)
 {
 	struct zl_rowchart c;
-	struct strbuf label = STRBUF_INIT, tip = STRBUF_INIT, cap = STRBUF_INIT, title = STRBUF_INIT;
+	struct strbuf cap = STRBUF_INIT, title = STRBUF_INIT;
 	size_t n, i, losses = 0, drawn = 0;
 	struct keyed *rows = sorted_rows(run, op, &n);
 
@@ -116,39 +152,11 @@ size_t zl_report_op_chart(struct strbuf *sb, const struct zl_run *run, const cha
 	zl_rowchart_init(&c, title.buf);
 	zl_rowchart_panel(&c, 0, "latency, ms (log)", 1, NAN, 0.62);
 	zl_rowchart_panel(&c, 1, "speedup (log)", 1, 1.0, 0.38);
-	for (i = 0; i < n; i++) {
-		const struct zl_result *r = &run->results[rows[i].idx];
-		double s = rows[i].key;
-		const char *cls = s < 1 ? "l" : "w";
-		char ratio[32], tms[32], gms[32];
-		struct zl_chart_row *row;
-
-		strbuf_reset(&label);
-		strbuf_reset(&tip);
-		row_label(&label, r);
-		zl_fmt_ms(tms, r->latency_base_ms);
-		zl_fmt_ms(gms, r->latency_ms);
-		zl_report_ratio(ratio, s);
-		strbuf_addf(&tip, "%s %s %s: torch %s ms, FlagGems %s ms, speedup %s", op, r->dtype, r->shape, tms, gms,
-			    ratio);
-		if (r->timer)
-			strbuf_addf(&tip, "; timer %s", r->timer);
-		if (r->samples >= 0)
-			strbuf_addf(&tip, ", %ld samples", r->samples);
-		if (r->error_msg)
-			strbuf_addf(&tip, "; error: %s", r->error_msg);
-		if (!isfinite(s)) {
-			zl_rowchart_add(&c, label.buf, r->error_msg ? "error" : "no latency", "nu", tip.buf);
-			continue;
+	for (i = 0; i < n; i++)
+		if (add_shape_row(&c, op, &run->results[rows[i].idx], rows[i].key)) {
+			losses += rows[i].key < 1;
+			drawn++;
 		}
-		losses += s < 1;
-		drawn++;
-		row = zl_rowchart_add(&c, label.buf, ratio, s < 1 ? "nl" : "nw", tip.buf);
-		zl_row_mark(row, 0, ZL_MARK_LINK, r->latency_base_ms, r->latency_ms, cls);
-		zl_row_mark(row, 0, ZL_MARK_RING, r->latency_base_ms, NAN, "t");
-		zl_row_mark(row, 0, ZL_MARK_DOT, r->latency_ms, NAN, "g");
-		zl_row_mark(row, 1, ZL_MARK_BAR, s, NAN, cls);
-	}
 	zl_html_figure_begin(sb, fig_id);
 	strbuf_addstr(sb, "<div class=\"legend\"><span class=\"lt\">\xe2\x97\x8b torch</span> "
 		      "<span class=\"lg\">\xe2\x97\x8f FlagGems</span> <span class=\"v-slower\">\xe2\x96\xa0 FlagGems "
@@ -162,8 +170,6 @@ size_t zl_report_op_chart(struct strbuf *sb, const struct zl_run *run, const cha
 		strbuf_addf(&cap, " %zu shapes have no latency (error or missing).", n - drawn);
 	zl_html_figure_end(sb, cap.buf);
 	zl_rowchart_release(&c);
-	strbuf_release(&label);
-	strbuf_release(&tip);
 	strbuf_release(&cap);
 	strbuf_release(&title);
 	free(rows);

@@ -425,84 +425,123 @@ static void draw_mark(struct strbuf *sb, const struct zl_mark *m, const struct z
 	}
 }
 
-void zl_rowchart_svg(const struct zl_rowchart *c, struct strbuf *sb)
-{
-	const double w = DEFAULT_W, top = 40, gap = 20;
-	size_t label_chars = 4, note_chars = 0, max_label, i;
-	double label_w, note_w, x0, x1, weights = 0, h, bottom, px[2][2];
+/* Where a row chart's parts go: the label column, then each panel's x range and axis. */
+struct rowchart_layout {
+	double w, label_w;
+	double px[2][2];          /* each panel's left and right */
 	struct zl_axis ax[2];
-	int p, k, npanels = c->npanels ? c->npanels : 1;
+	size_t max_label;         /* characters of a label before it is cut */
+	int npanels;
+};
 
+/*
+ * The label column fits the longest label (at most 42 % of the width), the note column the
+ * longest note; the panels share the rest by weight.
+ */
+static void rowchart_layout(const struct zl_rowchart *c, struct rowchart_layout *l)
+{
+	const double gap = 20;
+	size_t label_chars = 4, note_chars = 0, i;
+	double note_w, x0, x1, weights = 0;
+	int p;
+
+	l->w = DEFAULT_W;
+	l->npanels = c->npanels ? c->npanels : 1;
 	for (i = 0; i < c->nr; i++) {
 		size_t lc = text_chars(c->rows[i].label), nc = text_chars(c->rows[i].note);
 		label_chars = lc > label_chars ? lc : label_chars;
 		note_chars = nc > note_chars ? nc : note_chars;
 	}
-	label_w = fmin(label_chars * CHAR_W + 12, 0.42 * w);
-	max_label = (size_t)((label_w - 12) / CHAR_W + 0.5);
+	l->label_w = fmin(label_chars * CHAR_W + 12, 0.42 * l->w);
+	l->max_label = (size_t)((l->label_w - 12) / CHAR_W + 0.5);
 	note_w = note_chars ? note_chars * CHAR_W + 14 : 0;
-	x0 = label_w;
-	x1 = w - note_w - 10;
-	for (p = 0; p < npanels; p++)
+	x0 = l->label_w;
+	x1 = l->w - note_w - 10;
+	for (p = 0; p < l->npanels; p++)
 		weights += c->panel[p].weight > 0 ? c->panel[p].weight : 1;
-	for (p = 0; p < npanels; p++) {
+	for (p = 0; p < l->npanels; p++) {
 		double share = (c->panel[p].weight > 0 ? c->panel[p].weight : 1) / weights;
-		double span = (x1 - x0 - gap * (npanels - 1)) * share;
-		px[p][0] = p ? px[p - 1][1] + gap : x0;
-		px[p][1] = px[p][0] + span;
-		panel_axis(c, p, span, &ax[p]);
+		double span = (x1 - x0 - gap * (l->npanels - 1)) * share;
+		l->px[p][0] = p ? l->px[p - 1][1] + gap : x0;
+		l->px[p][1] = l->px[p][0] + span;
+		panel_axis(c, p, span, &l->ax[p]);
 	}
-	bottom = top + c->nr * ROW_H;
-	h = bottom + (c->nr > 28 ? 24 : 8);
-	svg_begin(sb, w, h, c->title);
-	for (p = 0; p < npanels; p++) {
+}
+
+/* Each panel's title, grid, axis line and reference line; tick labels repeated at the bottom of a tall chart. */
+static void rowchart_panels(struct strbuf *sb, const struct zl_rowchart *c, const struct rowchart_layout *l,
+			    double top, double bottom)
+{
+	int p;
+
+	for (p = 0; p < l->npanels; p++) {
 		const struct zl_panel *pn = &c->panel[p];
+		const struct zl_axis *ax = &l->ax[p];
 
 		if (pn->title)
-			svg_text(sb, px[p][0], 13, "hd", pn->title);
-		x_grid(sb, &ax[p], px[p][0], px[p][1], top - 6, bottom, 29);
+			svg_text(sb, l->px[p][0], 13, "hd", pn->title);
+		x_grid(sb, ax, l->px[p][0], l->px[p][1], top - 6, bottom, 29);
 		if (c->nr > 28) {
 			size_t t;
 			char lab[32];
 
-			for (t = 0; t < ax[p].nticks; t++) {
-				zl_axis_label(lab, ax[p].ticks[t]);
-				svg_text(sb, zl_axis_pos(&ax[p], ax[p].ticks[t], px[p][0], px[p][1]), bottom + 17,
+			for (t = 0; t < ax->nticks; t++) {
+				zl_axis_label(lab, ax->ticks[t]);
+				svg_text(sb, zl_axis_pos(ax, ax->ticks[t], l->px[p][0], l->px[p][1]), bottom + 17,
 					 "tl c", lab);
 			}
 		}
-		strbuf_addf(sb, "<path class=\"ax\" d=\"M%.1f %.1fH%.1f\"/>", px[p][0], top - 6, px[p][1]);
+		strbuf_addf(sb, "<path class=\"ax\" d=\"M%.1f %.1fH%.1f\"/>", l->px[p][0], top - 6, l->px[p][1]);
 		if (drawable(pn->log, pn->ref)) {
-			double xr = zl_axis_pos(&ax[p], pn->ref, px[p][0], px[p][1]);
+			double xr = zl_axis_pos(ax, pn->ref, l->px[p][0], l->px[p][1]);
 			strbuf_addf(sb, "<path class=\"ref\" d=\"M%.1f %.1fV%.1f\"/>", xr, top - 6, bottom);
 		}
 		strbuf_addch(sb, '\n');
 	}
-	for (i = 0; i < c->nr; i++) {
-		const struct zl_chart_row *r = &c->rows[i];
-		double y = top + i * ROW_H + ROW_H / 2;
+}
 
-		strbuf_addstr(sb, "<g>");
-		svg_tip(sb, r->tip ? r->tip : r->label);
-		strbuf_addf(sb, "<text class=\"e\" x=\"%.1f\" y=\"%.1f\">", label_w - 8, y + 4);
-		text_cut(sb, r->label, max_label);
-		strbuf_addstr(sb, "</text>");
-		for (k = 0; k < r->nmarks; k++) {
-			int pi = r->mark[k].panel < npanels ? r->mark[k].panel : 0;
-			draw_mark(sb, &r->mark[k], &ax[pi], c->panel[pi].log, c->panel[pi].ref, px[pi][0],
-				  px[pi][1], y);
-		}
-		if (r->note) {
-			struct strbuf cls = STRBUF_INIT;
+/* One row at height y: its tooltip, its label (cut), its marks on their panels, its note. */
+static void rowchart_row(struct strbuf *sb, const struct zl_rowchart *c, const struct rowchart_layout *l,
+			 const struct zl_chart_row *r, double y)
+{
+	int k;
 
-			strbuf_addstr(&cls, "e");
-			if (r->note_cls)
-				strbuf_addf(&cls, " %s", r->note_cls);
-			svg_text(sb, w - 6, y + 4, cls.buf, r->note);
-			strbuf_release(&cls);
-		}
-		strbuf_addstr(sb, "</g>\n");
+	strbuf_addstr(sb, "<g>");
+	svg_tip(sb, r->tip ? r->tip : r->label);
+	strbuf_addf(sb, "<text class=\"e\" x=\"%.1f\" y=\"%.1f\">", l->label_w - 8, y + 4);
+	text_cut(sb, r->label, l->max_label);
+	strbuf_addstr(sb, "</text>");
+	for (k = 0; k < r->nmarks; k++) {
+		int pi = r->mark[k].panel < l->npanels ? r->mark[k].panel : 0;
+		draw_mark(sb, &r->mark[k], &l->ax[pi], c->panel[pi].log, c->panel[pi].ref, l->px[pi][0],
+			  l->px[pi][1], y);
 	}
+	if (r->note) {
+		struct strbuf cls = STRBUF_INIT;
+
+		strbuf_addstr(&cls, "e");
+		if (r->note_cls)
+			strbuf_addf(&cls, " %s", r->note_cls);
+		svg_text(sb, l->w - 6, y + 4, cls.buf, r->note);
+		strbuf_release(&cls);
+	}
+	strbuf_addstr(sb, "</g>\n");
+}
+
+void zl_rowchart_svg(const struct zl_rowchart *c, struct strbuf *sb)
+{
+	const double top = 40;
+	struct rowchart_layout l;
+	double bottom, h;
+	size_t i;
+
+	rowchart_layout(c, &l);
+	bottom = top + c->nr * ROW_H;
+	h = bottom + (c->nr > 28 ? 24 : 8);
+	svg_begin(sb, l.w, h, c->title);
+	rowchart_panels(sb, c, &l, top, bottom);
+	for (i = 0; i < c->nr; i++)
+		rowchart_row(sb, c, &l, &c->rows[i], top + i * ROW_H + ROW_H / 2);
 	strbuf_addstr(sb, "</svg>\n");
 }
 
@@ -556,74 +595,110 @@ void zl_timeline_add(struct zl_timeline *t, size_t lane, double t0, double t1, c
 	s->cls = cls ? cls : "st-other";
 }
 
-void zl_timeline_svg(const struct zl_timeline *t, struct strbuf *sb)
-{
-	const double w = DEFAULT_W, lane_h = 24, top = 34;
-	double origin = INFINITY, end = -INFINITY, unit, lane_w, x0, x1, bottom, h;
+/* Where a timeline's parts go: the lane column, the bars' x range and axis, the time unit. */
+struct timeline_layout {
+	double lane_w, lane_h, top, x0, x1;
+	double origin, unit;      /* seconds: the earliest start, and one unit of the axis */
 	const char *unit_name;
-	size_t i, lane_chars = 6;
 	struct zl_axis ax;
-	char head[48];
+};
 
+/* Hours over two hours, minutes over three minutes, else seconds. */
+static void timeline_unit(double span, struct timeline_layout *l)
+{
+	if (span >= 2 * 3600) {
+		l->unit = 3600;
+		l->unit_name = "h";
+	} else if (span >= 180) {
+		l->unit = 60;
+		l->unit_name = "min";
+	} else {
+		l->unit = 1;
+		l->unit_name = "s";
+	}
+}
+
+static void timeline_layout(const struct zl_timeline *t, struct timeline_layout *l)
+{
+	const double w = DEFAULT_W;
+	double end = -INFINITY;
+	size_t i, lane_chars = 6;
+
+	l->lane_h = 24;
+	l->top = 34;
+	l->origin = INFINITY;
 	for (i = 0; i < t->nr; i++) {
-		origin = fmin(origin, t->v[i].t0);
+		l->origin = fmin(l->origin, t->v[i].t0);
 		end = fmax(end, t->v[i].t1);
 	}
 	if (!t->nr) {
-		origin = 0;
+		l->origin = 0;
 		end = 1;
 	}
 	for (i = 0; i < t->lanes.nr; i++)
 		if (text_chars(t->lanes.v[i]) > lane_chars)
 			lane_chars = text_chars(t->lanes.v[i]);
-	lane_w = fmin(lane_chars * CHAR_W + 14, 180);
-	if (end - origin >= 2 * 3600) {
-		unit = 3600;
-		unit_name = "h";
-	} else if (end - origin >= 180) {
-		unit = 60;
-		unit_name = "min";
-	} else {
-		unit = 1;
-		unit_name = "s";
-	}
-	zl_axis_linear(&ax, 0, fmax((end - origin) / unit, 1e-3), 8);
-	x0 = lane_w;
-	x1 = w - 12;
-	bottom = top + t->lanes.nr * lane_h;
-	h = bottom + 8;
-	svg_begin(sb, w, h, t->title);
-	snprintf(head, sizeof(head), "elapsed (%s)", unit_name);
-	svg_text(sb, 4, 13, "hd", head);
-	x_grid(sb, &ax, x0, x1, top - 6, bottom, 27);
+	l->lane_w = fmin(lane_chars * CHAR_W + 14, 180);
+	timeline_unit(end - l->origin, l);
+	zl_axis_linear(&l->ax, 0, fmax((end - l->origin) / l->unit, 1e-3), 8);
+	l->x0 = l->lane_w;
+	l->x1 = w - 12;
+}
+
+/* The lines between lanes and each lane's name (cut to the lane column). */
+static void timeline_lanes(struct strbuf *sb, const struct zl_timeline *t, const struct timeline_layout *l)
+{
+	size_t i;
+
 	strbuf_addstr(sb, "<path class=\"gr\" d=\"");
 	for (i = 0; i <= t->lanes.nr; i++)
-		strbuf_addf(sb, "M%.1f %.1fH%.1f", 0.0, top + i * lane_h, x1);
+		strbuf_addf(sb, "M%.1f %.1fH%.1f", 0.0, l->top + i * l->lane_h, l->x1);
 	strbuf_addstr(sb, "\"/>\n");
 	for (i = 0; i < t->lanes.nr; i++) {
-		strbuf_addf(sb, "<text class=\"e\" x=\"%.1f\" y=\"%.1f\">", lane_w - 8, top + i * lane_h + lane_h / 2 + 4);
-		text_cut(sb, t->lanes.v[i], (size_t)((lane_w - 14) / CHAR_W + 0.5));
+		strbuf_addf(sb, "<text class=\"e\" x=\"%.1f\" y=\"%.1f\">", l->lane_w - 8,
+			    l->top + i * l->lane_h + l->lane_h / 2 + 4);
+		text_cut(sb, t->lanes.v[i], (size_t)((l->lane_w - 14) / CHAR_W + 0.5));
 		strbuf_addstr(sb, "</text>");
 	}
 	strbuf_addch(sb, '\n');
-	for (i = 0; i < t->nr; i++) {
-		const struct zl_span *s = &t->v[i];
-		double a = zl_axis_pos(&ax, (s->t0 - origin) / unit, x0, x1);
-		double b = zl_axis_pos(&ax, (s->t1 - origin) / unit, x0, x1);
-		double y = top + s->lane * lane_h + 3, bw = fmax(b - a, 1.0);
-		size_t fit = (size_t)((bw - 6) / (CHAR_W * 11 / 12));
+}
 
-		strbuf_addstr(sb, "<g>");
-		svg_tip(sb, s->tip ? s->tip : s->label);
-		strbuf_addf(sb, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"2\"/>",
-			    s->cls, a, y, bw, lane_h - 6);
-		if (*s->label && fit >= 3 && fit >= text_chars(s->label) / 2 + 1) {
-			strbuf_addf(sb, "<text class=\"in\" x=\"%.1f\" y=\"%.1f\">", a + 3, y + lane_h / 2 + 1);
-			text_cut(sb, s->label, fit);
-			strbuf_addstr(sb, "</text>");
-		}
-		strbuf_addstr(sb, "</g>\n");
+/* One span's bar with its tooltip, its label inside when at least half of it fits. */
+static void timeline_span(struct strbuf *sb, const struct zl_span *s, const struct timeline_layout *l)
+{
+	double a = zl_axis_pos(&l->ax, (s->t0 - l->origin) / l->unit, l->x0, l->x1);
+	double b = zl_axis_pos(&l->ax, (s->t1 - l->origin) / l->unit, l->x0, l->x1);
+	double y = l->top + s->lane * l->lane_h + 3, bw = fmax(b - a, 1.0);
+	size_t fit = (size_t)((bw - 6) / (CHAR_W * 11 / 12));
+
+	strbuf_addstr(sb, "<g>");
+	svg_tip(sb, s->tip ? s->tip : s->label);
+	strbuf_addf(sb, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"2\"/>",
+		    s->cls, a, y, bw, l->lane_h - 6);
+	if (*s->label && fit >= 3 && fit >= text_chars(s->label) / 2 + 1) {
+		strbuf_addf(sb, "<text class=\"in\" x=\"%.1f\" y=\"%.1f\">", a + 3, y + l->lane_h / 2 + 1);
+		text_cut(sb, s->label, fit);
+		strbuf_addstr(sb, "</text>");
 	}
+	strbuf_addstr(sb, "</g>\n");
+}
+
+void zl_timeline_svg(const struct zl_timeline *t, struct strbuf *sb)
+{
+	struct timeline_layout l;
+	double bottom;
+	size_t i;
+	char head[48];
+
+	timeline_layout(t, &l);
+	bottom = l.top + t->lanes.nr * l.lane_h;
+	svg_begin(sb, DEFAULT_W, bottom + 8, t->title);
+	snprintf(head, sizeof(head), "elapsed (%s)", l.unit_name);
+	svg_text(sb, 4, 13, "hd", head);
+	x_grid(sb, &l.ax, l.x0, l.x1, l.top - 6, bottom, 27);
+	timeline_lanes(sb, t, &l);
+	for (i = 0; i < t->nr; i++)
+		timeline_span(sb, &t->v[i], &l);
 	strbuf_addstr(sb, "</svg>\n");
 }
 
@@ -687,15 +762,24 @@ void zl_trend_break(struct zl_trend *t, size_t at, const char *label, const char
 	b->tip = tip ? xstrdup(tip) : NULL;
 }
 
-void zl_trend_svg(const struct zl_trend *t, struct strbuf *sb)
-{
-	const double w = t->width, left = 52, right = 10, top = 24;
-	double h = fmin(fmax(w * 0.48, 180), 260), bottom = h - 38, step, last_label = -1e9;
-	double lo = INFINITY, hi = -INFINITY, legend_x;
+/* Where a trend's parts go: the plot box and its y axis; point i sits at left + (i + 0.5) * step. */
+struct trend_layout {
+	double w, left, right, top, h, bottom, step;
 	struct zl_axis ay;
-	size_t i, nlab;
+};
+
+static void trend_layout(const struct zl_trend *t, struct trend_layout *l)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	size_t i;
 	int s;
 
+	l->w = t->width;
+	l->left = 52;
+	l->right = 10;
+	l->top = 24;
+	l->h = fmin(fmax(l->w * 0.48, 180), 260);
+	l->bottom = l->h - 38;
 	for (s = 0; s < t->ns; s++)
 		for (i = 0; i < t->n; i++)
 			if (drawable(t->log, t->s[s].y[i])) {
@@ -703,99 +787,135 @@ void zl_trend_svg(const struct zl_trend *t, struct strbuf *sb)
 				hi = fmax(hi, t->s[s].y[i]);
 			}
 	if (t->log)
-		zl_axis_log(&ay, lo, hi, 5);
+		zl_axis_log(&l->ay, lo, hi, 5);
 	else
-		zl_axis_linear(&ay, isfinite(lo) ? lo : 0, isfinite(hi) ? hi : 1, 5);
-	step = (w - left - right) / (double)(t->n ? t->n : 1);
-	svg_begin(sb, w, h, t->title);
-	if (t->ylabel)
-		svg_text(sb, 4, 12, "hd", t->ylabel);
-	y_grid(sb, &ay, bottom, top, left, w - right, left - 5);
-	strbuf_addf(sb, "<path class=\"ax\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", left, top, bottom, w - right);
-	/* a few x labels: the first, the last and evenly between, never overlapping */
-	nlab = t->n < 4 ? t->n : 4;
+		zl_axis_linear(&l->ay, isfinite(lo) ? lo : 0, isfinite(hi) ? hi : 1, 5);
+	l->step = (l->w - l->left - l->right) / (double)(t->n ? t->n : 1);
+}
+
+/* A few x labels: the first, the last and evenly between, never overlapping. */
+static void trend_xlabels(struct strbuf *sb, const struct zl_trend *t, const struct trend_layout *l)
+{
+	double last_label = -1e9;
+	size_t i, nlab = t->n < 4 ? t->n : 4;
+
 	for (i = 0; i < nlab && t->xlabels.nr == t->n; i++) {
 		size_t at = nlab > 1 ? i * (t->n - 1) / (nlab - 1) : 0;
-		double x = left + (at + 0.5) * step;
+		double x = l->left + (at + 0.5) * l->step;
 		const char *lab = t->xlabels.v[at];
-
 		double half = text_chars(lab) * CHAR_W / 2;
 
 		/* kept inside the chart: the first and last labels sit at its edges */
-		x = fmin(fmax(x, left + half), w - right - half);
+		x = fmin(fmax(x, l->left + half), l->w - l->right - half);
 		if (x - last_label < 2 * half + 6)
 			continue;
-		svg_text(sb, x, bottom + 15, "tl c", lab);
+		svg_text(sb, x, l->bottom + 15, "tl c", lab);
 		last_label = x;
 	}
-	last_label = -1e9;
+}
+
+/* A dashed line at each break, labelled where the label does not touch the previous one. */
+static void trend_breaks(struct strbuf *sb, const struct zl_trend *t, const struct trend_layout *l)
+{
+	double last_label = -1e9;
+	size_t i;
+
 	for (i = 0; i < t->nbreaks; i++) {
 		const struct zl_trend_break *b = &t->breaks[i];
-		double x = left + b->at * step;
+		double x = l->left + b->at * l->step;
 
 		strbuf_addstr(sb, "<g>");
 		svg_tip(sb, b->tip ? b->tip : b->label);
-		strbuf_addf(sb, "<path class=\"brk\" d=\"M%.1f %.1fV%.1f\"/>", x, top - 4, bottom);
-		if (x - last_label > text_chars(b->label) * CHAR_W + 4 && x + 2 + text_chars(b->label) * 6 < w) {
-			strbuf_addf(sb, "<text class=\"brk\" x=\"%.1f\" y=\"%.1f\">", x + 2, top - 8);
+		strbuf_addf(sb, "<path class=\"brk\" d=\"M%.1f %.1fV%.1f\"/>", x, l->top - 4, l->bottom);
+		if (x - last_label > text_chars(b->label) * CHAR_W + 4 && x + 2 + text_chars(b->label) * 6 < l->w) {
+			strbuf_addf(sb, "<text class=\"brk\" x=\"%.1f\" y=\"%.1f\">", x + 2, l->top - 8);
 			zl_html_escape(sb, b->label);
 			strbuf_addstr(sb, "</text>");
 			last_label = x;
 		}
 		strbuf_addstr(sb, "</g>\n");
 	}
-	for (s = 0; s < t->ns; s++) {
-		const struct zl_trend_series *se = &t->s[s];
-		int pen = 0;
+}
 
-		strbuf_addf(sb, "<path class=\"%s ln\" d=\"", se->cls);
-		for (i = 0; i < t->n; i++) {
-			if (!drawable(t->log, se->y[i])) {
-				pen = 0;
-				continue;
-			}
-			strbuf_addf(sb, "%c%.1f %.1f", pen ? 'L' : 'M', left + (i + 0.5) * step,
-				    zl_axis_pos(&ay, se->y[i], bottom, top));
-			pen = 1;
-		}
-		strbuf_addstr(sb, "\"/>\n");
-		for (i = 0; i < t->n; i++) {
-			double x = left + (i + 0.5) * step, y;
-			char val[32];
+/* Point i of a series: a dot with its tooltip, and a triangle where the series shifted. */
+static void trend_point(struct strbuf *sb, const struct zl_trend *t, const struct zl_trend_series *se, size_t i,
+			const struct trend_layout *l)
+{
+	double x = l->left + (i + 0.5) * l->step, y = zl_axis_pos(&l->ay, se->y[i], l->bottom, l->top);
+	char val[32];
 
-			if (!drawable(t->log, se->y[i]))
-				continue;
-			y = zl_axis_pos(&ay, se->y[i], bottom, top);
-			zl_fmt_ms(val, se->y[i]);
-			strbuf_addf(sb, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.4\">", se->cls, x, y);
-			strbuf_addstr(sb, "<title>");
-			zl_html_textf(sb, "%s, %s: %s", se->name,
-				      t->xlabels.nr == t->n ? t->xlabels.v[i] : "", val);
-			strbuf_addstr(sb, "</title></circle>");
-			if (se->shift[i]) {
-				/* a step up points up above the point; a step down points down below it */
-				int up = se->shift[i] > 0;
-				strbuf_addf(sb, "<path class=\"%s\" d=\"M%.1f %.1fl-5 %d h10z\"><title>",
-					    up != !!se->up_good ? "l" : "w",
-					    x, up ? y - 13 : y + 13, up ? 8 : -8);
-				zl_html_textf(sb, "%s shifted %s here (beyond its noise)", se->name,
-					      up ? "up" : "down");
-				strbuf_addstr(sb, "</title></path>");
-			}
-		}
-		strbuf_addch(sb, '\n');
+	zl_fmt_ms(val, se->y[i]);
+	strbuf_addf(sb, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.4\">", se->cls, x, y);
+	strbuf_addstr(sb, "<title>");
+	zl_html_textf(sb, "%s, %s: %s", se->name, t->xlabels.nr == t->n ? t->xlabels.v[i] : "", val);
+	strbuf_addstr(sb, "</title></circle>");
+	if (se->shift[i]) {
+		/* a step up points up above the point; a step down points down below it */
+		int up = se->shift[i] > 0;
+		strbuf_addf(sb, "<path class=\"%s\" d=\"M%.1f %.1fl-5 %d h10z\"><title>",
+			    up != !!se->up_good ? "l" : "w", x, up ? y - 13 : y + 13, up ? 8 : -8);
+		zl_html_textf(sb, "%s shifted %s here (beyond its noise)", se->name, up ? "up" : "down");
+		strbuf_addstr(sb, "</title></path>");
 	}
-	/* legend under the axis, right-aligned */
-	legend_x = w - right;
+}
+
+/* A series: its line (broken where a point is not drawable), then its points. */
+static void trend_series(struct strbuf *sb, const struct zl_trend *t, const struct zl_trend_series *se,
+			 const struct trend_layout *l)
+{
+	size_t i;
+	int pen = 0;
+
+	strbuf_addf(sb, "<path class=\"%s ln\" d=\"", se->cls);
+	for (i = 0; i < t->n; i++) {
+		if (!drawable(t->log, se->y[i])) {
+			pen = 0;
+			continue;
+		}
+		strbuf_addf(sb, "%c%.1f %.1f", pen ? 'L' : 'M', l->left + (i + 0.5) * l->step,
+			    zl_axis_pos(&l->ay, se->y[i], l->bottom, l->top));
+		pen = 1;
+	}
+	strbuf_addstr(sb, "\"/>\n");
+	for (i = 0; i < t->n; i++)
+		if (drawable(t->log, se->y[i]))
+			trend_point(sb, t, se, i, l);
+	strbuf_addch(sb, '\n');
+}
+
+/* The legend under the axis, right-aligned. */
+static void trend_legend(struct strbuf *sb, const struct zl_trend *t, const struct trend_layout *l)
+{
+	double legend_x = l->w - l->right;
+	int s;
+
 	for (s = t->ns - 1; s >= 0; s--) {
 		double tw = text_chars(t->s[s].name) * CHAR_W;
 
 		legend_x -= tw;
-		svg_text(sb, legend_x, h - 6, "tl", t->s[s].name);
+		svg_text(sb, legend_x, l->h - 6, "tl", t->s[s].name);
 		strbuf_addf(sb, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"/>", t->s[s].cls, legend_x - 8,
-			    h - 10);
+			    l->h - 10);
 		legend_x -= 22;
 	}
+}
+
+void zl_trend_svg(const struct zl_trend *t, struct strbuf *sb)
+{
+	struct trend_layout l;
+	int s;
+
+	trend_layout(t, &l);
+	svg_begin(sb, l.w, l.h, t->title);
+	if (t->ylabel)
+		svg_text(sb, 4, 12, "hd", t->ylabel);
+	y_grid(sb, &l.ay, l.bottom, l.top, l.left, l.w - l.right, l.left - 5);
+	strbuf_addf(sb, "<path class=\"ax\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", l.left, l.top, l.bottom, l.w - l.right);
+	trend_xlabels(sb, t, &l);
+	trend_breaks(sb, t, &l);
+	for (s = 0; s < t->ns; s++)
+		trend_series(sb, t, &t->s[s], &l);
+	trend_legend(sb, t, &l);
 	strbuf_addstr(sb, "</svg>\n");
 }
 
@@ -856,12 +976,17 @@ double zl_quantile_sorted(const double *sorted, size_t n, double q)
 	return sorted[i] + frac * (sorted[i + 1] - sorted[i]);
 }
 
-void zl_strips_svg(const struct zl_strips *s, struct strbuf *sb)
-{
-	const double w = DEFAULT_W, row = 28, top = 36, pair_gap = 10;
-	double lo = INFINITY, hi = -INFINITY, label_w, x0, x1, h, y;
-	size_t i, j, label_chars = 4, max_label;
+/* Where strips go: the label column, the samples' x range and axis (log when they span over 4x). */
+struct strips_layout {
+	double w, label_w, x0, x1;
+	size_t max_label;
 	struct zl_axis ax;
+};
+
+static void strips_layout(const struct zl_strips *s, struct strips_layout *l)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	size_t i, j, label_chars = 4;
 
 	for (i = 0; i < s->nr; i++) {
 		for (j = 0; j < s->v[i].n; j++)
@@ -873,63 +998,87 @@ void zl_strips_svg(const struct zl_strips *s, struct strbuf *sb)
 			label_chars = text_chars(s->v[i].label);
 	}
 	if (isfinite(lo) && hi / lo > 4)
-		zl_axis_log(&ax, lo, hi, 8);
+		zl_axis_log(&l->ax, lo, hi, 8);
 	else
-		zl_axis_linear(&ax, isfinite(lo) ? lo : 0, isfinite(hi) ? hi : 1, 8);
-	label_w = fmin(label_chars * CHAR_W + 12, 0.45 * w);
-	max_label = (size_t)((label_w - 12) / CHAR_W + 0.5);
-	x0 = label_w;
-	x1 = w - 120;
+		zl_axis_linear(&l->ax, isfinite(lo) ? lo : 0, isfinite(hi) ? hi : 1, 8);
+	l->w = DEFAULT_W;
+	l->label_w = fmin(label_chars * CHAR_W + 12, 0.45 * l->w);
+	l->max_label = (size_t)((l->label_w - 12) / CHAR_W + 0.5);
+	l->x0 = l->label_w;
+	l->x1 = l->w - 120;
+}
+
+/* The dots of a strip (every stride-th sample), each at a fixed jitter from its index: the same page every time. */
+static void strip_dots(struct strbuf *sb, const struct zl_strip *st, size_t stride, double mid,
+		       const struct strips_layout *l)
+{
+	size_t j;
+
+	for (j = 0; j < st->n; j += stride) {
+		unsigned int hsh = (unsigned int)(j * 2654435761u);
+		double jit = ((hsh >> 16) & 0xff) / 255.0 * 14 - 7;
+
+		if (!drawable(l->ax.log, st->v[j]))
+			continue;
+		strbuf_addf(sb, "<circle class=\"%s pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"1.8\"/>", st->cls,
+			    zl_axis_pos(&l->ax, st->v[j], l->x0, l->x1), mid + jit);
+	}
+}
+
+/* One strip centred at mid: tooltip, label, the quartile box, the dots, the median bar and the note. */
+static void strip_row(struct strbuf *sb, const struct zl_strip *st, double mid, const struct strips_layout *l)
+{
+	double *sorted = xcalloc(st->n ? st->n : 1, sizeof(*sorted));
+	double q1, q2, q3;
+	size_t stride = st->n > ZL_STRIP_MAX_DOTS ? (st->n + ZL_STRIP_MAX_DOTS - 1) / ZL_STRIP_MAX_DOTS : 1;
+	char note[64], med[32];
+
+	if (st->n)
+		memcpy(sorted, st->v, st->n * sizeof(*sorted));
+	qsort(sorted, st->n, sizeof(*sorted), cmp_double);
+	q1 = zl_quantile_sorted(sorted, st->n, 0.25);
+	q2 = zl_quantile_sorted(sorted, st->n, 0.5);
+	q3 = zl_quantile_sorted(sorted, st->n, 0.75);
+	free(sorted);
+	zl_fmt_ms(med, q2);
+	snprintf(note, sizeof(note), "n=%zu med %s", st->n, med);
+	strbuf_addstr(sb, "<g>");
+	strbuf_addstr(sb, "<title>");
+	zl_html_textf(sb, "%s: %zu samples%s, quartiles %.4g / %.4g / %.4g ms", st->label, st->n,
+		      stride > 1 ? " (every k-th drawn)" : "", q1, q2, q3);
+	strbuf_addstr(sb, "</title>");
+	strbuf_addf(sb, "<text class=\"e\" x=\"%.1f\" y=\"%.1f\">", l->label_w - 8, mid + 4);
+	text_cut(sb, st->label, l->max_label);
+	strbuf_addstr(sb, "</text>");
+	if (st->n) {
+		double a = zl_axis_pos(&l->ax, q1, l->x0, l->x1), b = zl_axis_pos(&l->ax, q3, l->x0, l->x1);
+
+		strbuf_addf(sb, "<rect class=\"box\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"16\"/>", a,
+			    mid - 8, fmax(b - a, 1.0));
+	}
+	strip_dots(sb, st, stride, mid, l);
+	if (st->n)
+		strbuf_addf(sb, "<path class=\"%s\" d=\"M%.1f %.1fv18\" style=\"stroke-width:2.5\"/>", st->cls,
+			    zl_axis_pos(&l->ax, q2, l->x0, l->x1), mid - 9);
+	svg_text(sb, l->w - 6, mid + 4, "e tl", note);
+	strbuf_addstr(sb, "</g>\n");
+}
+
+void zl_strips_svg(const struct zl_strips *s, struct strbuf *sb)
+{
+	const double row = 28, top = 36, pair_gap = 10;
+	struct strips_layout l;
+	double h, y;
+	size_t i;
+
+	strips_layout(s, &l);
 	h = top + s->nr * row + (s->gap_after_pairs ? (double)(s->nr / 2) * pair_gap : 0) + 8;
-	svg_begin(sb, w, h, s->title);
-	svg_text(sb, x0, 13, "hd", ax.log ? "ms per call (log scale)" : "ms per call");
-	x_grid(sb, &ax, x0, x1, top - 6, h - 8, 29);
+	svg_begin(sb, l.w, h, s->title);
+	svg_text(sb, l.x0, 13, "hd", l.ax.log ? "ms per call (log scale)" : "ms per call");
+	x_grid(sb, &l.ax, l.x0, l.x1, top - 6, h - 8, 29);
 	y = top;
 	for (i = 0; i < s->nr; i++) {
-		const struct zl_strip *st = &s->v[i];
-		double *sorted = xcalloc(st->n ? st->n : 1, sizeof(*sorted));
-		double mid = y + row / 2, q1, q2, q3;
-		size_t stride = st->n > ZL_STRIP_MAX_DOTS ? (st->n + ZL_STRIP_MAX_DOTS - 1) / ZL_STRIP_MAX_DOTS : 1;
-		char note[64], med[32];
-
-		if (st->n)
-			memcpy(sorted, st->v, st->n * sizeof(*sorted));
-		qsort(sorted, st->n, sizeof(*sorted), cmp_double);
-		q1 = zl_quantile_sorted(sorted, st->n, 0.25);
-		q2 = zl_quantile_sorted(sorted, st->n, 0.5);
-		q3 = zl_quantile_sorted(sorted, st->n, 0.75);
-		free(sorted);
-		zl_fmt_ms(med, q2);
-		snprintf(note, sizeof(note), "n=%zu med %s", st->n, med);
-		strbuf_addstr(sb, "<g>");
-		strbuf_addstr(sb, "<title>");
-		zl_html_textf(sb, "%s: %zu samples%s, quartiles %.4g / %.4g / %.4g ms", st->label, st->n,
-			      stride > 1 ? " (every k-th drawn)" : "", q1, q2, q3);
-		strbuf_addstr(sb, "</title>");
-		strbuf_addf(sb, "<text class=\"e\" x=\"%.1f\" y=\"%.1f\">", label_w - 8, mid + 4);
-		text_cut(sb, st->label, max_label);
-		strbuf_addstr(sb, "</text>");
-		if (st->n) {
-			double a = zl_axis_pos(&ax, q1, x0, x1), b = zl_axis_pos(&ax, q3, x0, x1);
-
-			strbuf_addf(sb, "<rect class=\"box\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"16\"/>", a,
-				    mid - 8, fmax(b - a, 1.0));
-		}
-		for (j = 0; j < st->n; j += stride) {
-			/* a fixed jitter from the index: the same page every time */
-			unsigned int hsh = (unsigned int)(j * 2654435761u);
-			double jit = ((hsh >> 16) & 0xff) / 255.0 * 14 - 7;
-
-			if (!drawable(ax.log, st->v[j]))
-				continue;
-			strbuf_addf(sb, "<circle class=\"%s pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"1.8\"/>", st->cls,
-				    zl_axis_pos(&ax, st->v[j], x0, x1), mid + jit);
-		}
-		if (st->n)
-			strbuf_addf(sb, "<path class=\"%s\" d=\"M%.1f %.1fv18\" style=\"stroke-width:2.5\"/>", st->cls,
-				    zl_axis_pos(&ax, q2, x0, x1), mid - 9);
-		svg_text(sb, w - 6, mid + 4, "e tl", note);
-		strbuf_addstr(sb, "</g>\n");
+		strip_row(sb, &s->v[i], y + row / 2, &l);
 		y += row;
 		if (s->gap_after_pairs && i % 2 == 1)
 			y += pair_gap;
