@@ -332,23 +332,14 @@ static void no_vendor_answer(struct zl_doctor *d, struct zl_doctor_result *r, in
 	free(plugin);
 }
 
-static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
+/* `python -m zl_doctor vendor`'s answer; NULL with r failed when it did not start, timed out or wrote none. */
+static cJSON *vendor_answer(struct zl_doctor *d, struct zl_doctor_result *r)
 {
-	const struct zl_backend *b = d->s->backend;
 	struct strvec args = STRVEC_INIT;
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	cJSON *doc = NULL;
-	const char *det, *file, *error;
-	const cJSON *venv;
-	char *foreign_pkg = NULL, *own_pkg = NULL;
 	int code = 0;
 
-	if (d->vendor_check) {
-		set_status(r, ZL_DOCTOR_FAILED, "%s", d->vendor_msg.buf);
-		strvec_pushf(&r->evidence, "preflight check '%s' failed", d->vendor_check->name);
-		set_fix(r, "%s", d->vendor_check->hint);
-		return;
-	}
 	strvec_push(&args, "-m");
 	strvec_push(&args, "zl_doctor");
 	strvec_push(&args, "vendor");
@@ -356,30 +347,86 @@ static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 	if (zl_doctor_python(d, &args, NULL, &out, &code, &err)) {
 		set_status(r, ZL_DOCTOR_FAILED, "cannot start '%s': %s", d->pf.python_path, err.buf);
 		set_fix(r, "use an interpreter that runs (--python or ZL_PYTHON)");
-		goto out;
-	}
-	if (code == ZL_EXIT_TIMEOUT) {
+	} else if (code == ZL_EXIT_TIMEOUT) {
 		set_status(r, ZL_DOCTOR_FAILED, "importing flag_gems did not finish within %g s", d->timeout_s);
 		set_fix(r, "find what the import waits for (a device, a lock, a compile); raise --step-timeout if it is only slow");
-		goto out;
-	}
-	doc = zl_doctor_read_json(d, "vendor.json", &err);
-	if (!doc) {
+	} else if (!(doc = zl_doctor_read_json(d, "vendor.json", &err))) {
 		no_vendor_answer(d, r, code, out.buf);
-		goto out;
 	}
+	strvec_clear(&args);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return doc;
+}
+
+/* The import raised `error`: where, and the path it searched. */
+static void vendor_import_failed(struct zl_doctor *d, struct zl_doctor_result *r, const cJSON *doc, const char *error)
+{
+	set_status(r, ZL_DOCTOR_FAILED, "'%s' cannot import flag_gems: %s", d->pf.python_path, error);
+	if (jstr(doc, "error_at"))
+		strvec_pushf(&r->evidence, "raised at %s", jstr(doc, "error_at"));
+	strvec_pushf(&r->evidence, "PYTHONPATH starts with %s and %s/src, as in a run", d->plugins_dir,
+		     d->s->flaggems_dir);
+	set_fix(r, "point --flaggems-dir at a FlagGems checkout whose src/ holds flag_gems, or use an interpreter "
+		"(--python) that has FlagGems and its stack installed");
+}
+
+/* flag_gems reports vendor det (NULL: none), not the backend's: what forces it, which build fits. */
+static void vendor_mismatch(struct zl_doctor *d, struct zl_doctor_result *r, const cJSON *doc, const char *det)
+{
+	const struct zl_backend *b = d->s->backend;
+	const struct zl_backend *other = det ? backend_of_vendor(det) : NULL;
+	const cJSON *venv = cJSON_GetObjectItemCaseSensitive(doc, "vendor_env");
+	const cJSON *v;
+
+	set_status(r, ZL_DOCTOR_FAILED, "flag_gems reports vendor '%s' but backend '%s' expects '%s'",
+		   det ? det : "(none)", b->name, b->vendor_name);
+	cJSON_ArrayForEach(v, venv)
+		if (cJSON_IsString(v))
+			strvec_pushf(&r->evidence, "%s=%s forces FlagGems' vendor", v->string, v->valuestring);
+	if (cJSON_GetArraySize(venv) > 0)
+		set_fix(r, "unset the variable that forces the vendor, or run with the backend it names");
+	else if (other)
+		set_fix(r, "this FlagGems is the '%s' build: run it with --backend %s, or point --flaggems-dir "
+			"(and --python) at the '%s' build for backend %s", det, other->name, b->vendor_name, b->name);
+	else
+		set_fix(r, "point --flaggems-dir (and --python) at the FlagGems build for '%s'", b->vendor_name);
+}
+
+/* flag_gems came from foreign_pkg, not the checkout's own_pkg: a run would measure the wrong one. */
+static void vendor_foreign(struct zl_doctor_result *r, const char *foreign_pkg, const char *own_pkg)
+{
+	set_status(r, ZL_DOCTOR_WARN, "flag_gems was imported from '%s', outside the checkout's '%s': a run would "
+		   "measure that FlagGems, not the checkout's", foreign_pkg, own_pkg);
+	if (zl_is_dir(own_pkg))
+		set_fix(r, "take the FlagGems in '%s' off the interpreter's path (PYTHONPATH, a .pth file, or "
+			"pip uninstall flag_gems) so that '%s' is imported", foreign_pkg, own_pkg);
+	else
+		set_fix(r, "point --flaggems-dir at the checkout whose src/ holds '%s', or give this checkout its "
+			"src/flag_gems", foreign_pkg);
+}
+
+static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
+{
+	const struct zl_backend *b = d->s->backend;
+	cJSON *doc;
+	const char *det, *file, *error;
+	char *foreign_pkg = NULL, *own_pkg = NULL;
+
+	if (d->vendor_check) {
+		set_status(r, ZL_DOCTOR_FAILED, "%s", d->vendor_msg.buf);
+		strvec_pushf(&r->evidence, "preflight check '%s' failed", d->vendor_check->name);
+		set_fix(r, "%s", d->vendor_check->hint);
+		return;
+	}
+	doc = vendor_answer(d, r);
+	if (!doc)
+		return;
 	det = jstr(doc, "vendor_name");
 	file = jstr(doc, "file");
 	error = jstr(doc, "error");
-	venv = cJSON_GetObjectItemCaseSensitive(doc, "vendor_env");
 	if (error) {
-		set_status(r, ZL_DOCTOR_FAILED, "'%s' cannot import flag_gems: %s", d->pf.python_path, error);
-		if (jstr(doc, "error_at"))
-			strvec_pushf(&r->evidence, "raised at %s", jstr(doc, "error_at"));
-		strvec_pushf(&r->evidence, "PYTHONPATH starts with %s and %s/src, as in a run", d->plugins_dir,
-			     d->s->flaggems_dir);
-		set_fix(r, "point --flaggems-dir at a FlagGems checkout whose src/ holds flag_gems, or use an interpreter "
-			"(--python) that has FlagGems and its stack installed");
+		vendor_import_failed(d, r, doc, error);
 		goto out;
 	}
 	if (jstr(doc, "version"))
@@ -388,43 +435,16 @@ static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 		strvec_pushf(&r->evidence, "flag_gems (no __version__) imported from %s", file ? file : "?");
 	if (file)
 		foreign_pkg = outside_checkout(d, file, r, &own_pkg);
-	if (!det || strcmp(det, b->vendor_name)) {
-		const struct zl_backend *other = det ? backend_of_vendor(det) : NULL;
-		const cJSON *v;
-
-		set_status(r, ZL_DOCTOR_FAILED, "flag_gems reports vendor '%s' but backend '%s' expects '%s'",
-			   det ? det : "(none)", b->name, b->vendor_name);
-		cJSON_ArrayForEach(v, venv)
-			if (cJSON_IsString(v))
-				strvec_pushf(&r->evidence, "%s=%s forces FlagGems' vendor", v->string, v->valuestring);
-		if (cJSON_GetArraySize(venv) > 0)
-			set_fix(r, "unset the variable that forces the vendor, or run with the backend it names");
-		else if (other)
-			set_fix(r, "this FlagGems is the '%s' build: run it with --backend %s, or point --flaggems-dir "
-				"(and --python) at the '%s' build for backend %s", det, other->name, b->vendor_name, b->name);
-		else
-			set_fix(r, "point --flaggems-dir (and --python) at the FlagGems build for '%s'", b->vendor_name);
-		goto out;
-	}
-	if (foreign_pkg) {
-		set_status(r, ZL_DOCTOR_WARN, "flag_gems was imported from '%s', outside the checkout's '%s': a run would "
-			   "measure that FlagGems, not the checkout's", foreign_pkg, own_pkg);
-		if (zl_is_dir(own_pkg))
-			set_fix(r, "take the FlagGems in '%s' off the interpreter's path (PYTHONPATH, a .pth file, or "
-				"pip uninstall flag_gems) so that '%s' is imported", foreign_pkg, own_pkg);
-		else
-			set_fix(r, "point --flaggems-dir at the checkout whose src/ holds '%s', or give this checkout its "
-				"src/flag_gems", foreign_pkg);
-		goto out;
-	}
-	set_status(r, ZL_DOCTOR_OK, "flag_gems reports vendor '%s', as backend '%s' expects", det, b->name);
+	if (!det || strcmp(det, b->vendor_name))
+		vendor_mismatch(d, r, doc, det);
+	else if (foreign_pkg)
+		vendor_foreign(r, foreign_pkg, own_pkg);
+	else
+		set_status(r, ZL_DOCTOR_OK, "flag_gems reports vendor '%s', as backend '%s' expects", det, b->name);
 out:
 	free(foreign_pkg);
 	free(own_pkg);
 	cJSON_Delete(doc);
-	strvec_clear(&args);
-	strbuf_release(&out);
-	strbuf_release(&err);
 }
 
 /* ---- step 3: the op resolves and collects ----------------------------------- */
