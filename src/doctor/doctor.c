@@ -659,18 +659,12 @@ static int reached_benchmark(const cJSON *probe, const char *nodeid)
 	return 0;
 }
 
-/*
- * Run the n collected tests with Benchmark.run replaced (zl_doctor.py's probe): a test
- * that raises, crashes or hangs before its benchmark starts fails this step; what it
- * reports (runtime skips, shapes) waits in d->probe for the skips and shapes steps.
- */
-static void probe_tests(struct zl_doctor *d, struct zl_doctor_result *r, size_t n)
+/* Start the probe of the n tests; -1 with r failed (unless interrupted) when it did not start, timed out or was killed. */
+static int run_probe(struct zl_doctor *d, struct zl_doctor_result *r, size_t n)
 {
 	struct strvec args = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
-	const cJSON *errors, *e, *trace, *line, *patched;
-	size_t i = 0;
-	int sig;
+	int sig, rc = -1;
 
 	zl_doctor_pytest_args(d, 0, &args);
 	if (zl_doctor_python(d, &args, "probe", &d->probe_out, &d->probe_code, &err)) {
@@ -699,37 +693,65 @@ static void probe_tests(struct zl_doctor *d, struct zl_doctor_result *r, size_t 
 			"from PYTHONFAULTHANDLER=1)");
 		goto out;
 	}
+	rc = 0;
+out:
+	strvec_clear(&args);
+	strbuf_release(&err);
+	return rc;
+}
+
+/* Tests the probe saw raise (a non-empty errors array): the first one's story, then the list. */
+static void probe_errors(struct zl_doctor *d, struct zl_doctor_result *r, const cJSON *errors)
+{
+	const cJSON *first = cJSON_GetArrayItem(errors, 0);
+	const cJSON *e, *trace, *line;
+	size_t i = 0;
+
+	test_error_summary(r, first, reached_benchmark(d->probe, jstr(first, "nodeid")));
+	/* the errors say it all; the list of collected tests would bury them */
+	strvec_clear(&r->evidence);
+	cJSON_ArrayForEach(e, errors) {
+		if (++i > MAX_LISTED)
+			continue;
+		strvec_pushf(&r->evidence, "%s (%s): %s%s%s", jstr_or(e, "nodeid", "?"), jstr_or(e, "when", "call"),
+			     jstr_or(e, "error", "(no message)"), jstr(e, "at") ? " at " : "", jstr_or(e, "at", ""));
+	}
+	add_more(r, i < MAX_LISTED ? i : MAX_LISTED, i);
+	trace = jarr(first, "trace");
+	if (cJSON_GetArraySize(trace) > 1) {
+		struct strbuf tb = STRBUF_INIT;
+
+		cJSON_ArrayForEach(line, trace)
+			if (cJSON_IsString(line))
+				strbuf_addf(&tb, "%s%s", tb.len ? " -> " : "", line->valuestring);
+		strvec_pushf(&r->evidence, "traceback of the first: %s", tb.buf);
+		strbuf_release(&tb);
+	}
+	cJSON_ArrayForEach(line, jarr(first, "message"))
+		if (cJSON_IsString(line))
+			strvec_pushf(&r->evidence, "pytest: %s", line->valuestring);
+	set_fix(r, "fix what raises at %s; the run starts the same test the same way (`zlbench --verbose doctor` "
+		"prints the probe's command to rerun it)", jstr_or(first, "at", jstr_or(first, "nodeid", "the test")));
+}
+
+/*
+ * Run the n collected tests with Benchmark.run replaced (zl_doctor.py's probe): a test
+ * that raises, crashes or hangs before its benchmark starts fails this step; what it
+ * reports (runtime skips, shapes) waits in d->probe for the skips and shapes steps.
+ */
+static void probe_tests(struct zl_doctor *d, struct zl_doctor_result *r, size_t n)
+{
+	struct strbuf err = STRBUF_INIT;
+	const cJSON *errors, *patched;
+
+	if (run_probe(d, r, n))
+		return;
 	d->probe = zl_doctor_read_json(d, "plugins/doctor_probe.json", &err);
+	strbuf_release(&err);
 	errors = jarr(d->probe, "test_errors");
 	if (cJSON_GetArraySize(errors) > 0) {
-		const cJSON *first = cJSON_GetArrayItem(errors, 0);
-
-		test_error_summary(r, first, reached_benchmark(d->probe, jstr(first, "nodeid")));
-		/* the errors say it all; the list of collected tests would bury them */
-		strvec_clear(&r->evidence);
-		cJSON_ArrayForEach(e, errors) {
-			if (++i > MAX_LISTED)
-				continue;
-			strvec_pushf(&r->evidence, "%s (%s): %s%s%s", jstr_or(e, "nodeid", "?"), jstr_or(e, "when", "call"),
-				     jstr_or(e, "error", "(no message)"), jstr(e, "at") ? " at " : "", jstr_or(e, "at", ""));
-		}
-		add_more(r, i < MAX_LISTED ? i : MAX_LISTED, i);
-		trace = jarr(first, "trace");
-		if (cJSON_GetArraySize(trace) > 1) {
-			struct strbuf tb = STRBUF_INIT;
-
-			cJSON_ArrayForEach(line, trace)
-				if (cJSON_IsString(line))
-					strbuf_addf(&tb, "%s%s", tb.len ? " -> " : "", line->valuestring);
-			strvec_pushf(&r->evidence, "traceback of the first: %s", tb.buf);
-			strbuf_release(&tb);
-		}
-		cJSON_ArrayForEach(line, jarr(first, "message"))
-			if (cJSON_IsString(line))
-				strvec_pushf(&r->evidence, "pytest: %s", line->valuestring);
-		set_fix(r, "fix what raises at %s; the run starts the same test the same way (`zlbench --verbose doctor` "
-			"prints the probe's command to rerun it)", jstr_or(first, "at", jstr_or(first, "nodeid", "the test")));
-		goto out;
+		probe_errors(d, r, errors);
+		return;
 	}
 	patched = cJSON_GetObjectItemCaseSensitive(d->probe, "patched");
 	if (d->probe && cJSON_IsNumber(patched) && patched->valueint == 0) {
@@ -737,45 +759,100 @@ static void probe_tests(struct zl_doctor *d, struct zl_doctor_result *r, size_t 
 			   "class (set_shapes, init_user_config, run) was loaded, so an error or pytest.skip() in them is "
 			   "not checked", n);
 		set_fix(r, "nothing to do if the file does not use FlagGems' Benchmark; otherwise check that it imports it");
-		goto out;
+		return;
 	}
 	if (d->probe)
 		strvec_pushf(&r->evidence, "the test(s) ran up to their benchmark without an error (nothing measured)");
-out:
+}
+
+/* Start the collection; -1 with r failed when pytest did not start, timed out or was killed. */
+static int run_collect(struct zl_doctor *d, struct zl_doctor_result *r, struct strbuf *out, int *code)
+{
+	struct strvec args = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int rc = -1;
+
+	zl_doctor_pytest_args(d, 1, &args);
+	if (zl_doctor_python(d, &args, "collect", out, code, &err)) {
+		set_status(r, ZL_DOCTOR_FAILED, "cannot start pytest: %s", err.buf);
+	} else if (*code == ZL_EXIT_TIMEOUT) {
+		set_status(r, ZL_DOCTOR_FAILED, "collecting %s did not finish within %g s", d->pf.nodes.nodes.v[0], d->timeout_s);
+		set_fix(r, "find what the benchmark file's import waits for; raise --step-timeout if it is only slow");
+	} else if (death_signal(*code)) {
+		set_status(r, ZL_DOCTOR_FAILED, "pytest was killed by signal %d (%s) while collecting %s", death_signal(*code),
+			   strsignal(death_signal(*code)), d->pf.nodes.nodes.v[0]);
+		crash_evidence(r, out->buf);
+		set_fix(r, "the crash is in the benchmark file's import or what it loads (the frames above, from "
+			"PYTHONFAULTHANDLER=1)");
+	} else {
+		rc = 0;
+	}
 	strvec_clear(&args);
 	strbuf_release(&err);
+	return rc;
+}
+
+/* The collection raised (a non-empty errors array): the first exception line, every message as evidence. */
+static void collect_errors(struct zl_doctor_result *r, const cJSON *errors)
+{
+	const cJSON *first = cJSON_GetArrayItem(errors, 0);
+	const cJSON *msg = jarr(first, "message");
+	const cJSON *last = msg ? cJSON_GetArrayItem(msg, cJSON_GetArraySize(msg) - 1) : NULL;
+	const char *why = cJSON_IsString(last) ? last->valuestring : "(no message)";
+	const cJSON *e;
+
+	/* pytest marks the exception line "E   ..." */
+	if (why[0] == 'E' && why[1] == ' ')
+		why += strspn(why + 1, " ") + 1;
+	set_status(r, ZL_DOCTOR_FAILED, "collecting %s failed: %s", jstr(first, "nodeid") ? jstr(first, "nodeid") : "?",
+		   why);
+	cJSON_ArrayForEach(e, errors) {
+		const cJSON *line;
+
+		cJSON_ArrayForEach(line, jarr(e, "message"))
+			if (cJSON_IsString(line))
+				strvec_pushf(&r->evidence, "%s: %s", jstr(e, "nodeid"), line->valuestring);
+	}
+	set_fix(r, "fix the import error in the benchmark file (or what it imports)");
+}
+
+/* The collection ran clean: the tests it selected (then probed), a module's own skip, or why none was. */
+static void collect_selected(struct zl_doctor *d, struct zl_doctor_result *r, int code, const char *out)
+{
+	const cJSON *selected = jarr(d->collected, "selected");
+	const cJSON *skipped = cJSON_GetArrayItem(jarr(d->collected, "module_skips"), 0);
+	size_t n = (size_t)cJSON_GetArraySize(selected), i;
+
+	if (!n && skipped) {
+		/* the module skipped itself while imported: a skip, with its reason, for step 4 */
+		set_status(r, ZL_DOCTOR_OK, "%s skipped itself while imported: no test to collect (step 4 says why)",
+			   jstr_or(skipped, "nodeid", "?"));
+		return;
+	}
+	if (!n) {
+		explain_empty(d, r, d->collected, code, out);
+		return;
+	}
+	set_status(r, ZL_DOCTOR_OK, "%zu test(s) collected from %s%s%s", n, d->pf.nodes.nodes.v[0],
+		   d->pf.nodes.marker ? " with -m " : "", d->pf.nodes.marker ? d->pf.nodes.marker : "");
+	for (i = 0; i < n && i < MAX_LISTED; i++)
+		strvec_pushf(&r->evidence, "%s", jstr_or(cJSON_GetArrayItem(selected, (int)i), "nodeid", "?"));
+	add_more(r, i, n);
+	probe_tests(d, r, n);
 }
 
 static void step_collect(struct zl_doctor *d, struct zl_doctor_result *r)
 {
-	struct strvec args = STRVEC_INIT;
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	const cJSON *errors, *selected, *skipped, *e;
+	const cJSON *errors;
 	int code = 0;
-	size_t n, i;
 
 	if (d->op_check) {
 		resolution_failed(d, r);
-		goto out;
+		return;
 	}
-	zl_doctor_pytest_args(d, 1, &args);
-	if (zl_doctor_python(d, &args, "collect", &out, &code, &err)) {
-		set_status(r, ZL_DOCTOR_FAILED, "cannot start pytest: %s", err.buf);
+	if (run_collect(d, r, &out, &code))
 		goto out;
-	}
-	if (code == ZL_EXIT_TIMEOUT) {
-		set_status(r, ZL_DOCTOR_FAILED, "collecting %s did not finish within %g s", d->pf.nodes.nodes.v[0], d->timeout_s);
-		set_fix(r, "find what the benchmark file's import waits for; raise --step-timeout if it is only slow");
-		goto out;
-	}
-	if (death_signal(code)) {
-		set_status(r, ZL_DOCTOR_FAILED, "pytest was killed by signal %d (%s) while collecting %s", death_signal(code),
-			   strsignal(death_signal(code)), d->pf.nodes.nodes.v[0]);
-		crash_evidence(r, out.buf);
-		set_fix(r, "the crash is in the benchmark file's import or what it loads (the frames above, from "
-			"PYTHONFAULTHANDLER=1)");
-		goto out;
-	}
 	d->collected = zl_doctor_read_json(d, "plugins/doctor.json", &err);
 	d->foreign = zl_doctor_read_json(d, "plugins/foreign_vendor.json", &err);
 	if (!d->collected) {
@@ -787,49 +864,11 @@ static void step_collect(struct zl_doctor *d, struct zl_doctor_result *r)
 		goto out;
 	}
 	errors = jarr(d->collected, "errors");
-	if (cJSON_GetArraySize(errors) > 0) {
-		const cJSON *first = cJSON_GetArrayItem(errors, 0);
-		const cJSON *msg = jarr(first, "message");
-		const cJSON *last = msg ? cJSON_GetArrayItem(msg, cJSON_GetArraySize(msg) - 1) : NULL;
-
-		const char *why = cJSON_IsString(last) ? last->valuestring : "(no message)";
-
-		/* pytest marks the exception line "E   ..." */
-		if (why[0] == 'E' && why[1] == ' ')
-			why += strspn(why + 1, " ") + 1;
-		set_status(r, ZL_DOCTOR_FAILED, "collecting %s failed: %s", jstr(first, "nodeid") ? jstr(first, "nodeid") : "?",
-			   why);
-		cJSON_ArrayForEach(e, errors) {
-			const cJSON *line;
-
-			cJSON_ArrayForEach(line, jarr(e, "message"))
-				if (cJSON_IsString(line))
-					strvec_pushf(&r->evidence, "%s: %s", jstr(e, "nodeid"), line->valuestring);
-		}
-		set_fix(r, "fix the import error in the benchmark file (or what it imports)");
-		goto out;
-	}
-	selected = jarr(d->collected, "selected");
-	n = (size_t)cJSON_GetArraySize(selected);
-	skipped = cJSON_GetArrayItem(jarr(d->collected, "module_skips"), 0);
-	if (!n && skipped) {
-		/* the module skipped itself while imported: a skip, with its reason, for step 4 */
-		set_status(r, ZL_DOCTOR_OK, "%s skipped itself while imported: no test to collect (step 4 says why)",
-			   jstr_or(skipped, "nodeid", "?"));
-		goto out;
-	}
-	if (!n) {
-		explain_empty(d, r, d->collected, code, out.buf);
-		goto out;
-	}
-	set_status(r, ZL_DOCTOR_OK, "%zu test(s) collected from %s%s%s", n, d->pf.nodes.nodes.v[0],
-		   d->pf.nodes.marker ? " with -m " : "", d->pf.nodes.marker ? d->pf.nodes.marker : "");
-	for (i = 0; i < n && i < MAX_LISTED; i++)
-		strvec_pushf(&r->evidence, "%s", jstr_or(cJSON_GetArrayItem(selected, (int)i), "nodeid", "?"));
-	add_more(r, i, n);
-	probe_tests(d, r, n);
+	if (cJSON_GetArraySize(errors) > 0)
+		collect_errors(r, errors);
+	else
+		collect_selected(d, r, code, out.buf);
 out:
-	strvec_clear(&args);
 	strbuf_release(&out);
 	strbuf_release(&err);
 }
