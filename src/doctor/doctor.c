@@ -982,40 +982,81 @@ static void note_skip(struct zl_doctor_result *r, struct strvec *reasons, size_t
 		strvec_pushf(&r->evidence, "%s: %s%s%s: %s", nodeid ? nodeid : "?", how, at ? " at " : "", at ? at : "", reason);
 }
 
-static void step_skips(struct zl_doctor *d, struct zl_doctor_result *r)
-{
-	const cJSON *selected = jarr(d->collected, "selected"), *it;
-	const cJSON *modules = jarr(d->collected, "module_skips");
-	const cJSON *runtime = jarr(d->probe, "runtime_skips");
-	const cJSON *patched = cJSON_GetObjectItemCaseSensitive(d->probe, "patched");
-	struct strvec reasons = STRVEC_INIT, skipped_ids = STRVEC_INIT;
-	size_t n = (size_t)cJSON_GetArraySize(selected), skipped = 0, listed = 0;
-	size_t nmod = (size_t)cJSON_GetArraySize(modules);
+/* What the skips step counts from the collection and the probe. */
+struct skip_tally {
+	struct strvec reasons;      /* distinct reasons, in the order first seen */
+	struct strvec skipped_ids;  /* the tests counted as skipped, each once */
+	size_t skipped;             /* tests skipped by a mark or by pytest.skip() */
+	size_t listed;              /* skips seen, listed as evidence up to MAX_LISTED */
+};
 
-	cJSON_ArrayForEach(it, modules)
-		note_skip(r, &reasons, &listed, jstr(it, "nodeid"), "the module skipped itself while imported",
+/* Every skip: the modules' own, the marks' verdicts, then pytest.skip() while a test ran. */
+static void tally_skips(struct zl_doctor *d, struct zl_doctor_result *r, struct skip_tally *t)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, jarr(d->collected, "module_skips"))
+		note_skip(r, &t->reasons, &t->listed, jstr(it, "nodeid"), "the module skipped itself while imported",
 			  jstr(it, "reason"), jstr(it, "at"));
-	cJSON_ArrayForEach(it, selected) {
+	cJSON_ArrayForEach(it, jarr(d->collected, "selected")) {
 		const cJSON *skip = cJSON_GetObjectItemCaseSensitive(it, "skip");
 
 		if (!cJSON_IsObject(skip))
 			continue;
-		skipped++;
-		strvec_push(&skipped_ids, jstr_or(it, "nodeid", "?"));
-		note_skip(r, &reasons, &listed, jstr(it, "nodeid"), jstr_or(skip, "mark", "skip"), jstr(skip, "reason"), NULL);
+		t->skipped++;
+		strvec_push(&t->skipped_ids, jstr_or(it, "nodeid", "?"));
+		note_skip(r, &t->reasons, &t->listed, jstr(it, "nodeid"), jstr_or(skip, "mark", "skip"),
+			  jstr(skip, "reason"), NULL);
 	}
 	/* pytest.skip() while the test ran (the probe): a test is counted once */
-	cJSON_ArrayForEach(it, runtime) {
+	cJSON_ArrayForEach(it, jarr(d->probe, "runtime_skips")) {
 		const char *id = jstr_or(it, "nodeid", "?");
 
-		if (strvec_find(&skipped_ids, id) >= 0)
+		if (strvec_find(&t->skipped_ids, id) >= 0)
 			continue;
-		skipped++;
-		strvec_push(&skipped_ids, id);
-		note_skip(r, &reasons, &listed, id, "pytest.skip() while it ran", jstr(it, "reason"), jstr(it, "at"));
+		t->skipped++;
+		strvec_push(&t->skipped_ids, id);
+		note_skip(r, &t->reasons, &t->listed, id, "pytest.skip() while it ran", jstr(it, "reason"), jstr(it, "at"));
 	}
-	add_more(r, listed < MAX_LISTED ? listed : MAX_LISTED, listed);
-	if (!skipped && !nmod) {
+	add_more(r, t->listed < MAX_LISTED ? t->listed : MAX_LISTED, t->listed);
+}
+
+/* All n tests skipped (n == 0: the file skipped itself): the first reason, and where the op could come from. */
+static void all_skipped(struct zl_doctor *d, struct zl_doctor_result *r, size_t n, const char *reason)
+{
+	char *own_module = NULL;
+	const char *op = op_name(d);
+
+	if (n)
+		set_status(r, ZL_DOCTOR_FAILED, "all %zu test(s) would be skipped: %s", n, reason);
+	else
+		set_status(r, ZL_DOCTOR_FAILED, "%s skipped itself while imported, so no test is left: %s",
+			   jstr_or(cJSON_GetArrayItem(jarr(d->collected, "module_skips"), 0), "nodeid", "the benchmark file"),
+			   reason);
+	if (op && n)
+		own_implementation(d, op, r, &own_module);
+	if (!n)
+		set_fix(r, "the file skips itself when imported on backend %s: give the interpreter what it asks for "
+			"(see the reason), or run the benchmark where it has that", d->s->backend->name);
+	else if (own_module)
+		set_fix(r, "the skip condition holds on backend %s: when flag_gems.vendor_name == '%s', have the "
+			"benchmark use `from %s import %s` instead (or run it where the condition is false)",
+			d->s->backend->name, d->s->backend->vendor_name, own_module, op);
+	else
+		set_fix(r, "the skip condition holds on backend %s: run the benchmark where its requirement holds, "
+			"or give it an implementation for '%s'", d->s->backend->name, d->s->backend->vendor_name);
+	free(own_module);
+}
+
+static void step_skips(struct zl_doctor *d, struct zl_doctor_result *r)
+{
+	const cJSON *patched = cJSON_GetObjectItemCaseSensitive(d->probe, "patched");
+	struct skip_tally t = { STRVEC_INIT, STRVEC_INIT, 0, 0 };
+	size_t n = (size_t)cJSON_GetArraySize(jarr(d->collected, "selected"));
+	size_t nmod = (size_t)cJSON_GetArraySize(jarr(d->collected, "module_skips"));
+
+	tally_skips(d, r, &t);
+	if (!t.skipped && !nmod) {
 		set_status(r, ZL_DOCTOR_OK, "no skip/skipif mark or pytest.skip() skips the %zu test(s) here", n);
 		if (!d->probe)
 			strvec_push(&r->evidence, "the tests were not run (no probe report): a pytest.skip() while they run is not seen");
@@ -1025,39 +1066,19 @@ static void step_skips(struct zl_doctor *d, struct zl_doctor_result *r)
 		goto out;
 	}
 	foreign_imports(d, r);
-	if (skipped == n) {
-		char *own_module = NULL;
-		const char *op = op_name(d);
-
-		if (n)
-			set_status(r, ZL_DOCTOR_FAILED, "all %zu test(s) would be skipped: %s", n, reasons.v[0]);
-		else
-			set_status(r, ZL_DOCTOR_FAILED, "%s skipped itself while imported, so no test is left: %s",
-				   jstr_or(cJSON_GetArrayItem(modules, 0), "nodeid", "the benchmark file"), reasons.v[0]);
-		if (op && n)
-			own_implementation(d, op, r, &own_module);
-		if (!n)
-			set_fix(r, "the file skips itself when imported on backend %s: give the interpreter what it asks for "
-				"(see the reason), or run the benchmark where it has that", d->s->backend->name);
-		else if (own_module)
-			set_fix(r, "the skip condition holds on backend %s: when flag_gems.vendor_name == '%s', have the "
-				"benchmark use `from %s import %s` instead (or run it where the condition is false)",
-				d->s->backend->name, d->s->backend->vendor_name, own_module, op);
-		else
-			set_fix(r, "the skip condition holds on backend %s: run the benchmark where its requirement holds, "
-				"or give it an implementation for '%s'", d->s->backend->name, d->s->backend->vendor_name);
-		free(own_module);
+	if (t.skipped == n) {
+		all_skipped(d, r, n, t.reasons.v[0]);
 		goto out;
 	}
 	if (nmod)
 		set_status(r, ZL_DOCTOR_WARN, "%zu of %zu tests would be skipped, and %zu file(s) skipped themselves while "
-			   "imported", skipped, n, nmod);
+			   "imported", t.skipped, n, nmod);
 	else
-		set_status(r, ZL_DOCTOR_WARN, "%zu of %zu tests would be skipped", skipped, n);
+		set_status(r, ZL_DOCTOR_WARN, "%zu of %zu tests would be skipped", t.skipped, n);
 	set_fix(r, "nothing to do if those tests are not the ones you want; otherwise see the reasons");
 out:
-	strvec_clear(&reasons);
-	strvec_clear(&skipped_ids);
+	strvec_clear(&t.reasons);
+	strvec_clear(&t.skipped_ids);
 }
 
 /* ---- step 5: other vendors' modules ------------------------------------------- */
