@@ -1370,30 +1370,33 @@ static void count_levels(struct strbuf *sb, const char *level, long cur, const c
 		strbuf_addf(sb, ", level %s: unknown (no shape probe)", other);
 }
 
-static void step_shapes(struct zl_doctor *d, struct zl_doctor_result *r)
+/* What the shapes step learns about the op's shapes at the run's level and the other one. */
+struct shape_view {
+	const char *op, *level, *other;
+	const cJSON *benches[MAX_BENCHES]; /* the probe's benchmarks for the op */
+	size_t nb;
+	struct file_entry fe;              /* the op's entry in the shape file */
+	long cur, oth;                     /* most shapes at the level, at the other; -1 unknown */
+	int uses_file;                     /* every benchmark reads its shapes from the shape file */
+};
+
+/* The counts per level from the probe's benchmarks, else from the shape file's entry. */
+static void count_shapes(struct zl_doctor *d, struct zl_doctor_result *r, struct shape_view *v)
 {
-	struct zl_settings *s = d->s;
-	const char *op = op_name(d), *level = s->level;
-	const char *other = strcmp(level, "core") ? "core" : "comprehensive";
-	const cJSON *benches[MAX_BENCHES];
 	struct strbuf err = STRBUF_INIT;
-	struct file_entry fe;
-	size_t nb = 0, i, j;
-	long cur = -1, oth = -1;
-	int uses_file = 1;
+	size_t i;
 
-	load_entry(d, op, &fe);
 	/* the probe ran with the collect step */
-	relevant_benches(d->probe, op, benches, MAX_BENCHES, &nb);
-	for (i = 0; i < nb; i++) {
-		long c = level_count(benches[i], level), o = level_count(benches[i], other);
+	relevant_benches(d->probe, v->op, v->benches, MAX_BENCHES, &v->nb);
+	for (i = 0; i < v->nb; i++) {
+		long c = level_count(v->benches[i], v->level), o = level_count(v->benches[i], v->other);
 
-		cur = c > cur ? c : cur;
-		oth = o > oth ? o : oth;
-		uses_file &= bench_uses_file(benches[i]);
-		bench_evidence(d, r, benches[i], &fe);
+		v->cur = c > v->cur ? c : v->cur;
+		v->oth = o > v->oth ? o : v->oth;
+		v->uses_file &= bench_uses_file(v->benches[i]);
+		bench_evidence(d, r, v->benches[i], &v->fe);
 	}
-	if (!nb) {
+	if (!v->nb) {
 		zl_doctor_tail(d->probe_out.buf, 2, &err);
 		if (!d->probe_ran)
 			strvec_push(&r->evidence, "the shape probe did not run: counts below come from the shape file only");
@@ -1403,73 +1406,87 @@ static void step_shapes(struct zl_doctor *d, struct zl_doctor_result *r)
 		else
 			strvec_pushf(&r->evidence, "the shape probe saw no benchmark (exit %d: %s): counts below come from the "
 				     "shape file only", d->probe_code, err.buf);
-		if (fe.found)
-			cur = (long)fe.keys.nr;
+		if (v->fe.found)
+			v->cur = (long)v->fe.keys.nr;
 	}
+	strbuf_release(&err);
+}
 
-	/* the shapes the user wants */
-	for (i = 0; i < d->want_shapes.nr; i++) {
-		struct strbuf key = STRBUF_INIT;
-		int in_cur = 0, in_oth = 0;
+/* One shape the user wants: evidence when the level runs it, else the step fails (the first such shape says why). */
+static void check_wanted(struct zl_doctor_result *r, const struct shape_view *v, const char *want)
+{
+	const char *entry = v->fe.found ? v->fe.e.key : v->op ? v->op : "op";
+	struct strbuf key = STRBUF_INIT, counts = STRBUF_INIT;
+	int in_cur = 0, in_oth = 0;
+	size_t j;
 
-		zl_doctor_shape_key(d->want_shapes.v[i], &key);
-		for (j = 0; j < nb; j++) {
-			in_cur |= level_has(benches[j], level, key.buf);
-			in_oth |= level_has(benches[j], other, key.buf);
-		}
-		if (!nb)
-			in_cur = strvec_find(&fe.keys, key.buf) >= 0;
-		if (in_cur) {
-			strvec_pushf(&r->evidence, "shape [%s] runs at level %s", key.buf, level);
-		} else if (r->status != ZL_DOCTOR_FAILED && in_oth) {
-			struct strbuf counts = STRBUF_INIT;
-
-			count_levels(&counts, level, cur, other, oth);
-			set_status(r, ZL_DOCTOR_FAILED, "shape [%s] runs only at level %s (%s for %s)", key.buf, other,
-				   counts.buf, op ? op : "the op");
-			strbuf_release(&counts);
-			if (uses_file)
-				set_fix(r, "--level %s (or keep level %s and add [%s] to the '%s' entry of a shape file "
-					"passed with --shape-file)", other, level, key.buf, fe.found ? fe.e.key : op ? op : "op");
-			else
-				set_fix(r, "--level %s", other);
-		} else if (r->status != ZL_DOCTOR_FAILED) {
-			struct strbuf counts = STRBUF_INIT;
-
-			count_levels(&counts, level, cur, other, nb ? oth : -1);
-			set_status(r, ZL_DOCTOR_FAILED, "shape [%s] is in no shape list of %s (%s)", key.buf,
-				   op ? op : "the op", counts.buf);
-			if (uses_file)
-				set_fix(r, "add [%s] to the '%s' entry of a shape file and pass it with --shape-file", key.buf,
-					fe.found ? fe.e.key : op ? op : "op");
-			else
-				set_fix(r, "the benchmark's set_shapes chooses the shapes itself, so no shape file adds one: "
-					"change the benchmark");
-			strbuf_release(&counts);
-		}
-		strbuf_release(&key);
+	zl_doctor_shape_key(want, &key);
+	for (j = 0; j < v->nb; j++) {
+		in_cur |= level_has(v->benches[j], v->level, key.buf);
+		in_oth |= level_has(v->benches[j], v->other, key.buf);
 	}
-	if (r->status == ZL_DOCTOR_FAILED)
-		goto out;
+	if (!v->nb)
+		in_cur = strvec_find(&v->fe.keys, key.buf) >= 0;
+	if (in_cur) {
+		strvec_pushf(&r->evidence, "shape [%s] runs at level %s", key.buf, v->level);
+	} else if (r->status != ZL_DOCTOR_FAILED && in_oth) {
+		count_levels(&counts, v->level, v->cur, v->other, v->oth);
+		set_status(r, ZL_DOCTOR_FAILED, "shape [%s] runs only at level %s (%s for %s)", key.buf, v->other,
+			   counts.buf, v->op ? v->op : "the op");
+		if (v->uses_file)
+			set_fix(r, "--level %s (or keep level %s and add [%s] to the '%s' entry of a shape file "
+				"passed with --shape-file)", v->other, v->level, key.buf, entry);
+		else
+			set_fix(r, "--level %s", v->other);
+	} else if (r->status != ZL_DOCTOR_FAILED) {
+		count_levels(&counts, v->level, v->cur, v->other, v->nb ? v->oth : -1);
+		set_status(r, ZL_DOCTOR_FAILED, "shape [%s] is in no shape list of %s (%s)", key.buf,
+			   v->op ? v->op : "the op", counts.buf);
+		if (v->uses_file)
+			set_fix(r, "add [%s] to the '%s' entry of a shape file and pass it with --shape-file", key.buf, entry);
+		else
+			set_fix(r, "the benchmark's set_shapes chooses the shapes itself, so no shape file adds one: "
+				"change the benchmark");
+	}
+	strbuf_release(&counts);
+	strbuf_release(&key);
+}
 
-	if (op && uses_file && d->pf.shape_sha256[0] && d->pf.shapes_for_op < 0) {
+/* No wanted shape is missing: a warning when the shape file leaves the op to default shapes, else the count. */
+static void shapes_verdict(struct zl_doctor *d, struct zl_doctor_result *r, const struct shape_view *v)
+{
+	if (v->op && v->uses_file && d->pf.shape_sha256[0] && d->pf.shapes_for_op < 0) {
 		set_status(r, ZL_DOCTOR_WARN, "'%s' has no entry in shape file '%s' (nor any of its benchmark classes): "
-			   "FlagGems falls back to the benchmark's default shapes", op, d->pf.shape_source);
-		set_fix(r, "add a '%s:' entry with its shapes to a shape file and pass it with --shape-file", op);
-	} else if (uses_file && !d->pf.shape_sha256[0] && !s->shape_mode_file) {
+			   "FlagGems falls back to the benchmark's default shapes", v->op, d->pf.shape_source);
+		set_fix(r, "add a '%s:' entry with its shapes to a shape file and pass it with --shape-file", v->op);
+	} else if (v->uses_file && !d->pf.shape_sha256[0] && !d->s->shape_mode_file) {
 		set_status(r, ZL_DOCTOR_WARN, "'%s' is missing: FlagGems falls back to each benchmark's default shapes",
 			   d->pf.shape_source ? d->pf.shape_source : "benchmark/core_shapes.yaml");
 		set_fix(r, "restore benchmark/core_shapes.yaml or pass a shape file (--shape-file)");
-	} else if (cur >= 0) {
-		set_status(r, ZL_DOCTOR_OK, "%s runs %ld shape(s) at level %s", op ? op : "the benchmark", cur, level);
+	} else if (v->cur >= 0) {
+		set_status(r, ZL_DOCTOR_OK, "%s runs %ld shape(s) at level %s", v->op ? v->op : "the benchmark", v->cur,
+			   v->level);
 	} else {
 		set_status(r, ZL_DOCTOR_OK, "shapes not counted (see the evidence)");
 	}
-	if (!strcmp(level, "core") && oth > cur && cur >= 0)
-		strvec_pushf(&r->evidence, "--level comprehensive adds %ld shape(s) (%ld in all)", oth - cur, oth);
-out:
-	release_entry(&fe);
-	strbuf_release(&err);
+	if (!strcmp(v->level, "core") && v->oth > v->cur && v->cur >= 0)
+		strvec_pushf(&r->evidence, "--level comprehensive adds %ld shape(s) (%ld in all)", v->oth - v->cur, v->oth);
+}
+
+static void step_shapes(struct zl_doctor *d, struct zl_doctor_result *r)
+{
+	struct shape_view v = { .op = op_name(d), .level = d->s->level, .cur = -1, .oth = -1, .uses_file = 1 };
+	size_t i;
+
+	v.other = strcmp(v.level, "core") ? "core" : "comprehensive";
+	load_entry(d, v.op, &v.fe);
+	count_shapes(d, r, &v);
+	/* the shapes the user wants */
+	for (i = 0; i < d->want_shapes.nr; i++)
+		check_wanted(r, &v, d->want_shapes.v[i]);
+	if (r->status != ZL_DOCTOR_FAILED)
+		shapes_verdict(d, r, &v);
+	release_entry(&v.fe);
 }
 
 /* ---- the table and the walk ----------------------------------------------------------- */
