@@ -104,118 +104,145 @@ static void child_fail(int fd, int stage)
 	_exit(127);
 }
 
-int child_start(struct child_process *cp, struct strbuf *err)
-{
-	const char **envp;
-	char *prog;
-	int errpipe[2], outpipe[2] = { -1, -1 };
-	int devnull = -1;
-	pid_t pid, parent = getpid();
-	int report[2];
-	ssize_t n;
+/* What child_start() prepares before fork(); owned by it, released by launch_release(). */
+struct launch {
+	const char **envp;  /* the child's environment (the array is ours, the strings borrowed) */
+	char *prog;         /* the program, resolved on the child's PATH */
+	int errpipe[2];     /* CLOEXEC: the child writes {stage, errno} when it fails */
+	int outpipe[2];     /* the captured output, or -1 */
+	int devnull;        /* the child's stdin, or -1 */
+	pid_t parent;       /* for the child to see that its parent died before prctl() */
+};
 
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void launch_release(struct launch *l)
+{
+	close_fd(&l->errpipe[0]);
+	close_fd(&l->errpipe[1]);
+	close_fd(&l->outpipe[0]);
+	close_fd(&l->outpipe[1]);
+	close_fd(&l->devnull);
+	free(l->envp);
+	free(l->prog);
+	l->envp = NULL;
+	l->prog = NULL;
+}
+
+/* The environment, the program, the pipes and stdin; -1 with err (nothing left open) when one fails. */
+static int launch_prepare(const struct child_process *cp, struct launch *l, struct strbuf *err)
+{
+	int saved;
+
+	*l = (struct launch){ .errpipe = { -1, -1 }, .outpipe = { -1, -1 }, .devnull = -1, .parent = getpid() };
 	if (!cp->args.nr)
 		return zl_error(err, "no program to run");
-	envp = child_build_env(&cp->env);
-	prog = resolve_program(cp->args.v[0], envp);
-	if (!prog) {
-		free(envp);
+	l->envp = child_build_env(&cp->env);
+	l->prog = resolve_program(cp->args.v[0], l->envp);
+	if (!l->prog) {
+		launch_release(l);
 		return zl_error(err, "cannot find program '%s' on PATH", cp->args.v[0]);
 	}
-	if (pipe2(errpipe, O_CLOEXEC)) {
-		free(envp);
-		free(prog);
-		return zl_error(err, "pipe: %s", strerror(errno));
-	}
-	if (cp->capture_output && pipe2(outpipe, O_CLOEXEC)) {
-		close(errpipe[0]);
-		close(errpipe[1]);
-		free(envp);
-		free(prog);
-		return zl_error(err, "pipe: %s", strerror(errno));
+	if (pipe2(l->errpipe, O_CLOEXEC) || (cp->capture_output && pipe2(l->outpipe, O_CLOEXEC))) {
+		saved = errno;
+		launch_release(l);
+		return zl_error(err, "pipe: %s", strerror(saved));
 	}
 	if (cp->no_stdin)
-		devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		l->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return 0;
+}
 
-	pid = fork();
-	if (pid < 0) {
-		int saved = errno;
-		close(errpipe[0]);
-		close(errpipe[1]);
-		if (outpipe[0] >= 0) {
-			close(outpipe[0]);
-			close(outpipe[1]);
-		}
-		if (devnull >= 0)
-			close(devnull);
-		free(envp);
-		free(prog);
-		return zl_error(err, "fork: %s", strerror(saved));
+/* In the forked child: async-signal-safe calls only; execs cp's program or exits 127 through child_fail(). */
+static void exec_child(const struct child_process *cp, const struct launch *l)
+{
+	sigset_t none;
+	int sig;
+
+	if (cp->new_pgroup && setpgid(0, 0))
+		child_fail(l->errpipe[1], 1);
+	if (cp->pdeathsig && prctl(PR_SET_PDEATHSIG, cp->pdeathsig))
+		child_fail(l->errpipe[1], 2);
+	/* a parent that died before prctl() sends no signal: the child must not run on alone */
+	if (cp->pdeathsig && getppid() != l->parent)
+		_exit(ZL_EXIT_SIGNAL_BASE + cp->pdeathsig);
+	/*
+	 * A parent started with SIGINT ignored must still give the child ordinary signals;
+	 * only an ignored SIGHUP stays ignored: nohup's promise reaches the child too.
+	 */
+	for (sig = 1; sig < NSIG; sig++) {
+		struct sigaction cur;
+
+		if (sig == SIGHUP && !sigaction(sig, NULL, &cur) && cur.sa_handler == SIG_IGN)
+			continue;
+		signal(sig, SIG_DFL);
 	}
-	if (pid == 0) {
-		/* async-signal-safe calls only from here on */
-		sigset_t none;
-		int sig;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (l->devnull >= 0 && dup2(l->devnull, 0) < 0)
+		child_fail(l->errpipe[1], 3);
+	if (l->outpipe[1] >= 0 && (dup2(l->outpipe[1], 1) < 0 || dup2(l->outpipe[1], 2) < 0))
+		child_fail(l->errpipe[1], 3);
+	if (cp->dir && chdir(cp->dir))
+		child_fail(l->errpipe[1], 4);
+	execve(l->prog, (char *const *)cp->args.v, (char *const *)l->envp);
+	child_fail(l->errpipe[1], 5);
+}
 
-		if (cp->new_pgroup && setpgid(0, 0))
-			child_fail(errpipe[1], 1);
-		if (cp->pdeathsig && prctl(PR_SET_PDEATHSIG, cp->pdeathsig))
-			child_fail(errpipe[1], 2);
-		/* a parent that died before prctl() sends no signal: the child must not run on alone */
-		if (cp->pdeathsig && getppid() != parent)
-			_exit(ZL_EXIT_SIGNAL_BASE + cp->pdeathsig);
-		/*
-		 * A parent started with SIGINT ignored must still give the child ordinary signals;
-		 * only an ignored SIGHUP stays ignored: nohup's promise reaches the child too.
-		 */
-		for (sig = 1; sig < NSIG; sig++) {
-			struct sigaction cur;
+/* In the parent after fork(): did the child reach execve()? 0 with cp's pid and out_fd, else -1 with err (reaped). */
+static int launch_finish(struct child_process *cp, struct launch *l, pid_t pid, struct strbuf *err)
+{
+	static const char *stage[] = { "", "setpgid", "prctl", "dup2", "chdir", "execve" };
+	int report[2], status;
+	ssize_t n;
 
-			if (sig == SIGHUP && !sigaction(sig, NULL, &cur) && cur.sa_handler == SIG_IGN)
-				continue;
-			signal(sig, SIG_DFL);
-		}
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (devnull >= 0 && dup2(devnull, 0) < 0)
-			child_fail(errpipe[1], 3);
-		if (outpipe[1] >= 0 && (dup2(outpipe[1], 1) < 0 || dup2(outpipe[1], 2) < 0))
-			child_fail(errpipe[1], 3);
-		if (cp->dir && chdir(cp->dir))
-			child_fail(errpipe[1], 4);
-		execve(prog, (char *const *)cp->args.v, (char *const *)envp);
-		child_fail(errpipe[1], 5);
-	}
-	if (cp->new_pgroup)
-		setpgid(pid, pid); /* also in the parent: no race with an early kill(-pid) */
-	close(errpipe[1]);
-	if (devnull >= 0)
-		close(devnull);
-	if (outpipe[1] >= 0)
-		close(outpipe[1]);
-	free(envp);
+	close_fd(&l->errpipe[1]);
+	close_fd(&l->devnull);
+	close_fd(&l->outpipe[1]);
 	do
-		n = read(errpipe[0], report, sizeof(report));
+		n = read(l->errpipe[0], report, sizeof(report));
 	while (n < 0 && errno == EINTR);
-	close(errpipe[0]);
 	if (n == (ssize_t)sizeof(report)) {
-		static const char *stage[] = { "", "setpgid", "prctl", "dup2", "chdir", "execve" };
-		int status;
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
-		if (outpipe[0] >= 0)
-			close(outpipe[0]);
-		zl_error(err, "cannot start '%s': %s failed: %s%s%s", prog,
+		zl_error(err, "cannot start '%s': %s failed: %s%s%s", l->prog,
 			 stage[report[0] >= 1 && report[0] <= 5 ? report[0] : 0],
 			 strerror(report[1]), report[0] == 4 ? " in " : "",
 			 report[0] == 4 && cp->dir ? cp->dir : "");
-		free(prog);
+		launch_release(l);
 		return -1;
 	}
-	free(prog);
 	cp->pid = pid;
-	cp->out_fd = outpipe[0];
+	cp->out_fd = l->outpipe[0];
+	l->outpipe[0] = -1;
+	launch_release(l);
 	return 0;
+}
+
+int child_start(struct child_process *cp, struct strbuf *err)
+{
+	struct launch l;
+	pid_t pid;
+	int saved;
+
+	if (launch_prepare(cp, &l, err))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		saved = errno;
+		launch_release(&l);
+		return zl_error(err, "fork: %s", strerror(saved));
+	}
+	if (pid == 0)
+		exec_child(cp, &l);
+	if (cp->new_pgroup)
+		setpgid(pid, pid); /* also in the parent: no race with an early kill(-pid) */
+	return launch_finish(cp, &l, pid, err);
 }
 
 int child_exec(struct child_process *cp, struct strbuf *err)
