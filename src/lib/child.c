@@ -388,58 +388,70 @@ int zl_capture_in(const char *dir, const char *const *argv, const char *const *e
 	return zl_capture_until(dir, argv, env, timeout_s, NULL, NULL, out, exit_code, err);
 }
 
-int zl_capture_until(const char *dir, const char *const *argv, const char *const *env, double timeout_s,
-		     int (*stop_when)(void *ctx), void *ctx, struct strbuf *out, int *exit_code,
-		     struct strbuf *err)
-{
-	struct child_process cp = CHILD_PROCESS_INIT;
+/* One helper run by zl_capture_until(): the child, the stop signals' guard, and why reading ended. */
+struct capture {
+	struct child_process cp;
 	struct capture_guard g;
-	double deadline = timeout_s > 0 ? zl_now_monotonic() + timeout_s : 0;
-	/* the supervisor's signal pipe, watched only for a caller that can act on it */
-	int watch = stop_when && sig_pipe[0] >= 0;
-	int timed_out = 0, status = 0, stop = 0, asked = 0;
+	double deadline;              /* on the monotonic clock; 0: no limit */
+	int (*stop_when)(void *ctx);
+	void *ctx;
+	int watch;                    /* the supervisor's signal pipe is watched, for stop_when() */
+	int timed_out;                /* the deadline passed */
+	int stop;                     /* a stop signal came outside a supervisor: its number */
+	int asked;                    /* stop_when() asked to stop */
+};
 
-	strvec_pushv(&cp.args, (const char **)argv);
+/* Start argv in its own process group, output captured, stop signals guarded; -1 with err (all released). */
+static int capture_start(struct capture *c, const char *dir, const char *const *argv, const char *const *env,
+			 struct strbuf *err)
+{
+	strvec_pushv(&c->cp.args, (const char **)argv);
 	if (env)
-		strvec_pushv(&cp.env, (const char **)env);
-	cp.dir = dir;
-	cp.capture_output = 1;
-	cp.no_stdin = 1;
-	cp.new_pgroup = 1;
+		strvec_pushv(&c->cp.env, (const char **)env);
+	c->cp.dir = dir;
+	c->cp.capture_output = 1;
+	c->cp.no_stdin = 1;
+	c->cp.new_pgroup = 1;
 	/* a helper (pytest probe, vendor tool) never outlives a zlbench killed outright */
-	cp.pdeathsig = SIGKILL;
-	if (guard_begin(&g, err)) {
-		child_release(&cp);
+	c->cp.pdeathsig = SIGKILL;
+	if (guard_begin(&c->g, err)) {
+		child_release(&c->cp);
 		return -1;
 	}
-	if (child_start(&cp, err)) {
-		guard_end(&g);
-		child_release(&cp);
+	if (child_start(&c->cp, err)) {
+		guard_end(&c->g);
+		child_release(&c->cp);
 		return -1;
 	}
+	return 0;
+}
+
+/* Read the helper's output into out until it ends it, the deadline passes, a stop signal comes or stop_when() says so. */
+static void capture_read(struct capture *c, struct strbuf *out)
+{
 	for (;;) {
-		struct pollfd pfd[2] = { { cp.out_fd, POLLIN, 0 }, { sig_pipe[0], POLLIN, 0 } };
+		struct pollfd pfd[2] = { { c->cp.out_fd, POLLIN, 0 }, { sig_pipe[0], POLLIN, 0 } };
 		struct timespec ts, *tsp = NULL;
 		char buf[4096];
 		ssize_t n;
 		int r;
 
-		if (watch && (asked = stop_when(ctx)))
+		if (c->watch && (c->asked = c->stop_when(c->ctx)))
 			break;
 
-		if (deadline) {
-			double left = deadline - zl_now_monotonic();
+		if (c->deadline) {
+			double left = c->deadline - zl_now_monotonic();
 			if (left <= 0) {
-				timed_out = 1;
+				c->timed_out = 1;
 				break;
 			}
 			ts.tv_sec = (time_t)left;
 			ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
 			tsp = &ts;
 		}
-		r = ppoll(pfd, watch ? 2 : 1, tsp, g.active ? &g.old_mask : NULL);
+		r = ppoll(pfd, c->watch ? 2 : 1, tsp, c->g.active ? &c->g.old_mask : NULL);
 		if (r < 0 && errno == EINTR) {
-			if ((stop = capture_stop))
+			if ((c->stop = capture_stop))
 				break;
 			continue;
 		}
@@ -447,32 +459,51 @@ int zl_capture_until(const char *dir, const char *const *argv, const char *const
 			break;
 		if (r == 0 || !(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue; /* a timeout, or only the signal pipe: stop_when() reads it */
-		n = read(cp.out_fd, buf, sizeof(buf));
+		n = read(c->cp.out_fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
 		strbuf_add(out, buf, (size_t)n);
 	}
-	if (timed_out || stop || asked)
-		child_kill(&cp, SIGKILL);
-	if (child_wait(&cp, &status, err)) {
-		guard_end(&g);
-		child_release(&cp);
+}
+
+int zl_capture_until(const char *dir, const char *const *argv, const char *const *env, double timeout_s,
+		     int (*stop_when)(void *ctx), void *ctx, struct strbuf *out, int *exit_code,
+		     struct strbuf *err)
+{
+	struct capture c = {
+		.cp = CHILD_PROCESS_INIT,
+		.deadline = timeout_s > 0 ? zl_now_monotonic() + timeout_s : 0,
+		.stop_when = stop_when,
+		.ctx = ctx,
+		/* the supervisor's signal pipe, watched only for a caller that can act on it */
+		.watch = stop_when && sig_pipe[0] >= 0,
+	};
+	int status = 0;
+
+	if (capture_start(&c, dir, argv, env, err))
+		return -1;
+	capture_read(&c, out);
+	if (c.timed_out || c.stop || c.asked)
+		child_kill(&c.cp, SIGKILL);
+	if (child_wait(&c.cp, &status, err)) {
+		guard_end(&c.g);
+		child_release(&c.cp);
 		return -1;
 	}
 	/* the group may hold stragglers that kept the pipe open: end them too */
-	kill(-cp.pid, SIGKILL);
-	child_release(&cp);
-	guard_end(&g);
-	if (stop) {
+	kill(-c.cp.pid, SIGKILL);
+	child_release(&c.cp);
+	guard_end(&c.g);
+	if (c.stop) {
 		/* nothing of ours is left: now the signal's default action */
-		raise(stop);
-		return zl_error(err, "'%s' stopped by %s", argv[0], strsignal(stop));
+		raise(c.stop);
+		return zl_error(err, "'%s' stopped by %s", argv[0], strsignal(c.stop));
 	}
-	if (asked)
+	if (c.asked)
 		return zl_error(err, "'%s' stopped: interrupted", argv[0]);
-	*exit_code = timed_out ? ZL_EXIT_TIMEOUT : child_exit_code(status);
+	*exit_code = c.timed_out ? ZL_EXIT_TIMEOUT : child_exit_code(status);
 	return 0;
 }
 
