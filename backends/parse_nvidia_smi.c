@@ -106,65 +106,76 @@ static void add_row(const struct strvec *cells, const int col[NV__COUNT], int in
 	free(driver);
 }
 
+/* How many cells a row needs to hold every column the header (or the default order) names. */
+static size_t columns_needed(const int col[NV__COUNT])
+{
+	size_t need = 0;
+	int f;
+
+	for (f = 0; f < NV__COUNT; f++)
+		if (col[f] >= 0 && (size_t)col[f] + 1 > need)
+			need = (size_t)col[f] + 1;
+	return need;
+}
+
+/* The CSV as read so far: its columns, the line number, the devices found. */
+struct nv_csv {
+	int col[NV__COUNT];
+	int lineno;
+	int found;
+	struct zl_devlist *dl;
+};
+
+/* One line's cells: a header, a message (skipped) or a device; -1 with err when the output is not to be trusted. */
+static int read_line(struct nv_csv *c, const struct strvec *cells, const char *line, struct strbuf *err)
+{
+	int index;
+
+	if (is_header(cells)) {
+		read_header(cells, c->col);
+		if (c->col[NV_NAME] < 0 || c->col[NV_UUID] < 0)
+			return zl_error(err, "nvidia-smi header line %d names neither name nor uuid", c->lineno);
+		return 0;
+	}
+	/*
+	 * A line without a comma is a message ("WARNING: infoROM is corrupted
+	 * ...", "No devices were found"); so is one whose index is not a number.
+	 */
+	if (cells->nr < 2)
+		return 0;
+	if (c->col[NV_INDEX] < 0) {
+		index = c->found;
+	} else if (!cell(cells, c->col, NV_INDEX) ||
+		   zl_parse_index(cell(cells, c->col, NV_INDEX), strlen(cell(cells, c->col, NV_INDEX)), &index)) {
+		return 0;
+	}
+	if (cells->nr < columns_needed(c->col))
+		return zl_error(err, "nvidia-smi line %d has %zu of %zu columns (truncated output?): '%s'",
+				c->lineno, cells->nr, columns_needed(c->col), line);
+	if (zl_devlist_find(c->dl, index))
+		return zl_error(err, "nvidia-smi lists gpu %d twice (line %d)", index, c->lineno);
+	add_row(cells, c->col, index, c->dl);
+	c->found++;
+	return 0;
+}
+
 int zl_parse_nvidia_smi_csv(const char *output, struct zl_devlist *dl, struct strbuf *err)
 {
+	struct nv_csv c = { .dl = dl };
 	struct strbuf line = STRBUF_INIT;
 	const char *pos = output;
-	int col[NV__COUNT], lineno = 0, found = 0, ret = 0;
+	int ret = 0;
 
-	default_columns(col);
-	while (zl_next_line(&pos, &line)) {
+	default_columns(c.col);
+	while (!ret && zl_next_line(&pos, &line)) {
 		struct strvec cells = STRVEC_INIT;
-		size_t need = 0;
-		int f, index;
 
-		lineno++;
+		c.lineno++;
 		zl_split_keep(&cells, line.buf, ',');
-		if (is_header(&cells)) {
-			read_header(&cells, col);
-			if (col[NV_NAME] < 0 || col[NV_UUID] < 0) {
-				strvec_clear(&cells);
-				ret = zl_error(err, "nvidia-smi header line %d names neither name nor uuid",
-					       lineno);
-				break;
-			}
-			strvec_clear(&cells);
-			continue;
-		}
-		/*
-		 * A line without a comma is a message ("WARNING: infoROM is corrupted
-		 * ...", "No devices were found"); so is one whose index is not a number.
-		 */
-		if (cells.nr < 2) {
-			strvec_clear(&cells);
-			continue;
-		}
-		if (col[NV_INDEX] < 0) {
-			index = found;
-		} else if (!cell(&cells, col, NV_INDEX) ||
-			   zl_parse_index(cell(&cells, col, NV_INDEX), strlen(cell(&cells, col, NV_INDEX)), &index)) {
-			strvec_clear(&cells);
-			continue;
-		}
-		for (f = 0; f < NV__COUNT; f++)
-			if (col[f] >= 0 && (size_t)col[f] + 1 > need)
-				need = (size_t)col[f] + 1;
-		if (cells.nr < need) {
-			ret = zl_error(err, "nvidia-smi line %d has %zu of %zu columns (truncated output?): '%s'",
-				       lineno, cells.nr, need, line.buf);
-			strvec_clear(&cells);
-			break;
-		}
-		if (zl_devlist_find(dl, index)) {
-			ret = zl_error(err, "nvidia-smi lists gpu %d twice (line %d)", index, lineno);
-			strvec_clear(&cells);
-			break;
-		}
-		add_row(&cells, col, index, dl);
-		found++;
+		ret = read_line(&c, &cells, line.buf, err);
 		strvec_clear(&cells);
 	}
-	if (!ret && !found)
+	if (!ret && !c.found)
 		ret = zl_parse_none(err, "nvidia-smi", output);
 	strbuf_release(&line);
 	return ret;

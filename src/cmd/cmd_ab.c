@@ -670,6 +670,48 @@ static int finish(struct ab_state *st)
 	return code;
 }
 
+/* The ab ends before its verdict: status saved in ab.json (a failed save changes nothing), code returned. */
+static int end_as(struct ab_state *st, const char *status, int code)
+{
+	st->status = status;
+	save(st);
+	return code;
+}
+
+/*
+ * Run slot k and check what it tells: ZL_EXIT_OK to go on (*stop set when a signal
+ * ended it: the rounds stop there), else the exit code the ab ends with.
+ */
+static int run_step(struct ab_state *st, const struct zl_settings *s, const char *exe, size_t k, int *stop,
+		    struct strbuf *err)
+{
+	struct run_slot *r = &st->runs[k];
+
+	if (run_one(st, s, exe, k, stop, err)) {
+		zl_print_error("%s: %s", r->name, err->buf);
+		return end_as(st, "failed", ZL_EXIT_USAGE);
+	}
+	if (*stop || r->exit_code >= ZL_EXIT_SIGNAL_BASE) {
+		*stop = *stop ? *stop : r->exit_code - ZL_EXIT_SIGNAL_BASE;
+		return ZL_EXIT_OK;
+	}
+	/* a run that could not start: the others would fail alike */
+	if (r->exit_code == ZL_EXIT_USAGE || r->exit_code == ZL_EXIT_PREFLIGHT) {
+		zl_print_error("%s exited %d (see %s/logs/%s.log): the ab stops", r->name, r->exit_code, st->dir,
+			       r->name);
+		return end_as(st, "failed", r->exit_code);
+	}
+	/* the first pair shows a set-up difference before the other rounds are spent on it */
+	if (k == 1 || k + 1 == 2 * st->rounds) {
+		check_caliber(st, k + 1);
+		if (st->refusals.nr && !st->o->allow_mismatch) {
+			print_refusals(st);
+			return end_as(st, "refused", ZL_EXIT_USAGE);
+		}
+	}
+	return save(st) ? ZL_EXIT_FAILED : ZL_EXIT_OK;
+}
+
 /* Run the rounds, then finish. Returns the exit code. */
 static int run_ab(struct ab_state *st, const struct zl_settings *s, const char *exe)
 {
@@ -688,53 +730,19 @@ static int run_ab(struct ab_state *st, const struct zl_settings *s, const char *
 		goto out;
 	}
 	for (k = 0; k < 2 * st->rounds; k++) {
-		struct run_slot *r = &st->runs[k];
-
 		stop = zl_supervise_pending_stop();
 		if (stop)
 			break;
-		if (run_one(st, s, exe, k, &stop, &err)) {
-			zl_print_error("%s: %s", r->name, err.buf);
-			st->status = "failed";
-			save(st);
-			code = ZL_EXIT_USAGE;
+		code = run_step(st, s, exe, k, &stop, &err);
+		if (code != ZL_EXIT_OK)
 			goto out;
-		}
-		if (stop || r->exit_code >= ZL_EXIT_SIGNAL_BASE) {
-			stop = stop ? stop : r->exit_code - ZL_EXIT_SIGNAL_BASE;
+		if (stop)
 			break;
-		}
-		/* a run that could not start: the others would fail alike */
-		if (r->exit_code == ZL_EXIT_USAGE || r->exit_code == ZL_EXIT_PREFLIGHT) {
-			zl_print_error("%s exited %d (see %s/logs/%s.log): the ab stops", r->name, r->exit_code, st->dir,
-				       r->name);
-			st->status = "failed";
-			save(st);
-			code = r->exit_code;
-			goto out;
-		}
-		/* the first pair shows a set-up difference before the other rounds are spent on it */
-		if (k == 1 || k + 1 == 2 * st->rounds) {
-			check_caliber(st, k + 1);
-			if (st->refusals.nr && !st->o->allow_mismatch) {
-				print_refusals(st);
-				st->status = "refused";
-				save(st);
-				code = ZL_EXIT_USAGE;
-				goto out;
-			}
-		}
-		if (save(st)) {
-			code = ZL_EXIT_FAILED;
-			goto out;
-		}
 	}
 	if (stop) {
 		zl_print_error("interrupted (signal %d, %s): the run directories and ab.json say what ran", stop,
 			       strsignal(stop));
-		st->status = "interrupted";
-		save(st);
-		code = ZL_EXIT_SIGNAL_BASE + stop;
+		code = end_as(st, "interrupted", ZL_EXIT_SIGNAL_BASE + stop);
 		goto out;
 	}
 	code = finish(st);

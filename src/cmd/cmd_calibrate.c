@@ -767,6 +767,55 @@ out:
 	return ret;
 }
 
+/* Each op's runs that loaded: ops[o].runs points at its p->runs slots of ptrs, the first ops[o].nr filled. */
+static void group_runs(const struct plan *p, const struct loaded *l, struct zl_calib_op *ops, const struct zl_run **ptrs)
+{
+	size_t o, i;
+	long k;
+
+	for (o = 0; o < p->ops.nr; o++) {
+		ops[o].op = p->ops.v[o];
+		ops[o].runs = ptrs + o * (size_t)p->runs;
+		for (k = 0; k < p->runs; k++) {
+			i = o * (size_t)p->runs + (size_t)k;
+			if (l->ok[i])
+				ptrs[o * (size_t)p->runs + ops[o].nr++] = &l->runs[i];
+		}
+	}
+}
+
+/* Fill cal from cr and the runs it came from, then store it; 1 when stored, else 0 (why says so). */
+static int keep(const struct plan *p, const struct loaded *l, const struct zl_calib_result *cr,
+		struct zl_calibration *cal, char **db_path, struct strbuf *why)
+{
+	size_t i;
+
+	cal->runs = p->runs;
+	strvec_pushv(&cal->ops, p->ops.v);
+	for (i = 0; i < l->nr; i++)
+		if (l->ok[i] && l->runs[i].run_id)
+			strvec_push(&cal->run_ids, l->runs[i].run_id);
+	zl_calib_fill(cr, cal);
+	return !store(p, cr, cal, db_path, why);
+}
+
+/* The result document written to path (an error printed when it cannot be), and printed with --json. */
+static void write_result(const char *path, const cJSON *doc, int json)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (!doc || zl_json_write_atomic(path, doc, &err))
+		zl_print_error("%s", doc ? err.buf : "cannot build the calibration's JSON: out of memory");
+	if (json && doc) {
+		char *text = cJSON_Print(doc);
+
+		if (text)
+			printf("%s\n", text);
+		cJSON_free(text);
+	}
+	strbuf_release(&err);
+}
+
 /* Measure the rounds' runs, store, print. Returns the exit code. */
 static int measure(const struct plan *p, const struct round *rounds, int json)
 {
@@ -776,10 +825,10 @@ static int measure(const struct plan *p, const struct round *rounds, int json)
 	struct zl_calib_result cr;
 	struct zl_calibration cal;
 	struct strvec notes = STRVEC_INIT;
-	struct strbuf why = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT;
 	char *db_path = NULL, *result_path = zl_path_join(p->dir, RESULT_FILE);
 	cJSON *doc;
-	size_t o, i, failed = 0;
+	size_t i, failed = 0;
 	int keyed, stored = 0, code;
 	long k;
 
@@ -787,15 +836,7 @@ static int measure(const struct plan *p, const struct round *rounds, int json)
 	zl_calibration_init(&cal);
 	load_runs(p, &l, &notes);
 	choose_key(p, &l, &cal, &keyed, &why, &notes);
-	for (o = 0; o < p->ops.nr; o++) {
-		ops[o].op = p->ops.v[o];
-		ops[o].runs = ptrs + o * (size_t)p->runs;
-		for (k = 0; k < p->runs; k++) {
-			i = o * (size_t)p->runs + (size_t)k;
-			if (l.ok[i])
-				ptrs[o * (size_t)p->runs + ops[o].nr++] = &l.runs[i];
-		}
-	}
+	group_runs(p, &l, ops, ptrs);
 	for (k = 0; k < p->runs; k++)
 		failed += rounds[k].passed < rounds[k].total;
 	zl_calib_compute(ops, p->ops.nr, &cr);
@@ -803,27 +844,12 @@ static int measure(const struct plan *p, const struct round *rounds, int json)
 		strvec_push(&notes, cr.notes.v[i]);
 	if (!cr.rows && !why.len)
 		strbuf_addstr(&why, "no A/A row: no op has two runs that passed with a latency");
-	if (keyed && cr.rows) {
-		cal.runs = p->runs;
-		strvec_pushv(&cal.ops, p->ops.v);
-		for (i = 0; i < l.nr; i++)
-			if (l.ok[i] && l.runs[i].run_id)
-				strvec_push(&cal.run_ids, l.runs[i].run_id);
-		zl_calib_fill(&cr, &cal);
-		stored = !store(p, &cr, &cal, &db_path, &why);
-	}
+	if (keyed && cr.rows)
+		stored = keep(p, &l, &cr, &cal, &db_path, &why);
 	doc = result_json(p, rounds, &cr, &cal, keyed, stored ? NULL : why.buf, db_path, &notes);
-	if (!doc || zl_json_write_atomic(result_path, doc, &err))
-		zl_print_error("%s", doc ? err.buf : "cannot build the calibration's JSON: out of memory");
-	if (json && doc) {
-		char *text = cJSON_Print(doc);
-
-		if (text)
-			printf("%s\n", text);
-		cJSON_free(text);
-	} else if (!json) {
+	write_result(result_path, doc, json);
+	if (!json)
 		print_text(p, &cr, &cal, keyed, stored ? NULL : why.buf, db_path, &notes);
-	}
 	if (!stored)
 		zl_print_error("the calibration was not stored: %s", why.buf);
 	code = stored && !failed ? ZL_EXIT_OK : ZL_EXIT_FAILED;
@@ -833,7 +859,6 @@ static int measure(const struct plan *p, const struct round *rounds, int json)
 	loaded_release(&l);
 	strvec_clear(&notes);
 	strbuf_release(&why);
-	strbuf_release(&err);
 	free(ops);
 	free(ptrs);
 	free(db_path);

@@ -150,6 +150,40 @@ static int render(const struct zl_compare *c)
 	return ret;
 }
 
+/* The options and operands checked, opts filled; -1 with the usage error printed. */
+static int read_opts(const struct strvec *args, struct zl_compare_opts *opts)
+{
+	if (opt_json + opt_csv + opt_markdown > 1) {
+		zl_print_error("choose one of --json, --csv and --markdown");
+		return -1;
+	}
+	if (args->nr != 2) {
+		zl_print_error("compare needs two runs, A and B (got %zu); see 'zlbench compare --help'",
+			       args->nr);
+		return -1;
+	}
+	if ((opt_fail && parse_pct("--fail-on-regression", opt_fail, &opts->fail_pct)) ||
+	    (opt_threshold && parse_pct("--threshold", opt_threshold, &opts->threshold_pct)))
+		return -1;
+	opts->allow_mismatch = opt_allow;
+	opts->allow_missing = opt_allow_missing;
+	opts->fail_on_unsure = opt_fail_on_unsure;
+	return 0;
+}
+
+/* A and B were not measured alike: each difference, and the way to compare anyway. */
+static void print_mismatches(const struct zl_compare *cmp)
+{
+	size_t i;
+
+	for (i = 0; i < cmp->caliber.mismatches.nr; i++) {
+		const struct zl_diff *d = &cmp->caliber.mismatches.v[i];
+		zl_print_error("caliber mismatch: %s: %s vs %s", d->field, d->a, d->b);
+	}
+	fprintf(stderr, "hint: A and B were not measured alike; use --allow-caliber-mismatch "
+		"to compare anyway\n");
+}
+
 static int cmd_compare(struct zl_cmd_ctx *ctx)
 {
 	struct zl_compare_opts opts = ZL_COMPARE_OPTS_INIT;
@@ -160,27 +194,13 @@ static int cmd_compare(struct zl_cmd_ctx *ctx)
 	struct zl_run a, b;
 	struct zl_compare cmp;
 	int ret = ZL_EXIT_USAGE;
-	size_t i;
 
 	zl_run_init(&a);
 	zl_run_init(&b);
 	zl_calibration_init(&cal);
 	zl_compare_init(&cmp);
-	if (opt_json + opt_csv + opt_markdown > 1) {
-		zl_print_error("choose one of --json, --csv and --markdown");
+	if (read_opts(args, &opts))
 		goto out;
-	}
-	if (args->nr != 2) {
-		zl_print_error("compare needs two runs, A and B (got %zu); see 'zlbench compare --help'",
-			       args->nr);
-		goto out;
-	}
-	if ((opt_fail && parse_pct("--fail-on-regression", opt_fail, &opts.fail_pct)) ||
-	    (opt_threshold && parse_pct("--threshold", opt_threshold, &opts.threshold_pct)))
-		goto out;
-	opts.allow_mismatch = opt_allow;
-	opts.allow_missing = opt_allow_missing;
-	opts.fail_on_unsure = opt_fail_on_unsure;
 	if (load_side(args->v[0], &h, &a) || load_side(args->v[1], &h, &b))
 		goto out;
 	if (zl_calibration_lookup(opt_db, &h, &a, &b, &cal, &floor_note))
@@ -189,12 +209,7 @@ static int cmd_compare(struct zl_cmd_ctx *ctx)
 		opts.floor_note = floor_note.buf;
 	zl_compare_runs(&a, &b, &opts, &cmp);
 	if (cmp.caliber.mismatches.nr && !opts.allow_mismatch) {
-		for (i = 0; i < cmp.caliber.mismatches.nr; i++) {
-			const struct zl_diff *d = &cmp.caliber.mismatches.v[i];
-			zl_print_error("caliber mismatch: %s: %s vs %s", d->field, d->a, d->b);
-		}
-		fprintf(stderr, "hint: A and B were not measured alike; use --allow-caliber-mismatch "
-			"to compare anyway\n");
+		print_mismatches(&cmp);
 		goto out;
 	}
 	if (render(&cmp)) {

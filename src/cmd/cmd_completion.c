@@ -149,7 +149,8 @@ static void bash_values(FILE *out, enum value_kind kind, const char *words)
 	}
 }
 
-static void print_bash(FILE *out, const struct strvec *per_command, const struct strvec *with_arg)
+/* The bash script's header and its word lists: commands, backends, global options, options per command. */
+static void bash_variables(FILE *out, const struct strvec *per_command, const struct strvec *with_arg)
 {
 	const struct zl_command *const *c;
 	struct strbuf global = STRBUF_INIT;
@@ -170,6 +171,12 @@ static void print_bash(FILE *out, const struct strvec *per_command, const struct
 	for (c = zl_commands(), i = 0; *c; c++)
 		if (!((*c)->flags & ZL_CMD_HIDDEN))
 			fprintf(out, "_zlbench_opts_%s=\"%s\"\n", (*c)->name, per_command->v[i++]);
+	strbuf_release(&global);
+}
+
+/* The bash function _zlbench_ops: the operators of the checkout the command line names. */
+static void bash_ops_function(FILE *out)
+{
 	fprintf(out,
 		"\n# Operators of the FlagGems checkout named on the line (else $FLAGGEMS_DIR, else .).\n"
 		"_zlbench_ops() {\n"
@@ -184,7 +191,16 @@ static void print_bash(FILE *out, const struct strvec *per_command, const struct
 		"\tdone\n"
 		"\tdir=\"${dir/#\\~/$HOME}\"\n"
 		"\t\"${COMP_WORDS[0]}\" completion --list-ops --flaggems-dir \"$dir\" 2>/dev/null\n"
-		"}\n\n"
+		"}\n");
+}
+
+/* The bash function _zlbench: a case per valued option, then per command's operand. */
+static void bash_main_function(FILE *out)
+{
+	size_t i;
+
+	fprintf(out,
+		"\n"
 		"_zlbench() {\n"
 		"\tlocal cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" cmd=\"\" i opts\n"
 		"\tCOMPREPLY=()\n"
@@ -226,7 +242,13 @@ static void print_bash(FILE *out, const struct strvec *per_command, const struct
 	fprintf(out, "\t*) ");
 	bash_values(out, VALUES_FILES, NULL);
 	fprintf(out, " ;;\n\tesac\n\treturn 0\n}\n\ncomplete -F _zlbench zlbench\n");
-	strbuf_release(&global);
+}
+
+static void print_bash(FILE *out, const struct strvec *per_command, const struct strvec *with_arg)
+{
+	bash_variables(out, per_command, with_arg);
+	bash_ops_function(out);
+	bash_main_function(out);
 }
 
 static void zsh_values(FILE *out, enum value_kind kind, const char *words)
@@ -256,7 +278,8 @@ static void zsh_values(FILE *out, enum value_kind kind, const char *words)
 	}
 }
 
-static void print_zsh(FILE *out, const struct strvec *per_command, const struct strvec *with_arg)
+/* The zsh script's header and its word lists: commands, backends, global options, options per command. */
+static void zsh_variables(FILE *out, const struct strvec *per_command, const struct strvec *with_arg)
 {
 	const struct zl_command *const *c;
 	struct strbuf global = STRBUF_INIT;
@@ -278,6 +301,12 @@ static void print_zsh(FILE *out, const struct strvec *per_command, const struct 
 	for (c = zl_commands(), i = 0; *c; c++)
 		if (!((*c)->flags & ZL_CMD_HIDDEN))
 			fprintf(out, "_zlbench_opts[%s]=\"%s\"\n", (*c)->name, per_command->v[i++]);
+	strbuf_release(&global);
+}
+
+/* The zsh function _zlbench_ops: the operators of the checkout the command line names. */
+static void zsh_ops_function(FILE *out)
+{
 	fprintf(out,
 		"\n# Operators of the FlagGems checkout named on the line (else $FLAGGEMS_DIR, else .).\n"
 		"_zlbench_ops() {\n"
@@ -291,7 +320,16 @@ static void print_zsh(FILE *out, const struct strvec *per_command, const struct 
 		"  done\n"
 		"  dir=${~dir}\n"
 		"  ${words[1]} completion --list-ops --flaggems-dir $dir 2>/dev/null\n"
-		"}\n\n"
+		"}\n");
+}
+
+/* The zsh function _zlbench: a case per valued option, then per command's operand. */
+static void zsh_main_function(FILE *out)
+{
+	size_t i;
+
+	fprintf(out,
+		"\n"
 		"_zlbench() {\n"
 		"  local cur=${words[CURRENT]} prev=${words[CURRENT-1]} cmd= i\n"
 		"  for (( i = 2; i < CURRENT; i++ )); do\n"
@@ -333,7 +371,13 @@ static void print_zsh(FILE *out, const struct strvec *per_command, const struct 
 		"else\n"
 		"  compdef _zlbench zlbench\n"
 		"fi\n");
-	strbuf_release(&global);
+}
+
+static void print_zsh(FILE *out, const struct strvec *per_command, const struct strvec *with_arg)
+{
+	zsh_variables(out, per_command, with_arg);
+	zsh_ops_function(out);
+	zsh_main_function(out);
 }
 
 static const struct {

@@ -100,10 +100,11 @@ static void add_stripped(struct strbuf *page, const struct line *l)
 	add_roff_line(page, l->s + l->indent, l->len - l->indent);
 }
 
-void zl_man_add_text(struct strbuf *page, const char *text)
+/* text cut into classified lines; the caller frees the array (the lines point into text). */
+static struct line *split_lines(const char *text, size_t *nr)
 {
 	struct line *lines = NULL;
-	size_t n = 0, alloc = 0, i;
+	size_t n = 0, alloc = 0;
 	const char *p = text;
 
 	while (*p) {
@@ -121,47 +122,60 @@ void zl_man_add_text(struct strbuf *page, const char *text)
 			break;
 		p = nl + 1;
 	}
-	for (i = 0; i < n; ) {
-		const struct line *l = &lines[i];
+	*nr = n;
+	return lines;
+}
 
-		switch (l->kind) {
-		case LINE_BLANK:
-			i++;
-			break;
-		case LINE_USAGE:
-		case LINE_INDENTED:
-			/* kept as laid out: the synopsis' alignment, the examples' commands */
-			strbuf_addstr(page, ".PP\n.nf\n");
-			do
-				add_roff_line(page, lines[i].s, lines[i].len);
-			while (++i < n && (lines[i].kind == LINE_INDENTED ||
-					   (l->kind == LINE_USAGE && lines[i].kind == LINE_ITEM)));
-			strbuf_addstr(page, ".fi\n");
-			break;
-		case LINE_HEADING:
-			strbuf_addstr(page, ".PP\n\\fB");
-			add_roff(page, l->s, l->len);
-			strbuf_addstr(page, "\\fR\n");
-			i++;
-			break;
-		case LINE_PARA:
-		case LINE_NUMBERED:
-			strbuf_addstr(page, ".PP\n");
-			add_stripped(page, l);
-			while (++i < n && (lines[i].kind == LINE_PARA || lines[i].kind == LINE_INDENTED))
-				add_stripped(page, &lines[i]);
-			break;
-		case LINE_ITEM:
-			strbuf_addstr(page, ".TP\n\\fB");
-			add_roff(page, l->s + l->indent, l->tag_len);
-			strbuf_addstr(page, "\\fR\n");
-			add_roff_line(page, l->desc, l->len - (size_t)(l->desc - l->s));
-			/* deeper-indented lines continue the description */
-			while (++i < n && lines[i].kind == LINE_INDENTED && lines[i].indent > l->indent)
-				add_stripped(page, &lines[i]);
-			break;
-		}
+/* The block that starts at lines[i] as roff; returns the index after it. */
+static size_t add_block(struct strbuf *page, const struct line *lines, size_t n, size_t i)
+{
+	const struct line *l = &lines[i];
+
+	switch (l->kind) {
+	case LINE_BLANK:
+		return i + 1;
+	case LINE_USAGE:
+	case LINE_INDENTED:
+		/* kept as laid out: the synopsis' alignment, the examples' commands */
+		strbuf_addstr(page, ".PP\n.nf\n");
+		do
+			add_roff_line(page, lines[i].s, lines[i].len);
+		while (++i < n && (lines[i].kind == LINE_INDENTED ||
+				   (l->kind == LINE_USAGE && lines[i].kind == LINE_ITEM)));
+		strbuf_addstr(page, ".fi\n");
+		return i;
+	case LINE_HEADING:
+		strbuf_addstr(page, ".PP\n\\fB");
+		add_roff(page, l->s, l->len);
+		strbuf_addstr(page, "\\fR\n");
+		return i + 1;
+	case LINE_PARA:
+	case LINE_NUMBERED:
+		strbuf_addstr(page, ".PP\n");
+		add_stripped(page, l);
+		while (++i < n && (lines[i].kind == LINE_PARA || lines[i].kind == LINE_INDENTED))
+			add_stripped(page, &lines[i]);
+		return i;
+	case LINE_ITEM:
+		strbuf_addstr(page, ".TP\n\\fB");
+		add_roff(page, l->s + l->indent, l->tag_len);
+		strbuf_addstr(page, "\\fR\n");
+		add_roff_line(page, l->desc, l->len - (size_t)(l->desc - l->s));
+		/* deeper-indented lines continue the description */
+		while (++i < n && lines[i].kind == LINE_INDENTED && lines[i].indent > l->indent)
+			add_stripped(page, &lines[i]);
+		return i;
 	}
+	return i + 1;
+}
+
+void zl_man_add_text(struct strbuf *page, const char *text)
+{
+	size_t n, i;
+	struct line *lines = split_lines(text, &n);
+
+	for (i = 0; i < n; )
+		i = add_block(page, lines, n, i);
 	free(lines);
 }
 

@@ -332,23 +332,14 @@ static void no_vendor_answer(struct zl_doctor *d, struct zl_doctor_result *r, in
 	free(plugin);
 }
 
-static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
+/* `python -m zl_doctor vendor`'s answer; NULL with r failed when it did not start, timed out or wrote none. */
+static cJSON *vendor_answer(struct zl_doctor *d, struct zl_doctor_result *r)
 {
-	const struct zl_backend *b = d->s->backend;
 	struct strvec args = STRVEC_INIT;
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	cJSON *doc = NULL;
-	const char *det, *file, *error;
-	const cJSON *venv;
-	char *foreign_pkg = NULL, *own_pkg = NULL;
 	int code = 0;
 
-	if (d->vendor_check) {
-		set_status(r, ZL_DOCTOR_FAILED, "%s", d->vendor_msg.buf);
-		strvec_pushf(&r->evidence, "preflight check '%s' failed", d->vendor_check->name);
-		set_fix(r, "%s", d->vendor_check->hint);
-		return;
-	}
 	strvec_push(&args, "-m");
 	strvec_push(&args, "zl_doctor");
 	strvec_push(&args, "vendor");
@@ -356,30 +347,86 @@ static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 	if (zl_doctor_python(d, &args, NULL, &out, &code, &err)) {
 		set_status(r, ZL_DOCTOR_FAILED, "cannot start '%s': %s", d->pf.python_path, err.buf);
 		set_fix(r, "use an interpreter that runs (--python or ZL_PYTHON)");
-		goto out;
-	}
-	if (code == ZL_EXIT_TIMEOUT) {
+	} else if (code == ZL_EXIT_TIMEOUT) {
 		set_status(r, ZL_DOCTOR_FAILED, "importing flag_gems did not finish within %g s", d->timeout_s);
 		set_fix(r, "find what the import waits for (a device, a lock, a compile); raise --step-timeout if it is only slow");
-		goto out;
-	}
-	doc = zl_doctor_read_json(d, "vendor.json", &err);
-	if (!doc) {
+	} else if (!(doc = zl_doctor_read_json(d, "vendor.json", &err))) {
 		no_vendor_answer(d, r, code, out.buf);
-		goto out;
 	}
+	strvec_clear(&args);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return doc;
+}
+
+/* The import raised `error`: where, and the path it searched. */
+static void vendor_import_failed(struct zl_doctor *d, struct zl_doctor_result *r, const cJSON *doc, const char *error)
+{
+	set_status(r, ZL_DOCTOR_FAILED, "'%s' cannot import flag_gems: %s", d->pf.python_path, error);
+	if (jstr(doc, "error_at"))
+		strvec_pushf(&r->evidence, "raised at %s", jstr(doc, "error_at"));
+	strvec_pushf(&r->evidence, "PYTHONPATH starts with %s and %s/src, as in a run", d->plugins_dir,
+		     d->s->flaggems_dir);
+	set_fix(r, "point --flaggems-dir at a FlagGems checkout whose src/ holds flag_gems, or use an interpreter "
+		"(--python) that has FlagGems and its stack installed");
+}
+
+/* flag_gems reports vendor det (NULL: none), not the backend's: what forces it, which build fits. */
+static void vendor_mismatch(struct zl_doctor *d, struct zl_doctor_result *r, const cJSON *doc, const char *det)
+{
+	const struct zl_backend *b = d->s->backend;
+	const struct zl_backend *other = det ? backend_of_vendor(det) : NULL;
+	const cJSON *venv = cJSON_GetObjectItemCaseSensitive(doc, "vendor_env");
+	const cJSON *v;
+
+	set_status(r, ZL_DOCTOR_FAILED, "flag_gems reports vendor '%s' but backend '%s' expects '%s'",
+		   det ? det : "(none)", b->name, b->vendor_name);
+	cJSON_ArrayForEach(v, venv)
+		if (cJSON_IsString(v))
+			strvec_pushf(&r->evidence, "%s=%s forces FlagGems' vendor", v->string, v->valuestring);
+	if (cJSON_GetArraySize(venv) > 0)
+		set_fix(r, "unset the variable that forces the vendor, or run with the backend it names");
+	else if (other)
+		set_fix(r, "this FlagGems is the '%s' build: run it with --backend %s, or point --flaggems-dir "
+			"(and --python) at the '%s' build for backend %s", det, other->name, b->vendor_name, b->name);
+	else
+		set_fix(r, "point --flaggems-dir (and --python) at the FlagGems build for '%s'", b->vendor_name);
+}
+
+/* flag_gems came from foreign_pkg, not the checkout's own_pkg: a run would measure the wrong one. */
+static void vendor_foreign(struct zl_doctor_result *r, const char *foreign_pkg, const char *own_pkg)
+{
+	set_status(r, ZL_DOCTOR_WARN, "flag_gems was imported from '%s', outside the checkout's '%s': a run would "
+		   "measure that FlagGems, not the checkout's", foreign_pkg, own_pkg);
+	if (zl_is_dir(own_pkg))
+		set_fix(r, "take the FlagGems in '%s' off the interpreter's path (PYTHONPATH, a .pth file, or "
+			"pip uninstall flag_gems) so that '%s' is imported", foreign_pkg, own_pkg);
+	else
+		set_fix(r, "point --flaggems-dir at the checkout whose src/ holds '%s', or give this checkout its "
+			"src/flag_gems", foreign_pkg);
+}
+
+static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
+{
+	const struct zl_backend *b = d->s->backend;
+	cJSON *doc;
+	const char *det, *file, *error;
+	char *foreign_pkg = NULL, *own_pkg = NULL;
+
+	if (d->vendor_check) {
+		set_status(r, ZL_DOCTOR_FAILED, "%s", d->vendor_msg.buf);
+		strvec_pushf(&r->evidence, "preflight check '%s' failed", d->vendor_check->name);
+		set_fix(r, "%s", d->vendor_check->hint);
+		return;
+	}
+	doc = vendor_answer(d, r);
+	if (!doc)
+		return;
 	det = jstr(doc, "vendor_name");
 	file = jstr(doc, "file");
 	error = jstr(doc, "error");
-	venv = cJSON_GetObjectItemCaseSensitive(doc, "vendor_env");
 	if (error) {
-		set_status(r, ZL_DOCTOR_FAILED, "'%s' cannot import flag_gems: %s", d->pf.python_path, error);
-		if (jstr(doc, "error_at"))
-			strvec_pushf(&r->evidence, "raised at %s", jstr(doc, "error_at"));
-		strvec_pushf(&r->evidence, "PYTHONPATH starts with %s and %s/src, as in a run", d->plugins_dir,
-			     d->s->flaggems_dir);
-		set_fix(r, "point --flaggems-dir at a FlagGems checkout whose src/ holds flag_gems, or use an interpreter "
-			"(--python) that has FlagGems and its stack installed");
+		vendor_import_failed(d, r, doc, error);
 		goto out;
 	}
 	if (jstr(doc, "version"))
@@ -388,43 +435,16 @@ static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 		strvec_pushf(&r->evidence, "flag_gems (no __version__) imported from %s", file ? file : "?");
 	if (file)
 		foreign_pkg = outside_checkout(d, file, r, &own_pkg);
-	if (!det || strcmp(det, b->vendor_name)) {
-		const struct zl_backend *other = det ? backend_of_vendor(det) : NULL;
-		const cJSON *v;
-
-		set_status(r, ZL_DOCTOR_FAILED, "flag_gems reports vendor '%s' but backend '%s' expects '%s'",
-			   det ? det : "(none)", b->name, b->vendor_name);
-		cJSON_ArrayForEach(v, venv)
-			if (cJSON_IsString(v))
-				strvec_pushf(&r->evidence, "%s=%s forces FlagGems' vendor", v->string, v->valuestring);
-		if (cJSON_GetArraySize(venv) > 0)
-			set_fix(r, "unset the variable that forces the vendor, or run with the backend it names");
-		else if (other)
-			set_fix(r, "this FlagGems is the '%s' build: run it with --backend %s, or point --flaggems-dir "
-				"(and --python) at the '%s' build for backend %s", det, other->name, b->vendor_name, b->name);
-		else
-			set_fix(r, "point --flaggems-dir (and --python) at the FlagGems build for '%s'", b->vendor_name);
-		goto out;
-	}
-	if (foreign_pkg) {
-		set_status(r, ZL_DOCTOR_WARN, "flag_gems was imported from '%s', outside the checkout's '%s': a run would "
-			   "measure that FlagGems, not the checkout's", foreign_pkg, own_pkg);
-		if (zl_is_dir(own_pkg))
-			set_fix(r, "take the FlagGems in '%s' off the interpreter's path (PYTHONPATH, a .pth file, or "
-				"pip uninstall flag_gems) so that '%s' is imported", foreign_pkg, own_pkg);
-		else
-			set_fix(r, "point --flaggems-dir at the checkout whose src/ holds '%s', or give this checkout its "
-				"src/flag_gems", foreign_pkg);
-		goto out;
-	}
-	set_status(r, ZL_DOCTOR_OK, "flag_gems reports vendor '%s', as backend '%s' expects", det, b->name);
+	if (!det || strcmp(det, b->vendor_name))
+		vendor_mismatch(d, r, doc, det);
+	else if (foreign_pkg)
+		vendor_foreign(r, foreign_pkg, own_pkg);
+	else
+		set_status(r, ZL_DOCTOR_OK, "flag_gems reports vendor '%s', as backend '%s' expects", det, b->name);
 out:
 	free(foreign_pkg);
 	free(own_pkg);
 	cJSON_Delete(doc);
-	strvec_clear(&args);
-	strbuf_release(&out);
-	strbuf_release(&err);
 }
 
 /* ---- step 3: the op resolves and collects ----------------------------------- */
@@ -639,18 +659,12 @@ static int reached_benchmark(const cJSON *probe, const char *nodeid)
 	return 0;
 }
 
-/*
- * Run the n collected tests with Benchmark.run replaced (zl_doctor.py's probe): a test
- * that raises, crashes or hangs before its benchmark starts fails this step; what it
- * reports (runtime skips, shapes) waits in d->probe for the skips and shapes steps.
- */
-static void probe_tests(struct zl_doctor *d, struct zl_doctor_result *r, size_t n)
+/* Start the probe of the n tests; -1 with r failed (unless interrupted) when it did not start, timed out or was killed. */
+static int run_probe(struct zl_doctor *d, struct zl_doctor_result *r, size_t n)
 {
 	struct strvec args = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
-	const cJSON *errors, *e, *trace, *line, *patched;
-	size_t i = 0;
-	int sig;
+	int sig, rc = -1;
 
 	zl_doctor_pytest_args(d, 0, &args);
 	if (zl_doctor_python(d, &args, "probe", &d->probe_out, &d->probe_code, &err)) {
@@ -679,37 +693,65 @@ static void probe_tests(struct zl_doctor *d, struct zl_doctor_result *r, size_t 
 			"from PYTHONFAULTHANDLER=1)");
 		goto out;
 	}
+	rc = 0;
+out:
+	strvec_clear(&args);
+	strbuf_release(&err);
+	return rc;
+}
+
+/* Tests the probe saw raise (a non-empty errors array): the first one's story, then the list. */
+static void probe_errors(struct zl_doctor *d, struct zl_doctor_result *r, const cJSON *errors)
+{
+	const cJSON *first = cJSON_GetArrayItem(errors, 0);
+	const cJSON *e, *trace, *line;
+	size_t i = 0;
+
+	test_error_summary(r, first, reached_benchmark(d->probe, jstr(first, "nodeid")));
+	/* the errors say it all; the list of collected tests would bury them */
+	strvec_clear(&r->evidence);
+	cJSON_ArrayForEach(e, errors) {
+		if (++i > MAX_LISTED)
+			continue;
+		strvec_pushf(&r->evidence, "%s (%s): %s%s%s", jstr_or(e, "nodeid", "?"), jstr_or(e, "when", "call"),
+			     jstr_or(e, "error", "(no message)"), jstr(e, "at") ? " at " : "", jstr_or(e, "at", ""));
+	}
+	add_more(r, i < MAX_LISTED ? i : MAX_LISTED, i);
+	trace = jarr(first, "trace");
+	if (cJSON_GetArraySize(trace) > 1) {
+		struct strbuf tb = STRBUF_INIT;
+
+		cJSON_ArrayForEach(line, trace)
+			if (cJSON_IsString(line))
+				strbuf_addf(&tb, "%s%s", tb.len ? " -> " : "", line->valuestring);
+		strvec_pushf(&r->evidence, "traceback of the first: %s", tb.buf);
+		strbuf_release(&tb);
+	}
+	cJSON_ArrayForEach(line, jarr(first, "message"))
+		if (cJSON_IsString(line))
+			strvec_pushf(&r->evidence, "pytest: %s", line->valuestring);
+	set_fix(r, "fix what raises at %s; the run starts the same test the same way (`zlbench --verbose doctor` "
+		"prints the probe's command to rerun it)", jstr_or(first, "at", jstr_or(first, "nodeid", "the test")));
+}
+
+/*
+ * Run the n collected tests with Benchmark.run replaced (zl_doctor.py's probe): a test
+ * that raises, crashes or hangs before its benchmark starts fails this step; what it
+ * reports (runtime skips, shapes) waits in d->probe for the skips and shapes steps.
+ */
+static void probe_tests(struct zl_doctor *d, struct zl_doctor_result *r, size_t n)
+{
+	struct strbuf err = STRBUF_INIT;
+	const cJSON *errors, *patched;
+
+	if (run_probe(d, r, n))
+		return;
 	d->probe = zl_doctor_read_json(d, "plugins/doctor_probe.json", &err);
+	strbuf_release(&err);
 	errors = jarr(d->probe, "test_errors");
 	if (cJSON_GetArraySize(errors) > 0) {
-		const cJSON *first = cJSON_GetArrayItem(errors, 0);
-
-		test_error_summary(r, first, reached_benchmark(d->probe, jstr(first, "nodeid")));
-		/* the errors say it all; the list of collected tests would bury them */
-		strvec_clear(&r->evidence);
-		cJSON_ArrayForEach(e, errors) {
-			if (++i > MAX_LISTED)
-				continue;
-			strvec_pushf(&r->evidence, "%s (%s): %s%s%s", jstr_or(e, "nodeid", "?"), jstr_or(e, "when", "call"),
-				     jstr_or(e, "error", "(no message)"), jstr(e, "at") ? " at " : "", jstr_or(e, "at", ""));
-		}
-		add_more(r, i < MAX_LISTED ? i : MAX_LISTED, i);
-		trace = jarr(first, "trace");
-		if (cJSON_GetArraySize(trace) > 1) {
-			struct strbuf tb = STRBUF_INIT;
-
-			cJSON_ArrayForEach(line, trace)
-				if (cJSON_IsString(line))
-					strbuf_addf(&tb, "%s%s", tb.len ? " -> " : "", line->valuestring);
-			strvec_pushf(&r->evidence, "traceback of the first: %s", tb.buf);
-			strbuf_release(&tb);
-		}
-		cJSON_ArrayForEach(line, jarr(first, "message"))
-			if (cJSON_IsString(line))
-				strvec_pushf(&r->evidence, "pytest: %s", line->valuestring);
-		set_fix(r, "fix what raises at %s; the run starts the same test the same way (`zlbench --verbose doctor` "
-			"prints the probe's command to rerun it)", jstr_or(first, "at", jstr_or(first, "nodeid", "the test")));
-		goto out;
+		probe_errors(d, r, errors);
+		return;
 	}
 	patched = cJSON_GetObjectItemCaseSensitive(d->probe, "patched");
 	if (d->probe && cJSON_IsNumber(patched) && patched->valueint == 0) {
@@ -717,45 +759,100 @@ static void probe_tests(struct zl_doctor *d, struct zl_doctor_result *r, size_t 
 			   "class (set_shapes, init_user_config, run) was loaded, so an error or pytest.skip() in them is "
 			   "not checked", n);
 		set_fix(r, "nothing to do if the file does not use FlagGems' Benchmark; otherwise check that it imports it");
-		goto out;
+		return;
 	}
 	if (d->probe)
 		strvec_pushf(&r->evidence, "the test(s) ran up to their benchmark without an error (nothing measured)");
-out:
+}
+
+/* Start the collection; -1 with r failed when pytest did not start, timed out or was killed. */
+static int run_collect(struct zl_doctor *d, struct zl_doctor_result *r, struct strbuf *out, int *code)
+{
+	struct strvec args = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int rc = -1;
+
+	zl_doctor_pytest_args(d, 1, &args);
+	if (zl_doctor_python(d, &args, "collect", out, code, &err)) {
+		set_status(r, ZL_DOCTOR_FAILED, "cannot start pytest: %s", err.buf);
+	} else if (*code == ZL_EXIT_TIMEOUT) {
+		set_status(r, ZL_DOCTOR_FAILED, "collecting %s did not finish within %g s", d->pf.nodes.nodes.v[0], d->timeout_s);
+		set_fix(r, "find what the benchmark file's import waits for; raise --step-timeout if it is only slow");
+	} else if (death_signal(*code)) {
+		set_status(r, ZL_DOCTOR_FAILED, "pytest was killed by signal %d (%s) while collecting %s", death_signal(*code),
+			   strsignal(death_signal(*code)), d->pf.nodes.nodes.v[0]);
+		crash_evidence(r, out->buf);
+		set_fix(r, "the crash is in the benchmark file's import or what it loads (the frames above, from "
+			"PYTHONFAULTHANDLER=1)");
+	} else {
+		rc = 0;
+	}
 	strvec_clear(&args);
 	strbuf_release(&err);
+	return rc;
+}
+
+/* The collection raised (a non-empty errors array): the first exception line, every message as evidence. */
+static void collect_errors(struct zl_doctor_result *r, const cJSON *errors)
+{
+	const cJSON *first = cJSON_GetArrayItem(errors, 0);
+	const cJSON *msg = jarr(first, "message");
+	const cJSON *last = msg ? cJSON_GetArrayItem(msg, cJSON_GetArraySize(msg) - 1) : NULL;
+	const char *why = cJSON_IsString(last) ? last->valuestring : "(no message)";
+	const cJSON *e;
+
+	/* pytest marks the exception line "E   ..." */
+	if (why[0] == 'E' && why[1] == ' ')
+		why += strspn(why + 1, " ") + 1;
+	set_status(r, ZL_DOCTOR_FAILED, "collecting %s failed: %s", jstr(first, "nodeid") ? jstr(first, "nodeid") : "?",
+		   why);
+	cJSON_ArrayForEach(e, errors) {
+		const cJSON *line;
+
+		cJSON_ArrayForEach(line, jarr(e, "message"))
+			if (cJSON_IsString(line))
+				strvec_pushf(&r->evidence, "%s: %s", jstr(e, "nodeid"), line->valuestring);
+	}
+	set_fix(r, "fix the import error in the benchmark file (or what it imports)");
+}
+
+/* The collection ran clean: the tests it selected (then probed), a module's own skip, or why none was. */
+static void collect_selected(struct zl_doctor *d, struct zl_doctor_result *r, int code, const char *out)
+{
+	const cJSON *selected = jarr(d->collected, "selected");
+	const cJSON *skipped = cJSON_GetArrayItem(jarr(d->collected, "module_skips"), 0);
+	size_t n = (size_t)cJSON_GetArraySize(selected), i;
+
+	if (!n && skipped) {
+		/* the module skipped itself while imported: a skip, with its reason, for step 4 */
+		set_status(r, ZL_DOCTOR_OK, "%s skipped itself while imported: no test to collect (step 4 says why)",
+			   jstr_or(skipped, "nodeid", "?"));
+		return;
+	}
+	if (!n) {
+		explain_empty(d, r, d->collected, code, out);
+		return;
+	}
+	set_status(r, ZL_DOCTOR_OK, "%zu test(s) collected from %s%s%s", n, d->pf.nodes.nodes.v[0],
+		   d->pf.nodes.marker ? " with -m " : "", d->pf.nodes.marker ? d->pf.nodes.marker : "");
+	for (i = 0; i < n && i < MAX_LISTED; i++)
+		strvec_pushf(&r->evidence, "%s", jstr_or(cJSON_GetArrayItem(selected, (int)i), "nodeid", "?"));
+	add_more(r, i, n);
+	probe_tests(d, r, n);
 }
 
 static void step_collect(struct zl_doctor *d, struct zl_doctor_result *r)
 {
-	struct strvec args = STRVEC_INIT;
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	const cJSON *errors, *selected, *skipped, *e;
+	const cJSON *errors;
 	int code = 0;
-	size_t n, i;
 
 	if (d->op_check) {
 		resolution_failed(d, r);
-		goto out;
+		return;
 	}
-	zl_doctor_pytest_args(d, 1, &args);
-	if (zl_doctor_python(d, &args, "collect", &out, &code, &err)) {
-		set_status(r, ZL_DOCTOR_FAILED, "cannot start pytest: %s", err.buf);
+	if (run_collect(d, r, &out, &code))
 		goto out;
-	}
-	if (code == ZL_EXIT_TIMEOUT) {
-		set_status(r, ZL_DOCTOR_FAILED, "collecting %s did not finish within %g s", d->pf.nodes.nodes.v[0], d->timeout_s);
-		set_fix(r, "find what the benchmark file's import waits for; raise --step-timeout if it is only slow");
-		goto out;
-	}
-	if (death_signal(code)) {
-		set_status(r, ZL_DOCTOR_FAILED, "pytest was killed by signal %d (%s) while collecting %s", death_signal(code),
-			   strsignal(death_signal(code)), d->pf.nodes.nodes.v[0]);
-		crash_evidence(r, out.buf);
-		set_fix(r, "the crash is in the benchmark file's import or what it loads (the frames above, from "
-			"PYTHONFAULTHANDLER=1)");
-		goto out;
-	}
 	d->collected = zl_doctor_read_json(d, "plugins/doctor.json", &err);
 	d->foreign = zl_doctor_read_json(d, "plugins/foreign_vendor.json", &err);
 	if (!d->collected) {
@@ -767,49 +864,11 @@ static void step_collect(struct zl_doctor *d, struct zl_doctor_result *r)
 		goto out;
 	}
 	errors = jarr(d->collected, "errors");
-	if (cJSON_GetArraySize(errors) > 0) {
-		const cJSON *first = cJSON_GetArrayItem(errors, 0);
-		const cJSON *msg = jarr(first, "message");
-		const cJSON *last = msg ? cJSON_GetArrayItem(msg, cJSON_GetArraySize(msg) - 1) : NULL;
-
-		const char *why = cJSON_IsString(last) ? last->valuestring : "(no message)";
-
-		/* pytest marks the exception line "E   ..." */
-		if (why[0] == 'E' && why[1] == ' ')
-			why += strspn(why + 1, " ") + 1;
-		set_status(r, ZL_DOCTOR_FAILED, "collecting %s failed: %s", jstr(first, "nodeid") ? jstr(first, "nodeid") : "?",
-			   why);
-		cJSON_ArrayForEach(e, errors) {
-			const cJSON *line;
-
-			cJSON_ArrayForEach(line, jarr(e, "message"))
-				if (cJSON_IsString(line))
-					strvec_pushf(&r->evidence, "%s: %s", jstr(e, "nodeid"), line->valuestring);
-		}
-		set_fix(r, "fix the import error in the benchmark file (or what it imports)");
-		goto out;
-	}
-	selected = jarr(d->collected, "selected");
-	n = (size_t)cJSON_GetArraySize(selected);
-	skipped = cJSON_GetArrayItem(jarr(d->collected, "module_skips"), 0);
-	if (!n && skipped) {
-		/* the module skipped itself while imported: a skip, with its reason, for step 4 */
-		set_status(r, ZL_DOCTOR_OK, "%s skipped itself while imported: no test to collect (step 4 says why)",
-			   jstr_or(skipped, "nodeid", "?"));
-		goto out;
-	}
-	if (!n) {
-		explain_empty(d, r, d->collected, code, out.buf);
-		goto out;
-	}
-	set_status(r, ZL_DOCTOR_OK, "%zu test(s) collected from %s%s%s", n, d->pf.nodes.nodes.v[0],
-		   d->pf.nodes.marker ? " with -m " : "", d->pf.nodes.marker ? d->pf.nodes.marker : "");
-	for (i = 0; i < n && i < MAX_LISTED; i++)
-		strvec_pushf(&r->evidence, "%s", jstr_or(cJSON_GetArrayItem(selected, (int)i), "nodeid", "?"));
-	add_more(r, i, n);
-	probe_tests(d, r, n);
+	if (cJSON_GetArraySize(errors) > 0)
+		collect_errors(r, errors);
+	else
+		collect_selected(d, r, code, out.buf);
 out:
-	strvec_clear(&args);
 	strbuf_release(&out);
 	strbuf_release(&err);
 }
@@ -923,40 +982,81 @@ static void note_skip(struct zl_doctor_result *r, struct strvec *reasons, size_t
 		strvec_pushf(&r->evidence, "%s: %s%s%s: %s", nodeid ? nodeid : "?", how, at ? " at " : "", at ? at : "", reason);
 }
 
-static void step_skips(struct zl_doctor *d, struct zl_doctor_result *r)
-{
-	const cJSON *selected = jarr(d->collected, "selected"), *it;
-	const cJSON *modules = jarr(d->collected, "module_skips");
-	const cJSON *runtime = jarr(d->probe, "runtime_skips");
-	const cJSON *patched = cJSON_GetObjectItemCaseSensitive(d->probe, "patched");
-	struct strvec reasons = STRVEC_INIT, skipped_ids = STRVEC_INIT;
-	size_t n = (size_t)cJSON_GetArraySize(selected), skipped = 0, listed = 0;
-	size_t nmod = (size_t)cJSON_GetArraySize(modules);
+/* What the skips step counts from the collection and the probe. */
+struct skip_tally {
+	struct strvec reasons;      /* distinct reasons, in the order first seen */
+	struct strvec skipped_ids;  /* the tests counted as skipped, each once */
+	size_t skipped;             /* tests skipped by a mark or by pytest.skip() */
+	size_t listed;              /* skips seen, listed as evidence up to MAX_LISTED */
+};
 
-	cJSON_ArrayForEach(it, modules)
-		note_skip(r, &reasons, &listed, jstr(it, "nodeid"), "the module skipped itself while imported",
+/* Every skip: the modules' own, the marks' verdicts, then pytest.skip() while a test ran. */
+static void tally_skips(struct zl_doctor *d, struct zl_doctor_result *r, struct skip_tally *t)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, jarr(d->collected, "module_skips"))
+		note_skip(r, &t->reasons, &t->listed, jstr(it, "nodeid"), "the module skipped itself while imported",
 			  jstr(it, "reason"), jstr(it, "at"));
-	cJSON_ArrayForEach(it, selected) {
+	cJSON_ArrayForEach(it, jarr(d->collected, "selected")) {
 		const cJSON *skip = cJSON_GetObjectItemCaseSensitive(it, "skip");
 
 		if (!cJSON_IsObject(skip))
 			continue;
-		skipped++;
-		strvec_push(&skipped_ids, jstr_or(it, "nodeid", "?"));
-		note_skip(r, &reasons, &listed, jstr(it, "nodeid"), jstr_or(skip, "mark", "skip"), jstr(skip, "reason"), NULL);
+		t->skipped++;
+		strvec_push(&t->skipped_ids, jstr_or(it, "nodeid", "?"));
+		note_skip(r, &t->reasons, &t->listed, jstr(it, "nodeid"), jstr_or(skip, "mark", "skip"),
+			  jstr(skip, "reason"), NULL);
 	}
 	/* pytest.skip() while the test ran (the probe): a test is counted once */
-	cJSON_ArrayForEach(it, runtime) {
+	cJSON_ArrayForEach(it, jarr(d->probe, "runtime_skips")) {
 		const char *id = jstr_or(it, "nodeid", "?");
 
-		if (strvec_find(&skipped_ids, id) >= 0)
+		if (strvec_find(&t->skipped_ids, id) >= 0)
 			continue;
-		skipped++;
-		strvec_push(&skipped_ids, id);
-		note_skip(r, &reasons, &listed, id, "pytest.skip() while it ran", jstr(it, "reason"), jstr(it, "at"));
+		t->skipped++;
+		strvec_push(&t->skipped_ids, id);
+		note_skip(r, &t->reasons, &t->listed, id, "pytest.skip() while it ran", jstr(it, "reason"), jstr(it, "at"));
 	}
-	add_more(r, listed < MAX_LISTED ? listed : MAX_LISTED, listed);
-	if (!skipped && !nmod) {
+	add_more(r, t->listed < MAX_LISTED ? t->listed : MAX_LISTED, t->listed);
+}
+
+/* All n tests skipped (n == 0: the file skipped itself): the first reason, and where the op could come from. */
+static void all_skipped(struct zl_doctor *d, struct zl_doctor_result *r, size_t n, const char *reason)
+{
+	char *own_module = NULL;
+	const char *op = op_name(d);
+
+	if (n)
+		set_status(r, ZL_DOCTOR_FAILED, "all %zu test(s) would be skipped: %s", n, reason);
+	else
+		set_status(r, ZL_DOCTOR_FAILED, "%s skipped itself while imported, so no test is left: %s",
+			   jstr_or(cJSON_GetArrayItem(jarr(d->collected, "module_skips"), 0), "nodeid", "the benchmark file"),
+			   reason);
+	if (op && n)
+		own_implementation(d, op, r, &own_module);
+	if (!n)
+		set_fix(r, "the file skips itself when imported on backend %s: give the interpreter what it asks for "
+			"(see the reason), or run the benchmark where it has that", d->s->backend->name);
+	else if (own_module)
+		set_fix(r, "the skip condition holds on backend %s: when flag_gems.vendor_name == '%s', have the "
+			"benchmark use `from %s import %s` instead (or run it where the condition is false)",
+			d->s->backend->name, d->s->backend->vendor_name, own_module, op);
+	else
+		set_fix(r, "the skip condition holds on backend %s: run the benchmark where its requirement holds, "
+			"or give it an implementation for '%s'", d->s->backend->name, d->s->backend->vendor_name);
+	free(own_module);
+}
+
+static void step_skips(struct zl_doctor *d, struct zl_doctor_result *r)
+{
+	const cJSON *patched = cJSON_GetObjectItemCaseSensitive(d->probe, "patched");
+	struct skip_tally t = { STRVEC_INIT, STRVEC_INIT, 0, 0 };
+	size_t n = (size_t)cJSON_GetArraySize(jarr(d->collected, "selected"));
+	size_t nmod = (size_t)cJSON_GetArraySize(jarr(d->collected, "module_skips"));
+
+	tally_skips(d, r, &t);
+	if (!t.skipped && !nmod) {
 		set_status(r, ZL_DOCTOR_OK, "no skip/skipif mark or pytest.skip() skips the %zu test(s) here", n);
 		if (!d->probe)
 			strvec_push(&r->evidence, "the tests were not run (no probe report): a pytest.skip() while they run is not seen");
@@ -966,39 +1066,19 @@ static void step_skips(struct zl_doctor *d, struct zl_doctor_result *r)
 		goto out;
 	}
 	foreign_imports(d, r);
-	if (skipped == n) {
-		char *own_module = NULL;
-		const char *op = op_name(d);
-
-		if (n)
-			set_status(r, ZL_DOCTOR_FAILED, "all %zu test(s) would be skipped: %s", n, reasons.v[0]);
-		else
-			set_status(r, ZL_DOCTOR_FAILED, "%s skipped itself while imported, so no test is left: %s",
-				   jstr_or(cJSON_GetArrayItem(modules, 0), "nodeid", "the benchmark file"), reasons.v[0]);
-		if (op && n)
-			own_implementation(d, op, r, &own_module);
-		if (!n)
-			set_fix(r, "the file skips itself when imported on backend %s: give the interpreter what it asks for "
-				"(see the reason), or run the benchmark where it has that", d->s->backend->name);
-		else if (own_module)
-			set_fix(r, "the skip condition holds on backend %s: when flag_gems.vendor_name == '%s', have the "
-				"benchmark use `from %s import %s` instead (or run it where the condition is false)",
-				d->s->backend->name, d->s->backend->vendor_name, own_module, op);
-		else
-			set_fix(r, "the skip condition holds on backend %s: run the benchmark where its requirement holds, "
-				"or give it an implementation for '%s'", d->s->backend->name, d->s->backend->vendor_name);
-		free(own_module);
+	if (t.skipped == n) {
+		all_skipped(d, r, n, t.reasons.v[0]);
 		goto out;
 	}
 	if (nmod)
 		set_status(r, ZL_DOCTOR_WARN, "%zu of %zu tests would be skipped, and %zu file(s) skipped themselves while "
-			   "imported", skipped, n, nmod);
+			   "imported", t.skipped, n, nmod);
 	else
-		set_status(r, ZL_DOCTOR_WARN, "%zu of %zu tests would be skipped", skipped, n);
+		set_status(r, ZL_DOCTOR_WARN, "%zu of %zu tests would be skipped", t.skipped, n);
 	set_fix(r, "nothing to do if those tests are not the ones you want; otherwise see the reasons");
 out:
-	strvec_clear(&reasons);
-	strvec_clear(&skipped_ids);
+	strvec_clear(&t.reasons);
+	strvec_clear(&t.skipped_ids);
 }
 
 /* ---- step 5: other vendors' modules ------------------------------------------- */
@@ -1290,30 +1370,33 @@ static void count_levels(struct strbuf *sb, const char *level, long cur, const c
 		strbuf_addf(sb, ", level %s: unknown (no shape probe)", other);
 }
 
-static void step_shapes(struct zl_doctor *d, struct zl_doctor_result *r)
+/* What the shapes step learns about the op's shapes at the run's level and the other one. */
+struct shape_view {
+	const char *op, *level, *other;
+	const cJSON *benches[MAX_BENCHES]; /* the probe's benchmarks for the op */
+	size_t nb;
+	struct file_entry fe;              /* the op's entry in the shape file */
+	long cur, oth;                     /* most shapes at the level, at the other; -1 unknown */
+	int uses_file;                     /* every benchmark reads its shapes from the shape file */
+};
+
+/* The counts per level from the probe's benchmarks, else from the shape file's entry. */
+static void count_shapes(struct zl_doctor *d, struct zl_doctor_result *r, struct shape_view *v)
 {
-	struct zl_settings *s = d->s;
-	const char *op = op_name(d), *level = s->level;
-	const char *other = strcmp(level, "core") ? "core" : "comprehensive";
-	const cJSON *benches[MAX_BENCHES];
 	struct strbuf err = STRBUF_INIT;
-	struct file_entry fe;
-	size_t nb = 0, i, j;
-	long cur = -1, oth = -1;
-	int uses_file = 1;
+	size_t i;
 
-	load_entry(d, op, &fe);
 	/* the probe ran with the collect step */
-	relevant_benches(d->probe, op, benches, MAX_BENCHES, &nb);
-	for (i = 0; i < nb; i++) {
-		long c = level_count(benches[i], level), o = level_count(benches[i], other);
+	relevant_benches(d->probe, v->op, v->benches, MAX_BENCHES, &v->nb);
+	for (i = 0; i < v->nb; i++) {
+		long c = level_count(v->benches[i], v->level), o = level_count(v->benches[i], v->other);
 
-		cur = c > cur ? c : cur;
-		oth = o > oth ? o : oth;
-		uses_file &= bench_uses_file(benches[i]);
-		bench_evidence(d, r, benches[i], &fe);
+		v->cur = c > v->cur ? c : v->cur;
+		v->oth = o > v->oth ? o : v->oth;
+		v->uses_file &= bench_uses_file(v->benches[i]);
+		bench_evidence(d, r, v->benches[i], &v->fe);
 	}
-	if (!nb) {
+	if (!v->nb) {
 		zl_doctor_tail(d->probe_out.buf, 2, &err);
 		if (!d->probe_ran)
 			strvec_push(&r->evidence, "the shape probe did not run: counts below come from the shape file only");
@@ -1323,73 +1406,87 @@ static void step_shapes(struct zl_doctor *d, struct zl_doctor_result *r)
 		else
 			strvec_pushf(&r->evidence, "the shape probe saw no benchmark (exit %d: %s): counts below come from the "
 				     "shape file only", d->probe_code, err.buf);
-		if (fe.found)
-			cur = (long)fe.keys.nr;
+		if (v->fe.found)
+			v->cur = (long)v->fe.keys.nr;
 	}
+	strbuf_release(&err);
+}
 
-	/* the shapes the user wants */
-	for (i = 0; i < d->want_shapes.nr; i++) {
-		struct strbuf key = STRBUF_INIT;
-		int in_cur = 0, in_oth = 0;
+/* One shape the user wants: evidence when the level runs it, else the step fails (the first such shape says why). */
+static void check_wanted(struct zl_doctor_result *r, const struct shape_view *v, const char *want)
+{
+	const char *entry = v->fe.found ? v->fe.e.key : v->op ? v->op : "op";
+	struct strbuf key = STRBUF_INIT, counts = STRBUF_INIT;
+	int in_cur = 0, in_oth = 0;
+	size_t j;
 
-		zl_doctor_shape_key(d->want_shapes.v[i], &key);
-		for (j = 0; j < nb; j++) {
-			in_cur |= level_has(benches[j], level, key.buf);
-			in_oth |= level_has(benches[j], other, key.buf);
-		}
-		if (!nb)
-			in_cur = strvec_find(&fe.keys, key.buf) >= 0;
-		if (in_cur) {
-			strvec_pushf(&r->evidence, "shape [%s] runs at level %s", key.buf, level);
-		} else if (r->status != ZL_DOCTOR_FAILED && in_oth) {
-			struct strbuf counts = STRBUF_INIT;
-
-			count_levels(&counts, level, cur, other, oth);
-			set_status(r, ZL_DOCTOR_FAILED, "shape [%s] runs only at level %s (%s for %s)", key.buf, other,
-				   counts.buf, op ? op : "the op");
-			strbuf_release(&counts);
-			if (uses_file)
-				set_fix(r, "--level %s (or keep level %s and add [%s] to the '%s' entry of a shape file "
-					"passed with --shape-file)", other, level, key.buf, fe.found ? fe.e.key : op ? op : "op");
-			else
-				set_fix(r, "--level %s", other);
-		} else if (r->status != ZL_DOCTOR_FAILED) {
-			struct strbuf counts = STRBUF_INIT;
-
-			count_levels(&counts, level, cur, other, nb ? oth : -1);
-			set_status(r, ZL_DOCTOR_FAILED, "shape [%s] is in no shape list of %s (%s)", key.buf,
-				   op ? op : "the op", counts.buf);
-			if (uses_file)
-				set_fix(r, "add [%s] to the '%s' entry of a shape file and pass it with --shape-file", key.buf,
-					fe.found ? fe.e.key : op ? op : "op");
-			else
-				set_fix(r, "the benchmark's set_shapes chooses the shapes itself, so no shape file adds one: "
-					"change the benchmark");
-			strbuf_release(&counts);
-		}
-		strbuf_release(&key);
+	zl_doctor_shape_key(want, &key);
+	for (j = 0; j < v->nb; j++) {
+		in_cur |= level_has(v->benches[j], v->level, key.buf);
+		in_oth |= level_has(v->benches[j], v->other, key.buf);
 	}
-	if (r->status == ZL_DOCTOR_FAILED)
-		goto out;
+	if (!v->nb)
+		in_cur = strvec_find(&v->fe.keys, key.buf) >= 0;
+	if (in_cur) {
+		strvec_pushf(&r->evidence, "shape [%s] runs at level %s", key.buf, v->level);
+	} else if (r->status != ZL_DOCTOR_FAILED && in_oth) {
+		count_levels(&counts, v->level, v->cur, v->other, v->oth);
+		set_status(r, ZL_DOCTOR_FAILED, "shape [%s] runs only at level %s (%s for %s)", key.buf, v->other,
+			   counts.buf, v->op ? v->op : "the op");
+		if (v->uses_file)
+			set_fix(r, "--level %s (or keep level %s and add [%s] to the '%s' entry of a shape file "
+				"passed with --shape-file)", v->other, v->level, key.buf, entry);
+		else
+			set_fix(r, "--level %s", v->other);
+	} else if (r->status != ZL_DOCTOR_FAILED) {
+		count_levels(&counts, v->level, v->cur, v->other, v->nb ? v->oth : -1);
+		set_status(r, ZL_DOCTOR_FAILED, "shape [%s] is in no shape list of %s (%s)", key.buf,
+			   v->op ? v->op : "the op", counts.buf);
+		if (v->uses_file)
+			set_fix(r, "add [%s] to the '%s' entry of a shape file and pass it with --shape-file", key.buf, entry);
+		else
+			set_fix(r, "the benchmark's set_shapes chooses the shapes itself, so no shape file adds one: "
+				"change the benchmark");
+	}
+	strbuf_release(&counts);
+	strbuf_release(&key);
+}
 
-	if (op && uses_file && d->pf.shape_sha256[0] && d->pf.shapes_for_op < 0) {
+/* No wanted shape is missing: a warning when the shape file leaves the op to default shapes, else the count. */
+static void shapes_verdict(struct zl_doctor *d, struct zl_doctor_result *r, const struct shape_view *v)
+{
+	if (v->op && v->uses_file && d->pf.shape_sha256[0] && d->pf.shapes_for_op < 0) {
 		set_status(r, ZL_DOCTOR_WARN, "'%s' has no entry in shape file '%s' (nor any of its benchmark classes): "
-			   "FlagGems falls back to the benchmark's default shapes", op, d->pf.shape_source);
-		set_fix(r, "add a '%s:' entry with its shapes to a shape file and pass it with --shape-file", op);
-	} else if (uses_file && !d->pf.shape_sha256[0] && !s->shape_mode_file) {
+			   "FlagGems falls back to the benchmark's default shapes", v->op, d->pf.shape_source);
+		set_fix(r, "add a '%s:' entry with its shapes to a shape file and pass it with --shape-file", v->op);
+	} else if (v->uses_file && !d->pf.shape_sha256[0] && !d->s->shape_mode_file) {
 		set_status(r, ZL_DOCTOR_WARN, "'%s' is missing: FlagGems falls back to each benchmark's default shapes",
 			   d->pf.shape_source ? d->pf.shape_source : "benchmark/core_shapes.yaml");
 		set_fix(r, "restore benchmark/core_shapes.yaml or pass a shape file (--shape-file)");
-	} else if (cur >= 0) {
-		set_status(r, ZL_DOCTOR_OK, "%s runs %ld shape(s) at level %s", op ? op : "the benchmark", cur, level);
+	} else if (v->cur >= 0) {
+		set_status(r, ZL_DOCTOR_OK, "%s runs %ld shape(s) at level %s", v->op ? v->op : "the benchmark", v->cur,
+			   v->level);
 	} else {
 		set_status(r, ZL_DOCTOR_OK, "shapes not counted (see the evidence)");
 	}
-	if (!strcmp(level, "core") && oth > cur && cur >= 0)
-		strvec_pushf(&r->evidence, "--level comprehensive adds %ld shape(s) (%ld in all)", oth - cur, oth);
-out:
-	release_entry(&fe);
-	strbuf_release(&err);
+	if (!strcmp(v->level, "core") && v->oth > v->cur && v->cur >= 0)
+		strvec_pushf(&r->evidence, "--level comprehensive adds %ld shape(s) (%ld in all)", v->oth - v->cur, v->oth);
+}
+
+static void step_shapes(struct zl_doctor *d, struct zl_doctor_result *r)
+{
+	struct shape_view v = { .op = op_name(d), .level = d->s->level, .cur = -1, .oth = -1, .uses_file = 1 };
+	size_t i;
+
+	v.other = strcmp(v.level, "core") ? "core" : "comprehensive";
+	load_entry(d, v.op, &v.fe);
+	count_shapes(d, r, &v);
+	/* the shapes the user wants */
+	for (i = 0; i < d->want_shapes.nr; i++)
+		check_wanted(r, &v, d->want_shapes.v[i]);
+	if (r->status != ZL_DOCTOR_FAILED)
+		shapes_verdict(d, r, &v);
+	release_entry(&v.fe);
 }
 
 /* ---- the table and the walk ----------------------------------------------------------- */

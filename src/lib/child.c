@@ -104,118 +104,145 @@ static void child_fail(int fd, int stage)
 	_exit(127);
 }
 
-int child_start(struct child_process *cp, struct strbuf *err)
-{
-	const char **envp;
-	char *prog;
-	int errpipe[2], outpipe[2] = { -1, -1 };
-	int devnull = -1;
-	pid_t pid, parent = getpid();
-	int report[2];
-	ssize_t n;
+/* What child_start() prepares before fork(); owned by it, released by launch_release(). */
+struct launch {
+	const char **envp;  /* the child's environment (the array is ours, the strings borrowed) */
+	char *prog;         /* the program, resolved on the child's PATH */
+	int errpipe[2];     /* CLOEXEC: the child writes {stage, errno} when it fails */
+	int outpipe[2];     /* the captured output, or -1 */
+	int devnull;        /* the child's stdin, or -1 */
+	pid_t parent;       /* for the child to see that its parent died before prctl() */
+};
 
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void launch_release(struct launch *l)
+{
+	close_fd(&l->errpipe[0]);
+	close_fd(&l->errpipe[1]);
+	close_fd(&l->outpipe[0]);
+	close_fd(&l->outpipe[1]);
+	close_fd(&l->devnull);
+	free(l->envp);
+	free(l->prog);
+	l->envp = NULL;
+	l->prog = NULL;
+}
+
+/* The environment, the program, the pipes and stdin; -1 with err (nothing left open) when one fails. */
+static int launch_prepare(const struct child_process *cp, struct launch *l, struct strbuf *err)
+{
+	int saved;
+
+	*l = (struct launch){ .errpipe = { -1, -1 }, .outpipe = { -1, -1 }, .devnull = -1, .parent = getpid() };
 	if (!cp->args.nr)
 		return zl_error(err, "no program to run");
-	envp = child_build_env(&cp->env);
-	prog = resolve_program(cp->args.v[0], envp);
-	if (!prog) {
-		free(envp);
+	l->envp = child_build_env(&cp->env);
+	l->prog = resolve_program(cp->args.v[0], l->envp);
+	if (!l->prog) {
+		launch_release(l);
 		return zl_error(err, "cannot find program '%s' on PATH", cp->args.v[0]);
 	}
-	if (pipe2(errpipe, O_CLOEXEC)) {
-		free(envp);
-		free(prog);
-		return zl_error(err, "pipe: %s", strerror(errno));
-	}
-	if (cp->capture_output && pipe2(outpipe, O_CLOEXEC)) {
-		close(errpipe[0]);
-		close(errpipe[1]);
-		free(envp);
-		free(prog);
-		return zl_error(err, "pipe: %s", strerror(errno));
+	if (pipe2(l->errpipe, O_CLOEXEC) || (cp->capture_output && pipe2(l->outpipe, O_CLOEXEC))) {
+		saved = errno;
+		launch_release(l);
+		return zl_error(err, "pipe: %s", strerror(saved));
 	}
 	if (cp->no_stdin)
-		devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		l->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return 0;
+}
 
-	pid = fork();
-	if (pid < 0) {
-		int saved = errno;
-		close(errpipe[0]);
-		close(errpipe[1]);
-		if (outpipe[0] >= 0) {
-			close(outpipe[0]);
-			close(outpipe[1]);
-		}
-		if (devnull >= 0)
-			close(devnull);
-		free(envp);
-		free(prog);
-		return zl_error(err, "fork: %s", strerror(saved));
+/* In the forked child: async-signal-safe calls only; execs cp's program or exits 127 through child_fail(). */
+static void exec_child(const struct child_process *cp, const struct launch *l)
+{
+	sigset_t none;
+	int sig;
+
+	if (cp->new_pgroup && setpgid(0, 0))
+		child_fail(l->errpipe[1], 1);
+	if (cp->pdeathsig && prctl(PR_SET_PDEATHSIG, cp->pdeathsig))
+		child_fail(l->errpipe[1], 2);
+	/* a parent that died before prctl() sends no signal: the child must not run on alone */
+	if (cp->pdeathsig && getppid() != l->parent)
+		_exit(ZL_EXIT_SIGNAL_BASE + cp->pdeathsig);
+	/*
+	 * A parent started with SIGINT ignored must still give the child ordinary signals;
+	 * only an ignored SIGHUP stays ignored: nohup's promise reaches the child too.
+	 */
+	for (sig = 1; sig < NSIG; sig++) {
+		struct sigaction cur;
+
+		if (sig == SIGHUP && !sigaction(sig, NULL, &cur) && cur.sa_handler == SIG_IGN)
+			continue;
+		signal(sig, SIG_DFL);
 	}
-	if (pid == 0) {
-		/* async-signal-safe calls only from here on */
-		sigset_t none;
-		int sig;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (l->devnull >= 0 && dup2(l->devnull, 0) < 0)
+		child_fail(l->errpipe[1], 3);
+	if (l->outpipe[1] >= 0 && (dup2(l->outpipe[1], 1) < 0 || dup2(l->outpipe[1], 2) < 0))
+		child_fail(l->errpipe[1], 3);
+	if (cp->dir && chdir(cp->dir))
+		child_fail(l->errpipe[1], 4);
+	execve(l->prog, (char *const *)cp->args.v, (char *const *)l->envp);
+	child_fail(l->errpipe[1], 5);
+}
 
-		if (cp->new_pgroup && setpgid(0, 0))
-			child_fail(errpipe[1], 1);
-		if (cp->pdeathsig && prctl(PR_SET_PDEATHSIG, cp->pdeathsig))
-			child_fail(errpipe[1], 2);
-		/* a parent that died before prctl() sends no signal: the child must not run on alone */
-		if (cp->pdeathsig && getppid() != parent)
-			_exit(ZL_EXIT_SIGNAL_BASE + cp->pdeathsig);
-		/*
-		 * A parent started with SIGINT ignored must still give the child ordinary signals;
-		 * only an ignored SIGHUP stays ignored: nohup's promise reaches the child too.
-		 */
-		for (sig = 1; sig < NSIG; sig++) {
-			struct sigaction cur;
+/* In the parent after fork(): did the child reach execve()? 0 with cp's pid and out_fd, else -1 with err (reaped). */
+static int launch_finish(struct child_process *cp, struct launch *l, pid_t pid, struct strbuf *err)
+{
+	static const char *stage[] = { "", "setpgid", "prctl", "dup2", "chdir", "execve" };
+	int report[2], status;
+	ssize_t n;
 
-			if (sig == SIGHUP && !sigaction(sig, NULL, &cur) && cur.sa_handler == SIG_IGN)
-				continue;
-			signal(sig, SIG_DFL);
-		}
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (devnull >= 0 && dup2(devnull, 0) < 0)
-			child_fail(errpipe[1], 3);
-		if (outpipe[1] >= 0 && (dup2(outpipe[1], 1) < 0 || dup2(outpipe[1], 2) < 0))
-			child_fail(errpipe[1], 3);
-		if (cp->dir && chdir(cp->dir))
-			child_fail(errpipe[1], 4);
-		execve(prog, (char *const *)cp->args.v, (char *const *)envp);
-		child_fail(errpipe[1], 5);
-	}
-	if (cp->new_pgroup)
-		setpgid(pid, pid); /* also in the parent: no race with an early kill(-pid) */
-	close(errpipe[1]);
-	if (devnull >= 0)
-		close(devnull);
-	if (outpipe[1] >= 0)
-		close(outpipe[1]);
-	free(envp);
+	close_fd(&l->errpipe[1]);
+	close_fd(&l->devnull);
+	close_fd(&l->outpipe[1]);
 	do
-		n = read(errpipe[0], report, sizeof(report));
+		n = read(l->errpipe[0], report, sizeof(report));
 	while (n < 0 && errno == EINTR);
-	close(errpipe[0]);
 	if (n == (ssize_t)sizeof(report)) {
-		static const char *stage[] = { "", "setpgid", "prctl", "dup2", "chdir", "execve" };
-		int status;
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
-		if (outpipe[0] >= 0)
-			close(outpipe[0]);
-		zl_error(err, "cannot start '%s': %s failed: %s%s%s", prog,
+		zl_error(err, "cannot start '%s': %s failed: %s%s%s", l->prog,
 			 stage[report[0] >= 1 && report[0] <= 5 ? report[0] : 0],
 			 strerror(report[1]), report[0] == 4 ? " in " : "",
 			 report[0] == 4 && cp->dir ? cp->dir : "");
-		free(prog);
+		launch_release(l);
 		return -1;
 	}
-	free(prog);
 	cp->pid = pid;
-	cp->out_fd = outpipe[0];
+	cp->out_fd = l->outpipe[0];
+	l->outpipe[0] = -1;
+	launch_release(l);
 	return 0;
+}
+
+int child_start(struct child_process *cp, struct strbuf *err)
+{
+	struct launch l;
+	pid_t pid;
+	int saved;
+
+	if (launch_prepare(cp, &l, err))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		saved = errno;
+		launch_release(&l);
+		return zl_error(err, "fork: %s", strerror(saved));
+	}
+	if (pid == 0)
+		exec_child(cp, &l);
+	if (cp->new_pgroup)
+		setpgid(pid, pid); /* also in the parent: no race with an early kill(-pid) */
+	return launch_finish(cp, &l, pid, err);
 }
 
 int child_exec(struct child_process *cp, struct strbuf *err)
@@ -361,58 +388,70 @@ int zl_capture_in(const char *dir, const char *const *argv, const char *const *e
 	return zl_capture_until(dir, argv, env, timeout_s, NULL, NULL, out, exit_code, err);
 }
 
-int zl_capture_until(const char *dir, const char *const *argv, const char *const *env, double timeout_s,
-		     int (*stop_when)(void *ctx), void *ctx, struct strbuf *out, int *exit_code,
-		     struct strbuf *err)
-{
-	struct child_process cp = CHILD_PROCESS_INIT;
+/* One helper run by zl_capture_until(): the child, the stop signals' guard, and why reading ended. */
+struct capture {
+	struct child_process cp;
 	struct capture_guard g;
-	double deadline = timeout_s > 0 ? zl_now_monotonic() + timeout_s : 0;
-	/* the supervisor's signal pipe, watched only for a caller that can act on it */
-	int watch = stop_when && sig_pipe[0] >= 0;
-	int timed_out = 0, status = 0, stop = 0, asked = 0;
+	double deadline;              /* on the monotonic clock; 0: no limit */
+	int (*stop_when)(void *ctx);
+	void *ctx;
+	int watch;                    /* the supervisor's signal pipe is watched, for stop_when() */
+	int timed_out;                /* the deadline passed */
+	int stop;                     /* a stop signal came outside a supervisor: its number */
+	int asked;                    /* stop_when() asked to stop */
+};
 
-	strvec_pushv(&cp.args, (const char **)argv);
+/* Start argv in its own process group, output captured, stop signals guarded; -1 with err (all released). */
+static int capture_start(struct capture *c, const char *dir, const char *const *argv, const char *const *env,
+			 struct strbuf *err)
+{
+	strvec_pushv(&c->cp.args, (const char **)argv);
 	if (env)
-		strvec_pushv(&cp.env, (const char **)env);
-	cp.dir = dir;
-	cp.capture_output = 1;
-	cp.no_stdin = 1;
-	cp.new_pgroup = 1;
+		strvec_pushv(&c->cp.env, (const char **)env);
+	c->cp.dir = dir;
+	c->cp.capture_output = 1;
+	c->cp.no_stdin = 1;
+	c->cp.new_pgroup = 1;
 	/* a helper (pytest probe, vendor tool) never outlives a zlbench killed outright */
-	cp.pdeathsig = SIGKILL;
-	if (guard_begin(&g, err)) {
-		child_release(&cp);
+	c->cp.pdeathsig = SIGKILL;
+	if (guard_begin(&c->g, err)) {
+		child_release(&c->cp);
 		return -1;
 	}
-	if (child_start(&cp, err)) {
-		guard_end(&g);
-		child_release(&cp);
+	if (child_start(&c->cp, err)) {
+		guard_end(&c->g);
+		child_release(&c->cp);
 		return -1;
 	}
+	return 0;
+}
+
+/* Read the helper's output into out until it ends it, the deadline passes, a stop signal comes or stop_when() says so. */
+static void capture_read(struct capture *c, struct strbuf *out)
+{
 	for (;;) {
-		struct pollfd pfd[2] = { { cp.out_fd, POLLIN, 0 }, { sig_pipe[0], POLLIN, 0 } };
+		struct pollfd pfd[2] = { { c->cp.out_fd, POLLIN, 0 }, { sig_pipe[0], POLLIN, 0 } };
 		struct timespec ts, *tsp = NULL;
 		char buf[4096];
 		ssize_t n;
 		int r;
 
-		if (watch && (asked = stop_when(ctx)))
+		if (c->watch && (c->asked = c->stop_when(c->ctx)))
 			break;
 
-		if (deadline) {
-			double left = deadline - zl_now_monotonic();
+		if (c->deadline) {
+			double left = c->deadline - zl_now_monotonic();
 			if (left <= 0) {
-				timed_out = 1;
+				c->timed_out = 1;
 				break;
 			}
 			ts.tv_sec = (time_t)left;
 			ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
 			tsp = &ts;
 		}
-		r = ppoll(pfd, watch ? 2 : 1, tsp, g.active ? &g.old_mask : NULL);
+		r = ppoll(pfd, c->watch ? 2 : 1, tsp, c->g.active ? &c->g.old_mask : NULL);
 		if (r < 0 && errno == EINTR) {
-			if ((stop = capture_stop))
+			if ((c->stop = capture_stop))
 				break;
 			continue;
 		}
@@ -420,32 +459,51 @@ int zl_capture_until(const char *dir, const char *const *argv, const char *const
 			break;
 		if (r == 0 || !(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue; /* a timeout, or only the signal pipe: stop_when() reads it */
-		n = read(cp.out_fd, buf, sizeof(buf));
+		n = read(c->cp.out_fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
 		strbuf_add(out, buf, (size_t)n);
 	}
-	if (timed_out || stop || asked)
-		child_kill(&cp, SIGKILL);
-	if (child_wait(&cp, &status, err)) {
-		guard_end(&g);
-		child_release(&cp);
+}
+
+int zl_capture_until(const char *dir, const char *const *argv, const char *const *env, double timeout_s,
+		     int (*stop_when)(void *ctx), void *ctx, struct strbuf *out, int *exit_code,
+		     struct strbuf *err)
+{
+	struct capture c = {
+		.cp = CHILD_PROCESS_INIT,
+		.deadline = timeout_s > 0 ? zl_now_monotonic() + timeout_s : 0,
+		.stop_when = stop_when,
+		.ctx = ctx,
+		/* the supervisor's signal pipe, watched only for a caller that can act on it */
+		.watch = stop_when && sig_pipe[0] >= 0,
+	};
+	int status = 0;
+
+	if (capture_start(&c, dir, argv, env, err))
+		return -1;
+	capture_read(&c, out);
+	if (c.timed_out || c.stop || c.asked)
+		child_kill(&c.cp, SIGKILL);
+	if (child_wait(&c.cp, &status, err)) {
+		guard_end(&c.g);
+		child_release(&c.cp);
 		return -1;
 	}
 	/* the group may hold stragglers that kept the pipe open: end them too */
-	kill(-cp.pid, SIGKILL);
-	child_release(&cp);
-	guard_end(&g);
-	if (stop) {
+	kill(-c.cp.pid, SIGKILL);
+	child_release(&c.cp);
+	guard_end(&c.g);
+	if (c.stop) {
 		/* nothing of ours is left: now the signal's default action */
-		raise(stop);
-		return zl_error(err, "'%s' stopped by %s", argv[0], strsignal(stop));
+		raise(c.stop);
+		return zl_error(err, "'%s' stopped by %s", argv[0], strsignal(c.stop));
 	}
-	if (asked)
+	if (c.asked)
 		return zl_error(err, "'%s' stopped: interrupted", argv[0]);
-	*exit_code = timed_out ? ZL_EXIT_TIMEOUT : child_exit_code(status);
+	*exit_code = c.timed_out ? ZL_EXIT_TIMEOUT : child_exit_code(status);
 	return 0;
 }
 

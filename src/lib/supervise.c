@@ -51,11 +51,53 @@ static int copy_output(int fd, const struct zl_supervise_opts *o)
 	return 1;
 }
 
+/* What zl_supervise() tracks while it waits on its child. */
+struct watch {
+	struct child_process *cp;
+	const struct zl_supervise_opts *o;
+	int *stop_sig;       /* the first stop signal forwarded, or 0 */
+	double kill_at;      /* when SIGKILL follows that signal; 0: not armed */
+	double drain_until;  /* after the reap: output may come until then */
+	int status;          /* the wait status, once reaped */
+	int reaped;
+	int open;            /* the child's output is still open */
+};
+
+/* Take the pending signals: a stop signal goes to the child's group, the first arms the SIGKILL. */
+static void forward_stops(struct watch *w)
+{
+	int sig;
+
+	while ((sig = zl_signals_take())) {
+		if (!is_stop(sig) || w->reaped)
+			continue;
+		child_kill(w->cp, sig);
+		if (!*w->stop_sig) {
+			*w->stop_sig = sig;
+			w->kill_at = zl_now_monotonic() + w->o->kill_after_s;
+		}
+	}
+}
+
+/* Reap the child if it ended (the drain starts then); -1 with err when waitpid fails. */
+static int try_reap(struct watch *w, struct strbuf *err)
+{
+	pid_t pid = waitpid(w->cp->pid, &w->status, WNOHANG);
+
+	if (pid == w->cp->pid) {
+		w->reaped = 1;
+		w->drain_until = zl_now_monotonic() + DRAIN_S;
+	} else if (pid < 0 && errno != EINTR) {
+		zl_error(err, "waitpid(%ld): %s", (long)w->cp->pid, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int zl_supervise(struct child_process *cp, const struct zl_supervise_opts *o, int *exit_code, int *stop_sig,
 		 struct strbuf *err)
 {
-	double kill_at = 0, drain_until = 0;
-	int status = 0, reaped = 0, open;
+	struct watch w = { .cp = cp, .o = o, .stop_sig = stop_sig };
 
 	*stop_sig = 0;
 	*exit_code = 0;
@@ -66,52 +108,35 @@ int zl_supervise(struct child_process *cp, const struct zl_supervise_opts *o, in
 		cp->pdeathsig = SIGTERM;
 	if (child_start(cp, err))
 		return -1;
-	open = 1;
-	while (!reaped || open) {
-		struct pollfd pfd[2] = { { open ? cp->out_fd : -1, POLLIN, 0 }, { zl_signals_fd(), POLLIN, 0 } };
-		int r = poll(pfd, 2, POLL_MS), sig;
+	w.open = 1;
+	while (!w.reaped || w.open) {
+		struct pollfd pfd[2] = { { w.open ? cp->out_fd : -1, POLLIN, 0 }, { zl_signals_fd(), POLLIN, 0 } };
+		int r = poll(pfd, 2, POLL_MS);
 
 		if (r < 0 && errno != EINTR) {
 			zl_error(err, "poll: %s", strerror(errno));
 			child_kill(cp, SIGKILL);
-			kill_at = 0;
+			w.kill_at = 0;
 		}
-		if (open && r > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
-			open = copy_output(cp->out_fd, o);
-		while ((sig = zl_signals_take())) {
-			if (!is_stop(sig) || reaped)
-				continue;
-			child_kill(cp, sig);
-			if (!*stop_sig) {
-				*stop_sig = sig;
-				kill_at = zl_now_monotonic() + o->kill_after_s;
-			}
-		}
-		if (!reaped) {
-			pid_t w = waitpid(cp->pid, &status, WNOHANG);
-
-			if (w == cp->pid) {
-				reaped = 1;
-				drain_until = zl_now_monotonic() + DRAIN_S;
-			} else if (w < 0 && errno != EINTR) {
-				zl_error(err, "waitpid(%ld): %s", (long)cp->pid, strerror(errno));
-				break;
-			}
-		}
-		if (!reaped && kill_at > 0 && zl_now_monotonic() >= kill_at) {
+		if (w.open && r > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			w.open = copy_output(cp->out_fd, o);
+		forward_stops(&w);
+		if (!w.reaped && try_reap(&w, err))
+			break;
+		if (!w.reaped && w.kill_at > 0 && zl_now_monotonic() >= w.kill_at) {
 			zl_print_warning("'%s' still running %g s after %s: SIGKILL", cp->args.v[0], o->kill_after_s,
 					 strsignal(*stop_sig));
 			child_kill(cp, SIGKILL);
-			kill_at = 0;
+			w.kill_at = 0;
 		}
-		if (reaped && open && r == 0 && zl_now_monotonic() >= drain_until)
+		if (w.reaped && w.open && r == 0 && zl_now_monotonic() >= w.drain_until)
 			break;
 	}
 	if (cp->out_fd >= 0)
 		close(cp->out_fd);
 	cp->out_fd = -1;
-	if (!reaped)
+	if (!w.reaped)
 		return -1;
-	*exit_code = child_exit_code(status);
+	*exit_code = child_exit_code(w.status);
 	return 0;
 }

@@ -417,35 +417,39 @@ int zl_settings_resolve_backend(struct zl_settings *s, struct strbuf *err)
 	return 0;
 }
 
-int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
+/* A setting that neither a flag nor the environment gave takes its default. */
+static void take_default(struct zl_settings *s, enum zl_setting_id id, const char *raw)
+{
+	if (!s->v[id].raw)
+		set_value(s, id, raw, ZL_SRC_DEFAULT, "default");
+}
+
+/* What is refused before anything is resolved, so that every command agrees (exit 2). */
+static int check_given(const struct zl_settings *s, struct strbuf *err)
 {
 	size_t i;
-	long n;
 	double d;
-	char cwd[4096];
 
-	/* environment next, then defaults */
-	for (i = 0; i < ZL_SET__COUNT; i++)
-		take_env(s, (enum zl_setting_id)i);
 	/* an empty variable means unset, but an empty flag value is a mistake (--out '' is not ".") */
 	for (i = 0; i < ZL_SET__COUNT; i++)
 		if (s->v[i].source == ZL_SRC_FLAG && s->v[i].raw && !*s->v[i].raw)
 			return zl_error(err, "empty value for %s: expected %s", s->v[i].from,
 					zl_setting_defs[i].argh ? zl_setting_defs[i].argh : "value");
 
-	/* the operator is a name, never a path: refused here so that every command agrees (exit 2) */
+	/* the operator is a name, never a path */
 	if (s->v[ZL_SET_OP].raw && !zl_op_name_valid(s->v[ZL_SET_OP].raw))
 		return zl_error(err, "invalid operator name '%s' (from %s): use letters, digits and '_' only",
 				s->v[ZL_SET_OP].raw, s->v[ZL_SET_OP].from);
 
 	/* read by the device enumeration; a typo must not silently become the default */
-	if (zl_backend_query_timeout(&d, err))
-		return -1;
+	return zl_backend_query_timeout(&d, err) ? -1 : 0;
+}
 
-	if (zl_settings_resolve_backend(s, err))
-		return -1;
+/* What the run reads: the FlagGems directory, the level, the shape file and mode, the run to replay. */
+static int resolve_inputs(struct zl_settings *s, struct strbuf *err)
+{
+	char cwd[4096];
 
-	/* FlagGems directory */
 	if (!s->v[ZL_SET_FLAGGEMS_DIR].raw) {
 		if (!getcwd(cwd, sizeof(cwd)))
 			return zl_error(err, "cannot read the current directory");
@@ -454,8 +458,7 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 	s->flaggems_dir = zl_absolute_path(s->v[ZL_SET_FLAGGEMS_DIR].raw);
 
 	/* level: only two values, never passed through to pytest unchecked */
-	if (!s->v[ZL_SET_LEVEL].raw)
-		set_value(s, ZL_SET_LEVEL, "core", ZL_SRC_DEFAULT, "default");
+	take_default(s, ZL_SET_LEVEL, "core");
 	if (!strcmp(s->v[ZL_SET_LEVEL].raw, "core"))
 		s->level = "core";
 	else if (!strcmp(s->v[ZL_SET_LEVEL].raw, "comprehensive"))
@@ -463,11 +466,9 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 	else
 		return invalid(err, s, ZL_SET_LEVEL, "choose core or comprehensive");
 
-	/* shape file and mode */
 	if (s->v[ZL_SET_SHAPE_FILE].raw)
 		s->shape_file = zl_absolute_path(s->v[ZL_SET_SHAPE_FILE].raw);
-	if (!s->v[ZL_SET_SHAPE_MODE].raw)
-		set_value(s, ZL_SET_SHAPE_MODE, s->shape_file ? "file" : "upstream", ZL_SRC_DEFAULT, "default");
+	take_default(s, ZL_SET_SHAPE_MODE, s->shape_file ? "file" : "upstream");
 	if (!strcmp(s->v[ZL_SET_SHAPE_MODE].raw, "file"))
 		s->shape_mode_file = 1;
 	else if (!strcmp(s->v[ZL_SET_SHAPE_MODE].raw, "upstream"))
@@ -479,27 +480,26 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 
 	if (s->v[ZL_SET_REPLAY_FROM].raw)
 		s->replay_from = zl_absolute_path(s->v[ZL_SET_REPLAY_FROM].raw);
+	return 0;
+}
 
+/* How the run measures: autotune records, the tuner cache, the graph and timer plan, the profiler's sampling. */
+static int resolve_measure(struct zl_settings *s, struct strbuf *err)
+{
 	/* autotune records: off leaves FlagGems' tuners alone, so there is nothing to replay into */
-	if (!s->v[ZL_SET_AUTOTUNE_RECORDS].raw)
-		set_value(s, ZL_SET_AUTOTUNE_RECORDS, "1", ZL_SRC_DEFAULT, "default");
+	take_default(s, ZL_SET_AUTOTUNE_RECORDS, "1");
 	if (resolve_bool(s, ZL_SET_AUTOTUNE_RECORDS, &s->autotune_records, err))
 		return -1;
 	if (!s->autotune_records && s->replay_from)
 		return zl_error(err, "%s turns autotune records off, but %s asks to replay them",
 				s->v[ZL_SET_AUTOTUNE_RECORDS].from, s->v[ZL_SET_REPLAY_FROM].from);
 
-	/* tuner cache */
-	if (!s->v[ZL_SET_ISOLATE].raw)
-		set_value(s, ZL_SET_ISOLATE, "0", ZL_SRC_DEFAULT, "default");
+	take_default(s, ZL_SET_ISOLATE, "0");
 	if (resolve_bool(s, ZL_SET_ISOLATE, &s->isolate, err))
 		return -1;
 
 	/* graph timer: default from the backend's capabilities; asking for it without them is an error */
-	if (!s->v[ZL_SET_CUDAGRAPH].raw)
-		set_value(s, ZL_SET_CUDAGRAPH,
-			  zl_backend_has(s->backend, ZL_CAP_GRAPH_CAPTURE) ? "1" : "0",
-			  ZL_SRC_DEFAULT, "default");
+	take_default(s, ZL_SET_CUDAGRAPH, zl_backend_has(s->backend, ZL_CAP_GRAPH_CAPTURE) ? "1" : "0");
 	if (resolve_bool(s, ZL_SET_CUDAGRAPH, &s->cudagraph, err))
 		return -1;
 	if (s->cudagraph && !zl_backend_has(s->backend, ZL_CAP_GRAPH_CAPTURE))
@@ -508,26 +508,26 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 	if (resolve_timer(s, err))
 		return -1;
 
-	/* the profiler timer's sampling */
-	if (!s->v[ZL_SET_NOISE_TARGET].raw)
-		set_value(s, ZL_SET_NOISE_TARGET, "0.005", ZL_SRC_DEFAULT, "default");
+	take_default(s, ZL_SET_NOISE_TARGET, "0.005");
 	if (resolve_number(s, ZL_SET_NOISE_TARGET, 0, 0.5, "a fraction greater than 0 and at most 0.5, "
 			   "e.g. 0.005 for +-0.5 %", &s->noise_target, err))
 		return -1;
-	if (!s->v[ZL_SET_MAX_TIME_PER_SHAPE].raw)
-		set_value(s, ZL_SET_MAX_TIME_PER_SHAPE, ZL_MAX_TIME_PER_SHAPE_DEFAULT, ZL_SRC_DEFAULT, "default");
-	if (resolve_number(s, ZL_SET_MAX_TIME_PER_SHAPE, 0, 3600, "a number of seconds greater than 0 and "
-			   "at most 3600", &s->max_time_per_shape_s, err))
-		return -1;
+	take_default(s, ZL_SET_MAX_TIME_PER_SHAPE, ZL_MAX_TIME_PER_SHAPE_DEFAULT);
+	return resolve_number(s, ZL_SET_MAX_TIME_PER_SHAPE, 0, 3600, "a number of seconds greater than 0 and "
+			      "at most 3600", &s->max_time_per_shape_s, err);
+}
 
-	/* direct repeats */
-	if (!s->v[ZL_SET_DIRECT_REPEAT].raw)
-		set_value(s, ZL_SET_DIRECT_REPEAT, "1", ZL_SRC_DEFAULT, "default");
+/* How long and where: direct repeats, the timeout, the devices, the interpreter, the runs directory. */
+static int resolve_bounds(struct zl_settings *s, struct strbuf *err)
+{
+	long n;
+	double d;
+
+	take_default(s, ZL_SET_DIRECT_REPEAT, "1");
 	if (zl_parse_long(s->v[ZL_SET_DIRECT_REPEAT].raw, &n) || n < 1 || n > 1000)
 		return invalid(err, s, ZL_SET_DIRECT_REPEAT, "an integer from 1 to 1000");
 	s->direct_repeat = n;
 
-	/* timeout */
 	if (s->v[ZL_SET_TIMEOUT].raw) {
 		if (zl_parse_double(s->v[ZL_SET_TIMEOUT].raw, &d) || d <= 0)
 			return invalid(err, s, ZL_SET_TIMEOUT, "a number of seconds greater than 0");
@@ -542,13 +542,22 @@ int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
 		s->devices_defaulted = 1;
 	}
 
-	/* interpreter */
-	if (!s->v[ZL_SET_PYTHON].raw)
-		set_value(s, ZL_SET_PYTHON, "python3", ZL_SRC_DEFAULT, "default");
+	take_default(s, ZL_SET_PYTHON, "python3");
 	s->python = xstrdup(s->v[ZL_SET_PYTHON].raw);
+	take_default(s, ZL_SET_RUNS_DIR, "runs");
+	return 0;
+}
 
-	if (!s->v[ZL_SET_RUNS_DIR].raw)
-		set_value(s, ZL_SET_RUNS_DIR, "runs", ZL_SRC_DEFAULT, "default");
+int zl_settings_resolve(struct zl_settings *s, struct strbuf *err)
+{
+	size_t i;
+
+	/* environment next, then defaults */
+	for (i = 0; i < ZL_SET__COUNT; i++)
+		take_env(s, (enum zl_setting_id)i);
+	if (check_given(s, err) || zl_settings_resolve_backend(s, err) || resolve_inputs(s, err) ||
+	    resolve_measure(s, err) || resolve_bounds(s, err))
+		return -1;
 	return 0;
 }
 
