@@ -59,4 +59,11 @@ int zl_json_write_atomic(const char *path, const cJSON *doc, struct strbuf *err)
  */
 void zl_json_canonical(struct strbuf *sb, const cJSON *item);
 
+/*
+ * A shape as results and samples are keyed by: the value rendered canonically, or, for a
+ * string holding JSON text (a plugin may write the shape either way), that text parsed
+ * and rendered so; a string that is no JSON stays as it is. The caller owns the result.
+ */
+char *zl_json_shape_text(const cJSON *item);
+
 #endif

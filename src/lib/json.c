@@ -200,3 +200,21 @@ void zl_json_canonical(struct strbuf *sb, const cJSON *item)
 		strbuf_addstr(sb, "null");
 	}
 }
+
+char *zl_json_shape_text(const cJSON *item)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (cJSON_IsString(item)) {
+		cJSON *parsed = cJSON_Parse(item->valuestring);
+
+		if (parsed)
+			zl_json_canonical(&sb, parsed);
+		else
+			strbuf_addstr(&sb, item->valuestring);
+		cJSON_Delete(parsed);
+	} else {
+		zl_json_canonical(&sb, item);
+	}
+	return strbuf_detach(&sb, NULL);
+}

@@ -39,25 +39,6 @@ char *zl_samples_key(const char *op, const char *dtype, const char *shape, int o
 		       zl_side_name(side));
 }
 
-/* A shape given as JSON text is re-rendered canonically, as runload does. */
-static char *shape_text(const cJSON *item)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	if (cJSON_IsString(item)) {
-		cJSON *parsed = cJSON_Parse(item->valuestring);
-
-		if (parsed)
-			zl_json_canonical(&sb, parsed);
-		else
-			strbuf_addstr(&sb, item->valuestring);
-		cJSON_Delete(parsed);
-	} else {
-		zl_json_canonical(&sb, item);
-	}
-	return strbuf_detach(&sb, NULL);
-}
-
 static void add_line(struct zl_samples *s, const cJSON *rec, struct strvec *seen)
 {
 	const char *op = zl_json_path_string(rec, "op"), *dtype = zl_json_path_string(rec, "dtype");
@@ -72,7 +53,7 @@ static void add_line(struct zl_samples *s, const cJSON *rec, struct strvec *seen
 
 	if (!op || zl_side_parse(zl_json_path_string(rec, "side"), &side))
 		return;
-	shape = shape_text(shape_item ? shape_item : cJSON_GetObjectItemCaseSensitive(rec, "shape_detail"));
+	shape = zl_json_shape_text(shape_item ? shape_item : cJSON_GetObjectItemCaseSensitive(rec, "shape_detail"));
 	/* the occurrence counts every line of the key, with samples or not, as runload pairs them */
 	base = zl_samples_key(op, dtype, shape, 0, side);
 	strvec_push(seen, base);

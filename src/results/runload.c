@@ -102,24 +102,6 @@ static double json_number(const cJSON *item)
 	return cJSON_IsNumber(item) ? item->valuedouble : NAN;
 }
 
-/* A shape given as JSON text (a plugin may write it as a string) is re-rendered canonically. */
-static char *canonical_shape(const cJSON *item)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	if (cJSON_IsString(item)) {
-		cJSON *parsed = cJSON_Parse(item->valuestring);
-		if (parsed)
-			zl_json_canonical(&sb, parsed);
-		else
-			strbuf_addstr(&sb, item->valuestring);
-		cJSON_Delete(parsed);
-	} else {
-		zl_json_canonical(&sb, item);
-	}
-	return strbuf_detach(&sb, NULL);
-}
-
 static const char *dtype_key(const char *dtype)
 {
 	if (!dtype)
@@ -351,7 +333,7 @@ static void load_detail(struct zl_run *run, struct row_table *last, const char *
 		shape_item = cJSON_GetObjectItemCaseSensitive(row, "shape_detail");
 		if (!shape_item || cJSON_IsNull(shape_item))
 			shape_item = cJSON_GetObjectItemCaseSensitive(row, "legacy_shape");
-		shape = canonical_shape(shape_item);
+		shape = zl_json_shape_text(shape_item);
 		add_row(run, last, op, dtype ? dtype : "", shape, ZL_SIDE_TORCH, row);
 		add_row(run, last, op, dtype ? dtype : "", shape, ZL_SIDE_GEMS, row);
 		free(shape);
@@ -498,7 +480,7 @@ static int attach_timer(struct zl_run *run, const cJSON *rec, const struct row_t
 
 	if (!op || zl_side_parse(side_s, &side))
 		return 0;
-	shape = canonical_shape(first_item(rec, timer_shape_keys));
+	shape = zl_json_shape_text(first_item(rec, timer_shape_keys));
 	occ = timer_occurrence(run, last, seen, op, dtype, shape, side);
 	r = find_row(run, op, dtype, shape, occ, side);
 	free(shape);
