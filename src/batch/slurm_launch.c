@@ -534,6 +534,40 @@ static void set_str(char **dst, const char *v)
 }
 
 /*
+ * One task of a polled submission: Slurm's word on it kept, and its row
+ * recorded once it has ended and left its record (or had time to).
+ * 1 when it is still to come.
+ */
+static int poll_task(struct follower *f, struct ftask *t, const struct zl_slurm_job *job, double now)
+{
+	const struct zl_slurm_task_state *rec = zl_slurm_job_find(job, t->t->index);
+	const struct zl_slurm_state_def *d = rec ? zl_slurm_state_find(rec->state) : NULL;
+	cJSON *marker;
+	int ended, left = 0;
+
+	t->ending = d && d->ending;
+	if (rec) {
+		set_str(&t->state, rec->state);
+		set_str(&t->reason, rec->reason);
+		set_str(&t->node, rec->node);
+	}
+	marker = read_marker(f, t);
+	if (marker && !t->gpus)
+		set_str(&t->gpus, zl_json_path_string(marker, "gpus"));
+	/* Slurm forgot the job or this task: what the batch directory holds is all there is */
+	ended = job->unknown || !rec || (d && d->done);
+	if (ended && !t->over_since)
+		t->over_since = now;
+	if (ended && (marker_finished(marker) || (rec && !rec->node) || job->unknown ||
+		      now - t->over_since >= f->settle_s))
+		record_task(f, t, job->unknown ? NULL : rec);
+	else
+		left = 1;
+	cJSON_Delete(marker);
+	return left;
+}
+
+/*
  * Ask Slurm about one submission and record its tasks that have ended.
  * Returns the number still to come, or -1 when Slurm could not be asked.
  */
@@ -560,38 +594,9 @@ static long poll_submission(struct follower *f, const struct zl_slurm_submission
 		left = -1;
 		goto out;
 	}
-	for (i = 0; i < f->nr; i++) {
-		struct ftask *t = &f->tasks[i];
-		const struct zl_slurm_task_state *rec;
-		const struct zl_slurm_state_def *d;
-		cJSON *marker;
-		int ended;
-
-		if (t->sub != sub || t->recorded)
-			continue;
-		rec = zl_slurm_job_find(&job, t->t->index);
-		d = rec ? zl_slurm_state_find(rec->state) : NULL;
-		t->ending = d && d->ending;
-		if (rec) {
-			set_str(&t->state, rec->state);
-			set_str(&t->reason, rec->reason);
-			set_str(&t->node, rec->node);
-		}
-		marker = read_marker(f, t);
-		if (marker && !t->gpus)
-			set_str(&t->gpus, zl_json_path_string(marker, "gpus"));
-		/* Slurm forgot the job or this task: what the batch directory holds is all there is */
-		ended = job.unknown || !rec || (d && d->done);
-		if (ended && !t->over_since)
-			t->over_since = now;
-		if (ended && (marker_finished(marker) || (rec && !rec->node) || job.unknown ||
-			      now - t->over_since >= f->settle_s)) {
-			record_task(f, t, job.unknown ? NULL : rec);
-		} else {
-			left++;
-		}
-		cJSON_Delete(marker);
-	}
+	for (i = 0; i < f->nr; i++)
+		if (f->tasks[i].sub == sub && !f->tasks[i].recorded)
+			left += poll_task(f, &f->tasks[i], &job, now);
 out:
 	if (left < 0 && !f->query_failing) {
 		zl_batch_display_clear(&f->disp);
@@ -1009,12 +1014,78 @@ static struct zl_slurm_submission *plan_submission(const struct zl_batch_config 
 	return sub;
 }
 
+/* Before a new submission: record what ended since; anything still queued or running must end first. */
+static int earlier_tasks_ended(struct follower *f, const struct zl_batch_config *bc, const struct zl_slurm_config *sc,
+			       struct strbuf *err)
+{
+	long active;
+
+	if (!f->nr)
+		return 0;
+	follow(f, FOLLOW_ENDED, 0);
+	active = still_active(f);
+	if (!active)
+		return 0;
+	return zl_error(err, "%ld task%s of an earlier submission (job %s) %s not ended: follow it with "
+			"zlbench batch --collect %s, or cancel it (scancel) first", active, active == 1 ? "" : "s",
+			sc->subs[sc->nr - 1].job_id, active == 1 ? "has" : "have", bc->dir);
+}
+
+/* Save slurm.json naming the new submission sub; without it nothing could follow the job: take it back. */
+static int save_or_cancel(struct zl_slurm_config *sc, const struct zl_slurm_submission *sub, struct strbuf *err)
+{
+	const char *argv[] = { "scancel", sub->job_id, NULL };
+	struct strbuf o2 = STRBUF_INIT, e2 = STRBUF_INIT;
+	int code;
+
+	if (!zl_slurm_config_save(sc, err))
+		return 0;
+	slurm_cmd(argv, &o2, &code, &e2);
+	strbuf_release(&o2);
+	strbuf_release(&e2);
+	return -1;
+}
+
+/*
+ * Submit the ops without a final row as a new submission of sc and save it.
+ * 0 with *job_id set, or left NULL when there is nothing to submit; else
+ * submit()'s code (-2: sbatch did not answer). slurm.json names no job that failed.
+ */
+static int submit_pending(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o,
+			  struct zl_slurm_config *sc, struct follower *f, char **job_id, struct strbuf *err)
+{
+	struct zl_slurm_submission *sub;
+	int rc;
+
+	if (archive_before_submission(bc, f, o->retry_failed, err))
+		return -1;
+	sub = plan_submission(bc, sc, &f->rows, o->retry_failed);
+	sc->nr++;
+	if (!sub->nr) {
+		drop_submission(sc);
+		if (zl_verbosity >= 0)
+			fprintf(stderr, "zlbench: every operator of %s has a final row; nothing to submit\n", bc->dir);
+		return 0;
+	}
+	rc = submit(bc, sc, sub, sc->nr, err);
+	if (!rc)
+		rc = save_or_cancel(sc, sub, err);
+	if (rc) {
+		drop_submission(sc);
+		return rc;
+	}
+	*job_id = xstrdup(sub->job_id);
+	if (zl_verbosity >= 0)
+		fprintf(stderr, "zlbench: submitted Slurm job %s: %zu task%s, one GPU each (%s)\n", sub->job_id, sub->nr,
+			sub->nr == 1 ? "" : "s", sub->script);
+	return 0;
+}
+
 int zl_slurm_launch(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, int resume,
 		    struct zl_batch_outcome *out, char **job_id, struct strbuf *err)
 {
 	struct zl_slurm_config sc;
 	struct follower f;
-	struct zl_slurm_submission *sub;
 	int rc = -1, opened = 0;
 
 	*job_id = NULL;
@@ -1029,50 +1100,12 @@ int zl_slurm_launch(const struct zl_batch_config *bc, const struct zl_slurm_run_
 	if (follower_open(&f, bc, &sc, o, err))
 		goto out;
 	opened = 1;
-	if (f.nr) {
-		/* record what ended since; anything still queued or running must end first */
-		follow(&f, FOLLOW_ENDED, 0);
-		if (still_active(&f)) {
-			zl_error(err, "%ld task%s of an earlier submission (job %s) %s not ended: follow it with "
-				 "zlbench batch --collect %s, or cancel it (scancel) first", still_active(&f),
-				 still_active(&f) == 1 ? "" : "s", sc.subs[sc.nr - 1].job_id,
-				 still_active(&f) == 1 ? "has" : "have", bc->dir);
-			goto out;
-		}
-	}
-	if (archive_before_submission(bc, &f, o->retry_failed, err))
+	if (earlier_tasks_ended(&f, bc, &sc, err))
 		goto out;
-	sub = plan_submission(bc, &sc, &f.rows, o->retry_failed);
-	sc.nr++;
-	if (!sub->nr) {
-		drop_submission(&sc);
-		if (zl_verbosity >= 0)
-			fprintf(stderr, "zlbench: every operator of %s has a final row; nothing to submit\n", bc->dir);
-		rc = 0;
+	rc = submit_pending(bc, o, &sc, &f, job_id, err);
+	if (rc || !*job_id)
 		goto out;
-	}
-	rc = submit(bc, &sc, sub, sc.nr, err);
-	if (rc) {
-		drop_submission(&sc);
-		goto out;
-	}
 	rc = -1;
-	if (zl_slurm_config_save(&sc, err)) {
-		/* without slurm.json nothing could follow the job: take it back */
-		const char *argv[] = { "scancel", sub->job_id, NULL };
-		struct strbuf o2 = STRBUF_INIT, e2 = STRBUF_INIT;
-		int code;
-
-		slurm_cmd(argv, &o2, &code, &e2);
-		strbuf_release(&o2);
-		strbuf_release(&e2);
-		drop_submission(&sc);
-		goto out;
-	}
-	*job_id = xstrdup(sub->job_id);
-	if (zl_verbosity >= 0)
-		fprintf(stderr, "zlbench: submitted Slurm job %s: %zu task%s, one GPU each (%s)\n", sub->job_id, sub->nr,
-			sub->nr == 1 ? "" : "s", sub->script);
 	/* follow the new submission's tasks too */
 	follower_close(&f);
 	opened = 0;
