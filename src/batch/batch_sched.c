@@ -475,17 +475,14 @@ static int wants_worker(const struct sched *s, const struct task *t)
 	return s->workers && t->kind != TASK_SHARD;
 }
 
-static int start_task(struct sched *s, struct task *t, size_t device, struct strbuf *err)
+/*
+ * What the task's kind asks of its child: its run directory and log (relative),
+ * and the options and environment edits of a warm-up shard or a timed replay.
+ */
+static void task_kind_setup(const struct sched *s, struct task *t, struct strvec *extra)
 {
-	const struct zl_batch_config *c = s->c;
-	struct op_state *op = t->op;
-	struct strvec extra = STRVEC_INIT;
-	struct strbuf label = STRBUF_INIT;
-	char *run_dir, *log_path, *sched_env, *warm_env;
-	size_t i;
-	int rc;
+	const struct op_state *op = t->op;
 
-	t->device = device;
 	if (t->kind == TASK_SHARD) {
 		t->run_rel = xstrfmt("%s/shard-%d", op->warm_rel, t->shard);
 		t->log_rel = xstrfmt("logs/%s.warmup-%d.log", op->name, t->shard);
@@ -493,11 +490,11 @@ static int start_task(struct sched *s, struct task *t, size_t device, struct str
 			/* the run's own shapes; its pytest keeps this shard's share (plugins/zl_shard.py) */
 			strvec_pushf(&t->cp.env, "ZL_WARMUP_SHARD=%d/%d", t->shard, op->nshards);
 		} else {
-			strvec_pushf(&extra, "--shape-file=%s", op->shard_files.v[t->shard - 1]);
-			strvec_push(&extra, "--shape-mode=file");
+			strvec_pushf(extra, "--shape-file=%s", op->shard_files.v[t->shard - 1]);
+			strvec_push(extra, "--shape-mode=file");
 		}
 		/* a private tuner cache per shard: parallel shards never share SQLite for writing */
-		strvec_push(&extra, "--isolate-tuner-cache");
+		strvec_push(extra, "--isolate-tuner-cache");
 		/* a shard times a slice of the shapes: as a run of the op it would mislead history's readers */
 		strvec_push(&t->cp.env, "ZL_NO_HISTORY=1");
 	}
@@ -507,19 +504,14 @@ static int start_task(struct sched *s, struct task *t, size_t device, struct str
 		t->run_rel = xstrfmt("runs/%s", op->name);
 		t->log_rel = xstrfmt("logs/%s.log", op->name);
 		if (t->kind == TASK_TIMED)
-			strvec_pushf(&extra, "--replay-from=%s/%s/merged", c->dir, op->warm_rel);
+			strvec_pushf(extra, "--replay-from=%s/%s/merged", s->c->dir, op->warm_rel);
 	}
-	run_dir = batch_path(s, t->run_rel);
-	log_path = batch_path(s, t->log_rel);
-	if (t->kind == TASK_SHARD) {
-		/* the op's own log says where its shards went (and marks the attempt as used) */
-		char *main_log = xstrfmt("logs/%s.log", op->name);
+}
 
-		log_note(s, main_log, "warm-up shard %d/%d of %s on device %s: %s", t->shard, op->nshards,
-			 op->op, c->devices.v[device], t->log_rel);
-		free(main_log);
-	}
-	zl_batch_child_argv(c, s->o->self_exe, op->op, c->devices.v[device], run_dir, &extra, &t->cp.args);
+/* The child's environment edits (worker socket, ZL_SCHEDULER, ZL_WARMUP) and how it is started. */
+static void task_child_env(const struct sched *s, struct task *t)
+{
+	char *sched_env, *warm_env;
 
 	strvec_pushv(&t->cp.env, s->base_env.v);
 	if (t->worker) {
@@ -543,6 +535,52 @@ static int start_task(struct sched *s, struct task *t, size_t device, struct str
 	t->cp.no_stdin = 1;
 	/* if the batch dies, the run ends its pytest and leaves a truthful identity */
 	t->cp.pdeathsig = SIGTERM;
+}
+
+/* The line above the child's output in its log: when, what, where and its argv. */
+static void write_log_head(const struct sched *s, const struct task *t)
+{
+	struct strbuf head = STRBUF_INIT, label = STRBUF_INIT;
+	char stamp[32];
+	size_t i;
+
+	zl_utc_iso8601(stamp, zl_now_epoch());
+	strbuf_addf(&head, "# zlbench batch %s: %s on device %s, attempt %d", stamp,
+		    task_label(t, &label), s->c->devices.v[t->device], t->op->attempt);
+	if (t->worker)
+		strbuf_addf(&head, ", in the device's worker (pid %ld)", (long)t->worker->pid);
+	strbuf_addch(&head, ':');
+	for (i = 0; i < t->cp.args.nr; i++)
+		strbuf_addf(&head, " %s", t->cp.args.v[i]);
+	strbuf_addch(&head, '\n');
+	if (t->log_fd >= 0)
+		zl_write_all(t->log_fd, head.buf, head.len);
+	strbuf_release(&head);
+	strbuf_release(&label);
+}
+
+static int start_task(struct sched *s, struct task *t, size_t device, struct strbuf *err)
+{
+	const struct zl_batch_config *c = s->c;
+	struct op_state *op = t->op;
+	struct strvec extra = STRVEC_INIT;
+	char *run_dir, *log_path;
+	int rc;
+
+	t->device = device;
+	task_kind_setup(s, t, &extra);
+	run_dir = batch_path(s, t->run_rel);
+	log_path = batch_path(s, t->log_rel);
+	if (t->kind == TASK_SHARD) {
+		/* the op's own log says where its shards went (and marks the attempt as used) */
+		char *main_log = xstrfmt("logs/%s.log", op->name);
+
+		log_note(s, main_log, "warm-up shard %d/%d of %s on device %s: %s", t->shard, op->nshards,
+			 op->op, c->devices.v[device], t->log_rel);
+		free(main_log);
+	}
+	zl_batch_child_argv(c, s->o->self_exe, op->op, c->devices.v[device], run_dir, &extra, &t->cp.args);
+	task_child_env(s, t);
 
 	t->started_mono = zl_now_monotonic();
 	t->started_epoch = zl_now_epoch();
@@ -553,23 +591,7 @@ static int start_task(struct sched *s, struct task *t, size_t device, struct str
 		s->on_device[device] = t;
 		goto out;
 	}
-	{
-		struct strbuf head = STRBUF_INIT;
-		char stamp[32];
-
-		zl_utc_iso8601(stamp, zl_now_epoch());
-		strbuf_addf(&head, "# zlbench batch %s: %s on device %s, attempt %d", stamp,
-			    task_label(t, &label), c->devices.v[device], op->attempt);
-		if (t->worker)
-			strbuf_addf(&head, ", in the device's worker (pid %ld)", (long)t->worker->pid);
-		strbuf_addch(&head, ':');
-		for (i = 0; i < t->cp.args.nr; i++)
-			strbuf_addf(&head, " %s", t->cp.args.v[i]);
-		strbuf_addch(&head, '\n');
-		if (t->log_fd >= 0)
-		zl_write_all(t->log_fd, head.buf, head.len);
-		strbuf_release(&head);
-	}
+	write_log_head(s, t);
 	t->log_start = lseek(t->log_fd, 0, SEEK_END);
 	if (!op->wall_started)
 		op->wall_started = t->started_mono;
@@ -582,11 +604,56 @@ out:
 	free(run_dir);
 	free(log_path);
 	strvec_clear(&extra);
-	strbuf_release(&label);
 	return rc;
 }
 
 /* ---- outcomes ----------------------------------------------------------------- */
+
+/*
+ * No final identity (status is the unfinished one's, or NULL for none): the
+ * child's exit code and what it printed tell the status, exit code and reason.
+ */
+static void row_from_exit(struct task *t, int start_failed, const char *start_err, const char *status)
+{
+	struct zl_batch_row *r = &t->row;
+	int exit_code = start_failed ? ZL_EXIT_INTERNAL : child_exit_code(t->status);
+
+	zl_batch_row_set(r, ZL_BCOL_STATUS, zl_batch_status_from_exit(exit_code, t->interrupted));
+	zl_batch_row_setf(r, ZL_BCOL_EXIT_CODE, "%d", exit_code);
+	if (start_failed)
+		zl_batch_row_set(r, ZL_BCOL_REASON, start_err);
+	else if (t->preflight_check && t->error_line)
+		zl_batch_row_setf(r, ZL_BCOL_REASON, "%s", t->error_line);
+	else if (t->preflight_check)
+		zl_batch_row_setf(r, ZL_BCOL_REASON, "preflight check '%s' failed", t->preflight_check);
+	else if (t->error_line)
+		zl_batch_row_set(r, ZL_BCOL_REASON, t->error_line);
+	else if (status)
+		zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run ended (exit %d) before finishing its run identity",
+				  exit_code);
+	else if (exit_code > ZL_EXIT_SIGNAL_BASE)
+		zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run killed by signal %d (%s)",
+				  exit_code - ZL_EXIT_SIGNAL_BASE, strsignal(exit_code - ZL_EXIT_SIGNAL_BASE));
+	else if (exit_code)
+		zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run exited with %d and left no run identity", exit_code);
+	zl_batch_row_set(r, ZL_BCOL_STARTED_AT, NULL);
+	zl_batch_row_set(r, ZL_BCOL_FINISHED_AT, NULL);
+	zl_batch_row_set(r, ZL_BCOL_DURATION_S, NULL);
+}
+
+/* The devices the op's warm-up shards ran on, comma-separated ("-": a shard that never ran). */
+static void row_warmup_devices(struct zl_batch_row *r, const struct op_state *op)
+{
+	struct strbuf d = STRBUF_INIT;
+	size_t i;
+
+	if (!op->shard_devices.nr)
+		return;
+	for (i = 0; i < op->shard_devices.nr; i++)
+		strbuf_addf(&d, "%s%s", i ? "," : "", op->shard_devices.v[i]);
+	zl_batch_row_set(r, ZL_BCOL_WARMUP_DEVICES, d.buf);
+	strbuf_release(&d);
+}
 
 static void fill_row(struct sched *s, struct task *t, int start_failed, const char *start_err)
 {
@@ -595,7 +662,6 @@ static void fill_row(struct sched *s, struct task *t, int start_failed, const ch
 	struct strbuf err = STRBUF_INIT;
 	char *run_dir = batch_path(s, t->run_rel);
 	char stamp[32];
-	int exit_code = start_failed ? ZL_EXIT_INTERNAL : child_exit_code(t->status);
 	int have_identity = !start_failed && !zl_batch_row_from_identity(r, run_dir, &err);
 	const char *status = have_identity ? r->v[ZL_BCOL_STATUS] : NULL;
 
@@ -605,28 +671,7 @@ static void fill_row(struct sched *s, struct task *t, int start_failed, const ch
 		zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run did not end %.0f s after its --timeout of %g s: killed by the batch",
 				  s->grace + WATCHDOG_SLACK_S, c->timeout_s);
 	} else if (!status || !strcmp(status, ZL_STATUS_RUNNING)) {
-		/* no final identity: the child's exit code and what it printed tell */
-		zl_batch_row_set(r, ZL_BCOL_STATUS, zl_batch_status_from_exit(exit_code, t->interrupted));
-		zl_batch_row_setf(r, ZL_BCOL_EXIT_CODE, "%d", exit_code);
-		if (start_failed)
-			zl_batch_row_set(r, ZL_BCOL_REASON, start_err);
-		else if (t->preflight_check && t->error_line)
-			zl_batch_row_setf(r, ZL_BCOL_REASON, "%s", t->error_line);
-		else if (t->preflight_check)
-			zl_batch_row_setf(r, ZL_BCOL_REASON, "preflight check '%s' failed", t->preflight_check);
-		else if (t->error_line)
-			zl_batch_row_set(r, ZL_BCOL_REASON, t->error_line);
-		else if (status)
-			zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run ended (exit %d) before finishing its run identity",
-					  exit_code);
-		else if (exit_code > ZL_EXIT_SIGNAL_BASE)
-			zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run killed by signal %d (%s)",
-					  exit_code - ZL_EXIT_SIGNAL_BASE, strsignal(exit_code - ZL_EXIT_SIGNAL_BASE));
-		else if (exit_code)
-			zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run exited with %d and left no run identity", exit_code);
-		zl_batch_row_set(r, ZL_BCOL_STARTED_AT, NULL);
-		zl_batch_row_set(r, ZL_BCOL_FINISHED_AT, NULL);
-		zl_batch_row_set(r, ZL_BCOL_DURATION_S, NULL);
+		row_from_exit(t, start_failed, start_err, status);
 	}
 	if (!r->v[ZL_BCOL_REASON] && t->interrupted && s->interrupt_sig &&
 	    strcmp(r->v[ZL_BCOL_STATUS], ZL_STATUS_PASSED))
@@ -651,15 +696,7 @@ static void fill_row(struct sched *s, struct task *t, int start_failed, const ch
 	zl_batch_row_setf(r, ZL_BCOL_ATTEMPT, "%d", t->op->attempt);
 	zl_batch_row_setf(r, ZL_BCOL_WALL_S, "%.3f", zl_now_monotonic() - t->started_mono);
 	zl_batch_row_setf(r, ZL_BCOL_WARMUP_SHARDS, "%d", t->op->nshards);
-	if (t->op->shard_devices.nr) {
-		struct strbuf d = STRBUF_INIT;
-		size_t i;
-
-		for (i = 0; i < t->op->shard_devices.nr; i++)
-			strbuf_addf(&d, "%s%s", i ? "," : "", t->op->shard_devices.v[i]);
-		zl_batch_row_set(r, ZL_BCOL_WARMUP_DEVICES, d.buf);
-		strbuf_release(&d);
-	}
+	row_warmup_devices(r, t->op);
 	strbuf_release(&err);
 	free(run_dir);
 }
