@@ -253,11 +253,58 @@ static char *scheduler_json(const struct sched *s, const struct task *t)
 	return json_take(doc);
 }
 
+/* A shard's own part of ZL_WARMUP: its number and how its shapes are chosen. Nonzero on failure. */
+static int warmup_shard_fields(cJSON *doc, const struct op_state *op, int shard)
+{
+	if (op->split_in_pytest)
+		/* what it kept is known when it has run: plugins/shard.json, and the timed run's shard_shapes */
+		return zl_json_add_number(doc, "shard", shard) ||
+		       zl_json_add_string(doc, "plugin", "zl_shard") ||
+		       zl_json_add_string(doc, "rule", "shape j of each benchmark's final list kept when j % shards == shard - 1");
+	return zl_json_add_number(doc, "shard", shard) ||
+	       zl_json_add_string(doc, "shape_file", op->shard_files.v[shard - 1]) ||
+	       zl_json_add_number(doc, "shapes", (double)op->shard_counts[shard - 1]);
+}
+
+/* The timed replay's part of ZL_WARMUP: the shapes per shard, the shards' device time and merge. Nonzero on failure. */
+static int warmup_timed_fields(const struct sched *s, cJSON *doc, const struct op_state *op)
+{
+	cJSON *counts = cJSON_CreateArray();
+	char *merged;
+	int i, bad;
+
+	for (i = 0; counts && i < op->nshards; i++)
+		if (zl_json_add_item(counts, NULL, op->shard_counts[i] >= 0 ? cJSON_CreateNumber((double)op->shard_counts[i])
+									    : cJSON_CreateNull()))
+			break;
+	if (counts && i < op->nshards) {
+		cJSON_Delete(counts);
+		counts = NULL;
+	}
+	if (zl_json_add_item(doc, "shard_shapes", counts))
+		return 1;
+	merged = xstrfmt("%s/%s/merged", s->c->dir, op->warm_rel);
+	/*
+	 * The op's device time is the shards' and this run's: history stores this run
+	 * alone (shards run with ZL_NO_HISTORY=1), so its readers need the shards' share
+	 */
+	bad = zl_json_add_number(doc, "shards_duration_s", op->shards_duration_s) ||
+	      zl_json_add_number(doc, "shards_wall_s", op->shards_wall_s) ||
+	      zl_json_add_number(doc, "merged_records", (double)op->merge.entries) ||
+	      zl_json_add_number(doc, "merged_kernels", (double)op->merge.kernels) ||
+	      zl_json_add_number(doc, "conflicts", (double)op->merge.conflicts) ||
+	      zl_json_add_string(doc, "merged_dir", merged) ||
+	      zl_json_add_item(doc, "shard_devices",
+			       cJSON_CreateStringArray(op->shard_devices.v, (int)op->shard_devices.nr)) ||
+	      zl_json_add_item(doc, "shard_runs", cJSON_CreateStringArray(op->shard_runs.v, (int)op->shard_runs.nr));
+	free(merged);
+	return bad;
+}
+
 /* ZL_WARMUP for a shard or the timed replay; NULL for a plain run. */
 static char *warmup_json(const struct sched *s, const struct task *t)
 {
 	const struct op_state *op = t->op;
-	char *merged = NULL;
 	cJSON *doc;
 	int bad;
 
@@ -269,46 +316,8 @@ static char *warmup_json(const struct sched *s, const struct task *t)
 	      zl_json_add_number(doc, "shards", op->nshards) ||
 	      zl_json_add_string(doc, "entry", op->shard_key) ||
 	      zl_json_add_string(doc, "split", op->split_in_pytest ? "pytest" : "shape_file");
-	if (!bad && t->kind == TASK_SHARD && op->split_in_pytest) {
-		/* what it kept is known when it has run: plugins/shard.json, and the timed run's shard_shapes */
-		bad = zl_json_add_number(doc, "shard", t->shard) ||
-		      zl_json_add_string(doc, "plugin", "zl_shard") ||
-		      zl_json_add_string(doc, "rule", "shape j of each benchmark's final list kept when j % shards == shard - 1");
-	} else if (!bad && t->kind == TASK_SHARD) {
-		bad = zl_json_add_number(doc, "shard", t->shard) ||
-		      zl_json_add_string(doc, "shape_file", op->shard_files.v[t->shard - 1]) ||
-		      zl_json_add_number(doc, "shapes", (double)op->shard_counts[t->shard - 1]);
-	} else if (!bad) {
-		cJSON *counts = cJSON_CreateArray();
-		int i;
-
-		for (i = 0; counts && i < op->nshards; i++)
-			if (zl_json_add_item(counts, NULL, op->shard_counts[i] >= 0 ? cJSON_CreateNumber((double)op->shard_counts[i])
-										    : cJSON_CreateNull()))
-				break;
-		if (counts && i < op->nshards) {
-			cJSON_Delete(counts);
-			counts = NULL;
-		}
-		bad = zl_json_add_item(doc, "shard_shapes", counts);
-	}
-	if (!bad && t->kind == TASK_TIMED) {
-		merged = xstrfmt("%s/%s/merged", s->c->dir, op->warm_rel);
-		/*
-		 * The op's device time is the shards' and this run's: history stores this run
-		 * alone (shards run with ZL_NO_HISTORY=1), so its readers need the shards' share
-		 */
-		bad = zl_json_add_number(doc, "shards_duration_s", op->shards_duration_s) ||
-		      zl_json_add_number(doc, "shards_wall_s", op->shards_wall_s) ||
-		      zl_json_add_number(doc, "merged_records", (double)op->merge.entries) ||
-		      zl_json_add_number(doc, "merged_kernels", (double)op->merge.kernels) ||
-		      zl_json_add_number(doc, "conflicts", (double)op->merge.conflicts) ||
-		      zl_json_add_string(doc, "merged_dir", merged) ||
-		      zl_json_add_item(doc, "shard_devices",
-				       cJSON_CreateStringArray(op->shard_devices.v, (int)op->shard_devices.nr)) ||
-		      zl_json_add_item(doc, "shard_runs", cJSON_CreateStringArray(op->shard_runs.v, (int)op->shard_runs.nr));
-	}
-	free(merged);
+	if (!bad)
+		bad = t->kind == TASK_SHARD ? warmup_shard_fields(doc, op, t->shard) : warmup_timed_fields(s, doc, op);
 	if (bad) {
 		cJSON_Delete(doc);
 		return NULL;
@@ -995,21 +1004,24 @@ out:
 	free(warm_dir);
 }
 
-static int plan(struct sched *s, struct strbuf *err)
+/* The ops that still run, in list order, as plan() finds them. */
+struct pending_ops {
+	struct strvec names;
+	size_t *list_index;        /* where each is in the config's list */
+	int *attempt;              /* the attempt that runs now */
+};
+
+/*
+ * The ops without a final row that no finished attempt can stand for; each
+ * one's earlier attempt moves aside (its canonical paths are the new one's).
+ */
+static int find_pending(struct sched *s, struct pending_ops *p, struct strbuf *err)
 {
 	const struct zl_batch_config *c = s->c;
-	struct strvec pending = STRVEC_INIT;
-	size_t *list_index = NULL, *order, i, n = 0;
-	int *attempt = NULL;
-	double *expect;
-	char *logs = batch_path(s, "logs");
-	char *runs = batch_path(s, "runs");
-	int rc = -1;
+	size_t i;
 
-	if (zl_mkdir_p(logs, err) || zl_mkdir_p(runs, err))
-		goto out0;
-	list_index = xcalloc(c->ops.nr, sizeof(*list_index));
-	attempt = xcalloc(c->ops.nr, sizeof(*attempt));
+	p->list_index = xcalloc(c->ops.nr, sizeof(*p->list_index));
+	p->attempt = xcalloc(c->ops.nr, sizeof(*p->attempt));
 	for (i = 0; i < c->ops.nr; i++) {
 		const struct zl_batch_row *last = zl_batch_rows_last(&s->rows, c->ops.v[i]);
 		struct zl_batch_attempts a;
@@ -1026,46 +1038,60 @@ static int plan(struct sched *s, struct strbuf *err)
 		}
 		/* the op's canonical paths are for the attempt that runs now: the earlier one moves aside */
 		if (a.canonical && zl_batch_archive_canonical(c->dir, c->ops.v[i], a.canonical, &s->st, &s->rows, err))
-			goto out1;
-		list_index[pending.nr] = i;
-		attempt[pending.nr] = a.next;
-		strvec_push(&pending, c->ops.v[i]);
+			return -1;
+		p->list_index[p->names.nr] = i;
+		p->attempt[p->names.nr] = a.next;
+		strvec_push(&p->names, c->ops.v[i]);
 	}
-	n = pending.nr;
-	expect = xcalloc(n ? n : 1, sizeof(*expect));
-	order = xcalloc(n ? n : 1, sizeof(*order));
-	zl_batch_expected_durations(c->backend, c->level, &pending, expect);
+	return 0;
+}
+
+/* s->ops from the pending ops, longest expected first (the history's durations). */
+static void order_ops(struct sched *s, const struct pending_ops *p)
+{
+	const struct zl_batch_config *c = s->c;
+	size_t i, n = p->names.nr;
+	double *expect = xcalloc(n ? n : 1, sizeof(*expect));
+	size_t *order = xcalloc(n ? n : 1, sizeof(*order));
+	int *known = xcalloc(n ? n : 1, sizeof(*known));
+
+	zl_batch_expected_durations(c->backend, c->level, &p->names, expect);
 	s->ops = xcalloc(n ? n : 1, sizeof(*s->ops));
 	s->nops = n;
-	{
-		int *known = xcalloc(n ? n : 1, sizeof(*known));
-
-		for (i = 0; i < n; i++)
-			known[i] = expect[i] >= 0;
-		zl_batch_order(expect, n, order);
-		for (i = 0; i < n; i++) {
-			struct op_state *op = &s->ops[i];
-			size_t j = order[i];
-
-			op->op = c->ops.v[list_index[j]];
-			op->list_index = list_index[j];
-			op->expect_s = expect[j];
-			op->known = known[j];
-			op->attempt = attempt[j];
-			op->name = zl_batch_attempt_name(op->op, op->attempt);
-			strvec_init(&op->shard_files);
-			strvec_init(&op->shard_devices);
-			strvec_init(&op->shard_runs);
-			zl_merge_stats_init(&op->merge);
-			zl_batch_row_init(&op->shard_fail);
-		}
-		free(known);
-	}
+	for (i = 0; i < n; i++)
+		known[i] = expect[i] >= 0;
+	zl_batch_order(expect, n, order);
 	for (i = 0; i < n; i++) {
+		struct op_state *op = &s->ops[i];
+		size_t j = order[i];
+
+		op->op = c->ops.v[p->list_index[j]];
+		op->list_index = p->list_index[j];
+		op->expect_s = expect[j];
+		op->known = known[j];
+		op->attempt = p->attempt[j];
+		op->name = zl_batch_attempt_name(op->op, op->attempt);
+		strvec_init(&op->shard_files);
+		strvec_init(&op->shard_devices);
+		strvec_init(&op->shard_runs);
+		zl_merge_stats_init(&op->merge);
+		zl_batch_row_init(&op->shard_fail);
+	}
+	free(known);
+	free(expect);
+	free(order);
+}
+
+/* Each op's tasks, in op order: one run, or its warm-up shards and the timed replay after them. */
+static void plan_tasks(struct sched *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nops; i++) {
 		struct op_state *op = &s->ops[i];
 		int j;
 
-		if (wants_warmup(c, op->op))
+		if (wants_warmup(s->c, op->op))
 			plan_warmup(s, op);
 		if (!op->nshards) {
 			task_new(s, op, TASK_RUN, 0, TASK_READY);
@@ -1077,14 +1103,24 @@ static int plan(struct sched *s, struct strbuf *err)
 		}
 		op->timed = task_new(s, op, TASK_TIMED, 0, TASK_BLOCKED);
 	}
-	free(expect);
-	free(order);
+}
+
+static int plan(struct sched *s, struct strbuf *err)
+{
+	struct pending_ops p = { .names = STRVEC_INIT };
+	char *logs = batch_path(s, "logs");
+	char *runs = batch_path(s, "runs");
+	int rc = -1;
+
+	if (zl_mkdir_p(logs, err) || zl_mkdir_p(runs, err) || find_pending(s, &p, err))
+		goto out;
+	order_ops(s, &p);
+	plan_tasks(s);
 	rc = 0;
-out1:
-	free(list_index);
-	free(attempt);
-out0:
-	strvec_clear(&pending);
+out:
+	strvec_clear(&p.names);
+	free(p.list_index);
+	free(p.attempt);
 	free(logs);
 	free(runs);
 	return rc;
