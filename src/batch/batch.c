@@ -604,75 +604,102 @@ static void history_follow(const char *old_abs, const char *new_abs)
 	strbuf_release(&err);
 }
 
-int zl_batch_archive_canonical(const char *batch_dir, const char *op, int attempt, struct zl_batch_status *st,
-			       struct zl_batch_rows *rows, struct strbuf *err)
+/* Point the rows of the op's canonical attempt at its archived paths. 1 when a row changed. */
+static int rows_to_archived(struct zl_batch_rows *rows, const char *op, const char *archived)
 {
-	char *archived = zl_batch_archived_name(op, attempt);
-	char *runs_from = xstrfmt("runs/%s", op), *runs_to = xstrfmt("runs/%s", archived);
-	char *run_abs = NULL, *logs = zl_path_join(batch_dir, "logs");
-	struct strvec shard_logs = STRVEC_INIT;
-	int rewrite = 0, rc = -1;
+	int rewrite = 0;
 	size_t i;
-	DIR *d;
 
-	/* first the rows (atomically): a batch killed next finds the rows right and moves the paths again */
 	for (i = 0; i < rows->nr; i++) {
 		struct zl_batch_row *r = &rows->v[i];
 
 		if (!row_names_canonical(r, op))
 			continue;
 		if (names_path(r, ZL_BCOL_RUN_DIR, "runs/%s", op))
-			zl_batch_row_set(r, ZL_BCOL_RUN_DIR, runs_to);
+			zl_batch_row_setf(r, ZL_BCOL_RUN_DIR, "runs/%s", archived);
 		else if (names_path(r, ZL_BCOL_RUN_DIR, "warmup/%s", op))
 			zl_batch_row_setf(r, ZL_BCOL_RUN_DIR, "warmup/%s", archived);
 		if (names_path(r, ZL_BCOL_LOG, "logs/%s.log", op))
 			zl_batch_row_setf(r, ZL_BCOL_LOG, "logs/%s.log", archived);
 		rewrite = 1;
 	}
-	if (rewrite && zl_batch_status_rewrite(st, rows, err))
-		goto out;
-	{
-		char *abs = zl_path_join(batch_dir, runs_from);
+	return rewrite;
+}
 
-		if (zl_is_dir(abs))
-			run_abs = zl_absolute_path(abs);
-		free(abs);
-	}
-	if (move_aside(batch_dir, runs_from, runs_to, err))
-		goto out;
-	{
-		char *lf = xstrfmt("logs/%s.log", op), *lt = xstrfmt("logs/%s.log", archived);
-		char *wf = xstrfmt("warmup/%s", op), *wt = xstrfmt("warmup/%s", archived);
-		int bad = move_aside(batch_dir, lf, lt, err) || move_aside(batch_dir, wf, wt, err);
+/* The warm-up shards' logs, logs/<op>.warmup-<i>.log, to logs/<archived>.warmup-<i>.log. */
+static int move_shard_logs(const char *batch_dir, const char *op, const char *archived, struct strbuf *err)
+{
+	char *logs = zl_path_join(batch_dir, "logs");
+	struct strvec names = STRVEC_INIT;
+	size_t i;
+	int rc = 0;
+	DIR *d;
 
-		free(lf);
-		free(lt);
-		free(wf);
-		free(wt);
-		if (bad)
-			goto out;
-	}
-	/* the warm-up shards' logs: logs/<op>.warmup-<i>.log */
 	if ((d = opendir(logs))) {
 		struct dirent *de;
 		char *prefix = xstrfmt("%s.warmup-", op);
 
 		while ((de = readdir(d)))
 			if (zl_starts_with(de->d_name, prefix))
-				strvec_push(&shard_logs, de->d_name);
+				strvec_push(&names, de->d_name);
 		closedir(d);
 		free(prefix);
 	}
-	for (i = 0; i < shard_logs.nr; i++) {
-		char *from = xstrfmt("logs/%s", shard_logs.v[i]);
-		char *to = xstrfmt("logs/%s%s", archived, shard_logs.v[i] + strlen(op));
-		int bad = move_aside(batch_dir, from, to, err);
+	for (i = 0; i < names.nr && !rc; i++) {
+		char *from = xstrfmt("logs/%s", names.v[i]);
+		char *to = xstrfmt("logs/%s%s", archived, names.v[i] + strlen(op));
 
+		if (move_aside(batch_dir, from, to, err))
+			rc = -1;
 		free(from);
 		free(to);
-		if (bad)
-			goto out;
 	}
+	strvec_clear(&names);
+	free(logs);
+	return rc;
+}
+
+/* The attempt's log, its warm-up directory and its shards' logs to their archived names. */
+static int move_logs_aside(const char *batch_dir, const char *op, const char *archived, struct strbuf *err)
+{
+	char *lf = xstrfmt("logs/%s.log", op), *lt = xstrfmt("logs/%s.log", archived);
+	char *wf = xstrfmt("warmup/%s", op), *wt = xstrfmt("warmup/%s", archived);
+	int bad = move_aside(batch_dir, lf, lt, err) || move_aside(batch_dir, wf, wt, err);
+
+	free(lf);
+	free(lt);
+	free(wf);
+	free(wt);
+	if (bad)
+		return -1;
+	return move_shard_logs(batch_dir, op, archived, err);
+}
+
+/* The absolute path of the directory rel in dir, or NULL when it is not one. Caller frees. */
+static char *dir_absolute(const char *dir, const char *rel)
+{
+	char *abs = zl_path_join(dir, rel), *path = NULL;
+
+	if (zl_is_dir(abs))
+		path = zl_absolute_path(abs);
+	free(abs);
+	return path;
+}
+
+int zl_batch_archive_canonical(const char *batch_dir, const char *op, int attempt, struct zl_batch_status *st,
+			       struct zl_batch_rows *rows, struct strbuf *err)
+{
+	char *archived = zl_batch_archived_name(op, attempt);
+	char *runs_from = xstrfmt("runs/%s", op), *runs_to = xstrfmt("runs/%s", archived);
+	char *run_abs = NULL;
+	int rc = -1;
+
+	/* first the rows (atomically): a batch killed next finds the rows right and moves the paths again */
+	if (rows_to_archived(rows, op, archived) && zl_batch_status_rewrite(st, rows, err))
+		goto out;
+	run_abs = dir_absolute(batch_dir, runs_from);
+	if (move_aside(batch_dir, runs_from, runs_to, err) || move_logs_aside(batch_dir, op, archived, err))
+		goto out;
 	if (run_abs) {
 		char *abs = zl_path_join(batch_dir, runs_to);
 		char *now = zl_absolute_path(abs);
@@ -683,12 +710,10 @@ int zl_batch_archive_canonical(const char *batch_dir, const char *op, int attemp
 	}
 	rc = 0;
 out:
-	strvec_clear(&shard_logs);
 	free(archived);
 	free(runs_from);
 	free(runs_to);
 	free(run_abs);
-	free(logs);
 	return rc;
 }
 

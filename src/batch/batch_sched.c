@@ -253,11 +253,58 @@ static char *scheduler_json(const struct sched *s, const struct task *t)
 	return json_take(doc);
 }
 
+/* A shard's own part of ZL_WARMUP: its number and how its shapes are chosen. Nonzero on failure. */
+static int warmup_shard_fields(cJSON *doc, const struct op_state *op, int shard)
+{
+	if (op->split_in_pytest)
+		/* what it kept is known when it has run: plugins/shard.json, and the timed run's shard_shapes */
+		return zl_json_add_number(doc, "shard", shard) ||
+		       zl_json_add_string(doc, "plugin", "zl_shard") ||
+		       zl_json_add_string(doc, "rule", "shape j of each benchmark's final list kept when j % shards == shard - 1");
+	return zl_json_add_number(doc, "shard", shard) ||
+	       zl_json_add_string(doc, "shape_file", op->shard_files.v[shard - 1]) ||
+	       zl_json_add_number(doc, "shapes", (double)op->shard_counts[shard - 1]);
+}
+
+/* The timed replay's part of ZL_WARMUP: the shapes per shard, the shards' device time and merge. Nonzero on failure. */
+static int warmup_timed_fields(const struct sched *s, cJSON *doc, const struct op_state *op)
+{
+	cJSON *counts = cJSON_CreateArray();
+	char *merged;
+	int i, bad;
+
+	for (i = 0; counts && i < op->nshards; i++)
+		if (zl_json_add_item(counts, NULL, op->shard_counts[i] >= 0 ? cJSON_CreateNumber((double)op->shard_counts[i])
+									    : cJSON_CreateNull()))
+			break;
+	if (counts && i < op->nshards) {
+		cJSON_Delete(counts);
+		counts = NULL;
+	}
+	if (zl_json_add_item(doc, "shard_shapes", counts))
+		return 1;
+	merged = xstrfmt("%s/%s/merged", s->c->dir, op->warm_rel);
+	/*
+	 * The op's device time is the shards' and this run's: history stores this run
+	 * alone (shards run with ZL_NO_HISTORY=1), so its readers need the shards' share
+	 */
+	bad = zl_json_add_number(doc, "shards_duration_s", op->shards_duration_s) ||
+	      zl_json_add_number(doc, "shards_wall_s", op->shards_wall_s) ||
+	      zl_json_add_number(doc, "merged_records", (double)op->merge.entries) ||
+	      zl_json_add_number(doc, "merged_kernels", (double)op->merge.kernels) ||
+	      zl_json_add_number(doc, "conflicts", (double)op->merge.conflicts) ||
+	      zl_json_add_string(doc, "merged_dir", merged) ||
+	      zl_json_add_item(doc, "shard_devices",
+			       cJSON_CreateStringArray(op->shard_devices.v, (int)op->shard_devices.nr)) ||
+	      zl_json_add_item(doc, "shard_runs", cJSON_CreateStringArray(op->shard_runs.v, (int)op->shard_runs.nr));
+	free(merged);
+	return bad;
+}
+
 /* ZL_WARMUP for a shard or the timed replay; NULL for a plain run. */
 static char *warmup_json(const struct sched *s, const struct task *t)
 {
 	const struct op_state *op = t->op;
-	char *merged = NULL;
 	cJSON *doc;
 	int bad;
 
@@ -269,46 +316,8 @@ static char *warmup_json(const struct sched *s, const struct task *t)
 	      zl_json_add_number(doc, "shards", op->nshards) ||
 	      zl_json_add_string(doc, "entry", op->shard_key) ||
 	      zl_json_add_string(doc, "split", op->split_in_pytest ? "pytest" : "shape_file");
-	if (!bad && t->kind == TASK_SHARD && op->split_in_pytest) {
-		/* what it kept is known when it has run: plugins/shard.json, and the timed run's shard_shapes */
-		bad = zl_json_add_number(doc, "shard", t->shard) ||
-		      zl_json_add_string(doc, "plugin", "zl_shard") ||
-		      zl_json_add_string(doc, "rule", "shape j of each benchmark's final list kept when j % shards == shard - 1");
-	} else if (!bad && t->kind == TASK_SHARD) {
-		bad = zl_json_add_number(doc, "shard", t->shard) ||
-		      zl_json_add_string(doc, "shape_file", op->shard_files.v[t->shard - 1]) ||
-		      zl_json_add_number(doc, "shapes", (double)op->shard_counts[t->shard - 1]);
-	} else if (!bad) {
-		cJSON *counts = cJSON_CreateArray();
-		int i;
-
-		for (i = 0; counts && i < op->nshards; i++)
-			if (zl_json_add_item(counts, NULL, op->shard_counts[i] >= 0 ? cJSON_CreateNumber((double)op->shard_counts[i])
-										    : cJSON_CreateNull()))
-				break;
-		if (counts && i < op->nshards) {
-			cJSON_Delete(counts);
-			counts = NULL;
-		}
-		bad = zl_json_add_item(doc, "shard_shapes", counts);
-	}
-	if (!bad && t->kind == TASK_TIMED) {
-		merged = xstrfmt("%s/%s/merged", s->c->dir, op->warm_rel);
-		/*
-		 * The op's device time is the shards' and this run's: history stores this run
-		 * alone (shards run with ZL_NO_HISTORY=1), so its readers need the shards' share
-		 */
-		bad = zl_json_add_number(doc, "shards_duration_s", op->shards_duration_s) ||
-		      zl_json_add_number(doc, "shards_wall_s", op->shards_wall_s) ||
-		      zl_json_add_number(doc, "merged_records", (double)op->merge.entries) ||
-		      zl_json_add_number(doc, "merged_kernels", (double)op->merge.kernels) ||
-		      zl_json_add_number(doc, "conflicts", (double)op->merge.conflicts) ||
-		      zl_json_add_string(doc, "merged_dir", merged) ||
-		      zl_json_add_item(doc, "shard_devices",
-				       cJSON_CreateStringArray(op->shard_devices.v, (int)op->shard_devices.nr)) ||
-		      zl_json_add_item(doc, "shard_runs", cJSON_CreateStringArray(op->shard_runs.v, (int)op->shard_runs.nr));
-	}
-	free(merged);
+	if (!bad)
+		bad = t->kind == TASK_SHARD ? warmup_shard_fields(doc, op, t->shard) : warmup_timed_fields(s, doc, op);
 	if (bad) {
 		cJSON_Delete(doc);
 		return NULL;
@@ -475,17 +484,14 @@ static int wants_worker(const struct sched *s, const struct task *t)
 	return s->workers && t->kind != TASK_SHARD;
 }
 
-static int start_task(struct sched *s, struct task *t, size_t device, struct strbuf *err)
+/*
+ * What the task's kind asks of its child: its run directory and log (relative),
+ * and the options and environment edits of a warm-up shard or a timed replay.
+ */
+static void task_kind_setup(const struct sched *s, struct task *t, struct strvec *extra)
 {
-	const struct zl_batch_config *c = s->c;
-	struct op_state *op = t->op;
-	struct strvec extra = STRVEC_INIT;
-	struct strbuf label = STRBUF_INIT;
-	char *run_dir, *log_path, *sched_env, *warm_env;
-	size_t i;
-	int rc;
+	const struct op_state *op = t->op;
 
-	t->device = device;
 	if (t->kind == TASK_SHARD) {
 		t->run_rel = xstrfmt("%s/shard-%d", op->warm_rel, t->shard);
 		t->log_rel = xstrfmt("logs/%s.warmup-%d.log", op->name, t->shard);
@@ -493,11 +499,11 @@ static int start_task(struct sched *s, struct task *t, size_t device, struct str
 			/* the run's own shapes; its pytest keeps this shard's share (plugins/zl_shard.py) */
 			strvec_pushf(&t->cp.env, "ZL_WARMUP_SHARD=%d/%d", t->shard, op->nshards);
 		} else {
-			strvec_pushf(&extra, "--shape-file=%s", op->shard_files.v[t->shard - 1]);
-			strvec_push(&extra, "--shape-mode=file");
+			strvec_pushf(extra, "--shape-file=%s", op->shard_files.v[t->shard - 1]);
+			strvec_push(extra, "--shape-mode=file");
 		}
 		/* a private tuner cache per shard: parallel shards never share SQLite for writing */
-		strvec_push(&extra, "--isolate-tuner-cache");
+		strvec_push(extra, "--isolate-tuner-cache");
 		/* a shard times a slice of the shapes: as a run of the op it would mislead history's readers */
 		strvec_push(&t->cp.env, "ZL_NO_HISTORY=1");
 	}
@@ -507,19 +513,14 @@ static int start_task(struct sched *s, struct task *t, size_t device, struct str
 		t->run_rel = xstrfmt("runs/%s", op->name);
 		t->log_rel = xstrfmt("logs/%s.log", op->name);
 		if (t->kind == TASK_TIMED)
-			strvec_pushf(&extra, "--replay-from=%s/%s/merged", c->dir, op->warm_rel);
+			strvec_pushf(extra, "--replay-from=%s/%s/merged", s->c->dir, op->warm_rel);
 	}
-	run_dir = batch_path(s, t->run_rel);
-	log_path = batch_path(s, t->log_rel);
-	if (t->kind == TASK_SHARD) {
-		/* the op's own log says where its shards went (and marks the attempt as used) */
-		char *main_log = xstrfmt("logs/%s.log", op->name);
+}
 
-		log_note(s, main_log, "warm-up shard %d/%d of %s on device %s: %s", t->shard, op->nshards,
-			 op->op, c->devices.v[device], t->log_rel);
-		free(main_log);
-	}
-	zl_batch_child_argv(c, s->o->self_exe, op->op, c->devices.v[device], run_dir, &extra, &t->cp.args);
+/* The child's environment edits (worker socket, ZL_SCHEDULER, ZL_WARMUP) and how it is started. */
+static void task_child_env(const struct sched *s, struct task *t)
+{
+	char *sched_env, *warm_env;
 
 	strvec_pushv(&t->cp.env, s->base_env.v);
 	if (t->worker) {
@@ -543,6 +544,52 @@ static int start_task(struct sched *s, struct task *t, size_t device, struct str
 	t->cp.no_stdin = 1;
 	/* if the batch dies, the run ends its pytest and leaves a truthful identity */
 	t->cp.pdeathsig = SIGTERM;
+}
+
+/* The line above the child's output in its log: when, what, where and its argv. */
+static void write_log_head(const struct sched *s, const struct task *t)
+{
+	struct strbuf head = STRBUF_INIT, label = STRBUF_INIT;
+	char stamp[32];
+	size_t i;
+
+	zl_utc_iso8601(stamp, zl_now_epoch());
+	strbuf_addf(&head, "# zlbench batch %s: %s on device %s, attempt %d", stamp,
+		    task_label(t, &label), s->c->devices.v[t->device], t->op->attempt);
+	if (t->worker)
+		strbuf_addf(&head, ", in the device's worker (pid %ld)", (long)t->worker->pid);
+	strbuf_addch(&head, ':');
+	for (i = 0; i < t->cp.args.nr; i++)
+		strbuf_addf(&head, " %s", t->cp.args.v[i]);
+	strbuf_addch(&head, '\n');
+	if (t->log_fd >= 0)
+		zl_write_all(t->log_fd, head.buf, head.len);
+	strbuf_release(&head);
+	strbuf_release(&label);
+}
+
+static int start_task(struct sched *s, struct task *t, size_t device, struct strbuf *err)
+{
+	const struct zl_batch_config *c = s->c;
+	struct op_state *op = t->op;
+	struct strvec extra = STRVEC_INIT;
+	char *run_dir, *log_path;
+	int rc;
+
+	t->device = device;
+	task_kind_setup(s, t, &extra);
+	run_dir = batch_path(s, t->run_rel);
+	log_path = batch_path(s, t->log_rel);
+	if (t->kind == TASK_SHARD) {
+		/* the op's own log says where its shards went (and marks the attempt as used) */
+		char *main_log = xstrfmt("logs/%s.log", op->name);
+
+		log_note(s, main_log, "warm-up shard %d/%d of %s on device %s: %s", t->shard, op->nshards,
+			 op->op, c->devices.v[device], t->log_rel);
+		free(main_log);
+	}
+	zl_batch_child_argv(c, s->o->self_exe, op->op, c->devices.v[device], run_dir, &extra, &t->cp.args);
+	task_child_env(s, t);
 
 	t->started_mono = zl_now_monotonic();
 	t->started_epoch = zl_now_epoch();
@@ -553,23 +600,7 @@ static int start_task(struct sched *s, struct task *t, size_t device, struct str
 		s->on_device[device] = t;
 		goto out;
 	}
-	{
-		struct strbuf head = STRBUF_INIT;
-		char stamp[32];
-
-		zl_utc_iso8601(stamp, zl_now_epoch());
-		strbuf_addf(&head, "# zlbench batch %s: %s on device %s, attempt %d", stamp,
-			    task_label(t, &label), c->devices.v[device], op->attempt);
-		if (t->worker)
-			strbuf_addf(&head, ", in the device's worker (pid %ld)", (long)t->worker->pid);
-		strbuf_addch(&head, ':');
-		for (i = 0; i < t->cp.args.nr; i++)
-			strbuf_addf(&head, " %s", t->cp.args.v[i]);
-		strbuf_addch(&head, '\n');
-		if (t->log_fd >= 0)
-		zl_write_all(t->log_fd, head.buf, head.len);
-		strbuf_release(&head);
-	}
+	write_log_head(s, t);
 	t->log_start = lseek(t->log_fd, 0, SEEK_END);
 	if (!op->wall_started)
 		op->wall_started = t->started_mono;
@@ -582,11 +613,56 @@ out:
 	free(run_dir);
 	free(log_path);
 	strvec_clear(&extra);
-	strbuf_release(&label);
 	return rc;
 }
 
 /* ---- outcomes ----------------------------------------------------------------- */
+
+/*
+ * No final identity (status is the unfinished one's, or NULL for none): the
+ * child's exit code and what it printed tell the status, exit code and reason.
+ */
+static void row_from_exit(struct task *t, int start_failed, const char *start_err, const char *status)
+{
+	struct zl_batch_row *r = &t->row;
+	int exit_code = start_failed ? ZL_EXIT_INTERNAL : child_exit_code(t->status);
+
+	zl_batch_row_set(r, ZL_BCOL_STATUS, zl_batch_status_from_exit(exit_code, t->interrupted));
+	zl_batch_row_setf(r, ZL_BCOL_EXIT_CODE, "%d", exit_code);
+	if (start_failed)
+		zl_batch_row_set(r, ZL_BCOL_REASON, start_err);
+	else if (t->preflight_check && t->error_line)
+		zl_batch_row_setf(r, ZL_BCOL_REASON, "%s", t->error_line);
+	else if (t->preflight_check)
+		zl_batch_row_setf(r, ZL_BCOL_REASON, "preflight check '%s' failed", t->preflight_check);
+	else if (t->error_line)
+		zl_batch_row_set(r, ZL_BCOL_REASON, t->error_line);
+	else if (status)
+		zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run ended (exit %d) before finishing its run identity",
+				  exit_code);
+	else if (exit_code > ZL_EXIT_SIGNAL_BASE)
+		zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run killed by signal %d (%s)",
+				  exit_code - ZL_EXIT_SIGNAL_BASE, strsignal(exit_code - ZL_EXIT_SIGNAL_BASE));
+	else if (exit_code)
+		zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run exited with %d and left no run identity", exit_code);
+	zl_batch_row_set(r, ZL_BCOL_STARTED_AT, NULL);
+	zl_batch_row_set(r, ZL_BCOL_FINISHED_AT, NULL);
+	zl_batch_row_set(r, ZL_BCOL_DURATION_S, NULL);
+}
+
+/* The devices the op's warm-up shards ran on, comma-separated ("-": a shard that never ran). */
+static void row_warmup_devices(struct zl_batch_row *r, const struct op_state *op)
+{
+	struct strbuf d = STRBUF_INIT;
+	size_t i;
+
+	if (!op->shard_devices.nr)
+		return;
+	for (i = 0; i < op->shard_devices.nr; i++)
+		strbuf_addf(&d, "%s%s", i ? "," : "", op->shard_devices.v[i]);
+	zl_batch_row_set(r, ZL_BCOL_WARMUP_DEVICES, d.buf);
+	strbuf_release(&d);
+}
 
 static void fill_row(struct sched *s, struct task *t, int start_failed, const char *start_err)
 {
@@ -595,7 +671,6 @@ static void fill_row(struct sched *s, struct task *t, int start_failed, const ch
 	struct strbuf err = STRBUF_INIT;
 	char *run_dir = batch_path(s, t->run_rel);
 	char stamp[32];
-	int exit_code = start_failed ? ZL_EXIT_INTERNAL : child_exit_code(t->status);
 	int have_identity = !start_failed && !zl_batch_row_from_identity(r, run_dir, &err);
 	const char *status = have_identity ? r->v[ZL_BCOL_STATUS] : NULL;
 
@@ -605,28 +680,7 @@ static void fill_row(struct sched *s, struct task *t, int start_failed, const ch
 		zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run did not end %.0f s after its --timeout of %g s: killed by the batch",
 				  s->grace + WATCHDOG_SLACK_S, c->timeout_s);
 	} else if (!status || !strcmp(status, ZL_STATUS_RUNNING)) {
-		/* no final identity: the child's exit code and what it printed tell */
-		zl_batch_row_set(r, ZL_BCOL_STATUS, zl_batch_status_from_exit(exit_code, t->interrupted));
-		zl_batch_row_setf(r, ZL_BCOL_EXIT_CODE, "%d", exit_code);
-		if (start_failed)
-			zl_batch_row_set(r, ZL_BCOL_REASON, start_err);
-		else if (t->preflight_check && t->error_line)
-			zl_batch_row_setf(r, ZL_BCOL_REASON, "%s", t->error_line);
-		else if (t->preflight_check)
-			zl_batch_row_setf(r, ZL_BCOL_REASON, "preflight check '%s' failed", t->preflight_check);
-		else if (t->error_line)
-			zl_batch_row_set(r, ZL_BCOL_REASON, t->error_line);
-		else if (status)
-			zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run ended (exit %d) before finishing its run identity",
-					  exit_code);
-		else if (exit_code > ZL_EXIT_SIGNAL_BASE)
-			zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run killed by signal %d (%s)",
-					  exit_code - ZL_EXIT_SIGNAL_BASE, strsignal(exit_code - ZL_EXIT_SIGNAL_BASE));
-		else if (exit_code)
-			zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run exited with %d and left no run identity", exit_code);
-		zl_batch_row_set(r, ZL_BCOL_STARTED_AT, NULL);
-		zl_batch_row_set(r, ZL_BCOL_FINISHED_AT, NULL);
-		zl_batch_row_set(r, ZL_BCOL_DURATION_S, NULL);
+		row_from_exit(t, start_failed, start_err, status);
 	}
 	if (!r->v[ZL_BCOL_REASON] && t->interrupted && s->interrupt_sig &&
 	    strcmp(r->v[ZL_BCOL_STATUS], ZL_STATUS_PASSED))
@@ -651,15 +705,7 @@ static void fill_row(struct sched *s, struct task *t, int start_failed, const ch
 	zl_batch_row_setf(r, ZL_BCOL_ATTEMPT, "%d", t->op->attempt);
 	zl_batch_row_setf(r, ZL_BCOL_WALL_S, "%.3f", zl_now_monotonic() - t->started_mono);
 	zl_batch_row_setf(r, ZL_BCOL_WARMUP_SHARDS, "%d", t->op->nshards);
-	if (t->op->shard_devices.nr) {
-		struct strbuf d = STRBUF_INIT;
-		size_t i;
-
-		for (i = 0; i < t->op->shard_devices.nr; i++)
-			strbuf_addf(&d, "%s%s", i ? "," : "", t->op->shard_devices.v[i]);
-		zl_batch_row_set(r, ZL_BCOL_WARMUP_DEVICES, d.buf);
-		strbuf_release(&d);
-	}
+	row_warmup_devices(r, t->op);
 	strbuf_release(&err);
 	free(run_dir);
 }
@@ -958,21 +1004,24 @@ out:
 	free(warm_dir);
 }
 
-static int plan(struct sched *s, struct strbuf *err)
+/* The ops that still run, in list order, as plan() finds them. */
+struct pending_ops {
+	struct strvec names;
+	size_t *list_index;        /* where each is in the config's list */
+	int *attempt;              /* the attempt that runs now */
+};
+
+/*
+ * The ops without a final row that no finished attempt can stand for; each
+ * one's earlier attempt moves aside (its canonical paths are the new one's).
+ */
+static int find_pending(struct sched *s, struct pending_ops *p, struct strbuf *err)
 {
 	const struct zl_batch_config *c = s->c;
-	struct strvec pending = STRVEC_INIT;
-	size_t *list_index = NULL, *order, i, n = 0;
-	int *attempt = NULL;
-	double *expect;
-	char *logs = batch_path(s, "logs");
-	char *runs = batch_path(s, "runs");
-	int rc = -1;
+	size_t i;
 
-	if (zl_mkdir_p(logs, err) || zl_mkdir_p(runs, err))
-		goto out0;
-	list_index = xcalloc(c->ops.nr, sizeof(*list_index));
-	attempt = xcalloc(c->ops.nr, sizeof(*attempt));
+	p->list_index = xcalloc(c->ops.nr, sizeof(*p->list_index));
+	p->attempt = xcalloc(c->ops.nr, sizeof(*p->attempt));
 	for (i = 0; i < c->ops.nr; i++) {
 		const struct zl_batch_row *last = zl_batch_rows_last(&s->rows, c->ops.v[i]);
 		struct zl_batch_attempts a;
@@ -989,46 +1038,60 @@ static int plan(struct sched *s, struct strbuf *err)
 		}
 		/* the op's canonical paths are for the attempt that runs now: the earlier one moves aside */
 		if (a.canonical && zl_batch_archive_canonical(c->dir, c->ops.v[i], a.canonical, &s->st, &s->rows, err))
-			goto out1;
-		list_index[pending.nr] = i;
-		attempt[pending.nr] = a.next;
-		strvec_push(&pending, c->ops.v[i]);
+			return -1;
+		p->list_index[p->names.nr] = i;
+		p->attempt[p->names.nr] = a.next;
+		strvec_push(&p->names, c->ops.v[i]);
 	}
-	n = pending.nr;
-	expect = xcalloc(n ? n : 1, sizeof(*expect));
-	order = xcalloc(n ? n : 1, sizeof(*order));
-	zl_batch_expected_durations(c->backend, c->level, &pending, expect);
+	return 0;
+}
+
+/* s->ops from the pending ops, longest expected first (the history's durations). */
+static void order_ops(struct sched *s, const struct pending_ops *p)
+{
+	const struct zl_batch_config *c = s->c;
+	size_t i, n = p->names.nr;
+	double *expect = xcalloc(n ? n : 1, sizeof(*expect));
+	size_t *order = xcalloc(n ? n : 1, sizeof(*order));
+	int *known = xcalloc(n ? n : 1, sizeof(*known));
+
+	zl_batch_expected_durations(c->backend, c->level, &p->names, expect);
 	s->ops = xcalloc(n ? n : 1, sizeof(*s->ops));
 	s->nops = n;
-	{
-		int *known = xcalloc(n ? n : 1, sizeof(*known));
-
-		for (i = 0; i < n; i++)
-			known[i] = expect[i] >= 0;
-		zl_batch_order(expect, n, order);
-		for (i = 0; i < n; i++) {
-			struct op_state *op = &s->ops[i];
-			size_t j = order[i];
-
-			op->op = c->ops.v[list_index[j]];
-			op->list_index = list_index[j];
-			op->expect_s = expect[j];
-			op->known = known[j];
-			op->attempt = attempt[j];
-			op->name = zl_batch_attempt_name(op->op, op->attempt);
-			strvec_init(&op->shard_files);
-			strvec_init(&op->shard_devices);
-			strvec_init(&op->shard_runs);
-			zl_merge_stats_init(&op->merge);
-			zl_batch_row_init(&op->shard_fail);
-		}
-		free(known);
-	}
+	for (i = 0; i < n; i++)
+		known[i] = expect[i] >= 0;
+	zl_batch_order(expect, n, order);
 	for (i = 0; i < n; i++) {
+		struct op_state *op = &s->ops[i];
+		size_t j = order[i];
+
+		op->op = c->ops.v[p->list_index[j]];
+		op->list_index = p->list_index[j];
+		op->expect_s = expect[j];
+		op->known = known[j];
+		op->attempt = p->attempt[j];
+		op->name = zl_batch_attempt_name(op->op, op->attempt);
+		strvec_init(&op->shard_files);
+		strvec_init(&op->shard_devices);
+		strvec_init(&op->shard_runs);
+		zl_merge_stats_init(&op->merge);
+		zl_batch_row_init(&op->shard_fail);
+	}
+	free(known);
+	free(expect);
+	free(order);
+}
+
+/* Each op's tasks, in op order: one run, or its warm-up shards and the timed replay after them. */
+static void plan_tasks(struct sched *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nops; i++) {
 		struct op_state *op = &s->ops[i];
 		int j;
 
-		if (wants_warmup(c, op->op))
+		if (wants_warmup(s->c, op->op))
 			plan_warmup(s, op);
 		if (!op->nshards) {
 			task_new(s, op, TASK_RUN, 0, TASK_READY);
@@ -1040,14 +1103,24 @@ static int plan(struct sched *s, struct strbuf *err)
 		}
 		op->timed = task_new(s, op, TASK_TIMED, 0, TASK_BLOCKED);
 	}
-	free(expect);
-	free(order);
+}
+
+static int plan(struct sched *s, struct strbuf *err)
+{
+	struct pending_ops p = { .names = STRVEC_INIT };
+	char *logs = batch_path(s, "logs");
+	char *runs = batch_path(s, "runs");
+	int rc = -1;
+
+	if (zl_mkdir_p(logs, err) || zl_mkdir_p(runs, err) || find_pending(s, &p, err))
+		goto out;
+	order_ops(s, &p);
+	plan_tasks(s);
 	rc = 0;
-out1:
-	free(list_index);
-	free(attempt);
-out0:
-	strvec_clear(&pending);
+out:
+	strvec_clear(&p.names);
+	free(p.list_index);
+	free(p.attempt);
 	free(logs);
 	free(runs);
 	return rc;

@@ -273,18 +273,14 @@ static int same_config(const cJSON *a, const cJSON *b)
 	return cJSON_Compare(x, y, 1);
 }
 
-/* Fold one record document into m. */
-static int merge_doc(struct merged *m, const char *name, const char *path, const cJSON *doc,
-		     struct zl_merge_stats *st, struct strbuf *err)
+/* doc is an autotune record of this format and version whose entries all have a key. */
+static int check_record(const cJSON *doc, const char *path, struct strbuf *err)
 {
 	const char *format = zl_json_path_string(doc, "format");
 	const char *kernel = zl_json_path_string(doc, "kernel");
 	const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
 	const cJSON *entries = cJSON_GetObjectItemCaseSensitive(doc, "entries");
-	struct merged_file *mf = NULL;
-	cJSON *into;
 	const cJSON *e;
-	size_t i;
 
 	if (!format || strcmp(format, RECORD_FORMAT) || !kernel)
 		return zl_error(err, "'%s' is not a zlbench autotune record", path);
@@ -296,22 +292,45 @@ static int merge_doc(struct merged *m, const char *name, const char *path, const
 	cJSON_ArrayForEach(e, entries)
 		if (!zl_json_path_string(e, "key"))
 			return zl_error(err, "autotune record '%s' has an entry without a key", path);
+	return 0;
+}
+
+/* The first shard's record of this name: a copy of it becomes the merged file. */
+static int merge_first(struct merged *m, const char *name, const char *path, const cJSON *doc,
+		       struct zl_merge_stats *st, struct strbuf *err)
+{
+	cJSON *copy = cJSON_Duplicate(doc, 1);
+	struct merged_file *mf;
+
+	if (!copy)
+		return zl_error(err, "out of memory merging '%s'", path);
+	ALLOC_GROW(m->v, m->nr + 1, m->alloc);
+	mf = &m->v[m->nr++];
+	mf->name = xstrdup(name);
+	mf->doc = copy;
+	st->kernels++;
+	st->entries += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "entries"));
+	return 0;
+}
+
+/* Fold one record document into m. */
+static int merge_doc(struct merged *m, const char *name, const char *path, const cJSON *doc,
+		     struct zl_merge_stats *st, struct strbuf *err)
+{
+	const char *kernel = zl_json_path_string(doc, "kernel");
+	const cJSON *entries = cJSON_GetObjectItemCaseSensitive(doc, "entries");
+	struct merged_file *mf = NULL;
+	cJSON *into;
+	const cJSON *e;
+	size_t i;
+
+	if (check_record(doc, path, err))
+		return -1;
 	for (i = 0; i < m->nr; i++)
 		if (!strcmp(m->v[i].name, name))
 			mf = &m->v[i];
-	if (!mf) {
-		cJSON *copy = cJSON_Duplicate(doc, 1);
-
-		if (!copy)
-			return zl_error(err, "out of memory merging '%s'", path);
-		ALLOC_GROW(m->v, m->nr + 1, m->alloc);
-		mf = &m->v[m->nr++];
-		mf->name = xstrdup(name);
-		mf->doc = copy;
-		st->kernels++;
-		st->entries += cJSON_GetArraySize(entries);
-		return 0;
-	}
+	if (!mf)
+		return merge_first(m, name, path, doc, st, err);
 	if (strcmp(zl_json_path_string(mf->doc, "kernel"), kernel))
 		return zl_error(err, "autotune record '%s' is for kernel '%s', but an earlier shard's '%s' is for '%s'",
 				path, kernel, name, zl_json_path_string(mf->doc, "kernel"));

@@ -67,6 +67,31 @@ static void event(const struct zl_worker_slot *w, const struct zl_batch_config *
 	free(path);
 }
 
+/* The worker's log (appended to) and its ready pipe. The caller closes what is >= 0. */
+static int open_log_and_pipe(const char *log_path, int *log_fd, int ready[2], struct strbuf *err)
+{
+	*log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (*log_fd < 0)
+		return zl_error(err, "cannot write '%s': %s", log_path, strerror(errno));
+	/* the write end is inherited by the worker alone: made, lent for the fork, closed */
+	if (pipe2(ready, O_CLOEXEC) || fcntl(ready[1], F_SETFD, 0) || fcntl(ready[0], F_SETFL, O_NONBLOCK))
+		return zl_error(err, "pipe: %s", strerror(errno));
+	return 0;
+}
+
+/* The "started" event: where the worker logs (relative to the batch) and listens. */
+static void event_started(const struct zl_worker_slot *w, const struct zl_batch_config *c, const char *log_path)
+{
+	cJSON *doc = cJSON_CreateObject();
+
+	if (doc && (zl_json_add_string(doc, "log", log_path + strlen(c->dir) + 1) ||
+		    zl_json_add_string(doc, "socket", w->socket_path))) {
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
+	event(w, c, "started", doc);
+}
+
 int zl_worker_slot_start(struct zl_worker_slot *w, const struct zl_batch_config *c, const char *self_exe,
 			 const char *sock_dir, const struct strvec *base_env, struct strbuf *err)
 {
@@ -83,18 +108,8 @@ int zl_worker_slot_start(struct zl_worker_slot *w, const struct zl_batch_config 
 	log_path = xstrfmt("%s/%s.%d.log", dir, w->device, w->generation);
 	/* never made: the serve path claims no run directory, but run's settings want one named */
 	run_dir = xstrfmt("%s/%s.%d.run", sock_dir, w->device, w->generation);
-	if (zl_mkdir_p(dir, err))
+	if (zl_mkdir_p(dir, err) || open_log_and_pipe(log_path, &log_fd, ready, err))
 		goto out;
-	log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (log_fd < 0) {
-		zl_error(err, "cannot write '%s': %s", log_path, strerror(errno));
-		goto out;
-	}
-	/* the write end is inherited by the worker alone: made, lent for the fork, closed */
-	if (pipe2(ready, O_CLOEXEC) || fcntl(ready[1], F_SETFD, 0) || fcntl(ready[0], F_SETFL, O_NONBLOCK)) {
-		zl_error(err, "pipe: %s", strerror(errno));
-		goto out;
-	}
 	zl_batch_child_argv(c, self_exe, c->ops.v[0], w->device, run_dir, NULL, &cp.args);
 	strvec_pushv(&cp.env, (const char **)base_env->v);
 	strvec_pushf(&cp.env, "%s=%s", ZL_WORKER_SERVE_VAR, w->socket_path);
@@ -113,16 +128,7 @@ int zl_worker_slot_start(struct zl_worker_slot *w, const struct zl_batch_config 
 	w->ready_fd = ready[0];
 	ready[0] = -1;
 	rc = 0;
-	{
-		cJSON *doc = cJSON_CreateObject();
-
-		if (doc && (zl_json_add_string(doc, "log", log_path + strlen(c->dir) + 1) ||
-			    zl_json_add_string(doc, "socket", w->socket_path))) {
-			cJSON_Delete(doc);
-			doc = NULL;
-		}
-		event(w, c, "started", doc);
-	}
+	event_started(w, c, log_path);
 out:
 	if (rc)
 		w->state = ZL_WORKER_DEAD;

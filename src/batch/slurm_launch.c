@@ -336,6 +336,140 @@ static void ingest(struct follower *f, const char *run_dir)
 	strbuf_release(&err);
 }
 
+/* One ended task while its row is built. */
+struct ended_task {
+	struct follower *f;
+	struct ftask *t;
+	const struct zl_slurm_task_state *rec; /* NULL when Slurm no longer knows the job */
+	cJSON *marker;                         /* the task record, or NULL; owned */
+};
+
+/* No final identity: the status, exit code and reason from the task record's exit code, else Slurm's. */
+static void row_status_without_identity(const struct ended_task *e, struct zl_batch_row *r)
+{
+	const struct ftask *t = e->t;
+	const struct zl_slurm_task_state *rec = e->rec;
+	int mk_done = marker_finished(e->marker);
+	const char *mk_reason = e->marker ? zl_json_path_string(e->marker, "reason") : NULL;
+	int code = mk_done ? (int)json_number(e->marker, "exit_code", ZL_EXIT_INTERNAL)
+		   : rec ? (rec->exit_signal ? ZL_EXIT_SIGNAL_BASE + rec->exit_signal : rec->exit_code)
+		   : ZL_EXIT_INTERNAL;
+
+	if (!mk_done && !rec) {
+		zl_batch_row_set(r, ZL_BCOL_STATUS, ZL_STATUS_INTERRUPTED);
+		zl_batch_row_setf(r, ZL_BCOL_REASON, "slurm no longer knows job %s and task %ld left no final record "
+				  "(its node may have failed)", t->sub->job_id, t->t->index);
+	} else {
+		zl_batch_row_set(r, ZL_BCOL_STATUS, zl_batch_status_from_exit(code, 0));
+		char *pre = !e->marker ? preflight_from_out_file(e->f, t) : NULL;
+
+		if (mk_reason)
+			zl_batch_row_set(r, ZL_BCOL_REASON, mk_reason);
+		else if (pre)
+			zl_batch_row_set(r, ZL_BCOL_REASON, pre);
+		else if (!e->marker)
+			zl_batch_row_setf(r, ZL_BCOL_REASON, "the Slurm task ended (exit %d) before it could record "
+					  "itself: see logs/slurm-%s_%ld.out", code, t->sub->job_id, t->t->index);
+		else if (code)
+			zl_batch_row_setf(r, ZL_BCOL_REASON, "zlbench run ended (exit %d) without a final run identity",
+					  code);
+		free(pre);
+	}
+	zl_batch_row_setf(r, ZL_BCOL_EXIT_CODE, "%d", code);
+}
+
+/*
+ * Slurm's verdict wins over a run it cut short (and over an OOM-killed one).
+ * 1 when it replaced the row's status.
+ */
+static int row_apply_verdict(const struct follower *f, const struct zl_slurm_state_def *verdict, int have_id,
+			     struct zl_batch_row *r)
+{
+	const char *id_status = r->v[ZL_BCOL_STATUS];
+
+	if (!verdict || !verdict->status)
+		return 0;
+	/* the run's own final word stands */
+	if (have_id && strcmp(id_status, ZL_STATUS_INTERRUPTED) && strcmp(id_status, ZL_STATUS_RUNNING) &&
+	    !(verdict->over_crashed && !strcmp(id_status, ZL_STATUS_CRASHED)))
+		return 0;
+	zl_batch_row_set(r, ZL_BCOL_STATUS, verdict->status);
+	if (f->cancelled && !strcmp(verdict->name, "CANCELLED"))
+		zl_batch_row_setf(r, ZL_BCOL_REASON, "%s by zlbench batch after %s", verdict->why,
+				  f->interrupt_sig ? strsignal(f->interrupt_sig) : "an interrupt");
+	else
+		zl_batch_row_set(r, ZL_BCOL_REASON, verdict->why);
+	return 1;
+}
+
+/* The device as <node>:<granted index>: indices repeat across nodes. */
+static void row_device(const struct ended_task *e, struct zl_batch_row *r)
+{
+	const char *node = e->marker ? zl_json_path_string(e->marker, "node") : NULL;
+	const char *gpus = e->marker ? zl_json_path_string(e->marker, "gpus") : NULL;
+
+	if (!gpus && e->marker)
+		gpus = zl_json_path_string(e->marker, "device");
+	if (!node && e->rec)
+		node = e->rec->node;
+	if (node && gpus)
+		zl_batch_row_setf(r, ZL_BCOL_DEVICE, "%s:%s", node, gpus);
+	else if (node || gpus)
+		zl_batch_row_set(r, ZL_BCOL_DEVICE, node ? node : gpus);
+}
+
+/* Start, finish and wall time the identity left out: the task record's, else Slurm's. */
+static void row_times(const struct ended_task *e, struct zl_batch_row *r)
+{
+	const struct zl_slurm_task_state *rec = e->rec;
+	char stamp[32];
+	double t_start = 0, t_end = 0;
+
+	if (rec) {
+		slurm_time_utc(rec->start, stamp, &t_start);
+		slurm_time_utc(rec->end, stamp, &t_end);
+	}
+	if (!r->v[ZL_BCOL_STARTED_AT]) {
+		const char *s = e->marker ? zl_json_path_string(e->marker, "started_at") : NULL;
+
+		if (s)
+			zl_batch_row_set(r, ZL_BCOL_STARTED_AT, s);
+		else if (rec && slurm_time_utc(rec->start, stamp, NULL))
+			zl_batch_row_set(r, ZL_BCOL_STARTED_AT, stamp);
+	}
+	if (!r->v[ZL_BCOL_FINISHED_AT]) {
+		const char *s = e->marker ? zl_json_path_string(e->marker, "finished_at") : NULL;
+
+		if (s)
+			zl_batch_row_set(r, ZL_BCOL_FINISHED_AT, s);
+		else if (rec && slurm_time_utc(rec->end, stamp, NULL))
+			zl_batch_row_set(r, ZL_BCOL_FINISHED_AT, stamp);
+	}
+	if (!isnan(json_number(e->marker, "wall_s", NAN)))
+		zl_batch_row_setf(r, ZL_BCOL_WALL_S, "%.3f", json_number(e->marker, "wall_s", 0));
+	else if (t_start > 0 && t_end >= t_start)
+		zl_batch_row_setf(r, ZL_BCOL_WALL_S, "%.3f", t_end - t_start);
+}
+
+/* The row is complete: append it, count it, ingest the run (run_dir NULL: no identity) and show it. */
+static void add_row(struct follower *f, const struct zl_batch_row *r, const char *run_dir)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (zl_batch_status_append(&f->st, r, &err))
+		zl_print_error("%s", err.buf);
+	zl_batch_rows_add(&f->rows, r);
+	f->done++;
+	if (r->v[ZL_BCOL_WALL_S] && strcmp(r->v[ZL_BCOL_STATUS], ZL_STATUS_INTERRUPTED)) {
+		f->wall_sum += strtod(r->v[ZL_BCOL_WALL_S], NULL);
+		f->wall_n++;
+	}
+	if (run_dir)
+		ingest(f, run_dir);
+	zl_batch_display_finished(&f->disp, f->done, f->total, r);
+	strbuf_release(&err);
+}
+
 /*
  * The task has ended: its row from the run identity, the task record and
  * Slurm's verdict (rec NULL when Slurm no longer knows the job). A task that
@@ -343,68 +477,28 @@ static void ingest(struct follower *f, const char *run_dir)
  */
 static void record_task(struct follower *f, struct ftask *t, const struct zl_slurm_task_state *rec)
 {
+	struct ended_task e = { .f = f, .t = t, .rec = rec, .marker = read_marker(f, t) };
 	struct zl_batch_row r;
 	struct strbuf err = STRBUF_INIT;
-	cJSON *marker = read_marker(f, t);
 	char *run_rel = xstrfmt("runs/%s", t->name), *log_rel = xstrfmt("logs/%s.log", t->name);
 	char *run_dir = abs_path(f, run_rel), *log_path = abs_path(f, log_rel);
 	const struct zl_slurm_state_def *verdict = rec ? zl_slurm_state_find(rec->state) : verdict_from_out_file(f, t);
-	const char *id_status, *mk_reason = marker ? zl_json_path_string(marker, "reason") : NULL;
-	int have_id, overridden = 0, mk_done = marker_finished(marker);
-	char stamp[32];
-	double t_start = 0, t_end = 0;
+	const char *id_status;
+	int have_id, overridden;
 
 	t->recorded = 1;
 	/*
 	 * Never started: no task record and no node. (Not the run directory: a
 	 * later submission may run the same attempt of an op this one never started.)
 	 */
-	if (!marker && (!rec || !rec->node))
+	if (!e.marker && (!rec || !rec->node))
 		goto out;
 	zl_batch_row_init(&r);
 	have_id = !zl_batch_row_from_identity(&r, run_dir, &err);
 	id_status = have_id ? r.v[ZL_BCOL_STATUS] : NULL;
-	if (!id_status || !strcmp(id_status, ZL_STATUS_RUNNING)) {
-		/* no final identity: the task record's exit code, else Slurm's */
-		int code = mk_done ? (int)json_number(marker, "exit_code", ZL_EXIT_INTERNAL)
-			   : rec ? (rec->exit_signal ? ZL_EXIT_SIGNAL_BASE + rec->exit_signal : rec->exit_code)
-			   : ZL_EXIT_INTERNAL;
-
-		if (!mk_done && !rec) {
-			zl_batch_row_set(&r, ZL_BCOL_STATUS, ZL_STATUS_INTERRUPTED);
-			zl_batch_row_setf(&r, ZL_BCOL_REASON, "slurm no longer knows job %s and task %ld left no final record "
-					  "(its node may have failed)", t->sub->job_id, t->t->index);
-		} else {
-			zl_batch_row_set(&r, ZL_BCOL_STATUS, zl_batch_status_from_exit(code, 0));
-			char *pre = !marker ? preflight_from_out_file(f, t) : NULL;
-
-			if (mk_reason)
-				zl_batch_row_set(&r, ZL_BCOL_REASON, mk_reason);
-			else if (pre)
-				zl_batch_row_set(&r, ZL_BCOL_REASON, pre);
-			else if (!marker)
-				zl_batch_row_setf(&r, ZL_BCOL_REASON, "the Slurm task ended (exit %d) before it could record "
-						  "itself: see logs/slurm-%s_%ld.out", code, t->sub->job_id, t->t->index);
-			else if (code)
-				zl_batch_row_setf(&r, ZL_BCOL_REASON, "zlbench run ended (exit %d) without a final run identity",
-						  code);
-			free(pre);
-		}
-		zl_batch_row_setf(&r, ZL_BCOL_EXIT_CODE, "%d", code);
-	}
-	id_status = r.v[ZL_BCOL_STATUS];
-	/* Slurm's verdict wins over a run it cut short (and over an OOM-killed one) */
-	if (verdict && verdict->status &&
-	    (!have_id || !strcmp(id_status, ZL_STATUS_INTERRUPTED) || !strcmp(id_status, ZL_STATUS_RUNNING) ||
-	     (verdict->over_crashed && !strcmp(id_status, ZL_STATUS_CRASHED)))) {
-		zl_batch_row_set(&r, ZL_BCOL_STATUS, verdict->status);
-		if (f->cancelled && !strcmp(verdict->name, "CANCELLED"))
-			zl_batch_row_setf(&r, ZL_BCOL_REASON, "%s by zlbench batch after %s", verdict->why,
-					  f->interrupt_sig ? strsignal(f->interrupt_sig) : "an interrupt");
-		else
-			zl_batch_row_set(&r, ZL_BCOL_REASON, verdict->why);
-		overridden = 1;
-	}
+	if (!id_status || !strcmp(id_status, ZL_STATUS_RUNNING))
+		row_status_without_identity(&e, &r);
+	overridden = row_apply_verdict(f, verdict, have_id, &r);
 	zl_batch_row_set(&r, ZL_BCOL_OP, t->t->op);
 	zl_batch_row_setf(&r, ZL_BCOL_ATTEMPT, "%d", t->t->attempt);
 	zl_batch_row_set(&r, ZL_BCOL_RUN_DIR, zl_is_dir(run_dir) ? run_rel : NULL);
@@ -413,64 +507,17 @@ static void record_task(struct follower *f, struct ftask *t, const struct zl_slu
 		zl_batch_row_set(&r, ZL_BCOL_BACKEND, f->bc->backend);
 	if (!r.v[ZL_BCOL_LEVEL])
 		zl_batch_row_set(&r, ZL_BCOL_LEVEL, f->bc->level);
-	{
-		/* the device as <node>:<granted index>: indices repeat across nodes */
-		const char *node = marker ? zl_json_path_string(marker, "node") : NULL;
-		const char *gpus = marker ? zl_json_path_string(marker, "gpus") : NULL;
-
-		if (!gpus && marker)
-			gpus = zl_json_path_string(marker, "device");
-		if (!node && rec)
-			node = rec->node;
-		if (node && gpus)
-			zl_batch_row_setf(&r, ZL_BCOL_DEVICE, "%s:%s", node, gpus);
-		else if (node || gpus)
-			zl_batch_row_set(&r, ZL_BCOL_DEVICE, node ? node : gpus);
-	}
-	if (rec) {
-		slurm_time_utc(rec->start, stamp, &t_start);
-		slurm_time_utc(rec->end, stamp, &t_end);
-	}
-	if (!r.v[ZL_BCOL_STARTED_AT]) {
-		const char *s = marker ? zl_json_path_string(marker, "started_at") : NULL;
-
-		if (s)
-			zl_batch_row_set(&r, ZL_BCOL_STARTED_AT, s);
-		else if (rec && slurm_time_utc(rec->start, stamp, NULL))
-			zl_batch_row_set(&r, ZL_BCOL_STARTED_AT, stamp);
-	}
-	if (!r.v[ZL_BCOL_FINISHED_AT]) {
-		const char *s = marker ? zl_json_path_string(marker, "finished_at") : NULL;
-
-		if (s)
-			zl_batch_row_set(&r, ZL_BCOL_FINISHED_AT, s);
-		else if (rec && slurm_time_utc(rec->end, stamp, NULL))
-			zl_batch_row_set(&r, ZL_BCOL_FINISHED_AT, stamp);
-	}
-	if (!isnan(json_number(marker, "wall_s", NAN)))
-		zl_batch_row_setf(&r, ZL_BCOL_WALL_S, "%.3f", json_number(marker, "wall_s", 0));
-	else if (t_start > 0 && t_end >= t_start)
-		zl_batch_row_setf(&r, ZL_BCOL_WALL_S, "%.3f", t_end - t_start);
+	row_device(&e, &r);
+	row_times(&e, &r);
 	zl_batch_row_set(&r, ZL_BCOL_WARMUP_SHARDS, "0");
 
 	if (have_id)
 		patch_identity(run_dir, rec ? rec->state : verdict ? verdict->name : NULL,
 			       overridden ? r.v[ZL_BCOL_STATUS] : NULL, r.v[ZL_BCOL_REASON]);
-	strbuf_reset(&err);
-	if (zl_batch_status_append(&f->st, &r, &err))
-		zl_print_error("%s", err.buf);
-	zl_batch_rows_add(&f->rows, &r);
-	f->done++;
-	if (r.v[ZL_BCOL_WALL_S] && strcmp(r.v[ZL_BCOL_STATUS], ZL_STATUS_INTERRUPTED)) {
-		f->wall_sum += strtod(r.v[ZL_BCOL_WALL_S], NULL);
-		f->wall_n++;
-	}
-	if (have_id)
-		ingest(f, run_dir);
-	zl_batch_display_finished(&f->disp, f->done, f->total, &r);
+	add_row(f, &r, have_id ? run_dir : NULL);
 	zl_batch_row_release(&r);
 out:
-	cJSON_Delete(marker);
+	cJSON_Delete(e.marker);
 	strbuf_release(&err);
 	free(run_rel);
 	free(log_rel);
@@ -484,6 +531,40 @@ static void set_str(char **dst, const char *v)
 {
 	free(*dst);
 	*dst = v ? xstrdup(v) : NULL;
+}
+
+/*
+ * One task of a polled submission: Slurm's word on it kept, and its row
+ * recorded once it has ended and left its record (or had time to).
+ * 1 when it is still to come.
+ */
+static int poll_task(struct follower *f, struct ftask *t, const struct zl_slurm_job *job, double now)
+{
+	const struct zl_slurm_task_state *rec = zl_slurm_job_find(job, t->t->index);
+	const struct zl_slurm_state_def *d = rec ? zl_slurm_state_find(rec->state) : NULL;
+	cJSON *marker;
+	int ended, left = 0;
+
+	t->ending = d && d->ending;
+	if (rec) {
+		set_str(&t->state, rec->state);
+		set_str(&t->reason, rec->reason);
+		set_str(&t->node, rec->node);
+	}
+	marker = read_marker(f, t);
+	if (marker && !t->gpus)
+		set_str(&t->gpus, zl_json_path_string(marker, "gpus"));
+	/* Slurm forgot the job or this task: what the batch directory holds is all there is */
+	ended = job->unknown || !rec || (d && d->done);
+	if (ended && !t->over_since)
+		t->over_since = now;
+	if (ended && (marker_finished(marker) || (rec && !rec->node) || job->unknown ||
+		      now - t->over_since >= f->settle_s))
+		record_task(f, t, job->unknown ? NULL : rec);
+	else
+		left = 1;
+	cJSON_Delete(marker);
+	return left;
 }
 
 /*
@@ -513,38 +594,9 @@ static long poll_submission(struct follower *f, const struct zl_slurm_submission
 		left = -1;
 		goto out;
 	}
-	for (i = 0; i < f->nr; i++) {
-		struct ftask *t = &f->tasks[i];
-		const struct zl_slurm_task_state *rec;
-		const struct zl_slurm_state_def *d;
-		cJSON *marker;
-		int ended;
-
-		if (t->sub != sub || t->recorded)
-			continue;
-		rec = zl_slurm_job_find(&job, t->t->index);
-		d = rec ? zl_slurm_state_find(rec->state) : NULL;
-		t->ending = d && d->ending;
-		if (rec) {
-			set_str(&t->state, rec->state);
-			set_str(&t->reason, rec->reason);
-			set_str(&t->node, rec->node);
-		}
-		marker = read_marker(f, t);
-		if (marker && !t->gpus)
-			set_str(&t->gpus, zl_json_path_string(marker, "gpus"));
-		/* Slurm forgot the job or this task: what the batch directory holds is all there is */
-		ended = job.unknown || !rec || (d && d->done);
-		if (ended && !t->over_since)
-			t->over_since = now;
-		if (ended && (marker_finished(marker) || (rec && !rec->node) || job.unknown ||
-			      now - t->over_since >= f->settle_s)) {
-			record_task(f, t, job.unknown ? NULL : rec);
-		} else {
-			left++;
-		}
-		cJSON_Delete(marker);
-	}
+	for (i = 0; i < f->nr; i++)
+		if (f->tasks[i].sub == sub && !f->tasks[i].recorded)
+			left += poll_task(f, &f->tasks[i], &job, now);
 out:
 	if (left < 0 && !f->query_failing) {
 		zl_batch_display_clear(&f->disp);
@@ -962,12 +1014,78 @@ static struct zl_slurm_submission *plan_submission(const struct zl_batch_config 
 	return sub;
 }
 
+/* Before a new submission: record what ended since; anything still queued or running must end first. */
+static int earlier_tasks_ended(struct follower *f, const struct zl_batch_config *bc, const struct zl_slurm_config *sc,
+			       struct strbuf *err)
+{
+	long active;
+
+	if (!f->nr)
+		return 0;
+	follow(f, FOLLOW_ENDED, 0);
+	active = still_active(f);
+	if (!active)
+		return 0;
+	return zl_error(err, "%ld task%s of an earlier submission (job %s) %s not ended: follow it with "
+			"zlbench batch --collect %s, or cancel it (scancel) first", active, active == 1 ? "" : "s",
+			sc->subs[sc->nr - 1].job_id, active == 1 ? "has" : "have", bc->dir);
+}
+
+/* Save slurm.json naming the new submission sub; without it nothing could follow the job: take it back. */
+static int save_or_cancel(struct zl_slurm_config *sc, const struct zl_slurm_submission *sub, struct strbuf *err)
+{
+	const char *argv[] = { "scancel", sub->job_id, NULL };
+	struct strbuf o2 = STRBUF_INIT, e2 = STRBUF_INIT;
+	int code;
+
+	if (!zl_slurm_config_save(sc, err))
+		return 0;
+	slurm_cmd(argv, &o2, &code, &e2);
+	strbuf_release(&o2);
+	strbuf_release(&e2);
+	return -1;
+}
+
+/*
+ * Submit the ops without a final row as a new submission of sc and save it.
+ * 0 with *job_id set, or left NULL when there is nothing to submit; else
+ * submit()'s code (-2: sbatch did not answer). slurm.json names no job that failed.
+ */
+static int submit_pending(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o,
+			  struct zl_slurm_config *sc, struct follower *f, char **job_id, struct strbuf *err)
+{
+	struct zl_slurm_submission *sub;
+	int rc;
+
+	if (archive_before_submission(bc, f, o->retry_failed, err))
+		return -1;
+	sub = plan_submission(bc, sc, &f->rows, o->retry_failed);
+	sc->nr++;
+	if (!sub->nr) {
+		drop_submission(sc);
+		if (zl_verbosity >= 0)
+			fprintf(stderr, "zlbench: every operator of %s has a final row; nothing to submit\n", bc->dir);
+		return 0;
+	}
+	rc = submit(bc, sc, sub, sc->nr, err);
+	if (!rc)
+		rc = save_or_cancel(sc, sub, err);
+	if (rc) {
+		drop_submission(sc);
+		return rc;
+	}
+	*job_id = xstrdup(sub->job_id);
+	if (zl_verbosity >= 0)
+		fprintf(stderr, "zlbench: submitted Slurm job %s: %zu task%s, one GPU each (%s)\n", sub->job_id, sub->nr,
+			sub->nr == 1 ? "" : "s", sub->script);
+	return 0;
+}
+
 int zl_slurm_launch(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, int resume,
 		    struct zl_batch_outcome *out, char **job_id, struct strbuf *err)
 {
 	struct zl_slurm_config sc;
 	struct follower f;
-	struct zl_slurm_submission *sub;
 	int rc = -1, opened = 0;
 
 	*job_id = NULL;
@@ -982,50 +1100,12 @@ int zl_slurm_launch(const struct zl_batch_config *bc, const struct zl_slurm_run_
 	if (follower_open(&f, bc, &sc, o, err))
 		goto out;
 	opened = 1;
-	if (f.nr) {
-		/* record what ended since; anything still queued or running must end first */
-		follow(&f, FOLLOW_ENDED, 0);
-		if (still_active(&f)) {
-			zl_error(err, "%ld task%s of an earlier submission (job %s) %s not ended: follow it with "
-				 "zlbench batch --collect %s, or cancel it (scancel) first", still_active(&f),
-				 still_active(&f) == 1 ? "" : "s", sc.subs[sc.nr - 1].job_id,
-				 still_active(&f) == 1 ? "has" : "have", bc->dir);
-			goto out;
-		}
-	}
-	if (archive_before_submission(bc, &f, o->retry_failed, err))
+	if (earlier_tasks_ended(&f, bc, &sc, err))
 		goto out;
-	sub = plan_submission(bc, &sc, &f.rows, o->retry_failed);
-	sc.nr++;
-	if (!sub->nr) {
-		drop_submission(&sc);
-		if (zl_verbosity >= 0)
-			fprintf(stderr, "zlbench: every operator of %s has a final row; nothing to submit\n", bc->dir);
-		rc = 0;
+	rc = submit_pending(bc, o, &sc, &f, job_id, err);
+	if (rc || !*job_id)
 		goto out;
-	}
-	rc = submit(bc, &sc, sub, sc.nr, err);
-	if (rc) {
-		drop_submission(&sc);
-		goto out;
-	}
 	rc = -1;
-	if (zl_slurm_config_save(&sc, err)) {
-		/* without slurm.json nothing could follow the job: take it back */
-		const char *argv[] = { "scancel", sub->job_id, NULL };
-		struct strbuf o2 = STRBUF_INIT, e2 = STRBUF_INIT;
-		int code;
-
-		slurm_cmd(argv, &o2, &code, &e2);
-		strbuf_release(&o2);
-		strbuf_release(&e2);
-		drop_submission(&sc);
-		goto out;
-	}
-	*job_id = xstrdup(sub->job_id);
-	if (zl_verbosity >= 0)
-		fprintf(stderr, "zlbench: submitted Slurm job %s: %zu task%s, one GPU each (%s)\n", sub->job_id, sub->nr,
-			sub->nr == 1 ? "" : "s", sub->script);
 	/* follow the new submission's tasks too */
 	follower_close(&f);
 	opened = 0;

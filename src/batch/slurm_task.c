@@ -252,32 +252,62 @@ static void ctx_release(struct task_ctx *t)
 	zl_slurm_device_release(&t->dev);
 }
 
+/* Who and where this task is, from Slurm's environment; started now. Released by ctx_release. */
+static void ctx_init(struct task_ctx *t, const char *dir, const char *op, int attempt)
+{
+	memset(t, 0, sizeof(*t));
+	t->dir = dir;
+	t->op = op;
+	t->attempt = attempt;
+	t->name = zl_batch_attempt_name(op, t->attempt);
+	t->job_id = xstrdup(env_or("SLURM_ARRAY_JOB_ID", env_or("SLURM_JOB_ID", "unknown")));
+	t->task_job_id = xstrdup(env_or("SLURM_JOB_ID", "unknown"));
+	t->array_task = strtol(env_or("SLURM_ARRAY_TASK_ID", "0"), NULL, 10);
+	if (gethostname(t->host, sizeof(t->host) - 1))
+		snprintf(t->host, sizeof(t->host), "unknown");
+	t->node = xstrdup(env_or("SLURMD_NODENAME", t->host));
+	zl_utc_iso8601(t->started_at, zl_now_epoch());
+	t->started_mono = zl_now_monotonic();
+	t->marker = xstrfmt("%s/%s/tasks/%s_%ld.json", t->dir, ZL_SLURM_DIR, t->job_id, t->array_task);
+}
+
+/* The run under the task's signal handling, and its final record. Returns the task's exit code. */
+static int run_and_record(struct task_ctx *t, const struct zl_batch_config *bc, struct strbuf *err)
+{
+	int code, sig = 0;
+
+	write_marker(t, "running", 0, 0, NULL);
+	if (zl_signals_install(err)) {
+		zl_print_error("%s", err->buf);
+		code = ZL_EXIT_INTERNAL;
+		write_marker(t, "finished", code, 0, err->buf);
+		return code;
+	}
+	code = run_op(t, bc, &sig, err);
+	zl_signals_restore();
+	if (code < 0) {
+		zl_print_error("%s", err->buf);
+		code = ZL_EXIT_INTERNAL;
+		write_marker(t, "finished", code, sig, err->buf);
+		return code;
+	}
+	write_marker(t, "finished", code, sig, NULL);
+	printf("zlbench slurm task %s_%ld: zlbench run exited with %d%s%s\n", t->job_id, t->array_task, code,
+	       sig ? " after " : "", sig ? strsignal(sig) : "");
+	return code;
+}
+
 int zl_slurm_task_main(const char *dir, const char *op, int attempt)
 {
 	struct zl_batch_config bc;
 	struct task_ctx t;
 	struct strbuf err = STRBUF_INIT;
 	const struct zl_backend *b;
-	char *tasks_dir = NULL;
-	int code = ZL_EXIT_USAGE, sig = 0;
+	char *tasks_dir = xstrfmt("%s/%s/tasks", dir, ZL_SLURM_DIR);
+	int code = ZL_EXIT_USAGE;
 
-	memset(&t, 0, sizeof(t));
 	zl_batch_config_init(&bc);
-	t.dir = dir;
-	t.op = op;
-	t.attempt = attempt;
-	t.name = zl_batch_attempt_name(op, t.attempt);
-	t.job_id = xstrdup(env_or("SLURM_ARRAY_JOB_ID", env_or("SLURM_JOB_ID", "unknown")));
-	t.task_job_id = xstrdup(env_or("SLURM_JOB_ID", "unknown"));
-	t.array_task = strtol(env_or("SLURM_ARRAY_TASK_ID", "0"), NULL, 10);
-	if (gethostname(t.host, sizeof(t.host) - 1))
-		snprintf(t.host, sizeof(t.host), "unknown");
-	t.node = xstrdup(env_or("SLURMD_NODENAME", t.host));
-	zl_utc_iso8601(t.started_at, zl_now_epoch());
-	t.started_mono = zl_now_monotonic();
-	tasks_dir = xstrfmt("%s/%s/tasks", t.dir, ZL_SLURM_DIR);
-	t.marker = xstrfmt("%s/%s_%ld.json", tasks_dir, t.job_id, t.array_task);
-
+	ctx_init(&t, dir, op, attempt);
 	if (zl_batch_config_load(&bc, t.dir, &err) || zl_mkdir_p(tasks_dir, &err)) {
 		zl_print_error("%s: --launcher slurm needs the batch directory at the same path on every node", err.buf);
 		goto out;
@@ -297,24 +327,7 @@ int zl_slurm_task_main(const char *dir, const char *op, int attempt)
 	printf("zlbench slurm task %s_%ld on %s: op %s (attempt %d), %s: --devices %s; run runs/%s, log logs/%s.log\n",
 	       t.job_id, t.array_task, t.node, t.op, t.attempt, t.dev.how, t.dev.pin, t.name, t.name);
 	fflush(stdout);
-	write_marker(&t, "running", 0, 0, NULL);
-	if (zl_signals_install(&err)) {
-		zl_print_error("%s", err.buf);
-		code = ZL_EXIT_INTERNAL;
-		write_marker(&t, "finished", code, 0, err.buf);
-		goto out;
-	}
-	code = run_op(&t, &bc, &sig, &err);
-	zl_signals_restore();
-	if (code < 0) {
-		zl_print_error("%s", err.buf);
-		code = ZL_EXIT_INTERNAL;
-		write_marker(&t, "finished", code, sig, err.buf);
-		goto out;
-	}
-	write_marker(&t, "finished", code, sig, NULL);
-	printf("zlbench slurm task %s_%ld: zlbench run exited with %d%s%s\n", t.job_id, t.array_task, code,
-	       sig ? " after " : "", sig ? strsignal(sig) : "");
+	code = run_and_record(&t, &bc, &err);
 out:
 	fflush(stdout);
 	ctx_release(&t);
