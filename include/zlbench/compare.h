@@ -297,6 +297,12 @@ size_t zl_caliber_check(const struct zl_run *a, const struct zl_run *b, struct z
 
 void zl_compare_init(struct zl_compare *c);
 void zl_compare_release(struct zl_compare *c);
+
+/* What compare prints for an identity field that has no value. */
+#define ZL_COMPARE_NONE_TEXT "(none)"
+
+/* "op dtype shape [#k] (side)": a row as the gate's reasons and the renderers name it. */
+void zl_compare_row_label(struct strbuf *sb, const struct zl_compare_row *r);
 /* Compare a and b (caliber, rows, geomeans, drift, gate); the caller decides on mismatches. */
 void zl_compare_runs(const struct zl_run *a, const struct zl_run *b,
 		     const struct zl_compare_opts *opts, struct zl_compare *out);
