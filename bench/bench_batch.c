@@ -179,7 +179,7 @@ int main(int argc, char **argv)
 	int nops = argc > 2 ? atoi(argv[2]) : 40, i;
 	struct strbuf err = STRBUF_INIT, ops = STRBUF_INIT;
 	struct pass pass[2];
-	char *root = NULL, *tree, *home, *fcache, *tcache, *dev;
+	struct bench_sandbox sb;
 	double *dur, sum = 0, longest = 0;
 	const char *names[2] = { "cold: no history, list order", "warm: history, longest first" };
 
@@ -189,16 +189,11 @@ int main(int argc, char **argv)
 	}
 	dur = xcalloc((size_t)nops, sizeof(*dur));
 	memset(pass, 0, sizeof(pass));
-	if (zl_mkdtemp_in("/tmp", "zl-bench-batch-", &root, &err)) {
+	if (bench_sandbox_init(&sb, "zl-bench-batch-", &err)) {
 		fprintf(stderr, "bench: %s\n", err.buf);
 		return 1;
 	}
-	tree = zl_path_join(root, "flaggems");
-	home = xstrfmt("ZL_HOME=%s/home", root);
-	fcache = xstrfmt("FLAGGEMS_CACHE_DIR=%s/flaggems-cache", root);
-	tcache = xstrfmt("TRITON_CACHE_DIR=%s/triton-cache", root);
-	dev = xstrfmt("ZL_DEV_ROOT=%s/dev", root);
-	if (make_tree(tree, nops, dur, &ops, &err)) {
+	if (make_tree(sb.tree, nops, dur, &ops, &err)) {
 		fprintf(stderr, "bench: cannot build the tree: %s\n", err.buf);
 		return 1;
 	}
@@ -208,12 +203,12 @@ int main(int argc, char **argv)
 			longest = dur[i];
 	}
 	for (i = 0; i < 2; i++) {
-		char *out = xstrfmt("%s/batch-%d", root, i + 1);
-		const char *env[] = { home, fcache, tcache, dev, "PATH=/usr/bin:/bin", "NO_COLOR=1",
+		char *out = xstrfmt("%s/batch-%d", sb.root, i + 1);
+		const char *env[] = { sb.env[0], sb.env[1], sb.env[2], sb.env[3], "PATH=/usr/bin:/bin", "NO_COLOR=1",
 				      "ZL_NO_HISTORY", "ZL_RUNS_DIR", "CUDA_VISIBLE_DEVICES", NULL };
 		/* the scheduler against its children: a worker's start is no op's wall (bench_worker has it) */
 		const char *args[] = { argv[1], "batch", "--backend", "cuda", "--devices", "0,1,2,3", "--start", "fresh",
-				       "--flaggems-dir", tree, "--python", "/usr/bin/python3", "--ops", ops.buf,
+				       "--flaggems-dir", sb.tree, "--python", "/usr/bin/python3", "--ops", ops.buf,
 				       "--out", out, "--progress", "none", NULL };
 
 		if (run_batch(args, env, &pass[i]) || read_walls(out, dur, nops, &pass[i]) || pass[i].exit_code ||
@@ -271,13 +266,7 @@ int main(int argc, char **argv)
 	}
 	bench_row("peak RSS of the batch process (cold)", 16, (double)pass[0].hwm_kib / 1024.0, "MiB");
 	bench_row("peak RSS of the batch process (warm)", 16, (double)pass[1].hwm_kib / 1024.0, "MiB");
-	zl_remove_tree(root, &err);
-	free(root);
-	free(tree);
-	free(home);
-	free(fcache);
-	free(tcache);
-	free(dev);
+	bench_sandbox_release(&sb);
 	free(dur);
 	strbuf_release(&ops);
 	strbuf_release(&err);

@@ -137,7 +137,8 @@ int main(int argc, char **argv)
 	struct strvec env = STRVEC_INIT;
 	const struct zl_backend *b;
 	double *m_local, *m_slurm, *w_local, *w_slurm, per_op, ml, ms;
-	char *root = NULL, *tree;
+	struct bench_sandbox sb;
+	size_t k;
 	int up;
 
 	if (argc < 2 || duration <= 0 || reps < 1) {
@@ -149,19 +150,16 @@ int main(int argc, char **argv)
 		printf("zlbench slurm benchmark: %s: %s\n", up > 0 ? "skipped" : "FAILED", why.buf);
 		return up > 0 ? 0 : 1;
 	}
-	if (zl_mkdtemp_in("/tmp", "zl-bench-slurm-", &root, &err)) {
+	if (bench_sandbox_init(&sb, "zl-bench-slurm-", &err)) {
 		fprintf(stderr, "bench: %s\n", err.buf);
 		return 1;
 	}
-	tree = zl_path_join(root, "flaggems");
-	if (make_tree(tree, duration, &ops, &err)) {
+	if (make_tree(sb.tree, duration, &ops, &err)) {
 		fprintf(stderr, "bench: cannot build the tree: %s\n", err.buf);
 		return 1;
 	}
-	strvec_pushf(&env, "ZL_HOME=%s/home", root);
-	strvec_pushf(&env, "FLAGGEMS_CACHE_DIR=%s/flaggems-cache", root);
-	strvec_pushf(&env, "TRITON_CACHE_DIR=%s/triton-cache", root);
-	strvec_pushf(&env, "ZL_DEV_ROOT=%s/dev", root);
+	for (k = 0; k < BENCH_SANDBOX_ENV; k++)
+		strvec_push(&env, sb.env[k]);
 	strvec_push(&env, "NO_COLOR=1");
 	strvec_push(&env, "ZL_RUNS_DIR");
 	for (b = zl_backend_table; b->name; b++)
@@ -172,13 +170,13 @@ int main(int argc, char **argv)
 	w_slurm = xcalloc((size_t)reps, sizeof(double));
 	/* alternate the launchers so that a busy spell of the machine hits both alike */
 	for (r = 0; r < reps; r++) {
-		char *out_local = xstrfmt("%s/local-%d", root, r + 1), *out_slurm = xstrfmt("%s/slurm-%d", root, r + 1);
+		char *out_local = xstrfmt("%s/local-%d", sb.root, r + 1), *out_slurm = xstrfmt("%s/slurm-%d", sb.root, r + 1);
 		/* fresh interpreters, as Slurm tasks have: the launchers' own cost is compared */
 		const char *a_local[] = { argv[1], "batch", "--backend", "cuda", "--devices", "0,1,2,3", "--start", "fresh",
-					  "--flaggems-dir", tree, "--python", "/usr/bin/python3", "--ops", ops.buf,
+					  "--flaggems-dir", sb.tree, "--python", "/usr/bin/python3", "--ops", ops.buf,
 					  "--out", out_local, "--progress", "none", NULL };
 		const char *a_slurm[] = { argv[1], "batch", "--launcher", "slurm", "--backend", "cuda",
-					  "--flaggems-dir", tree, "--python", "/usr/bin/python3", "--ops", ops.buf,
+					  "--flaggems-dir", sb.tree, "--python", "/usr/bin/python3", "--ops", ops.buf,
 					  "--out", out_slurm, "--progress", "none", NULL };
 		struct pass local, slurm;
 
@@ -188,7 +186,7 @@ int main(int argc, char **argv)
 			return 1;
 		if (local.passed != OPS || slurm.passed != OPS) {
 			fprintf(stderr, "bench: not every op passed (local %zu/%d, slurm %zu/%d); see %s\n", local.passed,
-				OPS, slurm.passed, OPS, root);
+				OPS, slurm.passed, OPS, sb.root);
 			return 1;
 		}
 		m_local[r] = local.makespan_s;
@@ -211,9 +209,7 @@ int main(int argc, char **argv)
 	printf("%-44s %15s %15s %7s\n", "metric", "goal", "measured", "ratio");
 	/* negative: Slurm was faster this time (the machine's noise is larger than Slurm's cost) */
 	bench_row("scheduling overhead per op (slurm - local)", 1.0, per_op, "s");
-	zl_remove_tree(root, &err);
-	free(root);
-	free(tree);
+	bench_sandbox_release(&sb);
 	free(m_local);
 	free(m_slurm);
 	free(w_local);

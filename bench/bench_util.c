@@ -94,3 +94,31 @@ int bench_link_demo(const char *root, struct strbuf *err)
 	}
 	return 0;
 }
+
+int bench_sandbox_init(struct bench_sandbox *sb, const char *prefix, struct strbuf *err)
+{
+	memset(sb, 0, sizeof(*sb));
+	if (zl_mkdtemp_in("/tmp", prefix, &sb->root, err))
+		return -1;
+	sb->tree = zl_path_join(sb->root, "flaggems");
+	sb->env[0] = xstrfmt("ZL_HOME=%s/home", sb->root);
+	sb->env[1] = xstrfmt("FLAGGEMS_CACHE_DIR=%s/flaggems-cache", sb->root);
+	sb->env[2] = xstrfmt("TRITON_CACHE_DIR=%s/triton-cache", sb->root);
+	sb->env[3] = xstrfmt("ZL_DEV_ROOT=%s/dev", sb->root);
+	return 0;
+}
+
+void bench_sandbox_release(struct bench_sandbox *sb)
+{
+	struct strbuf err = STRBUF_INIT;
+	size_t i;
+
+	if (sb->root && zl_remove_tree(sb->root, &err))
+		fprintf(stderr, "bench: cannot remove %s: %s\n", sb->root, err.buf);
+	strbuf_release(&err);
+	free(sb->root);
+	free(sb->tree);
+	for (i = 0; i < BENCH_SANDBOX_ENV; i++)
+		free(sb->env[i]);
+	memset(sb, 0, sizeof(*sb));
+}

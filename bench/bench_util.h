@@ -21,4 +21,20 @@ void bench_row(const char *metric, double goal, double measured, const char *uni
 struct strbuf;
 int bench_link_demo(const char *root, struct strbuf *err);
 
+/*
+ * A benchmark's scratch root under /tmp and the environment that keeps its runs there:
+ * env holds "ZL_HOME=ROOT/home", FlagGems' and Triton's cache directories and the stand-in
+ * devices' ZL_DEV_ROOT, ready for an env array. Everything is owned by the sandbox;
+ * bench_sandbox_release removes the root and frees it.
+ */
+#define BENCH_SANDBOX_ENV 4
+struct bench_sandbox {
+	char *root;
+	char *tree;                       /* ROOT/flaggems, for the benchmark's FlagGems tree */
+	char *env[BENCH_SANDBOX_ENV];
+};
+
+int bench_sandbox_init(struct bench_sandbox *sb, const char *prefix, struct strbuf *err);
+void bench_sandbox_release(struct bench_sandbox *sb);
+
 #endif

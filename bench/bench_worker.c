@@ -177,7 +177,7 @@ int main(int argc, char **argv)
 	double heavy_s = argc > 3 ? atof(argv[3]) : 3.0, sum = 0;
 	struct strbuf err = STRBUF_INIT, ops = STRBUF_INIT;
 	struct pass pass[2];
-	char *root = NULL, *tree, *home, *fcache, *tcache, *dev;
+	struct bench_sandbox sb;
 	double *dur;
 	static const char *const modes[2] = { "fresh", "worker" };
 
@@ -187,29 +187,24 @@ int main(int argc, char **argv)
 	}
 	dur = xcalloc((size_t)nops, sizeof(*dur));
 	memset(pass, 0, sizeof(pass));
-	if (zl_mkdtemp_in("/tmp", "zl-bench-worker-", &root, &err)) {
+	if (bench_sandbox_init(&sb, "zl-bench-worker-", &err)) {
 		fprintf(stderr, "bench: %s\n", err.buf);
 		return 1;
 	}
-	tree = zl_path_join(root, "flaggems");
-	home = xstrfmt("ZL_HOME=%s/home", root);
-	fcache = xstrfmt("FLAGGEMS_CACHE_DIR=%s/flaggems-cache", root);
-	tcache = xstrfmt("TRITON_CACHE_DIR=%s/triton-cache", root);
-	dev = xstrfmt("ZL_DEV_ROOT=%s/dev", root);
-	if (make_tree(tree, nops, heavy_s, dur, &ops, &err)) {
+	if (make_tree(sb.tree, nops, heavy_s, dur, &ops, &err)) {
 		fprintf(stderr, "bench: cannot build the tree: %s\n", err.buf);
 		return 1;
 	}
 	for (i = 0; i < nops; i++)
 		sum += dur[i];
 	for (i = 0; i < 2; i++) {
-		char *out = xstrfmt("%s/batch-%s", root, modes[i]);
+		char *out = xstrfmt("%s/batch-%s", sb.root, modes[i]);
 		/* the list order on both passes: no history */
 		/* bytecode caches on, as users have them: both modes import the plugins every op or session */
-		const char *env[] = { home, fcache, tcache, dev, "PATH=/usr/bin:/bin", "NO_COLOR=1", "ZL_NO_HISTORY=1",
+		const char *env[] = { sb.env[0], sb.env[1], sb.env[2], sb.env[3], "PATH=/usr/bin:/bin", "NO_COLOR=1", "ZL_NO_HISTORY=1",
 				      "ZL_RUNS_DIR", "ZL_START", "CUDA_VISIBLE_DEVICES", "PYTHONDONTWRITEBYTECODE", NULL };
 		const char *args[] = { argv[1], "batch", "--backend", "cuda", "--devices", "0,1", "--start", modes[i],
-				       "--flaggems-dir", tree, "--python", "/usr/bin/python3", "--ops", ops.buf,
+				       "--flaggems-dir", sb.tree, "--python", "/usr/bin/python3", "--ops", ops.buf,
 				       "--out", out, "--progress", "none", NULL };
 
 		if (run_batch(args, env, &pass[i]) || read_rows(out, dur, nops, &pass[i]) || pass[i].exit_code ||
@@ -246,13 +241,7 @@ int main(int argc, char **argv)
 			printf("load average at the end: %.1f %.1f %.1f on %ld CPUs\n", load[0], load[1], load[2],
 			       sysconf(_SC_NPROCESSORS_ONLN));
 	}
-	zl_remove_tree(root, &err);
-	free(root);
-	free(tree);
-	free(home);
-	free(fcache);
-	free(tcache);
-	free(dev);
+	bench_sandbox_release(&sb);
 	free(dur);
 	strbuf_release(&ops);
 	strbuf_release(&err);
