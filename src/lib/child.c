@@ -153,8 +153,12 @@ static int launch_prepare(const struct child_process *cp, struct launch *l, stru
 		launch_release(l);
 		return zl_error(err, "pipe: %s", strerror(saved));
 	}
-	if (cp->no_stdin)
-		l->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	/* without it the child would read the caller's stdin: a terminal or a CI job's pipe */
+	if (cp->no_stdin && (l->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		saved = errno;
+		launch_release(l);
+		return zl_error(err, "cannot open '/dev/null': %s", strerror(saved));
+	}
 	return 0;
 }
 
