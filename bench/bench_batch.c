@@ -43,32 +43,12 @@ static double next_duration(unsigned long long *x)
 
 static int make_tree(const char *root, int nops, double *dur, struct strbuf *ops, struct strbuf *err)
 {
-	struct strbuf py = STRBUF_INIT;
 	unsigned long long x = SEED;
-	char *bench = zl_path_join(root, "benchmark"), *path;
-	int i, rc = -1;
+	int i;
 
-	if (zl_mkdir_p(bench, err))
-		goto out;
-	if (bench_link_demo(root, err))
-		goto out;
-	strbuf_addstr(&py, "import time\n\nimport pytest\n\nDURATION = {\n");
-	for (i = 0; i < nops; i++) {
-		dur[i] = (double)(long)(next_duration(&x) * 100) / 100;
-		strbuf_addf(&py, "    \"bop%02d\": %.2f,\n", i, dur[i]);
-		strbuf_addf(ops, "%sbop%02d", i ? "," : "", i);
-	}
-	strbuf_addstr(&py, "}\n\n");
 	for (i = 0; i < nops; i++)
-		strbuf_addf(&py, "\n@pytest.mark.bop%02d\ndef test_bop%02d():\n    time.sleep(DURATION[\"bop%02d\"])\n\n",
-			    i, i, i);
-	path = zl_path_join(bench, "test_bench_ops.py");
-	rc = zl_write_file_atomic(path, py.buf, py.len, err);
-	free(path);
-out:
-	free(bench);
-	strbuf_release(&py);
-	return rc;
+		dur[i] = (double)(long)(next_duration(&x) * 100) / 100;
+	return bench_link_demo(root, 1, err) || bench_write_sleep_ops(root, "bop", nops, dur, ops, err) ? -1 : 0;
 }
 
 static long vm_hwm_kib(pid_t pid)

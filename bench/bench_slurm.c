@@ -33,26 +33,12 @@
 
 static int make_tree(const char *root, double duration, struct strbuf *ops, struct strbuf *err)
 {
-	struct strbuf py = STRBUF_INIT;
-	char *bench = zl_path_join(root, "benchmark"), *path;
-	int i, rc = -1;
+	double dur[OPS];
+	int i;
 
-	if (zl_mkdir_p(bench, err))
-		goto out;
-	if (bench_link_demo(root, err))
-		goto out;
-	strbuf_addf(&py, "import time\n\nimport pytest\n\nDURATION = %.3f\n\n", duration);
-	for (i = 0; i < OPS; i++) {
-		strbuf_addf(&py, "\n@pytest.mark.sop%02d\ndef test_sop%02d():\n    time.sleep(DURATION)\n\n", i, i);
-		strbuf_addf(ops, "%ssop%02d", i ? "," : "", i);
-	}
-	path = zl_path_join(bench, "test_slurm_ops.py");
-	rc = zl_write_file_atomic(path, py.buf, py.len, err);
-	free(path);
-out:
-	free(bench);
-	strbuf_release(&py);
-	return rc;
+	for (i = 0; i < OPS; i++)
+		dur[i] = duration;
+	return bench_link_demo(root, 1, err) || bench_write_sleep_ops(root, "sop", OPS, dur, ops, err) ? -1 : 0;
 }
 
 /* Bring the cluster up; its environment lines ("export NAME=value") go to env. 0, 1 skip, -1 error. */

@@ -72,15 +72,20 @@ void bench_row(const char *metric, double goal, double measured, const char *uni
 	       goal > 0 ? measured / goal : 0, measured <= goal ? "ok" : "OVER GOAL");
 }
 
-int bench_link_demo(const char *root, struct strbuf *err)
+int bench_link_demo(const char *root, int link_conftest, struct strbuf *err)
 {
 	static const char *const links[] = {
-		"benchmark/__init__.py", "benchmark/conftest.py", "benchmark/base.py", "benchmark/consts.py",
+		"benchmark/conftest.py", "benchmark/__init__.py", "benchmark/base.py", "benchmark/consts.py",
 		"benchmark/core_shapes.yaml", "pytest.ini", "src", NULL
 	};
 	const char *const *l;
+	char *bench = zl_path_join(root, "benchmark");
+	int rc = zl_mkdir_p(bench, err);
 
-	for (l = links; *l; l++) {
+	free(bench);
+	if (rc)
+		return -1;
+	for (l = links + (link_conftest ? 0 : 1); *l; l++) {
 		char *target = xstrfmt("%s/examples/demo/%s", ZL_SOURCE_DIR, *l);
 		char *link = zl_path_join(root, *l);
 		int bad = symlink(target, link);
@@ -93,6 +98,28 @@ int bench_link_demo(const char *root, struct strbuf *err)
 			return -1;
 	}
 	return 0;
+}
+
+int bench_write_sleep_ops(const char *root, const char *prefix, int nops, const double *dur, struct strbuf *ops,
+			  struct strbuf *err)
+{
+	struct strbuf py = STRBUF_INIT;
+	char *path = xstrfmt("%s/benchmark/test_sleep_ops.py", root);
+	int i, rc;
+
+	strbuf_addstr(&py, "import time\n\nimport pytest\n\nDURATION = {\n");
+	for (i = 0; i < nops; i++) {
+		strbuf_addf(&py, "    \"%s%02d\": %.3f,\n", prefix, i, dur[i]);
+		strbuf_addf(ops, "%s%s%02d", i ? "," : "", prefix, i);
+	}
+	strbuf_addstr(&py, "}\n\n");
+	for (i = 0; i < nops; i++)
+		strbuf_addf(&py, "\n@pytest.mark.%s%02d\ndef test_%s%02d():\n    time.sleep(DURATION[\"%s%02d\"])\n\n",
+			    prefix, i, prefix, i, prefix, i);
+	rc = zl_write_file_atomic(path, py.buf, py.len, err);
+	free(path);
+	strbuf_release(&py);
+	return rc;
 }
 
 int bench_sandbox_init(struct bench_sandbox *sb, const char *prefix, struct strbuf *err)

@@ -17,9 +17,19 @@ double bench_median(double *v, size_t n);
 /* One row of the side-by-side table. */
 void bench_row(const char *metric, double goal, double measured, const char *unit);
 
-/* Link root's FlagGems skeleton (conftest, base, shapes, pytest.ini, src) to examples/demo. */
+/*
+ * Make root/benchmark and link root's FlagGems skeleton (base, shapes, pytest.ini, src, and
+ * the conftest unless the benchmark writes its own) to examples/demo.
+ */
 struct strbuf;
-int bench_link_demo(const char *root, struct strbuf *err);
+int bench_link_demo(const char *root, int link_conftest, struct strbuf *err);
+
+/*
+ * Write root/benchmark/test_sleep_ops.py: op PREFIXnn (nn = 00..nops-1), marked so, sleeps
+ * dur[nn] seconds. Appends the comma-separated op names to ops.
+ */
+int bench_write_sleep_ops(const char *root, const char *prefix, int nops, const double *dur, struct strbuf *ops,
+			  struct strbuf *err);
 
 /*
  * A benchmark's scratch root under /tmp and the environment that keeps its runs there:

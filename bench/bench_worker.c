@@ -46,28 +46,14 @@ static int write_file(const char *dir, const char *name, const char *text, struc
 static int make_tree(const char *root, int nops, double heavy_s, double *dur, struct strbuf *ops,
 		     struct strbuf *err)
 {
-	static const char *const links[] = { "benchmark/__init__.py", "benchmark/base.py", "benchmark/consts.py",
-					     "benchmark/core_shapes.yaml", "pytest.ini", "src", NULL };
-	struct strbuf py = STRBUF_INIT, conftest = STRBUF_INIT, text = STRBUF_INIT;
+	struct strbuf conftest = STRBUF_INIT, text = STRBUF_INIT;
 	unsigned long long x = SEED;
 	char *bench = zl_path_join(root, "benchmark"), *demo_conftest;
-	const char *const *l;
 	int i, rc = -1;
 
-	if (zl_mkdir_p(bench, err))
+	/* the demo's conftest, behind an import that costs what torch and flag_gems do (a sleep) */
+	if (bench_link_demo(root, 0, err))
 		goto out;
-	for (l = links; *l; l++) {
-		char *target = xstrfmt("%s/examples/demo/%s", ZL_SOURCE_DIR, *l), *link = zl_path_join(root, *l);
-		int bad = symlink(target, link);
-
-		if (bad)
-			zl_error(err, "cannot link '%s': %s", link, strerror(errno));
-		free(target);
-		free(link);
-		if (bad)
-			goto out;
-	}
-	/* what torch and flag_gems cost at import, here a sleep */
 	strbuf_addf(&text, "import time\n\ntime.sleep(%.3f)\n", heavy_s);
 	if (write_file(root, "zl_bench_heavy.py", text.buf, err))
 		goto out;
@@ -82,20 +68,11 @@ static int make_tree(const char *root, int nops, double heavy_s, double *dur, st
 	strbuf_addf(&text, "import zl_bench_heavy  # noqa: F401\n%s", conftest.buf);
 	if (write_file(bench, "conftest.py", text.buf, err))
 		goto out;
-	strbuf_addstr(&py, "import time\n\nimport pytest\n\nDURATION = {\n");
-	for (i = 0; i < nops; i++) {
-		dur[i] = (double)(long)(next_duration(&x) * 100) / 100;
-		strbuf_addf(&py, "    \"wop%02d\": %.2f,\n", i, dur[i]);
-		strbuf_addf(ops, "%swop%02d", i ? "," : "", i);
-	}
-	strbuf_addstr(&py, "}\n\n");
 	for (i = 0; i < nops; i++)
-		strbuf_addf(&py, "\n@pytest.mark.wop%02d\ndef test_wop%02d():\n    time.sleep(DURATION[\"wop%02d\"])\n\n",
-			    i, i, i);
-	rc = write_file(bench, "test_worker_ops.py", py.buf, err);
+		dur[i] = (double)(long)(next_duration(&x) * 100) / 100;
+	rc = bench_write_sleep_ops(root, "wop", nops, dur, ops, err);
 out:
 	free(bench);
-	strbuf_release(&py);
 	strbuf_release(&conftest);
 	strbuf_release(&text);
 	return rc;
