@@ -11,8 +11,9 @@ How a measurement is timed:
 2. Five flushed calls timed by device events estimate a call; fn() then runs for
    the caller's warmup (ms), as do_bench warms up.
 3. Batches of calls, each batch one torch profiler session (Kineto: CUPTI on
-   cuda, rocprofiler on rocm): for every call, an L2 flush outside the call's
-   range, then fn() inside a record_function range "zl_call#<i>".
+   cuda, rocprofiler on rocm): for every call, a wait for the device, an L2 flush
+   and a hold outside the call's range, then fn() inside a record_function range
+   "zl_call#<i>".
 4. The session's events are read straight from the Kineto results (no
    key_averages, no FunctionEvent tree). Every device activity (kernel, memset,
    memcpy) is attributed to a call through correlation ids, never by its name:
@@ -360,7 +361,17 @@ def holder(dev, fn, clock_mhz, perf=time.perf_counter):
     return hold, seconds
 
 
-def _profile_batch(prof, device_name, fn, flush, grad_to_none, n, hold=None):
+# Queue depth: on an H200 the same two-kernel call (FlagGems' 1-D sum of 1048576 float16)
+# measured 4.4 us while the device caught up with the host and 5.4 us once the host ran
+# milliseconds ahead (the gap between its kernels grew from 1.0 to 2.0 us), so one run
+# reported 4.5 us and the next 5.4 us. Waiting for the device before each call's flush
+# starts every call from the same empty queue, as nvbench's cold measurement does
+# (scripts/gpu-step-probe.py: three runs 4.46-4.49 us, against 4.50-5.46 us without).
+# A module variable so that the probe can compare both.
+SYNC_EACH_CALL = True
+
+
+def _profile_batch(prof, device_name, fn, flush, grad_to_none, n, hold=None, sync=None):
     """Run n profiled calls; (samples ms, activity counts, calls missing)."""
     p = prof.session(device_name)
     try:
@@ -371,6 +382,8 @@ def _profile_batch(prof, device_name, fn, flush, grad_to_none, n, hold=None):
     try:
         for i in range(n):
             zd.reset_grads(grad_to_none)
+            if sync is not None:
+                sync()
             flush()
             if hold is not None:
                 hold()
@@ -448,6 +461,7 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
     kept, counts, readings, history = [], [], [], []
     dropped = calls = missing_total = batches = 0
     noise = None
+    sync = dev.synchronize if SYNC_EACH_CALL else None
     per_call_s = est_ms / 1000.0 + hold_s + 20e-6
     n = zl_sampling.first_batch(policy, per_call_s)
     started = now()
@@ -456,7 +470,7 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
         before = clock.read()
         t0 = now()
         samples, kcounts, missing = _profile_batch(prof, device_name, fn, flush, grad_to_none, n,
-                                                   hold)
+                                                   hold, sync)
         per_call_s = max((now() - t0) / n, 1e-7)
         after = clock.read()
         readings += [r for r in (before, after) if r is not None]
@@ -483,5 +497,6 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
             "noise_rel": noise, "stop_reason": reason,
             "kernels_per_call": int(round(zc.median(counts))), "dropped_throttled": dropped,
             "clock_readings": readings, "batches": batches, "calls": calls,
-            "calls_missing": missing_total, "hold_us": round(hold_s * 1e6, 3) if hold else None}
+            "calls_missing": missing_total, "hold_us": round(hold_s * 1e6, 3) if hold else None,
+            "synced_calls": SYNC_EACH_CALL}
 

@@ -141,6 +141,11 @@ def summarize_records(plan, repeat, records, noise_target=DEFAULT_NOISE_TARGET,
                 reasons.append(reason)
     used = [t for t in PLANS if counts[t]]
     out = {"plan": plan, "used": used[0] if len(used) == 1 else "mixed" if used else None}
+    # how the profiler timer issued its calls: "synced" (each from an idle device) or
+    # "queued"; null when it timed nothing
+    modes = {"synced" if r.get("synced_calls") else "queued" for r in records
+             if r.get("timer") == "profiler" and r.get("error") is None}
+    out["profiler_call_mode"] = modes.pop() if len(modes) == 1 else "mixed" if modes else None
     out.update(counts)
     out.update({"fallbacks": fallbacks, "fallback_reasons": reasons, "errors": errors,
                 "measurements": len(records), "direct_repeat": repeat,
@@ -383,7 +388,8 @@ class _Timer:
         out["extra"] = {"profiler_batches": out.pop("batches"),
                         "profiler_calls": out.pop("calls"),
                         "calls_missing": out.pop("calls_missing"),
-                        "hold_us": out.pop("hold_us", None)}
+                        "hold_us": out.pop("hold_us", None),
+                        "synced_calls": out.pop("synced_calls", None)}
         return out
 
     def _graph(self, rec, fn, call, reasons, clock):

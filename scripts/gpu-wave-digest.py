@@ -75,6 +75,12 @@ def batch_figures(name, batch, ops, makespan, startup_hint):
 
 
 def phase_a(out, ops):
+    if os.path.exists(os.path.join(out, "probe.txt")):
+        probe_and_batches(out, ops)
+    a_a(out, ops)
+
+
+def probe_and_batches(out, ops):
     print("---- probe")
     for line in open(os.path.join(out, "probe.txt")):
         if line.startswith(("calls:", "clock:", "torch")):
@@ -95,6 +101,9 @@ def phase_a(out, ops):
         d = load(os.path.join(out, "fw_%s.out" % op))
         rs = [r["ratio"] for r in (d or {}).get("rows", []) if isinstance(r.get("ratio"), (int, float))]
         print("  %-11s %s; B/A %s" % (op, verdicts(d), "%.3f..%.3f" % (min(rs), max(rs)) if rs else "-"))
+
+
+def a_a(out, ops):
     for label, prefix in (("fixed 5 % floor", "aa_"), ("the stored calibration", "aacal_")):
         print("---- issue 13: A/A, calibrate round 1 vs round 2, %s" % label)
         total = flagged = gate_fail = 0

@@ -6,7 +6,9 @@
 #      5 % floor and with the stored calibration (issue 13's A/A); a digest.
 #   B: mm record -> replay -> compare (5 % gate); an A/A ab on abs; ab of FlagGems as is (A)
 #      against FlagGems with prod.py from before PR #4618 (B) on prod.
-# usage: scripts/gpu-wave.sh A|A2|B OUTDIR
+#   AA: the A/A alone: calibrate (round 2 replays round 1's winners), then compare per op at
+#       the fixed floor and with the stored calibration; a digest.
+# usage: scripts/gpu-wave.sh A|A2|AA|B OUTDIR
 #   A2: as A, every run on the same kernel configs (rounds and the fresh batch replay round 1's
 #       merged winners), calibrate first; the fresh batch is compared with round 2.
 # Environment: ZLBENCH, FLAGGEMS_DIR (as gpu-validate.sh), OPS (default the 10 core ops),
@@ -75,6 +77,17 @@ A2)
 	done
 	python3 "$here/gpu-wave-digest.py" A "$out" "$OPS" | tee -a "$out/wave.log"
 	;;
+AA)
+	zl cal calibrate $F --devices 0 --ops "$OPS" --runs 2 --start worker --out "$out/cal" -- --dtypes $DTYPES
+	grep -E '^round |^rounds ' "$out/cal.err" | tee -a "$out/wave.log"
+	sed -n '/^calibration/,$p' "$out/cal.out" | tee -a "$out/wave.log"
+	for op in ${OPS//,/ }; do
+		ZL_HISTORY_DB="$out/none.db" zl "aa_$op" compare "$out/cal/round-1/runs/$op" "$out/cal/round-2/runs/$op" \
+			--json --fail-on-regression 5
+		zl "aacal_$op" compare "$out/cal/round-1/runs/$op" "$out/cal/round-2/runs/$op" --json --fail-on-regression 5
+	done
+	python3 "$here/gpu-wave-digest.py" A "$out" "$OPS" | tee -a "$out/wave.log"
+	;;
 B)
 	zl mmA run $F --op mm --isolate-tuner-cache --out "$out/mmA" -- --dtypes $DTYPES
 	zl mmB run $F --op mm --isolate-tuner-cache --replay-from "$out/mmA" --out "$out/mmB" -- --dtypes $DTYPES
@@ -87,7 +100,7 @@ B)
 	python3 "$here/gpu-wave-digest.py" B "$out" | tee -a "$out/wave.log"
 	;;
 *)
-	echo "usage: scripts/gpu-wave.sh A|A2|B OUTDIR" >&2
+	echo "usage: scripts/gpu-wave.sh A|A2|AA|B OUTDIR" >&2
 	exit 2
 	;;
 esac

@@ -72,6 +72,10 @@ static const struct {
 } defaulted_fields[] = {
 	/* fresh, or reused in a batch's worker (docs/worker.md): caliber once the GPU shows it moves numbers */
 	{ "interpreter start", "start.mode", "fresh", 0 },
+	/* the profiler timer waits for the device before each call since wave 3; before, calls
+	 * queued behind each other, which moved two-kernel calls by up to 20 % on an H200
+	 * (docs/timer.md): caliber */
+	{ "profiler call mode", "timer.profiler_call_mode", "queued", 1 },
 };
 
 #define NONE_TEXT ZL_COMPARE_NONE_TEXT

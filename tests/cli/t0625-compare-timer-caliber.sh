@@ -1,6 +1,8 @@
 #!/bin/bash
 # zlbench compare: a profiler-timed run and a graph-timed one differ in caliber (timer.plan):
-# refused without --allow-caliber-mismatch; a different noise target is listed, not refused.
+# refused without --allow-caliber-mismatch; so do profiler runs whose calls were synced and
+# queued (timer.profiler_call_mode, absent: queued); a different noise target is listed, not
+# refused.
 . "$(dirname "$0")/lib.sh"
 MK="$ZL_SOURCE_DIR/tests/fixtures/runs/make_run.py"
 R="$ZL_FIXTURES_DIR/flaggems-runs/mm_core_kernel_h200.results.json"
@@ -29,4 +31,20 @@ expect_rc 0
 [ "$(json_get "$TMP/out" 'd["caliber"]["ok"]')" = True ] || fail "noise target refused: $(cat "$TMP/out")"
 [ "$(json_get "$TMP/out" '[(v["field"], v["a"], v["b"]) for v in d["caliber"]["variables"] if v["field"] == "noise target"]')" = \
 	"[('noise target', '0.005', '0.002')]" ] || fail "noise target not listed: $(json_get "$TMP/out" 'd["caliber"]')"
+
+# the profiler's call mode: a run without the field (zlbench before wave 3) queued its calls
+synced() { mk "$@" --results "$R" --set timer="$(timer profiler profiler 0.005)" --set timer.profiler_call_mode='"synced"'; }
+synced "$TMP/sync" --run-id 20261129-130000-cuda-mm-dddddd
+synced "$TMP/sync2" --run-id 20261129-140000-cuda-mm-eeeeee
+[ "$(json_get "$TMP/sync/run_identity.json" 'd["timer"]["profiler_call_mode"]')" = synced ] || fail "make_run --set"
+run_zl compare "$TMP/prof" "$TMP/sync"
+expect_rc 2
+contains "$TMP/err" "caliber mismatch: profiler call mode: queued vs synced"
+[ "$(grep -c 'caliber mismatch:' "$TMP/err")" -eq 1 ] || fail "only the call mode differs: $(cat "$TMP/err")"
+run_zl compare "$TMP/prof" "$TMP/sync" --allow-caliber-mismatch
+expect_rc 0
+contains "$TMP/out" "WARNING: caliber mismatch allowed (--allow-caliber-mismatch): profiler call mode: queued vs synced"
+run_zl compare "$TMP/sync" "$TMP/sync2" --json
+expect_rc 0
+[ "$(json_get "$TMP/out" 'd["caliber"]["ok"]')" = True ] || fail "two synced runs refused: $(cat "$TMP/out")"
 pass

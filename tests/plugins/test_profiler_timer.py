@@ -267,6 +267,33 @@ def test_a_hold_before_each_call_keeps_host_gaps_out_and_is_recorded(bench):
         assert 20 <= t["hold_us"] <= 2000, t
 
 
+def test_each_call_starts_from_an_idle_device(bench):
+    # The fake makes a kernel slower while 4 or more launches queue ahead of it, as the
+    # H200 made the gap inside a two-kernel call (flush, hold and the call itself are 3;
+    # the host running ahead adds more). A wait before each call's flush keeps every
+    # sample at the kernel's own cost; without it, calls after the first pay the gap.
+    r = bench.run(["benchmark/test_ops.py::test_mm"],
+                  backend_env("cuda", FAKE_QUEUE_GAP_MS="0.004", **ONE_SHAPE))
+    assert r.rc == 0, r
+    sides = by_side(r.jsonl("plugins", "timer.jsonl"))
+    assert sides["torch"]["estimate_ms"] == pytest.approx(MEMSET_MS + GEMM_MS, rel=1e-6)
+    assert sides["gems"]["estimate_ms"] == pytest.approx(3 * GEMS_ADD_MS, rel=1e-6)
+    for t in sides.values():
+        assert t["timer"] == "profiler" and t["synced_calls"] is True, t
+        assert max(t["samples_ms"]) == pytest.approx(min(t["samples_ms"]), rel=1e-6), t
+    s = r.json("plugins", "timer_summary.json")
+    assert s["profiler_call_mode"] == "synced", s
+
+
+def test_the_call_mode_is_null_when_the_profiler_timed_nothing(bench):
+    r = bench.run([ADD], backend_env("cuda", ZL_TIMER_PLAN="graph", **ONE_SHAPE))
+    assert r.rc == 0, r
+    s = r.json("plugins", "timer_summary.json")
+    assert s["used"] == "graph" and s["profiler_call_mode"] is None, s
+    for t in r.jsonl("plugins", "timer.jsonl"):
+        assert "synced_calls" not in t, t
+
+
 def test_without_a_spin_kernel_there_is_no_hold(bench):
     r = bench.run([ADD], backend_env("cuda", FAKE_NO_SLEEP="1", **ONE_SHAPE))
     assert r.rc == 0, r

@@ -20,6 +20,9 @@ _cpu_ns = [1_700_000_000_000_000_000]
 _session = [None]
 _threads = {}
 _noise_state = [12345]
+# Launches since the last synchronize(): the depth of the fake's queue (FAKE_QUEUE_GAP_MS).
+_pending = [0]
+QUEUE_DEEP = 4
 
 
 def flush_cost(tensor):
@@ -43,9 +46,15 @@ def _tick(ns):
 
 def _noisy(cost_ms, name):
     """FAKE_NOISE=r: kernel costs (not flushes) times 1 + r * u, u uniform in [-1, 1]
-    from a fixed-seed generator; FAKE_DRIFT=d: times (1 + d) ** (profiler sessions so far)."""
+    from a fixed-seed generator; FAKE_DRIFT=d: times (1 + d) ** (profiler sessions so far);
+    FAKE_QUEUE_GAP_MS=g: plus g when QUEUE_DEEP launches or more wait since the last
+    synchronize() (on an H200 the gap between the two kernels of a call grew by ~1 us when
+    the host ran milliseconds ahead of the device)."""
     if name in ("zero_", "spin_kernel"):
         return cost_ms
+    gap = float(os.environ.get("FAKE_QUEUE_GAP_MS", "0") or 0)
+    if gap and _pending[0] >= QUEUE_DEEP:
+        cost_ms += gap
     amp = float(os.environ.get("FAKE_NOISE", "0") or 0)
     if amp:
         _noise_state[0] = (_noise_state[0] * 1103515245 + 12345) % (1 << 31)
@@ -82,6 +91,7 @@ def _launch(cost_ms, name="kernel", kind="kernel"):
         graph._nodes.append((name, cost_ms))
         return
     cost_ms = _noisy(cost_ms, name)
+    _pending[0] += 1
     session = _session[0]
     start_ms = _clock[0]
     _clock[0] += cost_ms
@@ -114,6 +124,7 @@ def synchronize(device=None):
         _capturing[0]._invalid = True
         raise RuntimeError("CUDA error: operation not permitted when stream is capturing\n"
                            "CUDA kernel errors might be asynchronously reported")
+    _pending[0] = 0
 
 
 def is_available():
