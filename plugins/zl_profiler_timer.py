@@ -331,9 +331,22 @@ def _profiler_for(torch, device_name, flush, fn):
 # kernel does, a spin kernel queued after the flush holds the device until the call's
 # launches are all queued, so its kernels run back to back. Hold = HOLD_MARGIN x the host
 # time to issue one call + HOLD_EXTRA_S, at most HOLD_MAX_S.
+#
+# The first size comes from five calls issued outside the profiler; inside it, and in a
+# worker replaying records, issuing is slower and stalls now and then (wave 3: a hold of
+# 146 us left 15 % of one sum measurement's samples at 10-64 us). So every profiled call's
+# host time (from its flush to the end of its issue) is taken too, and after a batch whose
+# HOST_QUANTILE of host times asks for a longer hold, the hold grows for the batches after
+# it (hold_grown counts the steps; that batch's samples stay: the few with a gap are what
+# the trimmed mean cuts).
 HOLD_MARGIN = 2.0
 HOLD_EXTRA_S = 20e-6
 HOLD_MAX_S = 0.002
+HOST_QUANTILE = 0.9
+# Growth sizes from that quantile, already a tail, so with a smaller margin than the first
+# size from the shortest of five calls; the flush before the hold covers a little more.
+HOLD_GROW_MARGIN = 1.25
+HOLD_GROW_STEP = 1.05
 
 
 def hold_seconds(host_s):
@@ -341,24 +354,79 @@ def hold_seconds(host_s):
     return min(HOLD_MAX_S, HOLD_MARGIN * max(host_s, 0.0) + HOLD_EXTRA_S)
 
 
+class Hold:
+    """The spin kernel queued before each call (torch.cuda._sleep), seconds long at the
+    device's maximum SM clock; it only grows."""
+
+    def __init__(self, spin, clock_mhz, seconds):
+        self.spin = spin
+        self.mhz = clock_mhz or 2000.0
+        self.grown = 0
+        self._set(seconds)
+
+    def _set(self, seconds):
+        self.seconds = seconds
+        self.cycles = max(1, int(seconds * self.mhz * 1e6))
+
+    def __call__(self):
+        self.spin(self.cycles)
+
+    def fit(self, host_times):
+        """Grow to what HOST_QUANTILE of host_times (s) asks for, when that is more than
+        HOLD_GROW_STEP x the hold; True when it grew."""
+        if not host_times:
+            return False
+        host = zc.quantile(sorted(host_times), HOST_QUANTILE)
+        want = min(HOLD_MAX_S, HOLD_GROW_MARGIN * max(host, 0.0) + HOLD_EXTRA_S)
+        if want <= self.seconds * HOLD_GROW_STEP:
+            return False
+        self._set(want)
+        self.grown += 1
+        return True
+
+
 def holder(dev, fn, clock_mhz, perf=time.perf_counter):
-    """(a callable that queues the hold, its seconds), or (None, 0.0) when the device
-    module has no spin kernel (torch.cuda._sleep; other vendors' modules may lack it)."""
+    """The Hold before each call, or None when the device module has no spin kernel
+    (torch.cuda._sleep; other vendors' modules may lack it)."""
     spin = getattr(dev, "_sleep", None)
     if not callable(spin):
-        return None, 0.0
+        return None
     issue = []
     for _ in range(5):
         t0 = perf()
         fn()
         issue.append(perf() - t0)
     dev.synchronize()
-    seconds = hold_seconds(min(issue))
-    cycles = max(1, int(seconds * (clock_mhz or 2000.0) * 1e6))
+    return Hold(spin, clock_mhz, hold_seconds(min(issue)))
 
-    def hold():
-        spin(cycles)
-    return hold, seconds
+
+# Power transients: a memory-bound kernel of ~1.4 ms (gelu of 2**30 float16) started after
+# lighter work ran 1.53 ms, then stepped down over ~100 calls to 1.36 ms while the clocks
+# settled under the power cap; a measurement that met its noise target within those calls
+# reported 1.49 ms where the next reported 1.37 (wave 3's one flagged A/A row). When the
+# first batch's calls take STEADY_MIN_MS or more, the call is run in chunks of
+# STEADY_CHUNK_S, timed by device events, until two chunks in a row agree within STEADY_REL
+# (at most STEADY_MAX_S); that batch is dropped (dropped_warmup) and the time cap starts
+# afresh. Shorter calls draw too little power to move the clocks and skip this.
+STEADY_MIN_MS = 0.1
+STEADY_CHUNK_S = 0.025
+STEADY_REL = 0.005
+STEADY_MAX_S = 1.0
+
+
+def settle(dev, flushed_call, call_ms, now=time.monotonic):
+    """Run flushed_call in chunks until two successive chunks' per-call times agree within
+    STEADY_REL: (seconds spent, True), or (seconds, False) after STEADY_MAX_S."""
+    per = max(3, int(STEADY_CHUNK_S * 1000.0 / max(call_ms, 1e-4)))
+    t0 = now()
+    prev = zd.eager_ms(dev, flushed_call, per)
+    while True:
+        cur = zd.eager_ms(dev, flushed_call, per)
+        if prev > 0 and abs(cur / prev - 1.0) <= STEADY_REL:
+            return now() - t0, True
+        if now() - t0 >= STEADY_MAX_S:
+            return now() - t0, False
+        prev = cur
 
 
 # Queue depth: on an H200 the same two-kernel call (FlagGems' 1-D sum of 1048576 float16)
@@ -371,24 +439,29 @@ def holder(dev, fn, clock_mhz, perf=time.perf_counter):
 SYNC_EACH_CALL = True
 
 
-def _profile_batch(prof, device_name, fn, flush, grad_to_none, n, hold=None, sync=None):
-    """Run n profiled calls; (samples ms, activity counts, calls missing)."""
+def _profile_batch(prof, device_name, fn, flush, grad_to_none, n, hold=None, sync=None,
+                   perf=time.perf_counter):
+    """Run n profiled calls; (samples ms, activity counts, calls missing, host seconds of
+    each call from its flush to the end of its issue)."""
     p = prof.session(device_name)
     try:
         p.__enter__()
     except Exception as e:
         raise ProfilerFailed("cannot start the profiler: %s" % zc.one_line(e)) from None
     record = prof.record
+    host = []
     try:
         for i in range(n):
             zd.reset_grads(grad_to_none)
             if sync is not None:
                 sync()
+            t0 = perf()
             flush()
             if hold is not None:
                 hold()
             with record(RANGE_PREFIX + str(i)):
                 fn()
+            host.append(perf() - t0)
     except BaseException:
         try:
             p.__exit__(None, None, None)
@@ -403,7 +476,7 @@ def _profile_batch(prof, device_name, fn, flush, grad_to_none, n, hold=None, syn
         p.__exit__(None, None, None)
         events = p.kineto_results.events()
         neutral = from_kineto(events, prof.cpu)
-        return call_samples(attribute(neutral), n)
+        return call_samples(attribute(neutral), n) + (host,)
     except Exception as e:
         raise ProfilerFailed("cannot read the profiler's events: %s" % zc.one_line(e)) from None
     finally:
@@ -428,13 +501,60 @@ def estimate(samples):
             zc.trimmed_mean_ci_rel(samples, zl_sampling.TRIM))
 
 
+class _Sampling:
+    """One measurement's state between batches (measure() below)."""
+
+    def __init__(self, now):
+        self.kept, self.counts, self.readings, self.history = [], [], [], []
+        self.dropped = self.dropped_warmup = 0
+        self.calls = self.missing = self.batches = 0
+        self.noise = None
+        self.steady = self.steady_s = None
+        self.started = now()
+
+    def keep(self, samples, kcounts):
+        if self.steady is None:
+            self.steady = "short"
+        self.kept += samples
+        self.counts += kcounts
+        _, self.noise = estimate(self.kept)
+        self.history.append(self.noise)
+
+
+def _batch(st, prof, device_name, fn, flush, grad_to_none, n, hold, sync, clock, now, sleep):
+    """One batch into st; per-call wall seconds, and whether the device was settled
+    (the caller then skips the stop rule once)."""
+    st.batches += 1
+    before = clock.read()
+    t0 = now()
+    samples, kcounts, missing, host = _profile_batch(prof, device_name, fn, flush, grad_to_none,
+                                                     n, hold, sync)
+    per_call_s = max((now() - t0) / n, 1e-7)
+    after = clock.read()
+    st.readings += [r for r in (before, after) if r is not None]
+    st.calls += n
+    st.missing += missing
+    _check_missing(n, missing, st.batches)
+    if zl_clock.throttled((before, after), clock.max_mhz):
+        st.dropped += len(samples)
+        sleep(zl_clock.THROTTLE_PAUSE_S)
+    elif st.steady is None and samples and zc.median(samples) >= STEADY_MIN_MS:
+        st.dropped_warmup += len(samples)
+        return per_call_s, True
+    else:
+        st.keep(samples, kcounts)
+    if hold is not None:
+        hold.fit(host)
+    return per_call_s, False
+
+
 def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
             now=time.monotonic, sleep=time.sleep):
     """Time fn by device timestamps to policy's noise target (see the module doc).
 
     Returns {"samples", "estimate_ms", "estimator", "noise_rel", "stop_reason",
     "kernels_per_call", "dropped_throttled", "clock_readings", "batches",
-    "calls", "calls_missing"}. rep is FlagGems' repetition time, which the time cap
+    "calls", "calls_missing", ...}. rep is FlagGems' repetition time, which the time cap
     replaces; it is accepted so that the call matches the other timers'."""
     del rep
     policy = policy or zl_sampling.Policy()
@@ -456,47 +576,39 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
     for _ in range(max(1, int(warmup / max(est_ms, 1e-4)))):
         fn()
     dev.synchronize()
-    hold, hold_s = holder(dev, fn, clock.max_mhz)
-
-    kept, counts, readings, history = [], [], [], []
-    dropped = calls = missing_total = batches = 0
-    noise = None
+    hold = holder(dev, fn, clock.max_mhz)
     sync = dev.synchronize if SYNC_EACH_CALL else None
-    per_call_s = est_ms / 1000.0 + hold_s + 20e-6
+    per_call_s = est_ms / 1000.0 + (hold.seconds if hold else 0.0) + 20e-6
     n = zl_sampling.first_batch(policy, per_call_s)
-    started = now()
+    st = _Sampling(now)
     while True:
-        batches += 1
-        before = clock.read()
-        t0 = now()
-        samples, kcounts, missing = _profile_batch(prof, device_name, fn, flush, grad_to_none, n,
-                                                   hold, sync)
-        per_call_s = max((now() - t0) / n, 1e-7)
-        after = clock.read()
-        readings += [r for r in (before, after) if r is not None]
-        calls += n
-        missing_total += missing
-        _check_missing(n, missing, batches)
-        if zl_clock.throttled((before, after), clock.max_mhz):
-            dropped += len(samples)
-            sleep(zl_clock.THROTTLE_PAUSE_S)
-        else:
-            kept += samples
-            counts += kcounts
-            _, noise = estimate(kept)
-            history.append(noise)
-        reason, n = zl_sampling.next_step(policy, len(kept), noise, history, now() - started,
-                                          per_call_s)
+        per_call_s, long_call = _batch(st, prof, device_name, fn, flush, grad_to_none, n, hold,
+                                       sync, clock, now, sleep)
+        if long_call:
+            st.steady_s, st.steady = settle(dev, flushed_call, est_ms, now)
+            st.started = now()
+            continue
+        reason, n = zl_sampling.next_step(policy, len(st.kept), st.noise, st.history,
+                                          now() - st.started, per_call_s)
         if reason is not None:
             break
-    if not kept:
-        raise ProfilerFailed("every one of %d profiled samples was taken below %d %% of the "
-                             "maximum SM clock" % (dropped, round(zl_clock.THROTTLE_FRACTION * 100)))
-    est, noise = estimate(kept)
-    return {"samples": kept, "estimate_ms": est, "estimator": zl_sampling.ESTIMATOR,
-            "noise_rel": noise, "stop_reason": reason,
-            "kernels_per_call": int(round(zc.median(counts))), "dropped_throttled": dropped,
-            "clock_readings": readings, "batches": batches, "calls": calls,
-            "calls_missing": missing_total, "hold_us": round(hold_s * 1e6, 3) if hold else None,
-            "synced_calls": SYNC_EACH_CALL}
+    return _result(st, reason, hold)
 
+
+def _result(st, reason, hold):
+    if not st.kept:
+        raise ProfilerFailed("every one of %d profiled samples was taken below %d %% of the "
+                             "maximum SM clock" % (st.dropped,
+                                                   round(zl_clock.THROTTLE_FRACTION * 100)))
+    est, noise = estimate(st.kept)
+    return {"samples": st.kept, "estimate_ms": est, "estimator": zl_sampling.ESTIMATOR,
+            "noise_rel": noise, "stop_reason": reason,
+            "kernels_per_call": int(round(zc.median(st.counts))),
+            "dropped_throttled": st.dropped, "clock_readings": st.readings,
+            "batches": st.batches, "calls": st.calls, "calls_missing": st.missing,
+            "hold_us": round(hold.seconds * 1e6, 3) if hold else None,
+            "hold_grown": hold.grown if hold else None,
+            "synced_calls": SYNC_EACH_CALL,
+            "steady": st.steady if st.steady != "short" else None,
+            "steady_warmup_s": round(st.steady_s, 4) if st.steady_s is not None else None,
+            "dropped_warmup": st.dropped_warmup}

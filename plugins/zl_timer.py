@@ -389,7 +389,11 @@ class _Timer:
                         "profiler_calls": out.pop("calls"),
                         "calls_missing": out.pop("calls_missing"),
                         "hold_us": out.pop("hold_us", None),
-                        "synced_calls": out.pop("synced_calls", None)}
+                        "synced_calls": out.pop("synced_calls", None),
+                        "hold_grown": out.pop("hold_grown", None),
+                        "steady": out.pop("steady", None),
+                        "steady_warmup_s": out.pop("steady_warmup_s", None),
+                        "dropped_warmup": out.pop("dropped_warmup", 0)}
         return out
 
     def _graph(self, rec, fn, call, reasons, clock):

@@ -285,6 +285,70 @@ def test_each_call_starts_from_an_idle_device(bench):
     assert s["profiler_call_mode"] == "synced", s
 
 
+def test_long_calls_are_timed_once_the_device_is_steady(bench):
+    # Calls of 0.1 ms or more that start 30 % slow and settle over 400 launches (the H200's
+    # power transient): the first batch shows a long call, the device is run in chunks until
+    # two agree, that batch is dropped, and every kept sample is the settled cost.
+    n = 131072
+    r = bench.run([ADD], backend_env("cuda", FAKE_TRANSIENT="0.3:400", BENCH_SHAPES=str(n)))
+    assert r.rc == 0, r
+    sides = by_side(r.jsonl("plugins", "timer.jsonl"))
+    for side, cost in (("torch", n * 2e-6), ("gems", n * 1e-6)):
+        t = sides[side]
+        assert t["timer"] == "profiler" and t["steady"] is True, t
+        assert t["steady_warmup_s"] > 0 and t["dropped_warmup"] > 0, t
+        assert t["profiler_calls"] == t["samples_total"] + t["dropped_warmup"], t
+        assert t["samples_ms"] == pytest.approx([cost] * t["samples_total"], rel=1e-6), t
+
+
+def test_short_calls_are_not_settled(bench):
+    r = bench.run([ADD], backend_env("cuda", **ONE_SHAPE))
+    assert r.rc == 0, r
+    for t in r.jsonl("plugins", "timer.jsonl"):
+        assert t["steady"] is None and t["steady_warmup_s"] is None, t
+        assert t["dropped_warmup"] == 0, t
+
+
+def test_settle_stops_when_two_chunks_agree_or_at_its_cap(monkeypatch):
+    import zl_device as zd
+    import zl_profiler_timer as pt
+    clock = [0.0]
+
+    def now():
+        clock[0] += 0.1
+        return clock[0]
+    seq = iter([1.30, 1.10, 1.02, 1.001, 1.0])
+    monkeypatch.setattr(zd, "eager_ms", lambda dev, body, count: next(seq))
+    seconds, steady = pt.settle(None, None, 1.0, now)
+    assert steady is True and seconds == pytest.approx(0.4), (seconds, steady)  # 4 clock reads
+    # two chunks in a row never agree: given up at STEADY_MAX_S
+    flip = [1.0]
+
+    def alternating(dev, body, count):
+        flip[0] = 2.1 - flip[0]
+        return flip[0]
+    monkeypatch.setattr(zd, "eager_ms", alternating)
+    clock[0] = 0.0
+    seconds, steady = pt.settle(None, None, 1.0, now)
+    assert steady is False and seconds >= pt.STEADY_MAX_S, (seconds, steady)
+
+
+def test_the_hold_grows_to_the_host_time_inside_the_profiler():
+    import zl_profiler_timer as pt
+    spun = []
+    h = pt.Hold(spun.append, 2000.0, pt.hold_seconds(10e-6))
+    assert h.seconds == pytest.approx(40e-6) and h.cycles == 80000
+    assert not h.fit([])
+    assert not h.fit([10e-6] * 20)                   # asks for no more
+    assert not h.fit([17e-6] * 20)                   # 1.25 x 17 + 20 = 41 us: under 5 % more
+    assert h.fit([10e-6] * 5 + [100e-6] * 15)        # the 90th percentile: 100 us
+    assert h.seconds == pytest.approx(145e-6) and h.grown == 1
+    assert not h.fit([5e-6] * 20)                    # never shrinks
+    assert h.fit([1.0] * 20) and h.seconds == pt.HOLD_MAX_S
+    h()
+    assert spun == [int(pt.HOLD_MAX_S * 2000.0 * 1e6)]
+
+
 def test_the_call_mode_is_null_when_the_profiler_timed_nothing(bench):
     r = bench.run([ADD], backend_env("cuda", ZL_TIMER_PLAN="graph", **ONE_SHAPE))
     assert r.rc == 0, r

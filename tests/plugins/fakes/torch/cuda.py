@@ -23,6 +23,8 @@ _noise_state = [12345]
 # Launches since the last synchronize(): the depth of the fake's queue (FAKE_QUEUE_GAP_MS).
 _pending = [0]
 QUEUE_DEEP = 4
+# Launches so far per kernel (name, cost): the clock of FAKE_TRANSIENT.
+_launch_counts = {}
 
 
 def flush_cost(tensor):
@@ -52,6 +54,15 @@ def _noisy(cost_ms, name):
     the host ran milliseconds ahead of the device)."""
     if name in ("zero_", "spin_kernel"):
         return cost_ms
+    transient = os.environ.get("FAKE_TRANSIENT")
+    if transient:
+        # a:n: the k-th launch of a kernel costs 1 + a * (1 - k/n) times more, k < n (a
+        # long kernel slowed at first while the clocks settle)
+        a, n = (float(x) for x in transient.split(":"))
+        key = (name, round(cost_ms, 12))
+        k = _launch_counts.get(key, 0)
+        _launch_counts[key] = k + 1
+        cost_ms *= 1.0 + a * max(0.0, 1.0 - k / n)
     gap = float(os.environ.get("FAKE_QUEUE_GAP_MS", "0") or 0)
     if gap and _pending[0] >= QUEUE_DEEP:
         cost_ms += gap
