@@ -8,7 +8,8 @@
 #      against FlagGems with prod.py from before PR #4618 (B) on prod.
 #   AA: the A/A alone: calibrate (round 2 replays round 1's winners), then compare per op at
 #       the fixed floor and with the stored calibration; a digest.
-# usage: scripts/gpu-wave.sh A|A2|AA|B OUTDIR
+#   MM: mm record -> replay -> compare at the 5 % gate alone (B's first three steps).
+# usage: scripts/gpu-wave.sh A|A2|AA|MM|B OUTDIR
 #   A2: as A, every run on the same kernel configs (rounds and the fresh batch replay round 1's
 #       merged winners), calibrate first; the fresh batch is compared with round 2.
 # Environment: ZLBENCH, FLAGGEMS_DIR (as gpu-validate.sh), OPS (default the 10 core ops),
@@ -88,6 +89,12 @@ AA)
 	done
 	python3 "$here/gpu-wave-digest.py" A "$out" "$OPS" | tee -a "$out/wave.log"
 	;;
+MM)
+	zl mmA run $F --op mm --isolate-tuner-cache --out "$out/mmA" -- --dtypes $DTYPES
+	zl mmB run $F --op mm --isolate-tuner-cache --replay-from "$out/mmA" --out "$out/mmB" -- --dtypes $DTYPES
+	ZL_HISTORY_DB="$out/none.db" zl mmcmp compare "$out/mmA" "$out/mmB" --fail-on-regression 5
+	sed -n '1,60p' "$out/mmcmp.out" | tee -a "$out/wave.log"
+	;;
 B)
 	zl mmA run $F --op mm --isolate-tuner-cache --out "$out/mmA" -- --dtypes $DTYPES
 	zl mmB run $F --op mm --isolate-tuner-cache --replay-from "$out/mmA" --out "$out/mmB" -- --dtypes $DTYPES
@@ -100,7 +107,7 @@ B)
 	python3 "$here/gpu-wave-digest.py" B "$out" | tee -a "$out/wave.log"
 	;;
 *)
-	echo "usage: scripts/gpu-wave.sh A|A2|AA|B OUTDIR" >&2
+	echo "usage: scripts/gpu-wave.sh A|A2|AA|MM|B OUTDIR" >&2
 	exit 2
 	;;
 esac
