@@ -43,62 +43,62 @@ zl() {
 F="--flaggems-dir $FLAGGEMS_DIR --backend cuda"
 export ZL_HOME="$out/home"
 
-case $phase in
-A)
+probe() {
 	PYTHONPATH="$here/../plugins:${PYTHONPATH:-}" timeout 60 python3 "$here/gpu-kineto-probe.py" >"$out/probe.txt" 2>&1
 	log "probe rc=$?: $(grep -E '^calls:' "$out/probe.txt")"
-	zl fresh batch $F --devices 0 --ops "$OPS" --start fresh --progress plain --out "$out/fresh" -- --dtypes $DTYPES
+}
+# calibrate: the 2-round A/A in the device's worker (round 2 replays round 1's winners)
+calibrate() {
 	zl cal calibrate $F --devices 0 --ops "$OPS" --runs 2 --start worker --out "$out/cal" -- --dtypes $DTYPES
-	grep -E '^round ' "$out/cal.err" | tee -a "$out/wave.log"
+	grep -E '^round |^rounds ' "$out/cal.err" | tee -a "$out/wave.log"
 	sed -n '/^calibration/,$p' "$out/cal.out" | tee -a "$out/wave.log"
+}
+# compares [ROUND]: per op, the fresh batch against calibrate's ROUND (when given), and round 1
+# against round 2 at the fixed floor (a history database that does not exist holds no
+# calibration) and with the stored calibration; then the digest
+compares() {
 	for op in ${OPS//,/ }; do
-		# the fixed floor: a history database that does not exist holds no calibration
-		ZL_HISTORY_DB="$out/none.db" zl "fw_$op" compare "$out/fresh/runs/$op" "$out/cal/round-1/runs/$op" --json
+		[ -n "${1:-}" ] &&
+			ZL_HISTORY_DB="$out/none.db" zl "fw_$op" compare "$out/fresh/runs/$op" "$out/cal/$1/runs/$op" --json
 		ZL_HISTORY_DB="$out/none.db" zl "aa_$op" compare "$out/cal/round-1/runs/$op" "$out/cal/round-2/runs/$op" \
 			--json --fail-on-regression 5
 		zl "aacal_$op" compare "$out/cal/round-1/runs/$op" "$out/cal/round-2/runs/$op" --json --fail-on-regression 5
 	done
 	python3 "$here/gpu-wave-digest.py" A "$out" "$OPS" | tee -a "$out/wave.log"
+}
+# mm_pair [COMPARE ARGS]: mm record -> replay -> compare at the 5 % gate
+mm_pair() {
+	zl mmA run $F --op mm --isolate-tuner-cache --out "$out/mmA" -- --dtypes $DTYPES
+	zl mmB run $F --op mm --isolate-tuner-cache --replay-from "$out/mmA" --out "$out/mmB" -- --dtypes $DTYPES
+	ZL_HISTORY_DB="$out/none.db" zl mmcmp compare "$out/mmA" "$out/mmB" "$@" --fail-on-regression 5
+}
+
+case $phase in
+A)
+	probe
+	zl fresh batch $F --devices 0 --ops "$OPS" --start fresh --progress plain --out "$out/fresh" -- --dtypes $DTYPES
+	calibrate
+	compares round-1
 	;;
 A2)
 	# as A, with every run on the same kernel configs: calibrate first (round 2 replays round
 	# 1's winners, merged in cal/records), then the fresh batch replaying the same records
-	PYTHONPATH="$here/../plugins:${PYTHONPATH:-}" timeout 60 python3 "$here/gpu-kineto-probe.py" >"$out/probe.txt" 2>&1
-	log "probe rc=$?: $(grep -E '^calls:' "$out/probe.txt")"
-	zl cal calibrate $F --devices 0 --ops "$OPS" --runs 2 --start worker --out "$out/cal" -- --dtypes $DTYPES
-	grep -E '^round |^rounds ' "$out/cal.err" | tee -a "$out/wave.log"
-	sed -n '/^calibration/,$p' "$out/cal.out" | tee -a "$out/wave.log"
+	probe
+	calibrate
 	zl fresh batch $F --devices 0 --ops "$OPS" --start fresh --replay-from "$out/cal/records" --progress plain \
 		--out "$out/fresh" -- --dtypes $DTYPES
-	for op in ${OPS//,/ }; do
-		ZL_HISTORY_DB="$out/none.db" zl "fw_$op" compare "$out/fresh/runs/$op" "$out/cal/round-2/runs/$op" --json
-		ZL_HISTORY_DB="$out/none.db" zl "aa_$op" compare "$out/cal/round-1/runs/$op" "$out/cal/round-2/runs/$op" \
-			--json --fail-on-regression 5
-		zl "aacal_$op" compare "$out/cal/round-1/runs/$op" "$out/cal/round-2/runs/$op" --json --fail-on-regression 5
-	done
-	python3 "$here/gpu-wave-digest.py" A "$out" "$OPS" | tee -a "$out/wave.log"
+	compares round-2
 	;;
 AA)
-	zl cal calibrate $F --devices 0 --ops "$OPS" --runs 2 --start worker --out "$out/cal" -- --dtypes $DTYPES
-	grep -E '^round |^rounds ' "$out/cal.err" | tee -a "$out/wave.log"
-	sed -n '/^calibration/,$p' "$out/cal.out" | tee -a "$out/wave.log"
-	for op in ${OPS//,/ }; do
-		ZL_HISTORY_DB="$out/none.db" zl "aa_$op" compare "$out/cal/round-1/runs/$op" "$out/cal/round-2/runs/$op" \
-			--json --fail-on-regression 5
-		zl "aacal_$op" compare "$out/cal/round-1/runs/$op" "$out/cal/round-2/runs/$op" --json --fail-on-regression 5
-	done
-	python3 "$here/gpu-wave-digest.py" A "$out" "$OPS" | tee -a "$out/wave.log"
+	calibrate
+	compares
 	;;
 MM)
-	zl mmA run $F --op mm --isolate-tuner-cache --out "$out/mmA" -- --dtypes $DTYPES
-	zl mmB run $F --op mm --isolate-tuner-cache --replay-from "$out/mmA" --out "$out/mmB" -- --dtypes $DTYPES
-	ZL_HISTORY_DB="$out/none.db" zl mmcmp compare "$out/mmA" "$out/mmB" --fail-on-regression 5
+	mm_pair
 	sed -n '1,60p' "$out/mmcmp.out" | tee -a "$out/wave.log"
 	;;
 B)
-	zl mmA run $F --op mm --isolate-tuner-cache --out "$out/mmA" -- --dtypes $DTYPES
-	zl mmB run $F --op mm --isolate-tuner-cache --replay-from "$out/mmA" --out "$out/mmB" -- --dtypes $DTYPES
-	ZL_HISTORY_DB="$out/none.db" zl mmcmp compare "$out/mmA" "$out/mmB" --json --fail-on-regression 5
+	mm_pair --json
 	zl abAA ab $F --op abs --out "$out/abAA" --json -- --dtypes $DTYPES
 	old=${PROD_BEFORE_4618:-$here/../.gpu/prod_before_4618.py}
 	fgB="$(dirname "$FLAGGEMS_DIR")/$(basename "$FLAGGEMS_DIR")-prod-before-4618"
