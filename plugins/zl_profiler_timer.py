@@ -13,7 +13,8 @@ How a measurement is timed:
 3. Batches of calls, each batch one torch profiler session (Kineto: CUPTI on
    cuda, rocprofiler on rocm): for every call, a wait for the device, an L2 flush
    and a hold outside the call's range, then fn() inside a record_function range
-   "zl_call#<i>".
+   "zl_call#<i>". When the first batch's calls take STEADY_MIN_MS or more, the call
+   is first run until the device is steady (settle) and that batch is dropped.
 4. The session's events are read straight from the Kineto results (no
    key_averages, no FunctionEvent tree). Every device activity (kernel, memset,
    memcpy) is attributed to a call through correlation ids, never by its name:
@@ -502,50 +503,54 @@ def estimate(samples):
 
 
 class _Sampling:
-    """One measurement's state between batches (measure() below)."""
+    """One measurement between its batches: what stays fixed (the call, the profiler, the
+    flush, hold and wait before each call, the clock) and what the batches add up."""
 
-    def __init__(self, now):
+    def __init__(self, prof, device_name, fn, flush, grad_to_none, hold, sync, clock, now,
+                 sleep):
+        self.prof, self.device_name, self.fn, self.flush = prof, device_name, fn, flush
+        self.grad_to_none, self.hold, self.sync = grad_to_none, hold, sync
+        self.clock, self.now, self.sleep = clock, now, sleep
         self.kept, self.counts, self.readings, self.history = [], [], [], []
         self.dropped = self.dropped_warmup = 0
         self.calls = self.missing = self.batches = 0
         self.noise = None
+        # settled: whether the first kept batch was looked at for a long call yet
+        self.settled = False
         self.steady = self.steady_s = None
         self.started = now()
 
-    def keep(self, samples, kcounts):
-        if self.steady is None:
-            self.steady = "short"
-        self.kept += samples
-        self.counts += kcounts
-        _, self.noise = estimate(self.kept)
-        self.history.append(self.noise)
-
-
-def _batch(st, prof, device_name, fn, flush, grad_to_none, n, hold, sync, clock, now, sleep):
-    """One batch into st; per-call wall seconds, and whether the device was settled
-    (the caller then skips the stop rule once)."""
-    st.batches += 1
-    before = clock.read()
-    t0 = now()
-    samples, kcounts, missing, host = _profile_batch(prof, device_name, fn, flush, grad_to_none,
-                                                     n, hold, sync)
-    per_call_s = max((now() - t0) / n, 1e-7)
-    after = clock.read()
-    st.readings += [r for r in (before, after) if r is not None]
-    st.calls += n
-    st.missing += missing
-    _check_missing(n, missing, st.batches)
-    if zl_clock.throttled((before, after), clock.max_mhz):
-        st.dropped += len(samples)
-        sleep(zl_clock.THROTTLE_PAUSE_S)
-    elif st.steady is None and samples and zc.median(samples) >= STEADY_MIN_MS:
-        st.dropped_warmup += len(samples)
-        return per_call_s, True
-    else:
-        st.keep(samples, kcounts)
-    if hold is not None:
-        hold.fit(host)
-    return per_call_s, False
+    def batch(self, n):
+        """One batch of n calls: (per-call wall seconds, True when it showed a long call
+        that the device must first be settled for: then its samples were dropped)."""
+        self.batches += 1
+        before = self.clock.read()
+        t0 = self.now()
+        samples, kcounts, missing, host = _profile_batch(
+            self.prof, self.device_name, self.fn, self.flush, self.grad_to_none, n, self.hold,
+            self.sync)
+        per_call_s = max((self.now() - t0) / n, 1e-7)
+        after = self.clock.read()
+        self.readings += [r for r in (before, after) if r is not None]
+        self.calls += n
+        self.missing += missing
+        _check_missing(n, missing, self.batches)
+        if zl_clock.throttled((before, after), self.clock.max_mhz):
+            self.dropped += len(samples)
+            self.sleep(zl_clock.THROTTLE_PAUSE_S)
+        elif not self.settled and samples and zc.median(samples) >= STEADY_MIN_MS:
+            self.settled = True
+            self.dropped_warmup += len(samples)
+            return per_call_s, True
+        else:
+            self.settled = True
+            self.kept += samples
+            self.counts += kcounts
+            _, self.noise = estimate(self.kept)
+            self.history.append(self.noise)
+        if self.hold is not None:
+            self.hold.fit(host)
+        return per_call_s, False
 
 
 def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
@@ -577,13 +582,12 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
         fn()
     dev.synchronize()
     hold = holder(dev, fn, clock.max_mhz)
-    sync = dev.synchronize if SYNC_EACH_CALL else None
     per_call_s = est_ms / 1000.0 + (hold.seconds if hold else 0.0) + 20e-6
     n = zl_sampling.first_batch(policy, per_call_s)
-    st = _Sampling(now)
+    st = _Sampling(prof, device_name, fn, flush, grad_to_none, hold,
+                   dev.synchronize if SYNC_EACH_CALL else None, clock, now, sleep)
     while True:
-        per_call_s, long_call = _batch(st, prof, device_name, fn, flush, grad_to_none, n, hold,
-                                       sync, clock, now, sleep)
+        per_call_s, long_call = st.batch(n)
         if long_call:
             st.steady_s, st.steady = settle(dev, flushed_call, est_ms, now)
             st.started = now()
@@ -609,6 +613,6 @@ def _result(st, reason, hold):
             "hold_us": round(hold.seconds * 1e6, 3) if hold else None,
             "hold_grown": hold.grown if hold else None,
             "synced_calls": SYNC_EACH_CALL,
-            "steady": st.steady if st.steady != "short" else None,
+            "steady": st.steady,
             "steady_warmup_s": round(st.steady_s, 4) if st.steady_s is not None else None,
             "dropped_warmup": st.dropped_warmup}
