@@ -24,6 +24,13 @@ const cJSON *zl_json_path(const cJSON *root, const char *path);
 /* A copy of the string at a dotted path (caller frees), or NULL. */
 char *zl_json_path_dup(const cJSON *root, const char *path);
 /*
+ * A number as a whole long or int: its integer part, or fallback when item is no number,
+ * not finite or outside what the type holds (a file's 1e64 is no count; casting it would
+ * be undefined behaviour).
+ */
+long zl_json_long(const cJSON *item, long fallback);
+int zl_json_int(const cJSON *item, int fallback);
+/*
  * Read and parse the JSON object at path whose "schema" is schema. NULL with err
  * set when it cannot be read (hint, when given, is added in parentheses: what the
  * path should have been) or is not such a document; the caller frees the result.

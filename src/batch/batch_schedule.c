@@ -11,6 +11,7 @@
 #include "zlbench/batch_schedule.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
+#include "zlbench/json.h"
 #include "zlbench/runload.h"
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
@@ -91,7 +92,7 @@ static int int_of(const cJSON *o, const char *key, int null_value)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
 
-	return cJSON_IsNumber(it) ? (int)it->valuedouble : null_value;
+	return zl_json_int(it, null_value);
 }
 
 static double number_of(const cJSON *o, const char *key)

@@ -592,7 +592,7 @@ static int load_submission(const cJSON *o, struct zl_slurm_submission *s)
 			return -1;
 		ALLOC_GROW(s->tasks, s->nr + 1, s->alloc);
 		task = &s->tasks[s->nr++];
-		task->index = (long)idx->valuedouble;
+		task->index = zl_json_long(idx, -1);
 		task->attempt = att->valueint;
 		task->op = xstrdup(op);
 	}
@@ -613,7 +613,7 @@ int zl_slurm_config_load(struct zl_slurm_config *c, const char *batch_dir, struc
 	c->account = zl_json_path_dup(doc, "account");
 	c->zlbench = zl_json_path_dup(doc, "zlbench");
 	n = cJSON_GetObjectItemCaseSensitive(doc, "time_per_op_min");
-	c->time_per_op_min = cJSON_IsNumber(n) ? (long)n->valuedouble : 0;
+	c->time_per_op_min = zl_json_long(n, 0);
 	if (zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "sbatch_args"), &c->sbatch_args) ||
 	    !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "submissions"))) {
 		zl_error(err, "'%s' lacks sbatch_args or submissions", path);

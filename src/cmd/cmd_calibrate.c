@@ -283,7 +283,7 @@ static int plan_load(struct plan *p, const char *dir, struct strbuf *err)
 	p->backend = zl_json_path_dup(doc, "backend");
 	p->device = zl_json_path_dup(doc, "device");
 	p->db = zl_json_path_dup(doc, "db");
-	p->runs = cJSON_IsNumber(runs) ? (long)runs->valuedouble : 0;
+	p->runs = zl_json_long(runs, 0);
 	if (!p->backend || !p->device || p->runs < 2 || p->runs > MAX_RUNS ||
 	    zl_json_to_strvec(zl_json_path(doc, "ops"), &p->ops) || !p->ops.nr ||
 	    zl_json_to_strvec(zl_json_path(doc, "batch_args"), &p->batch_args)) {

@@ -1259,7 +1259,7 @@ static long level_count(const cJSON *b, const char *level)
 {
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(bench_level(b, level), "count");
 
-	return cJSON_IsNumber(c) ? (long)c->valuedouble : -1;
+	return zl_json_long(c, -1);
 }
 
 static int level_has(const cJSON *b, const char *level, const char *key)

@@ -1,5 +1,6 @@
 /* JSON helpers over cJSON: dotted-path reads, null-aware builders, atomic writes. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,22 @@
 #include "zlbench/json.h"
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
+
+long zl_json_long(const cJSON *item, long fallback)
+{
+	/* LONG_MIN is -2^63 exactly as a double; LONG_MAX rounds up to 2^63, outside the range */
+	if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) ||
+	    item->valuedouble < (double)LONG_MIN || item->valuedouble >= -(double)LONG_MIN)
+		return fallback;
+	return (long)item->valuedouble;
+}
+
+int zl_json_int(const cJSON *item, int fallback)
+{
+	long v = zl_json_long(item, fallback);
+
+	return v < INT_MIN || v > INT_MAX ? fallback : (int)v;
+}
 
 const cJSON *zl_json_path(const cJSON *root, const char *path)
 {

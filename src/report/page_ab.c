@@ -30,6 +30,7 @@
 #include "zlbench/compare.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
+#include "zlbench/json.h"
 #include "zlbench/report.h"
 #include "zlbench/report/html.h"
 #include "zlbench/report/parts.h"
@@ -289,7 +290,7 @@ static int rows_from_json(const struct ab *ab, struct zl_report_cmp *rc)
 		else
 			zl_json_canonical(&sh, shape);
 		r = zl_report_cmp_add(rc, zl_json_path_string(it, "op"), zl_json_path_string(it, "dtype"), sh.buf,
-				      cJSON_IsNumber(occ) ? (int)occ->valuedouble : 1, side);
+				      zl_json_int(occ, 1), side);
 		strbuf_release(&sh);
 		r->ratio = json_num(it, "ratio");
 		r->ci_low = json_num(it, "ci_low");

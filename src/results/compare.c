@@ -287,9 +287,9 @@ static int mode_is(const struct zl_run *r, const char *mode)
 /* A count from the identity, -1 when null or absent. */
 static long identity_count(const struct zl_run *r, const char *path)
 {
-	const cJSON *item = zl_json_path(r->identity, path);
+	long n = zl_json_long(zl_json_path(r->identity, path), -1);
 
-	return cJSON_IsNumber(item) && item->valuedouble >= 0 ? (long)item->valuedouble : -1;
+	return n >= 0 ? n : -1;
 }
 
 /*

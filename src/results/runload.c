@@ -491,7 +491,7 @@ static int attach_timer(struct zl_run *run, const cJSON *rec, const struct row_t
 	r->max_ms = json_number(first_item(rec, timer_max_keys));
 	r->iqr_ms = json_number(first_item(rec, timer_iqr_keys));
 	if (cJSON_IsNumber(samples))
-		r->samples = (long)samples->valuedouble;
+		r->samples = zl_json_long(samples, r->samples);
 	else if (cJSON_IsArray(samples))
 		r->samples = cJSON_GetArraySize(samples);
 	free(r->timer);
@@ -499,7 +499,7 @@ static int attach_timer(struct zl_run *run, const cJSON *rec, const struct row_t
 	*bad_samples += attach_samples(r, rec);
 	run->rows_with_samples += r->samples_ms != NULL;
 	total = cJSON_GetObjectItemCaseSensitive(rec, "samples_total");
-	r->samples_total = cJSON_IsNumber(total) ? (long)total->valuedouble : -1;
+	r->samples_total = zl_json_long(total, -1);
 	r->samples_subset = same_str(zl_json_path_string(rec, "samples_stored"), "subset");
 	r->estimate_ms = json_number(cJSON_GetObjectItemCaseSensitive(rec, "estimate_ms"));
 	r->noise_rel = json_number(cJSON_GetObjectItemCaseSensitive(rec, "noise_rel"));

@@ -1,3 +1,4 @@
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,11 +191,11 @@ notes:
 /* "N" for a JSON number, "?" for anything else. */
 static const char *count_text(const cJSON *o, const char *key, char buf[32])
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	long n = zl_json_long(cJSON_GetObjectItemCaseSensitive(o, key), LONG_MIN);
 
-	if (!cJSON_IsNumber(v))
+	if (n == LONG_MIN)
 		return "?";
-	snprintf(buf, 32, "%ld", (long)v->valuedouble);
+	snprintf(buf, 32, "%ld", n);
 	return buf;
 }
 

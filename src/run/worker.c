@@ -4,6 +4,7 @@
  * batch_worker.c; the worker itself is plugins/zl_worker.py. docs/worker.md.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -284,17 +285,18 @@ static cJSON *first_event(struct zl_worker_session *ws, const char *socket_path,
 static int take_start(struct zl_worker_session *ws, cJSON *ev, struct strbuf *err)
 {
 	const char *name = zl_json_path_string(ev, "event");
-	const cJSON *pid = zl_json_path(ev, "pid"), *before = zl_json_path(ev, "ops_before");
+	long pid = zl_json_long(zl_json_path(ev, "pid"), -1);
+	const cJSON *before = zl_json_path(ev, "ops_before");
 
 	if (!name || strcmp(name, "start")) {
 		const char *why = zl_json_path_string(ev, "reason");
 
 		return zl_error(err, "the worker refused the op: %s", why ? why : "no reason given");
 	}
-	if (!cJSON_IsNumber(pid) || pid->valuedouble < 2)
+	if (pid < 2 || pid > INT_MAX)
 		return zl_error(err, "the worker's start event names no pid");
-	ws->pid = (pid_t)pid->valuedouble;
-	ws->ops_before = cJSON_IsNumber(before) ? (long)before->valuedouble : 0;
+	ws->pid = (pid_t)pid;
+	ws->ops_before = zl_json_long(before, 0);
 	ws->reset_before = take_array(ev, "reset");
 	return 0;
 }
@@ -375,7 +377,7 @@ int zl_worker_session_read(struct zl_worker_session *ws)
 
 		if (name && !strcmp(name, "exit")) {
 			ws->exited = 1;
-			ws->status = cJSON_IsNumber(status) ? (int)status->valuedouble : ZL_EXIT_FAILED;
+			ws->status = zl_json_int(status, ZL_EXIT_FAILED);
 			ws->retire = zl_json_path_dup(ev, "retire");
 			cJSON_Delete(ws->reset_after);
 			ws->reset_after = take_array(ev, "reset");

@@ -1,3 +1,4 @@
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "zlbench/json.h"
 #include "zlbench/runload.h"
 #include "zlbench/strbuf.h"
 #include "../fixtures/runs/runfixture.h"
@@ -448,6 +450,38 @@ static void test_canonical_json(void **state)
 	}
 }
 
+/* Counts read from files: a number that no long (or int) holds falls back, never casts. */
+static void test_json_whole_numbers(void **state)
+{
+	static const struct {
+		const char *in;
+		long l;
+		int i;
+	} cases[] = {
+		{ "100", 100, 100 },
+		{ "99.9", 99, 99 },
+		{ "-3", -3, -3 },
+		{ "1e64", -7, -7 },
+		{ "-1e64", -7, -7 },
+		{ "9223372036854775808", -7, -7 },	/* 2^63: one past LONG_MAX */
+		{ "-9223372036854775808", LONG_MIN, -7 },
+		{ "4294967296", 4294967296L, -7 },
+		{ "\"12\"", -7, -7 },
+		{ "null", -7, -7 },
+	};
+	size_t i;
+	(void)state;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cJSON *doc = cJSON_Parse(cases[i].in);
+		assert_non_null(doc);
+		assert_int_equal(zl_json_long(doc, -7), cases[i].l);
+		assert_int_equal(zl_json_int(doc, -7), cases[i].i);
+		cJSON_Delete(doc);
+	}
+	assert_int_equal(zl_json_long(NULL, 5), 5);
+}
+
 static void test_side_names(void **state)
 {
 	enum zl_side s;
@@ -474,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_raw_samples),
 		cmocka_unit_test(test_repeats_and_index),
 		cmocka_unit_test(test_canonical_json),
+		cmocka_unit_test(test_json_whole_numbers),
 		cmocka_unit_test(test_side_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
