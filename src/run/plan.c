@@ -43,7 +43,7 @@ const struct zl_plugin_def zl_plugin_table[] = {
 	{ "zl_vendor_guard", 0, NULL, NULL, "stop before any benchmark when FlagGems detects another vendor" },
 	{ "zl_timer", 0, NULL, NULL, "times every measurement by the plan, direct timer (do_bench), samples and statistics" },
 	{ "zl_profiler_timer", ZL_CAP_KERNEL_PROFILER, "profiler", want_profiler,
-	  "device timestamps from torch's profiler, L2 flushed outside each call, sampled to the noise target" },
+	  "device timestamps from torch's profiler, each call from an idle device, L2 flushed outside it, sampled to the noise target" },
 	{ "zl_graph_timer", ZL_CAP_GRAPH_CAPTURE, "graph", want_graph,
 	  "graph-capture timer with L2 flush: the graph plan, and the profiler plan's fallback" },
 	{ "zl_foreign_vendor", 0, NULL, NULL, "report other vendors' FlagGems modules loaded by the run" },

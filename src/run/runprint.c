@@ -79,8 +79,9 @@ static void header_plan(const struct zl_run_ctx *c, FILE *o)
 	fputc('\n', o);
 	fprintf(o, "timer:       %s", plan->timer);
 	if (!strcmp(plan->timer, "profiler"))
-		fprintf(o, " (device timestamps, L2 flushed outside each call; noise target %g %%, at most %g s "
-			"per shape)", plan->noise_target * 100, plan->max_time_per_shape_s);
+		fprintf(o, " (device timestamps, each call from an idle device, L2 flushed outside it; "
+			"noise target %g %%, at most %g s per shape)", plan->noise_target * 100,
+			plan->max_time_per_shape_s);
 	else if (!strcmp(plan->timer, "graph"))
 		fprintf(o, " (graph replay, L2 flushed)");
 	fprintf(o, "; fallback per shape: %s; SM clock: %s\n", plan->fallback, plan->clock_source);

@@ -15,7 +15,7 @@ zlrun() { run_zl run --backend cuda --flaggems-dir "$TMP/tree" --python "$ZL_TES
 # the clock reads 1980 MHz around one batch, 1000 MHz around the next: those are dropped
 FAKE_SM_CLOCKS=1980,1980,1000,1000 FAKE_NOISE=0.2 zlrun --noise-target 0.002 --max-time-per-shape 2 --out p1
 expect_rc 0
-contains "$TMP/err" "timer:       profiler (device timestamps, L2 flushed outside each call; noise target 0.2 %, at most 2 s per shape); fallback per shape: graph, direct; SM clock: nvml"
+contains "$TMP/err" "timer:       profiler (device timestamps, each call from an idle device, L2 flushed outside it; noise target 0.2 %, at most 2 s per shape); fallback per shape: graph, direct; SM clock: nvml"
 id=p1/run_identity.json
 [ "$(json_get $id 'd["timer"]["plan"], d["timer"]["used"], d["timer"]["profiler"], d["timer"]["fallbacks"]')" = \
 	"('profiler', 'profiler', 2, 0)" ] || fail "identity timer: $(json_get $id 'd["timer"]')"
