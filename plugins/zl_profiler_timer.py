@@ -515,8 +515,8 @@ class _Sampling:
         self.dropped = self.dropped_warmup = 0
         self.calls = self.missing = self.batches = 0
         self.noise = None
-        # settled: whether the first kept batch was looked at for a long call yet
-        self.settled = False
+        # whether a batch was looked at for a long call yet (the first unthrottled one)
+        self.long_call_checked = False
         self.steady = self.steady_s = None
         self.started = now()
 
@@ -538,12 +538,12 @@ class _Sampling:
         if zl_clock.throttled((before, after), self.clock.max_mhz):
             self.dropped += len(samples)
             self.sleep(zl_clock.THROTTLE_PAUSE_S)
-        elif not self.settled and samples and zc.median(samples) >= STEADY_MIN_MS:
-            self.settled = True
+        elif not self.long_call_checked and samples and zc.median(samples) >= STEADY_MIN_MS:
+            self.long_call_checked = True
             self.dropped_warmup += len(samples)
             return per_call_s, True
         else:
-            self.settled = True
+            self.long_call_checked = True
             self.kept += samples
             self.counts += kcounts
             _, self.noise = estimate(self.kept)

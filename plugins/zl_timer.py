@@ -52,6 +52,10 @@ BENCH_FUNCTIONS = (
     ("triton.backends.ascend.testing", "do_bench_npu", "triton.backends.ascend.testing.do_bench_npu"),
 )
 GRAPH_PLUGIN = "zl_graph_timer"
+# What zl_profiler_timer.measure() returns beyond the common fields, kept in timer.jsonl
+# under the same names (docs/run-directory.md).
+PROFILER_EXTRAS = ("calls_missing", "hold_us", "synced_calls", "hold_grown", "steady",
+                   "steady_warmup_s", "dropped_warmup")
 PROFILER_PLUGIN = "zl_profiler_timer"
 
 _state = None
@@ -385,15 +389,9 @@ class _Timer:
             return None
         rec["timer"] = "profiler"
         rec["sample_kind"] = "profiled_call"
-        out["extra"] = {"profiler_batches": out.pop("batches"),
-                        "profiler_calls": out.pop("calls"),
-                        "calls_missing": out.pop("calls_missing"),
-                        "hold_us": out.pop("hold_us", None),
-                        "synced_calls": out.pop("synced_calls", None),
-                        "hold_grown": out.pop("hold_grown", None),
-                        "steady": out.pop("steady", None),
-                        "steady_warmup_s": out.pop("steady_warmup_s", None),
-                        "dropped_warmup": out.pop("dropped_warmup", 0)}
+        extra = {"profiler_batches": out.pop("batches"), "profiler_calls": out.pop("calls")}
+        extra.update((k, out.pop(k, None)) for k in PROFILER_EXTRAS)
+        out["extra"] = extra
         return out
 
     def _graph(self, rec, fn, call, reasons, clock):
