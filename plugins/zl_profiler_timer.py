@@ -13,8 +13,8 @@ How a measurement is timed:
 3. Batches of calls, each batch one torch profiler session (Kineto: CUPTI on
    cuda, rocprofiler on rocm): for every call, a wait for the device, an L2 flush
    and a hold outside the call's range, then fn() inside a record_function range
-   "zl_call#<i>". When the first batch's calls take STEADY_MIN_MS or more, the call
-   is first run until the device is steady (settle) and that batch is dropped.
+   "zl_call#<i>". When the first batch's calls take STEADY_MIN_MS or more, batches
+   are dropped until two in a row agree: the device is steady at this call's own pace.
 4. The session's events are read straight from the Kineto results (no
    key_averages, no FunctionEvent tree). Every device activity (kernel, memset,
    memcpy) is attributed to a call through correlation ids, never by its name:
@@ -404,30 +404,43 @@ def holder(dev, fn, clock_mhz, perf=time.perf_counter):
 # Power transients: a memory-bound kernel of ~1.4 ms (gelu of 2**30 float16) started after
 # lighter work ran 1.53 ms, then stepped down over ~100 calls to 1.36 ms while the clocks
 # settled under the power cap; a measurement that met its noise target within those calls
-# reported 1.49 ms where the next reported 1.37 (wave 3's one flagged A/A row). When the
-# first batch's calls take STEADY_MIN_MS or more, the call is run in chunks of
-# STEADY_CHUNK_S, timed by device events, until two chunks in a row agree within STEADY_REL
-# (at most STEADY_MAX_S); that batch is dropped (dropped_warmup) and the time cap starts
-# afresh. Shorter calls draw too little power to move the clocks and skip this.
+# reported 1.49 ms where the next reported 1.37 (wave 3's one flagged A/A row). Settling the
+# device first with back-to-back calls did not answer it (wave 4): that load draws more power
+# than the profiled calls, which each wait for the device, flush and hold, so the clocks went
+# on moving once sampling began (mm 10240x4096: 1.36 -> 1.23 -> 1.19 ms over 40 calls; a
+# measurement that stopped at 10 samples reported 1.34 ms against the next run's 1.19).
+# So the device is settled by the measurement's own batches: when the first batch's calls
+# take STEADY_MIN_MS or more, batches of at least STEADY_BATCH_S are compared in pairs, the
+# older one dropped (dropped_warmup) until two in a row agree (steady_agrees), for at most
+# STEADY_MAX_S; then both are kept and the noise rule and the time cap start from them.
+# Shorter calls draw too little power to move the clocks and skip this.
 STEADY_MIN_MS = 0.1
-STEADY_CHUNK_S = 0.025
+STEADY_BATCH_S = 0.05
 STEADY_REL = 0.005
-STEADY_MAX_S = 1.0
+STEADY_REL_MAX = 0.02
+STEADY_MAX_S = 1.5
 
 
-def settle(dev, flushed_call, call_ms, now=time.monotonic):
-    """Run flushed_call in chunks until two successive chunks' per-call times agree within
-    STEADY_REL: (seconds spent, True), or (seconds, False) after STEADY_MAX_S."""
-    per = max(3, int(STEADY_CHUNK_S * 1000.0 / max(call_ms, 1e-4)))
-    t0 = now()
-    prev = zd.eager_ms(dev, flushed_call, per)
-    while True:
-        cur = zd.eager_ms(dev, flushed_call, per)
-        if prev > 0 and abs(cur / prev - 1.0) <= STEADY_REL:
-            return now() - t0, True
-        if now() - t0 >= STEADY_MAX_S:
-            return now() - t0, False
-        prev = cur
+def steady_agrees(older, newer):
+    """Whether two batches' samples show the same cost: their trimmed means within
+    STEADY_REL, or within their own 95 % intervals added up when those are wider (noisy
+    batches), never beyond STEADY_REL_MAX."""
+    a = zc.trimmed_mean(older, zl_sampling.TRIM) if older else None
+    b = zc.trimmed_mean(newer, zl_sampling.TRIM) if newer else None
+    if not a or not b or a <= 0:
+        return False
+    tol = STEADY_REL
+    ca = zc.trimmed_mean_ci_rel(older, zl_sampling.TRIM)
+    cb = zc.trimmed_mean_ci_rel(newer, zl_sampling.TRIM)
+    if ca is not None and cb is not None:
+        tol = min(max(tol, ca + cb), STEADY_REL_MAX)
+    return abs(b / a - 1.0) <= tol
+
+
+def steady_batch(policy, per_call_s):
+    """Calls of a settling batch: STEADY_BATCH_S of calls, at least min_samples."""
+    want = int(STEADY_BATCH_S / max(per_call_s, 1e-7)) + 1
+    return max(policy.min_samples, min(want, policy.max_batch))
 
 
 # Queue depth: on an H200 the same two-kernel call (FlagGems' 1-D sum of 1048576 float16)
@@ -518,11 +531,16 @@ class _Sampling:
         # whether a batch was looked at for a long call yet (the first unthrottled one)
         self.long_call_checked = False
         self.steady = self.steady_s = None
+        # while a long call settles: its last unthrottled batch (samples, activity counts,
+        # when it began) and when settling began
+        self.settling = False
+        self.candidate = None
+        self.settle_began = None
         self.started = now()
 
     def batch(self, n):
-        """One batch of n calls: (per-call wall seconds, True when it showed a long call
-        that the device must first be settled for: then its samples were dropped)."""
+        """One batch of n calls; its per-call wall seconds. Its samples are kept, or dropped
+        as throttled, or held as a settling long call's candidate (settle_step)."""
         self.batches += 1
         before = self.clock.read()
         t0 = self.now()
@@ -538,19 +556,52 @@ class _Sampling:
         if zl_clock.throttled((before, after), self.clock.max_mhz):
             self.dropped += len(samples)
             self.sleep(zl_clock.THROTTLE_PAUSE_S)
+            if self.settling and self.now() - self.settle_began >= STEADY_MAX_S:
+                # throttled until the settling time ran out: go on from the candidate
+                old, old_counts, old_t0 = self.candidate
+                self.end_settling(False, old_t0, old, old_counts)
         elif not self.long_call_checked and samples and zc.median(samples) >= STEADY_MIN_MS:
             self.long_call_checked = True
-            self.dropped_warmup += len(samples)
-            return per_call_s, True
+            self.settling = True
+            self.settle_began = t0
+            self.candidate = (samples, kcounts, t0)
+        elif self.settling:
+            self.settle_step(samples, kcounts, t0)
         else:
             self.long_call_checked = True
-            self.kept += samples
-            self.counts += kcounts
-            _, self.noise = estimate(self.kept)
-            self.history.append(self.noise)
+            self.keep(samples, kcounts)
         if self.hold is not None:
             self.hold.fit(host)
-        return per_call_s, False
+        return per_call_s
+
+    def keep(self, samples, kcounts):
+        self.kept += samples
+        self.counts += kcounts
+        _, self.noise = estimate(self.kept)
+        self.history.append(self.noise)
+
+    def settle_step(self, samples, kcounts, t0):
+        """A settling long call's next batch (begun at t0) against its candidate: steady
+        when they agree (both kept, sampling starts from the candidate), given up after
+        STEADY_MAX_S (the candidate dropped, sampling starts from this batch), else the
+        candidate is dropped and this batch is the next one."""
+        old, old_counts, old_t0 = self.candidate
+        if steady_agrees(old, samples):
+            self.end_settling(True, old_t0, old + samples, old_counts + kcounts)
+            return
+        self.dropped_warmup += len(old)
+        self.candidate = (samples, kcounts, t0)
+        if self.now() - self.settle_began >= STEADY_MAX_S:
+            self.end_settling(False, t0, samples, kcounts)
+
+    def end_settling(self, steady, t0, samples, kcounts):
+        """Settling ends, steady or not: the kept samples (the first of them taken from
+        t0 on) and the time cap start there."""
+        self.steady, self.steady_s = steady, t0 - self.settle_began
+        self.started = t0
+        self.settling = False
+        self.candidate = None
+        self.keep(samples, kcounts)
 
 
 def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
@@ -587,10 +638,9 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
     st = _Sampling(prof, device_name, fn, flush, grad_to_none, hold,
                    dev.synchronize if SYNC_EACH_CALL else None, clock, now, sleep)
     while True:
-        per_call_s, long_call = st.batch(n)
-        if long_call:
-            st.steady_s, st.steady = settle(dev, flushed_call, est_ms, now)
-            st.started = now()
+        per_call_s = st.batch(n)
+        if st.settling:
+            n = steady_batch(policy, per_call_s)
             continue
         reason, n = zl_sampling.next_step(policy, len(st.kept), st.noise, st.history,
                                           now() - st.started, per_call_s)
