@@ -425,13 +425,11 @@ def steady_agrees(older, newer):
     """Whether two batches' samples show the same cost: their trimmed means within
     STEADY_REL, or within their own 95 % intervals added up when those are wider (noisy
     batches), never beyond STEADY_REL_MAX."""
-    a = zc.trimmed_mean(older, zl_sampling.TRIM) if older else None
-    b = zc.trimmed_mean(newer, zl_sampling.TRIM) if newer else None
+    a, ca = estimate(older)
+    b, cb = estimate(newer)
     if not a or not b or a <= 0:
         return False
     tol = STEADY_REL
-    ca = zc.trimmed_mean_ci_rel(older, zl_sampling.TRIM)
-    cb = zc.trimmed_mean_ci_rel(newer, zl_sampling.TRIM)
     if ca is not None and cb is not None:
         tol = min(max(tol, ca + cb), STEADY_REL_MAX)
     return abs(b / a - 1.0) <= tol
