@@ -415,6 +415,9 @@ def holder(dev, fn, clock_mhz, perf=time.perf_counter):
 # STEADY_MAX_S; then both are kept and the noise rule and the time cap start from them.
 # Shorter calls draw too little power to move the clocks and skip this.
 STEADY_MIN_MS = 0.1
+# What runs record as timer.profiler_settle: compare and calibrations tell this way of
+# settling from the back-to-back chunks before it (runs without the field).
+SETTLE_MODE = "batches"
 STEADY_BATCH_S = 0.05
 STEADY_REL = 0.005
 STEADY_REL_MAX = 0.02

@@ -123,9 +123,9 @@ def fixed_estimate(samples, repeat_values):
 
 def summarize_records(plan, repeat, records, noise_target=DEFAULT_NOISE_TARGET,
                       max_time_s=DEFAULT_MAX_TIME_PER_SHAPE, clock_source=None,
-                      readings=(), max_supported=None):
+                      readings=(), max_supported=None, profiler_settle=None):
     """plugins/timer_summary.json from the measurement records; readings: every SM
-    clock reading of the run (MHz)."""
+    clock reading of the run (MHz); profiler_settle: the profiler module's SETTLE_MODE."""
     counts = {t: 0 for t in PLANS}
     fallbacks = errors = dropped = 0
     reasons, stops = [], {}
@@ -149,7 +149,10 @@ def summarize_records(plan, repeat, records, noise_target=DEFAULT_NOISE_TARGET,
     # "queued"; null when it timed nothing
     modes = {"synced" if r.get("synced_calls") else "queued" for r in records
              if r.get("timer") == "profiler" and r.get("error") is None}
+    # and how it brought long calls to a steady device (zl_profiler_timer.SETTLE_MODE)
+    settle = profiler_settle if modes else None
     out["profiler_call_mode"] = modes.pop() if len(modes) == 1 else "mixed" if modes else None
+    out["profiler_settle"] = settle
     out.update(counts)
     out.update({"fallbacks": fallbacks, "fallback_reasons": reasons, "errors": errors,
                 "measurements": len(records), "direct_repeat": repeat,
@@ -477,7 +480,8 @@ class _Timer:
         return summarize_records(self.plan, self.repeat, self.records, self.policy.noise_target,
                                  self.policy.max_time_s,
                                  clock.source if clock is not None else None, self.readings,
-                                 clock.max_mhz if clock is not None else None)
+                                 clock.max_mhz if clock is not None else None,
+                                 getattr(self.profiler, "SETTLE_MODE", None))
 
     def append(self, rec):
         """Add one record to timer.jsonl as it is made (appended and flushed, so a

@@ -87,8 +87,13 @@ void zl_calib_compute(const struct zl_calib_op *ops, size_t n, struct zl_calib_r
 /* Copy the figures of r's classes that have rows into cal's classes (present, rows, ...). */
 void zl_calib_fill(const struct zl_calib_result *r, struct zl_calibration *cal);
 
-/* The timer a run's calibration is keyed by: timer.used, else (absent or "mixed") the plan. */
-const char *zl_run_timer_key(const struct zl_run *run);
+/*
+ * The timer a run's calibration is keyed by: timer.used, else (absent or "mixed") the plan;
+ * for the profiler timer followed by how it measured (zl_profiler_method:
+ * "profiler/synced/batches"), so that a calibration of an older way of measuring is not
+ * taken for a newer one. NULL when the run names no timer; the caller frees it.
+ */
+char *zl_run_timer_key(const struct zl_run *run);
 
 /*
  * Fill cal's key (backend, device name, timer, FlagGems commit) from run. 0, or -1

@@ -294,6 +294,12 @@ void zl_caliber_init(struct zl_caliber *c);
 void zl_caliber_release(struct zl_caliber *c);
 /* Fill cal from a and b; returns the number of mismatches. */
 size_t zl_caliber_check(const struct zl_run *a, const struct zl_run *b, struct zl_caliber *cal);
+/*
+ * Append "/<value>" to sb for each caliber field of how the profiler timer measured
+ * (timer.profiler_*: the call mode, the settling), in the table's order; an absent
+ * field gives the value compare assumes for it ("/synced/batches", "/queued/unrecorded").
+ */
+void zl_profiler_method(const struct zl_run *run, struct strbuf *sb);
 
 void zl_compare_init(struct zl_compare *c);
 void zl_compare_release(struct zl_compare *c);

@@ -82,6 +82,7 @@ ZL_IDENTITY_FIELD("timer.clock_mhz",               PLUGIN,     "timer_summary.js
 ZL_IDENTITY_FIELD("timer.clock_source",            PLUGIN,     "timer_summary.json",                                    NONE,         _,                -1)
 ZL_IDENTITY_FIELD("timer.dropped_throttled",       PLUGIN,     "timer_summary.json",                                    NONE,         _,                -1)
 ZL_IDENTITY_FIELD("timer.profiler_call_mode",      PLUGIN,     "timer_summary.json",                                    NONE,         _,                -1)
+ZL_IDENTITY_FIELD("timer.profiler_settle",         PLUGIN,     "timer_summary.json",                                    NONE,         _,                -1)
 ZL_IDENTITY_FIELD("direct_repeat",                 NUM,        c->s->direct_repeat,                                     NONE,         _,                -1)
 ZL_IDENTITY_FIELD("autotune",                      OBJECT,     0,                                                       NONE,         _,                -1)
 ZL_IDENTITY_FIELD("autotune.mode",                 STR,        autotune_mode(c->s),                                     STRING,       autotune_mode,    ZL_HCOL_AUTOTUNE_MODE)

@@ -252,15 +252,24 @@ void zl_calib_fill(const struct zl_calib_result *r, struct zl_calibration *cal)
 	}
 }
 
-const char *zl_run_timer_key(const struct zl_run *run)
+char *zl_run_timer_key(const struct zl_run *run)
 {
 	const char *timer = zl_json_path_string(run->identity, "timer.used");
+	struct strbuf sb = STRBUF_INIT;
 
-	return !timer || !strcmp(timer, "mixed") ? run->timer_plan : timer;
+	if (!timer || !strcmp(timer, "mixed"))
+		timer = run->timer_plan;
+	if (!timer || !*timer)
+		return NULL;
+	strbuf_addstr(&sb, timer);
+	if (!strcmp(timer, "profiler"))
+		zl_profiler_method(run, &sb);
+	return strbuf_detach(&sb, NULL);
 }
 
 int zl_calib_key(const struct zl_run *run, struct zl_calibration *cal, struct strbuf *why)
 {
+	char *timer = zl_run_timer_key(run);
 	const struct {
 		const char *value;
 		char **slot;
@@ -268,7 +277,7 @@ int zl_calib_key(const struct zl_run *run, struct zl_calibration *cal, struct st
 	} parts[] = {
 		{ run->backend, &cal->backend, "no backend" },
 		{ run->device_name, &cal->device_name, "no device name (the backend's query tool named none)" },
-		{ zl_run_timer_key(run), &cal->timer, "no timer" },
+		{ timer, &cal->timer, "no timer" },
 		{ run->flaggems_commit, &cal->flaggems_commit, "no FlagGems commit (the FlagGems directory is not the top of a git checkout)" },
 	};
 	size_t i;
@@ -282,6 +291,7 @@ int zl_calib_key(const struct zl_run *run, struct zl_calibration *cal, struct st
 		strbuf_addf(why, "%s%s", ret ? "; " : "", parts[i].missing);
 		ret = -1;
 	}
+	free(timer);
 	return ret;
 }
 
@@ -292,14 +302,18 @@ static int same(const char *a, const char *b)
 
 int zl_calib_key_matches(const struct zl_run *run, const struct zl_calibration *cal)
 {
-	return same(run->backend, cal->backend) && same(run->device_name, cal->device_name) &&
-	       same(zl_run_timer_key(run), cal->timer) && same(run->flaggems_commit, cal->flaggems_commit);
+	char *timer = zl_run_timer_key(run);
+	int match = same(run->backend, cal->backend) && same(run->device_name, cal->device_name) &&
+		    same(timer, cal->timer) && same(run->flaggems_commit, cal->flaggems_commit);
+
+	free(timer);
+	return match;
 }
 
 int zl_calibration_lookup(const char *db, struct zl_history **h, const struct zl_run *a, const struct zl_run *b,
 			  struct zl_calibration *cal, struct strbuf *note)
 {
-	const char *timer = zl_run_timer_key(a);
+	char *timer = zl_run_timer_key(a);
 	struct strbuf err = STRBUF_INIT;
 	char *path = NULL;
 	int rc = 0;
@@ -330,6 +344,7 @@ int zl_calibration_lookup(const char *db, struct zl_history **h, const struct zl
 			    a->flaggems_commit ? a->flaggems_commit : "(none)", zl_history_path(*h));
 	}
 out:
+	free(timer);
 	free(path);
 	strbuf_release(&err);
 	return rc;

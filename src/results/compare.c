@@ -76,7 +76,13 @@ static const struct {
 	 * queued behind each other, which moved two-kernel calls by up to 20 % on an H200
 	 * (docs/timer.md): caliber */
 	{ "profiler call mode", "timer.profiler_call_mode", "queued", 1 },
+	/* long calls settle on their own profiled batches since wave 4; before, on back-to-back
+	 * calls or not at all, which moved power-capped ones by up to 11 % (docs/timer.md): caliber */
+	{ "profiler settling", "timer.profiler_settle", "unrecorded", 1 },
 };
+
+/* Fields of how the profiler timer measured: their values name a calibration's timer. */
+#define PROFILER_METHOD_PREFIX "timer.profiler_"
 
 #define NONE_TEXT ZL_COMPARE_NONE_TEXT
 #define UNSET_TEXT "(unset)"
@@ -137,6 +143,22 @@ static char *value_text(const cJSON *item)
 		return xstrdup(item->valuestring);
 	zl_json_canonical(&sb, item);
 	return strbuf_detach(&sb, NULL);
+}
+
+void zl_profiler_method(const struct zl_run *run, struct strbuf *sb)
+{
+	size_t i;
+
+	for (i = 0; i < ZL_ARRAY_SIZE(defaulted_fields); i++) {
+		char *v;
+
+		if (!defaulted_fields[i].caliber ||
+		    strncmp(defaulted_fields[i].path, PROFILER_METHOD_PREFIX, strlen(PROFILER_METHOD_PREFIX)))
+			continue;
+		v = value_text(zl_json_path(run->identity, defaulted_fields[i].path));
+		strbuf_addf(sb, "/%s", v ? v : defaulted_fields[i].absent);
+		free(v);
+	}
 }
 
 static int same_text(const char *a, const char *b)

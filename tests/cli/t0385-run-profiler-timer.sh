@@ -23,7 +23,8 @@ id=p1/run_identity.json
 	"(0.002, 2, 'nvml')" ] || fail "identity sampling: $(json_get $id 'd["timer"]')"
 [ "$(json_get $id 'd["timer"]["clock_mhz"]["min"], d["timer"]["clock_mhz"]["max"], d["timer"]["clock_mhz"]["max_supported"]')" = \
 	"(1000, 1980, 1980)" ] || fail "identity clock: $(json_get $id 'd["timer"]')"
-[ "$(json_get $id 'd["timer"]["profiler_call_mode"]')" = synced ] || fail "identity call mode: $(json_get $id 'd["timer"]')"
+[ "$(json_get $id 'd["timer"]["profiler_call_mode"], d["timer"]["profiler_settle"]')" = "('synced', 'batches')" ] ||
+	fail "identity call mode and settling: $(json_get $id 'd["timer"]')"
 dropped=$(json_get $id 'd["timer"]["dropped_throttled"]')
 [ "$dropped" -gt 0 ] || fail "nothing dropped: $(json_get $id 'd["timer"]')"
 [ "$(json_get $id 'd["env"]["ZL_NOISE_TARGET"], d["env"]["ZL_MAX_TIME_PER_SHAPE"], d["env"]["ZL_CLOCK_SOURCE"]')" = \

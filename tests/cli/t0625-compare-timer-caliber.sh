@@ -1,8 +1,9 @@
 #!/bin/bash
 # zlbench compare: a profiler-timed run and a graph-timed one differ in caliber (timer.plan):
 # refused without --allow-caliber-mismatch; so do profiler runs whose calls were synced and
-# queued (timer.profiler_call_mode, absent: queued); a different noise target is listed, not
-# refused.
+# queued (timer.profiler_call_mode, absent: queued), and profiler runs that settled long calls
+# on their own batches against runs that did not record it (timer.profiler_settle, absent:
+# unrecorded); a different noise target is listed, not refused.
 . "$(dirname "$0")/lib.sh"
 MK="$ZL_SOURCE_DIR/tests/fixtures/runs/make_run.py"
 R="$ZL_FIXTURES_DIR/flaggems-runs/mm_core_kernel_h200.results.json"
@@ -47,4 +48,24 @@ contains "$TMP/out" "WARNING: caliber mismatch allowed (--allow-caliber-mismatch
 run_zl compare "$TMP/sync" "$TMP/sync2" --json
 expect_rc 0
 [ "$(json_get "$TMP/out" 'd["caliber"]["ok"]')" = True ] || fail "two synced runs refused: $(cat "$TMP/out")"
+
+# how long calls settled: a run without the field (zlbench before wave 4) did not record it
+settled() { mk "$@" --results "$R" --set timer="$(timer profiler profiler 0.005)" \
+	--set timer.profiler_call_mode='"synced"' --set timer.profiler_settle='"batches"'; }
+settled "$TMP/settled" --run-id 20261129-150000-cuda-mm-ffffff
+settled "$TMP/settled2" --run-id 20261129-160000-cuda-mm-abcdef
+run_zl compare "$TMP/sync" "$TMP/settled"
+expect_rc 2
+contains "$TMP/err" "caliber mismatch: profiler settling: unrecorded vs batches"
+[ "$(grep -c 'caliber mismatch:' "$TMP/err")" -eq 1 ] || fail "only the settling differs: $(cat "$TMP/err")"
+run_zl compare "$TMP/settled" "$TMP/settled2" --json
+expect_rc 0
+[ "$(json_get "$TMP/out" 'd["caliber"]["ok"]')" = True ] || fail "two settled runs refused: $(cat "$TMP/out")"
+# the same fields name the calibration a profiler run's compare looks for (a database that
+# holds none: the note names the key it looked for)
+run_zl history --ingest "$TMP/settled" --db "$TMP/h.db"
+expect_rc 0
+ZL_HISTORY_DB="$TMP/h.db" run_zl compare "$TMP/settled" "$TMP/settled2"
+expect_rc 0
+contains "$TMP/out" "no calibration for cuda, NVIDIA H200, profiler/synced/batches timer"
 pass

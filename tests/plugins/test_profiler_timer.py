@@ -282,7 +282,7 @@ def test_each_call_starts_from_an_idle_device(bench):
         assert t["timer"] == "profiler" and t["synced_calls"] is True, t
         assert max(t["samples_ms"]) == pytest.approx(min(t["samples_ms"]), rel=1e-6), t
     s = r.json("plugins", "timer_summary.json")
-    assert s["profiler_call_mode"] == "synced", s
+    assert s["profiler_call_mode"] == "synced" and s["profiler_settle"] == "batches", s
 
 
 def test_long_calls_are_timed_once_the_device_is_steady(bench):
@@ -407,11 +407,12 @@ def test_the_hold_grows_to_the_host_time_inside_the_profiler():
     assert spun == [int(pt.HOLD_MAX_S * 2000.0 * 1e6)]
 
 
-def test_the_call_mode_is_null_when_the_profiler_timed_nothing(bench):
+def test_the_call_mode_and_settling_are_null_when_the_profiler_timed_nothing(bench):
     r = bench.run([ADD], backend_env("cuda", ZL_TIMER_PLAN="graph", **ONE_SHAPE))
     assert r.rc == 0, r
     s = r.json("plugins", "timer_summary.json")
     assert s["used"] == "graph" and s["profiler_call_mode"] is None, s
+    assert s["profiler_settle"] is None, s
     for t in r.jsonl("plugins", "timer.jsonl"):
         assert "synced_calls" not in t, t
 

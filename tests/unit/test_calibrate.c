@@ -247,15 +247,38 @@ static void test_timer_key(void **state)
 	struct fixture *f = *state;
 	const double one[K] = { 1, 1, 1 };
 
+	cJSON *timer;
+	char *key;
+
 	(void)state;
 	write_runs(f, one, 0);
-	assert_string_equal(zl_run_timer_key(&f->runs[0]), "direct");
+	timer = cJSON_GetObjectItemCaseSensitive(f->runs[0].identity, "timer");
+	key = zl_run_timer_key(&f->runs[0]);
+	assert_string_equal(key, "direct");
+	free(key);
 	/* "mixed" (several timers in one run) keys by the plan, as compare looks it up */
-	cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(f->runs[0].identity, "timer"), "used",
-					       cJSON_CreateString("mixed"));
+	cJSON_ReplaceItemInObjectCaseSensitive(timer, "used", cJSON_CreateString("mixed"));
 	free(f->runs[0].timer_plan);
 	f->runs[0].timer_plan = xstrdup("graph");
-	assert_string_equal(zl_run_timer_key(&f->runs[0]), "graph");
+	key = zl_run_timer_key(&f->runs[0]);
+	assert_string_equal(key, "graph");
+	free(key);
+	/* the profiler timer: with how it measured, absent fields as compare reads them, so a
+	 * calibration of an older way of measuring is not used for a newer one */
+	cJSON_ReplaceItemInObjectCaseSensitive(timer, "used", cJSON_CreateString("profiler"));
+	key = zl_run_timer_key(&f->runs[0]);
+	assert_string_equal(key, "profiler/queued/unrecorded");
+	free(key);
+	assert_non_null(cJSON_AddStringToObject(timer, "profiler_call_mode", "synced"));
+	assert_non_null(cJSON_AddStringToObject(timer, "profiler_settle", "batches"));
+	key = zl_run_timer_key(&f->runs[0]);
+	assert_string_equal(key, "profiler/synced/batches");
+	free(key);
+	/* no timer at all: no key */
+	cJSON_DeleteItemFromObjectCaseSensitive(f->runs[0].identity, "timer");
+	free(f->runs[0].timer_plan);
+	f->runs[0].timer_plan = NULL;
+	assert_null(zl_run_timer_key(&f->runs[0]));
 }
 
 int main(void)
