@@ -818,6 +818,8 @@ static void add_row(struct zl_compare *c, const struct zl_result *ra, const stru
 	row->b_iqr = rb ? rb->iqr_ms : NAN;
 	row->a_samples = ra ? ra->samples : -1;
 	row->b_samples = rb ? rb->samples : -1;
+	row->a_clock_mhz = ra ? ra->clock_mhz : NAN;
+	row->b_clock_mhz = rb ? rb->clock_mhz : NAN;
 	row->ratio = row->band_ms = row->ci_low = row->ci_high = row->p_value = NAN;
 	row->norm_ratio = NAN;
 	judge_row(c, row, ra, rb);
@@ -983,6 +985,48 @@ static void status_text(struct strbuf *sb, const struct zl_run *r)
 		strbuf_addf(sb, " (%s)", reason);
 }
 
+/*
+ * Rows called faster or slower whose measurements ran at SM clocks CLOCK_MOVED_PCT or more
+ * apart: the change may be the clocks' (on an H200 a 0.06 ms cuBLAS call read 0.060 ms at
+ * 1620 MHz and 0.052 ms near 1900 MHz in one A/A pair). Named, not judged: the SM clock of
+ * a memory-bound call moves without moving its time.
+ */
+#define CLOCK_MOVED_PCT 5.0
+#define CLOCK_ROWS_LISTED 3
+
+static void clock_warning(struct zl_compare *c)
+{
+	struct strbuf sb = STRBUF_INIT, label = STRBUF_INIT;
+	size_t i, n = 0, flagged = 0;
+
+	for (i = 0; i < c->nr_rows; i++) {
+		const struct zl_compare_row *r = &c->rows[i];
+		double moved;
+
+		if (r->verdict != ZL_VERDICT_FASTER && r->verdict != ZL_VERDICT_SLOWER)
+			continue;
+		flagged++;
+		if (!positive(r->a_clock_mhz) || !positive(r->b_clock_mhz))
+			continue;
+		moved = (r->b_clock_mhz / r->a_clock_mhz - 1) * 100;
+		if (fabs(moved) < CLOCK_MOVED_PCT)
+			continue;
+		if (n++ < CLOCK_ROWS_LISTED) {
+			strbuf_reset(&label);
+			zl_compare_row_label(&label, r);
+			strbuf_addf(&sb, "%s%s %s, %.0f -> %.0f MHz (%+.1f%%)", n > 1 ? "; " : "", label.buf,
+				    zl_verdict_name(r->verdict), r->a_clock_mhz, r->b_clock_mhz, moved);
+		}
+	}
+	if (n)
+		strvec_pushf(&c->warnings, "the SM clock moved by %g%% or more on %zu of the %zu rows called faster "
+			     "or slower (the median of each measurement's readings, A -> B): %s%s; the change may "
+			     "be the clocks': interleave A and B (zlbench ab) or fix the clocks before trusting it",
+			     CLOCK_MOVED_PCT, n, flagged, sb.buf, n > CLOCK_ROWS_LISTED ? "; ..." : "");
+	strbuf_release(&label);
+	strbuf_release(&sb);
+}
+
 static void build_warnings(struct zl_compare *c, size_t only_a, size_t only_b)
 {
 	size_t i, no_latency = 0, torch_moved = 0, torch_rows = 0;
@@ -1023,6 +1067,7 @@ static void build_warnings(struct zl_compare *c, size_t only_a, size_t only_b)
 		strvec_pushf(&c->warnings, "the torch baseline moved beyond noise on %zu of %zu rows: "
 			     "the machine or its load may have changed between A and B",
 			     torch_moved, torch_rows);
+	clock_warning(c);
 }
 
 /*

@@ -305,7 +305,7 @@ static void add_row(struct zl_run *run, struct row_table *last, const char *op, 
 	r->samples = -1;
 	r->median_ms = r->min_ms = r->max_ms = r->iqr_ms = NAN;
 	r->samples_total = -1;
-	r->estimate_ms = r->noise_rel = NAN;
+	r->estimate_ms = r->noise_rel = r->clock_mhz = NAN;
 }
 
 static void load_detail(struct zl_run *run, struct row_table *last, const char *op_key, const cJSON *detail,
@@ -503,6 +503,7 @@ static int attach_timer(struct zl_run *run, const cJSON *rec, const struct row_t
 	r->samples_subset = same_str(zl_json_path_string(rec, "samples_stored"), "subset");
 	r->estimate_ms = json_number(cJSON_GetObjectItemCaseSensitive(rec, "estimate_ms"));
 	r->noise_rel = json_number(cJSON_GetObjectItemCaseSensitive(rec, "noise_rel"));
+	r->clock_mhz = json_number(zl_json_path(rec, "clock_mhz.median"));
 	free(r->estimator);
 	r->estimator = zl_json_path_dup(rec, "estimator");
 	return 1;
