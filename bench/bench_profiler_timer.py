@@ -64,17 +64,25 @@ CPU, CUDA = object(), object()
 
 
 def session(calls, memset=False):
-    """The events of one session as Kineto lists them for a cuBLAS-like op: per call a
-    flush (aten::zero_, its launch, its kernel), the range, aten::mm inside it, a memset
-    and a GEMM launched from it, and Kineto's device copy of the range."""
+    """The events of one session as Kineto lists them for a cuBLAS-like op: per call the
+    wait for the device (cudaDeviceSynchronize, no op around it), a flush (aten::zero_, its
+    launch, its kernel), the hold (torch.cuda._sleep: a launch no op encloses and its spin
+    kernel), the range, aten::mm inside it, a memset and a GEMM launched from it, and
+    Kineto's device copy of the range."""
     ev, op_id, rt_id, t, g = [], 1000, 1, 1_700_000_000_000_000_000, 5_000_000
     for i in range(calls):
+        ev.append(KEvent("cudaDeviceSynchronize", CPU, t - 2000, t - 1000, rt_id, 0, 1))
+        rt_id += 1
         op_id += 1
         ev.append(KEvent("aten::zero_", CPU, t, t + 3000, op_id, 0, 1))
         ev.append(KEvent("cudaLaunchKernel", CPU, t + 1000, t + 1500, rt_id, op_id, 1))
         ev.append(KEvent("triton_zero_kernel", CUDA, g, g + 58000, rt_id, op_id, 0))
         rt_id += 1
         g += 58000
+        ev.append(KEvent("cudaLaunchKernel", CPU, t + 3200, t + 3500, rt_id, 0, 1))
+        ev.append(KEvent("spin_kernel", CUDA, g, g + 100000, rt_id, 0, 0))
+        rt_id += 1
+        g += 100000
         op_id += 1
         rng = op_id
         t += 4000
