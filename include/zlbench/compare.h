@@ -80,6 +80,7 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "strvec.h"
+#include "term.h"
 
 #define ZL_BOOTSTRAP_RESAMPLES 2000
 #define ZL_BOOTSTRAP_SEED UINT64_C(0x7a6c62656e6368) /* "zlbench" */
@@ -101,6 +102,8 @@ enum zl_verdict {
 	ZL_VERDICT_MISSING
 };
 const char *zl_verdict_name(enum zl_verdict v);
+/* The colour a verdict is printed in (compare's and ab's tables). */
+enum zl_color zl_verdict_color(enum zl_verdict v);
 
 enum zl_noise_basis { ZL_BASIS_IQR, ZL_BASIS_THRESHOLD, ZL_BASIS_NONE, ZL_BASIS_SAMPLES };
 const char *zl_noise_basis_name(enum zl_noise_basis b);

@@ -631,14 +631,6 @@ size_t zl_ab_caliber(const struct zl_run *a, const struct zl_run *b, const struc
 
 /* ---- output ------------------------------------------------------------------ */
 
-static const enum zl_color verdict_colors[] = {
-	[ZL_VERDICT_SAME] = ZL_COLOR_NONE,
-	[ZL_VERDICT_FASTER] = ZL_COLOR_GREEN,
-	[ZL_VERDICT_SLOWER] = ZL_COLOR_RED,
-	[ZL_VERDICT_UNSURE] = ZL_COLOR_YELLOW,
-	[ZL_VERDICT_MISSING] = ZL_COLOR_YELLOW,
-};
-
 static const char *method_of(const struct zl_ab_row *r)
 {
 	if (r->v.verdict == ZL_VERDICT_MISSING)
@@ -725,14 +717,14 @@ static void text_row(struct zl_table *t, const struct zl_ab_row *r, int with_gat
 	zl_table_add(t, sb->buf, ZL_COLOR_NONE);
 	strbuf_reset(sb);
 	fmt_num(sb, r->v.ratio, "%.4f");
-	zl_table_add(t, sb->buf, verdict_colors[r->v.verdict]);
+	zl_table_add(t, sb->buf, zl_verdict_color(r->v.verdict));
 	strbuf_reset(sb);
 	ci_text(sb, r->v.ci_low, r->v.ci_high);
 	zl_table_add(t, sb->buf, ZL_COLOR_NONE);
 	strbuf_reset(sb);
 	fmt_num(sb, r->v.p_value, "%.2g");
 	zl_table_add(t, sb->buf, ZL_COLOR_NONE);
-	zl_table_add(t, zl_verdict_name(r->v.verdict), verdict_colors[r->v.verdict]);
+	zl_table_add(t, zl_verdict_name(r->v.verdict), zl_verdict_color(r->v.verdict));
 	strbuf_reset(sb);
 	pair_list(sb, r, " ");
 	zl_table_add(t, sb->len ? sb->buf : "-", ZL_COLOR_NONE);

@@ -250,14 +250,6 @@ static void print_diffs(FILE *out, const char *title, const struct zl_diffs *d)
 		fprintf(out, "  %s: %s -> %s\n", d->v[i].field, d->v[i].a, d->v[i].b);
 }
 
-static const enum zl_color verdict_colors[] = {
-	[ZL_VERDICT_SAME] = ZL_COLOR_NONE,
-	[ZL_VERDICT_FASTER] = ZL_COLOR_GREEN,
-	[ZL_VERDICT_SLOWER] = ZL_COLOR_RED,
-	[ZL_VERDICT_UNSURE] = ZL_COLOR_YELLOW,
-	[ZL_VERDICT_MISSING] = ZL_COLOR_YELLOW,
-};
-
 static void print_rows_table(const struct zl_compare *c, FILE *out, int use_color)
 {
 	static const char *const head[] = { "op", "dtype", "shape", "side", "A ms", "B ms", "B/A",
@@ -294,14 +286,14 @@ static void print_rows_table(const struct zl_compare *c, FILE *out, int use_colo
 		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
 		strbuf_reset(&sb);
 		fmt_change(&sb, r->ratio);
-		zl_table_add(&t, sb.buf, verdict_colors[r->verdict]);
+		zl_table_add(&t, sb.buf, zl_verdict_color(r->verdict));
 		strbuf_reset(&sb);
 		fmt_row_ci(&sb, r);
 		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
 		strbuf_reset(&sb);
 		fmt_p(&sb, r->p_value);
 		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
-		zl_table_add(&t, zl_verdict_name(r->verdict), verdict_colors[r->verdict]);
+		zl_table_add(&t, zl_verdict_name(r->verdict), zl_verdict_color(r->verdict));
 		strbuf_reset(&sb);
 		fmt_method(&sb, r);
 		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);

@@ -45,6 +45,19 @@ const char *zl_verdict_name(enum zl_verdict v)
 	return (size_t)v < ZL_ARRAY_SIZE(verdict_names) ? verdict_names[v] : "?";
 }
 
+static const enum zl_color verdict_colors[] = {
+	[ZL_VERDICT_SAME] = ZL_COLOR_NONE,
+	[ZL_VERDICT_FASTER] = ZL_COLOR_GREEN,
+	[ZL_VERDICT_SLOWER] = ZL_COLOR_RED,
+	[ZL_VERDICT_UNSURE] = ZL_COLOR_YELLOW,
+	[ZL_VERDICT_MISSING] = ZL_COLOR_YELLOW,
+};
+
+enum zl_color zl_verdict_color(enum zl_verdict v)
+{
+	return (size_t)v < ZL_ARRAY_SIZE(verdict_colors) ? verdict_colors[v] : ZL_COLOR_NONE;
+}
+
 const char *zl_noise_basis_name(enum zl_noise_basis b)
 {
 	return (size_t)b < ZL_ARRAY_SIZE(basis_names) ? basis_names[b] : "?";
