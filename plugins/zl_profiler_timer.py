@@ -5,16 +5,18 @@ capability when the timer plan is "profiler"; zl_timer asks the plugin manager
 for this module and calls measure() for each measurement. On its own it does
 nothing.
 
-How a measurement is timed:
+How a measurement is timed (docs/timer.md):
 
 1. fn() once, outside the profiler: compiles and autotunes; its errors propagate.
-2. Five flushed calls timed by device events estimate a call; fn() then runs for
-   the caller's warmup (ms), as do_bench warms up.
-3. Batches of calls, each batch one torch profiler session (Kineto: CUPTI on
+   Its wall is the measurement's first_call_s, FlagGems' own work, not the timer's.
+2. Five flushed calls timed by device events, twice, estimate a call. The caller's
+   warm-up (FlagGems asks do_bench for 1,000 ms of back-to-back calls) is not run:
+   back-to-back calls draw more power than the timed calls and leave the clocks to move
+   once sampling begins (wave 4); the measurement's own first window settles instead.
+3. Windows of calls, each window one torch profiler session (Kineto: CUPTI on
    cuda, rocprofiler on rocm): for every call, a wait for the device, an L2 flush
    and a hold outside the call's range, then fn() inside a record_function range
-   "zl_call#<i>". When the first batch's calls take STEADY_MIN_MS or more, batches
-   are dropped until two in a row agree: the device is steady at this call's own pace.
+   "zl_call#<i>". The SM clock is read every CLOCK_EVERY_S of calls inside the window.
 4. The session's events are read straight from the Kineto results (no
    key_averages, no FunctionEvent tree). Every device activity (kernel, memset,
    memcpy) is attributed to a call through correlation ids, never by its name:
@@ -23,12 +25,15 @@ How a measurement is timed:
    correlation id; the call's own range when no op was) -> the call range that
    contains that op on that thread. When the op cannot be found, the launch's
    own timestamp on its thread decides. A call's sample is the time from the
-   start of its first activity to the end of its last: no subtraction.
-5. zl_sampling decides after each batch whether the noise target is met, the
-   noise stopped improving, the time cap is reached or enough samples were
-   taken. The SM clock is read before and after each batch; a batch with a
-   reading below 75 % of the maximum is dropped (nvbench's rule), counted, and
-   followed by a short pause.
+   start of its first activity to the end of its last: no subtraction. The
+   activities' names make the call's kernel signature, recorded, never used to
+   attribute.
+5. The samples of calls between two clock readings of which one is below 75 % of
+   the maximum SM clock are dropped (nvbench's rule) and counted. The rest form one
+   series in call order over the windows; its leading transient (a clock ramp, a
+   power step) is cut by MSER (zl_sampling.transient_cut), and zl_sampling decides
+   whether the rest is steady and meets the size class's noise target, or how many
+   calls the next window makes, or that the time cap is reached.
 
 Problems of the profiler itself (no CUDA activity in this torch build, a
 profiler already running, no device activity attributed to the calls, every
@@ -105,7 +110,7 @@ def range_index(name, prefix=RANGE_PREFIX):
 
 
 class Attribution:
-    """calls: {call index: [(start_ns, end_ns), ...]} in event order;
+    """calls: {call index: [(start_ns, end_ns, name), ...]} in event order;
     unattributed: device activities no call claims (flushes, activity before the
     first range, other threads' work); ambiguous: activities two calls could claim."""
 
@@ -174,7 +179,7 @@ def attribute(events, prefix=RANGE_PREFIX):
         elif idx is None:
             out.unattributed += 1
         else:
-            out.calls.setdefault(idx, []).append((d.start, d.end))
+            out.calls.setdefault(idx, []).append((d.start, d.end, d.name))
     return out
 
 
@@ -219,17 +224,40 @@ def _locate(d, ranges, cpu_by_corr):
 def call_samples(attribution, n_calls):
     """(samples in ms per call with activity, in call order; activity counts per
     such call; calls without activity)."""
-    samples, counts, missing = [], [], 0
+    out = call_series(attribution, n_calls)
+    return out.samples, out.counts, out.missing
+
+
+# A kernel's name as recorded: C++ template names run to kilobytes.
+NAME_CAP = 160
+
+
+class CallSeries:
+    """A window's calls with activity, in call order: samples (ms), activity counts,
+    call indices and kernel signatures (the activities' names by start time, each cut
+    to NAME_CAP); missing: calls without activity."""
+
+    __slots__ = ("samples", "counts", "index", "sigs", "missing")
+
+    def __init__(self):
+        self.samples, self.counts, self.index, self.sigs = [], [], [], []
+        self.missing = 0
+
+
+def call_series(attribution, n_calls):
+    out = CallSeries()
     for i in range(n_calls):
         acts = attribution.calls.get(i)
         if not acts:
-            missing += 1
+            out.missing += 1
             continue
         first = min(a[0] for a in acts)
         last = max(a[1] for a in acts)
-        samples.append((last - first) / 1e6)
-        counts.append(len(acts))
-    return samples, counts, missing
+        out.samples.append((last - first) / 1e6)
+        out.counts.append(len(acts))
+        out.index.append(i)
+        out.sigs.append(tuple(a[2][:NAME_CAP] for a in sorted(acts)))
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -276,7 +304,7 @@ def from_kineto(kineto_events, cpu_type, prefix=RANGE_PREFIX):
 
 
 class _Profiler:
-    """torch's profiler as this module uses it: one session per batch."""
+    """torch's profiler as this module uses it: one session per window."""
 
     def __init__(self, torch):
         autograd = getattr(torch, "autograd", None)
@@ -320,7 +348,7 @@ def _profiler_for(torch, device_name, flush, fn):
     key = id(torch)
     if key not in _profiler:
         prof = _Profiler(torch)
-        _profile_batch(prof, device_name, fn, flush, None, 1)
+        _profile_window(prof, device_name, fn, flush, None, 1)
         _profiler[key] = prof
     return _profiler[key]
 
@@ -336,9 +364,9 @@ def _profiler_for(torch, device_name, flush, fn):
 # The first size comes from five calls issued outside the profiler; inside it, and in a
 # worker replaying records, issuing is slower and stalls now and then (wave 3: a hold of
 # 146 us left 15 % of one sum measurement's samples at 10-64 us). So every profiled call's
-# host time (from its flush to the end of its issue) is taken too, and after a batch whose
-# HOST_QUANTILE of host times asks for a longer hold, the hold grows for the batches after
-# it (hold_grown counts the steps; that batch's samples stay: the few with a gap are what
+# host time (from its flush to the end of its issue) is taken too, and after a window whose
+# HOST_QUANTILE of host times asks for a longer hold, the hold grows for the windows after
+# it (hold_grown counts the steps; that window's samples stay: the few with a gap are what
 # the trimmed mean cuts).
 HOLD_MARGIN = 2.0
 HOLD_EXTRA_S = 20e-6
@@ -401,48 +429,24 @@ def holder(dev, fn, clock_mhz, perf=time.perf_counter):
     return Hold(spin, clock_mhz, hold_seconds(min(issue)))
 
 
-# Power transients: a memory-bound kernel of ~1.4 ms (gelu of 2**30 float16) started after
-# lighter work ran 1.53 ms, then stepped down over ~100 calls to 1.36 ms while the clocks
-# settled under the power cap; a measurement that met its noise target within those calls
-# reported 1.49 ms where the next reported 1.37 (wave 3's one flagged A/A row). Settling the
-# device first with back-to-back calls did not answer it (wave 4): that load draws more power
-# than the profiled calls, which each wait for the device, flush and hold, so the clocks went
-# on moving once sampling began (mm 10240x4096: 1.36 -> 1.23 -> 1.19 ms over 40 calls; a
-# measurement that stopped at 10 samples reported 1.34 ms against the next run's 1.19).
-# So the device is settled by the measurement's own batches: when the first batch's calls
-# take STEADY_MIN_MS or more, batches of at least STEADY_BATCH_S are compared in pairs, the
-# older one dropped (dropped_warmup) until two in a row agree (steady_agrees), for at most
-# STEADY_MAX_S; then both are kept and the noise rule and the time cap start from them.
-# Shorter calls draw too little power to move the clocks and skip this.
-STEADY_MIN_MS = 0.1
-# What runs record as timer.profiler_settle: compare and calibrations tell this way of
-# settling from the back-to-back chunks before it (runs without the field).
-SETTLE_MODE = "batches"
-STEADY_BATCH_S = 0.05
-STEADY_REL = 0.005
-STEADY_REL_MAX = 0.02
-STEADY_MAX_S = 1.5
+# Transients: a memory-bound kernel of ~1.4 ms (gelu of 2**30 float16) started after lighter
+# work ran 1.53 ms, then stepped down over ~100 calls to 1.36 ms while the clocks settled
+# under the power cap (wave 3); mm of 10240x4096 went 1.36 -> 1.23 -> 1.19 ms over its
+# first 40 profiled calls after back-to-back calls had warmed it (wave 4); a 0.06 ms call
+# read 0.060 ms at 1620 MHz and 0.052 ms once the clock rose (wave 4). Wave 4 settled long
+# calls by dropping whole 50 ms batches until two agreed (up to 1.5 s a measurement). Now
+# every measurement's samples form one series in call order, and MSER cuts its leading
+# transient (zl_sampling.transient_cut): what is left must be steady (the cut in the first
+# half of the series) before the noise rule may stop, else the next window extends the
+# series. What runs record as timer.profiler_settle: compare and calibrations keep runs
+# settled one way apart from runs settled another.
+SETTLE_MODE = "mser"
 
-
-def steady_agrees(older, newer):
-    """Whether two batches' samples show the same cost: their trimmed means within
-    STEADY_REL, or within their own 95 % intervals added up when those are wider (noisy
-    batches), never beyond STEADY_REL_MAX."""
-    a, ca = estimate(older)
-    b, cb = estimate(newer)
-    if not a or not b or a <= 0:
-        return False
-    tol = STEADY_REL
-    if ca is not None and cb is not None:
-        tol = min(max(tol, ca + cb), STEADY_REL_MAX)
-    return abs(b / a - 1.0) <= tol
-
-
-def steady_batch(policy, per_call_s):
-    """Calls of a settling batch: STEADY_BATCH_S of calls, at least min_samples."""
-    want = int(STEADY_BATCH_S / max(per_call_s, 1e-7)) + 1
-    return max(policy.min_samples, min(want, policy.max_batch))
-
+# Clock readings inside a window: one before the first call, then one every so many calls
+# (about this much time of them, by the measurement's first estimate of a call), and one
+# after the last call. The samples of calls between two readings of which one is throttled
+# are dropped.
+CLOCK_EVERY_S = 0.002
 
 # Queue depth: on an H200 the same two-kernel call (FlagGems' 1-D sum of 1048576 float16)
 # measured 4.4 us while the device caught up with the host and 5.4 us once the host ran
@@ -454,20 +458,35 @@ def steady_batch(policy, per_call_s):
 SYNC_EACH_CALL = True
 
 
-def _profile_batch(prof, device_name, fn, flush, grad_to_none, n, hold=None, sync=None,
-                   perf=time.perf_counter):
-    """Run n profiled calls; (samples ms, activity counts, calls missing, host seconds of
-    each call from its flush to the end of its issue)."""
+class Window:
+    """What one profiled window gave: its calls with activity (CallSeries), each call's
+    host issue time (s), the clock readings [(call index, MHz or None)] with the last
+    after the final call (index n), and the seconds its session took to stop and be read."""
+
+    __slots__ = ("series", "host", "readings", "parse_s")
+
+    def __init__(self, series, host, readings, parse_s):
+        self.series, self.host, self.readings, self.parse_s = series, host, readings, parse_s
+
+
+def _profile_window(prof, device_name, fn, flush, grad_to_none, n, hold=None, sync=None,
+                    clock_read=None, clock_every=1, perf=time.perf_counter):
+    """Run n profiled calls, the clock read before every clock_every-th and after the last
+    (when clock_read is given); a Window."""
     p = prof.session(device_name)
     try:
         p.__enter__()
     except Exception as e:
         raise ProfilerFailed("cannot start the profiler: %s" % zc.one_line(e)) from None
     record = prof.record
-    host = []
+    host, readings = [], []
+    reset = zd.reset_grads
+    every = max(1, int(clock_every))
     try:
         for i in range(n):
-            zd.reset_grads(grad_to_none)
+            if clock_read is not None and i % every == 0:
+                readings.append((i, clock_read()))
+            reset(grad_to_none)
             if sync is not None:
                 sync()
             t0 = perf()
@@ -477,6 +496,8 @@ def _profile_batch(prof, device_name, fn, flush, grad_to_none, n, hold=None, syn
             with record(RANGE_PREFIX + str(i)):
                 fn()
             host.append(perf() - t0)
+        if clock_read is not None:
+            readings.append((n, clock_read()))
     except BaseException:
         try:
             p.__exit__(None, None, None)
@@ -487,25 +508,36 @@ def _profile_batch(prof, device_name, fn, flush, grad_to_none, n, hold=None, syn
     # keeps millions of objects) in the middle would cost more than the parsing.
     collecting = gc.isenabled()
     gc.disable()
+    t_stop = perf()
     try:
         p.__exit__(None, None, None)
         events = p.kineto_results.events()
-        neutral = from_kineto(events, prof.cpu)
-        return call_samples(attribute(neutral), n) + (host,)
+        series = call_series(attribute(from_kineto(events, prof.cpu)), n)
     except Exception as e:
         raise ProfilerFailed("cannot read the profiler's events: %s" % zc.one_line(e)) from None
     finally:
         if collecting:
             gc.enable()
+    return Window(series, host, readings, perf() - t_stop)
 
 
-def _check_missing(n, missing, batch_no):
+def _check_missing(n, missing, window_no):
     if missing == n:
         raise ProfilerFailed("the profiler recorded no device activity for any of the %d calls "
-                             "of batch %d" % (n, batch_no))
+                             "of window %d" % (n, window_no))
     if missing > MAX_MISSING_FRACTION * n:
-        raise ProfilerFailed("%d of %d profiled calls of batch %d had no device activity "
-                             "attributed" % (missing, n, batch_no))
+        raise ProfilerFailed("%d of %d profiled calls of window %d had no device activity "
+                             "attributed" % (missing, n, window_no))
+
+
+def throttled_calls(readings, max_mhz):
+    """The call indices [lo, hi) of the stretches between two clock readings of which one is
+    below THROTTLE_FRACTION of max_mhz: a list of (lo, hi)."""
+    out = []
+    for (i, a), (j, b) in zip(readings, readings[1:]):
+        if zl_clock.throttled((a, b), max_mhz):
+            out.append((i, j))
+    return out
 
 
 def estimate(samples):
@@ -517,92 +549,78 @@ def estimate(samples):
 
 
 class _Sampling:
-    """One measurement between its batches: what stays fixed (the call, the profiler, the
-    flush, hold and wait before each call, the clock) and what the batches add up."""
+    """One measurement between its windows: what stays fixed (the call, the profiler, the
+    flush, hold and wait before each call, the clock) and the series the windows add up."""
 
     def __init__(self, prof, device_name, fn, flush, grad_to_none, hold, sync, clock, now,
-                 sleep):
+                 sleep, policy, per_call_s=1e-4):
         self.prof, self.device_name, self.fn, self.flush = prof, device_name, fn, flush
         self.grad_to_none, self.hold, self.sync = grad_to_none, hold, sync
-        self.clock, self.now, self.sleep = clock, now, sleep
-        self.kept, self.counts, self.readings, self.history = [], [], [], []
-        self.dropped = self.dropped_warmup = 0
-        self.calls = self.missing = self.batches = 0
-        self.noise = None
-        # whether a batch was looked at for a long call yet (the first unthrottled one)
-        self.long_call_checked = False
-        self.steady = self.steady_s = None
-        # while a long call settles: its last unthrottled batch (samples, activity counts,
-        # when it began) and when settling began
-        self.settling = False
-        self.candidate = None
-        self.settle_began = None
+        self.clock, self.now, self.sleep, self.policy = clock, now, sleep, policy
+        self.clock_every = max(1, int(CLOCK_EVERY_S / max(per_call_s, 1e-7)))
+        # the series: every unthrottled sample in call order, its activity count and signature
+        self.series, self.counts, self.sigs = [], [], []
+        self.readings, self.history = [], []
+        self.dropped = 0
+        self.calls = self.missing = self.windows = 0
+        self.cut = 0
+        self.steady = None
+        self.noise = self.est = None
+        self.target = policy.noise_target
+        self.windows_s = self.parse_s = 0.0
         self.started = now()
 
-    def batch(self, n):
-        """One batch of n calls; its per-call wall seconds. Its samples are kept, or dropped
-        as throttled, or held as a settling long call's candidate (settle_step)."""
-        self.batches += 1
-        before = self.clock.read()
+    @property
+    def kept(self):
+        return self.series[self.cut:]
+
+    def window(self, n):
+        """One window of n calls; its wall seconds per call (session start, stop and
+        parsing included). Its unthrottled samples join the series, then the transient
+        cut, the estimate and the target are taken again."""
+        self.windows += 1
         t0 = self.now()
-        samples, kcounts, missing, host = _profile_batch(
-            self.prof, self.device_name, self.fn, self.flush, self.grad_to_none, n, self.hold,
-            self.sync)
-        per_call_s = max((self.now() - t0) / n, 1e-7)
-        after = self.clock.read()
-        self.readings += [r for r in (before, after) if r is not None]
+        read = self.clock.read if self.clock.max_mhz else None
+        w = _profile_window(self.prof, self.device_name, self.fn, self.flush, self.grad_to_none,
+                            n, self.hold, self.sync, read, self.clock_every)
+        spent = self.now() - t0
+        self.windows_s += spent
+        self.parse_s += w.parse_s
+        self.readings += [r for _, r in w.readings if r is not None]
         self.calls += n
-        self.missing += missing
-        _check_missing(n, missing, self.batches)
-        if zl_clock.throttled((before, after), self.clock.max_mhz):
-            self.dropped += len(samples)
+        self.missing += w.series.missing
+        _check_missing(n, w.series.missing, self.windows)
+        bad = throttled_calls(w.readings, self.clock.max_mhz)
+        s = w.series
+        before = self.dropped
+        for k, i in enumerate(s.index):
+            if any(lo <= i < hi for lo, hi in bad):
+                self.dropped += 1
+                continue
+            self.series.append(s.samples[k])
+            self.counts.append(s.counts[k])
+            self.sigs.append(s.sigs[k])
+        if s.samples and self.dropped - before == len(s.samples):
             self.sleep(zl_clock.THROTTLE_PAUSE_S)
-            if self.settling and self.now() - self.settle_began >= STEADY_MAX_S:
-                # throttled until the settling time ran out: go on from the candidate
-                old, old_counts, old_t0 = self.candidate
-                self.end_settling(False, old_t0, old, old_counts)
-        elif not self.long_call_checked and samples and zc.median(samples) >= STEADY_MIN_MS:
-            self.long_call_checked = True
-            self.settling = True
-            self.settle_began = t0
-            self.candidate = (samples, kcounts, t0)
-        elif self.settling:
-            self.settle_step(samples, kcounts, t0)
-        else:
-            self.long_call_checked = True
-            self.keep(samples, kcounts)
         if self.hold is not None:
-            self.hold.fit(host)
-        return per_call_s
+            self.hold.fit(w.host)
+        self.cut, self.steady = zl_sampling.transient_cut(self.series)
+        self.est, self.noise = estimate(self.kept)
+        self.target = zl_sampling.target_for(self.policy, self.est)
+        if self.est is not None:
+            self.history.append(self.noise)
+        return max(spent / n, 1e-7)
 
-    def keep(self, samples, kcounts):
-        self.kept += samples
-        self.counts += kcounts
-        _, self.noise = estimate(self.kept)
-        self.history.append(self.noise)
 
-    def settle_step(self, samples, kcounts, t0):
-        """A settling long call's next batch (begun at t0) against its candidate: steady
-        when they agree (both kept, sampling starts from the candidate), given up after
-        STEADY_MAX_S (the candidate dropped, sampling starts from this batch), else the
-        candidate is dropped and this batch is the next one."""
-        old, old_counts, old_t0 = self.candidate
-        if steady_agrees(old, samples):
-            self.end_settling(True, old_t0, old + samples, old_counts + kcounts)
-            return
-        self.dropped_warmup += len(old)
-        self.candidate = (samples, kcounts, t0)
-        if self.now() - self.settle_began >= STEADY_MAX_S:
-            self.end_settling(False, t0, samples, kcounts)
-
-    def end_settling(self, steady, t0, samples, kcounts):
-        """Settling ends, steady or not: the kept samples (the first of them taken from
-        t0 on) and the time cap start there."""
-        self.steady, self.steady_s = steady, t0 - self.settle_began
-        self.started = t0
-        self.settling = False
-        self.candidate = None
-        self.keep(samples, kcounts)
+def _kernel_fields(sigs):
+    """(the most common kernel signature as a list of names, how many signatures differ)."""
+    if not sigs:
+        return None, 0
+    count = {}
+    for s in sigs:
+        count[s] = count.get(s, 0) + 1
+    top = max(count.items(), key=lambda kv: (kv[1], kv[0]))[0]
+    return list(top), len(count)
 
 
 def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
@@ -611,9 +629,10 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
 
     Returns {"samples", "estimate_ms", "estimator", "noise_rel", "stop_reason",
     "kernels_per_call", "dropped_throttled", "clock_readings", "batches",
-    "calls", "calls_missing", ...}. rep is FlagGems' repetition time, which the time cap
-    replaces; it is accepted so that the call matches the other timers'."""
-    del rep
+    "calls", "calls_missing", ...}. warmup and rep are do_bench's, accepted so that the
+    call matches the other timers' and not used: the series' transient cut replaces the
+    warm-up, the time cap the repetitions."""
+    del warmup, rep
     policy = policy or zl_sampling.Policy()
     clock = clock or zl_clock.unknown("no clock reader given")
     try:
@@ -622,48 +641,61 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
         raise ProfilerFailed("no profiler timer: %s" % e.reason) from None
     device_name = zd.device_string()
     flush = zd.flusher(torch, dev)
+    t_first = now()
     fn()
     dev.synchronize()
+    first_call_s = now() - t_first
+    t_prep = now()
     prof = _profiler_for(torch, device_name, flush, fn)
 
     def flushed_call():
         flush()
         fn()
     est_ms = min(zd.eager_ms(dev, flushed_call, 5), zd.eager_ms(dev, flushed_call, 5))
-    for _ in range(max(1, int(warmup / max(est_ms, 1e-4)))):
-        fn()
-    dev.synchronize()
     hold = holder(dev, fn, clock.max_mhz)
     per_call_s = est_ms / 1000.0 + (hold.seconds if hold else 0.0) + 20e-6
     n = zl_sampling.first_batch(policy, per_call_s)
     st = _Sampling(prof, device_name, fn, flush, grad_to_none, hold,
-                   dev.synchronize if SYNC_EACH_CALL else None, clock, now, sleep)
+                   dev.synchronize if SYNC_EACH_CALL else None, clock, now, sleep, policy,
+                   per_call_s)
+    prep_s = st.started - t_prep
     while True:
-        per_call_s = st.batch(n)
-        if st.settling:
-            n = steady_batch(policy, per_call_s)
-            continue
+        last = n
+        per_call_s = st.window(n)
         reason, n = zl_sampling.next_step(policy, len(st.kept), st.noise, st.history,
-                                          now() - st.started, per_call_s)
+                                          now() - st.started, per_call_s, st.target,
+                                          st.steady, extend=last)
         if reason is not None:
             break
-    return _result(st, reason, hold)
+    return _result(st, reason, hold, {"first_call_s": round(first_call_s, 6),
+                                      "prep_s": round(prep_s, 6),
+                                      "windows_s": round(st.windows_s, 6),
+                                      "parse_s": round(st.parse_s, 6)})
 
 
-def _result(st, reason, hold):
-    if not st.kept:
+def _result(st, reason, hold, cost):
+    kept = st.kept
+    if not kept:
         raise ProfilerFailed("every one of %d profiled samples was taken below %d %% of the "
                              "maximum SM clock" % (st.dropped,
                                                    round(zl_clock.THROTTLE_FRACTION * 100)))
-    est, noise = estimate(st.kept)
-    return {"samples": st.kept, "estimate_ms": est, "estimator": zl_sampling.ESTIMATOR,
+    est, noise = estimate(kept)
+    kernels, variants = _kernel_fields(st.sigs[st.cut:])
+    return {"samples": kept, "estimate_ms": est, "estimator": zl_sampling.ESTIMATOR,
             "noise_rel": noise, "stop_reason": reason,
-            "kernels_per_call": int(round(zc.median(st.counts))),
+            "kernels_per_call": int(round(zc.median(st.counts[st.cut:]))),
             "dropped_throttled": st.dropped, "clock_readings": st.readings,
-            "batches": st.batches, "calls": st.calls, "calls_missing": st.missing,
+            "batches": st.windows, "calls": st.calls, "calls_missing": st.missing,
             "hold_us": round(hold.seconds * 1e6, 3) if hold else None,
             "hold_grown": hold.grown if hold else None,
             "synced_calls": SYNC_EACH_CALL,
             "steady": st.steady,
-            "steady_warmup_s": round(st.steady_s, 4) if st.steady_s is not None else None,
-            "dropped_warmup": st.dropped_warmup}
+            "transient_cut": st.cut,
+            "transient_ms": [round(x, 6) for x in st.series[:min(st.cut, TRANSIENT_STORE)]],
+            "noise_target_used": st.target,
+            "kernels": kernels, "kernel_variants": variants,
+            "cost": cost}
+
+
+# Samples of the cut transient kept in timer.jsonl (the first ones): enough to see its shape.
+TRANSIENT_STORE = 200

@@ -1,22 +1,29 @@
 """zl_sampling: when to stop sampling one measurement (pure; no torch, no clock).
 
-The profiler timer takes samples in batches (one profiler session each) and asks
-next_step() after every batch whether to stop, and if not, how many calls the next
-batch should make. The rule follows nvbench's stdrel criterion (nvbench/detail/
+The profiler timer takes samples in windows (one profiler session each) and asks
+next_step() after every window whether to stop, and if not, how many calls the next
+window should make. The rule follows nvbench's stdrel criterion (nvbench/detail/
 stdrel_criterion.cxx) with the noise measured as the relative half-width of the
 95 % confidence interval of the estimate instead of the samples' relative stddev:
 
-1. at least min_samples kept samples and min_time_s of sampling;
-2. then stop when noise_rel <= noise_target               -> "noise_target"
-3. or when the noise stopped improving: two batches that each grew the
+1. at least min_samples kept samples and min_time_s of sampling, and the kept samples
+   steady (transient_cut: the start of the series that drifts is cut off, and what is
+   left must not be drifting still);
+2. then stop when noise_rel <= the target                  -> "noise_target"
+3. or when the noise stopped improving: two windows that each grew the
    sample count by at least half left noise_rel above
-   plateau_ratio times its value two batches before        -> "noise_plateau"
-4. or when the next batch would not fit in max_time_s      -> "time_cap"
+   plateau_ratio times its value two windows before        -> "noise_plateau"
+4. or when the next window would not fit in max_time_s     -> "time_cap"
 5. or when max_samples samples are kept                    -> "max_samples"
 
 min_samples wins over the time cap (a 100 ms kernel still gets its 10 samples)
 up to hard_cap_factor times the cap, so that a device throttled all the time
 still ends.
+
+The target is the size class's (target_for): a kernel under 5 us is stopped at +-2 %
+unless the user pinned the target, since its run-to-run floor is 6-7 % (calibrate on
+the H200, waves 2-4) and 32 ns timestamps make each of its samples +-2.5 %: sampling
+it to +-0.5 % cost ~1,000 calls and bought no verdict.
 """
 
 import math
@@ -26,12 +33,17 @@ TRIM = 0.1
 
 STOP_REASONS = ("noise_target", "noise_plateau", "time_cap", "max_samples", "fixed", "error")
 
+# (estimate below this many ms, the least target for it): the first row that fits wins.
+CLASS_TARGETS = ((0.005, 0.02),)
+
 
 class Policy:
-    """The knobs of the stop rule; noise_target and max_time_s come from zlbench."""
+    """The knobs of the stop rule; noise_target, max_time_s and whether the target is
+    pinned (the user set it: no class relaxes it) come from zlbench."""
 
-    def __init__(self, noise_target=0.005, max_time_s=0.3, min_samples=10, min_time_s=0.02,
-                 max_samples=10000, max_batch=1000, plateau_ratio=0.95, hard_cap_factor=4.0):
+    def __init__(self, noise_target=0.005, max_time_s=0.3, min_samples=10, min_time_s=0.01,
+                 max_samples=10000, max_batch=1000, plateau_ratio=0.95, hard_cap_factor=4.0,
+                 pinned=False, first_window_s=0.015, min_window=20):
         self.noise_target = float(noise_target)
         self.max_time_s = float(max_time_s)
         self.min_samples = int(min_samples)
@@ -40,46 +52,140 @@ class Policy:
         self.max_batch = int(max_batch)
         self.plateau_ratio = float(plateau_ratio)
         self.hard_cap_factor = float(hard_cap_factor)
+        self.pinned = bool(pinned)
+        self.first_window_s = float(first_window_s)
+        self.min_window = int(min_window)
+
+
+def target_for(policy, estimate_ms):
+    """The noise target of a measurement whose estimate is estimate_ms."""
+    if policy.pinned or estimate_ms is None:
+        return policy.noise_target
+    for below_ms, least in CLASS_TARGETS:
+        if estimate_ms < below_ms:
+            return max(policy.noise_target, least)
+    return policy.noise_target
 
 
 def first_batch(policy, per_call_s):
-    """Calls of the first batch: enough for min_time_s, at least min_samples, at most
-    max_batch and what a quarter of the time cap holds."""
+    """Calls of the first window: first_window_s of calls, at least min_window (and
+    min_samples), at most max_batch and what a quarter of the time cap holds (but never
+    fewer than min_samples)."""
     per_call_s = max(per_call_s, 1e-7)
-    want = int(math.ceil(policy.min_time_s / per_call_s))
+    want = max(int(math.ceil(policy.first_window_s / per_call_s)), policy.min_window)
     fit = int(policy.max_time_s / 4.0 / per_call_s)
     return max(policy.min_samples, min(want, fit, policy.max_batch))
 
 
 def plateaued(history, policy):
-    """True when the last noise value is above plateau_ratio times the one two batches
-    earlier: more samples no longer narrow the interval (drift between batches)."""
+    """True when the last noise value is above plateau_ratio times the one two windows
+    earlier: more samples no longer narrow the interval (drift between windows)."""
     if len(history) < 3 or history[-1] is None or history[-3] is None:
         return False
     return history[-1] > policy.plateau_ratio * history[-3]
 
 
-def next_step(policy, n, noise, history, elapsed_s, per_call_s):
-    """(stop_reason, None) or (None, calls in the next batch).
+def transient_cut(samples, batch=None):
+    """(how many leading samples to cut, steady) by MSER (White 1997, the marginal
+    standard error rule used to truncate a simulation's warm-up): the series is cut into
+    batches of `batch` consecutive samples (5, or fewer for short series), winsorized at
+    the estimator's trim so that a lone outlier does not steer it, and the cut d (in
+    batches) is the one that minimises the squared standard error of the mean of the
+    batches after it, sum((y - mean)^2) / (m - d)^2. The series is steady when that cut
+    lies in its first half; a cut beyond it means the series is still moving (a clock or
+    power transient longer than the samples): more samples are needed.
+
+    Fewer than 4 batches: nothing is cut and steadiness is unknown (None)."""
+    n = len(samples)
+    if batch is None:
+        batch = max(1, min(5, n // 8))
+    m = n // batch
+    if m < 4:
+        return 0, None
+    s = sorted(samples)
+    k = int(math.floor(TRIM * n))
+    lo, hi = s[k], s[n - 1 - k]
+    off = n - m * batch          # the remainder joins the first batch's side: cut from the front
+    y = []
+    for j in range(m):
+        part = samples[off + j * batch: off + (j + 1) * batch]
+        y.append(sum(min(max(v, lo), hi) for v in part) / batch)
+    # suffix sums from the end: mean and squared deviations of y[d:] for every d (about the
+    # median, so that a constant tail sums to 0 and not to a rounding error)
+    centre = s[n // 2]
+    best_d, best = 0, None
+    tot = tot2 = 0.0
+    stats = [None] * m
+    for j in range(m - 1, -1, -1):
+        c = y[j] - centre
+        tot += c
+        tot2 += c * c
+        cnt = m - j
+        stats[j] = (tot, tot2, cnt)
+    last = m - max(2, m // 4)    # at least a quarter of the batches (and 2) stay
+    for d in range(0, last + 1):
+        t, t2, cnt = stats[d]
+        ss = max(0.0, t2 - t * t / cnt)
+        v = ss / (cnt * cnt)
+        if best is None or v < best * (1.0 - 1e-9) - 1e-30:
+            best, best_d = v, d
+    # the spread of one batch mean, from the winsorized samples of the series' second half
+    # (a transient in the first half does not inflate it; MSER's choice does not bias it)
+    w = [min(max(v, lo), hi) for v in samples[n // 2:]]
+    mw = sum(w) / len(w)
+    sd = math.sqrt(sum((v - mw) ** 2 for v in w) / max(1, len(w) - 1) / batch)
+    if best_d == 0 or not _differs(y[:best_d], y[best_d:], sd):
+        # MSER's statistic is itself noisy: on a steady series it may pick any cut. Only a
+        # leading part whose level really differs from the rest is a transient.
+        return 0, True
+    return off + best_d * batch, best_d <= m // 2
+
+
+# How far apart (in standard errors of their difference) the cut part's mean and the rest's
+# must be for the cut to be a transient rather than noise.
+CUT_SIGMAS = 3.0
+
+
+def _differs(head, tail, sd):
+    """Whether the means of two runs of batch means differ by more than CUT_SIGMAS standard
+    errors of their difference, each batch mean's error taken as sd (not from the tail that
+    MSER picked: the quietest by construction, its own spread would understate the noise)."""
+    nt, nh = len(tail), len(head)
+    if nt < 1 or nh < 1:
+        return False
+    diff = abs(sum(head) / nh - sum(tail) / nt)
+    if sd == 0.0:
+        return diff > 0.0
+    return diff > CUT_SIGMAS * sd * math.sqrt(1.0 / nh + 1.0 / nt)
+
+
+def next_step(policy, n, noise, history, elapsed_s, per_call_s, target=None, steady=True,
+              extend=None):
+    """(stop_reason, None) or (None, calls in the next window).
 
     n: samples kept so far; noise: their noise_rel (None when unknown);
-    history: noise_rel after each batch, this one last; elapsed_s: sampling time so
-    far; per_call_s: the wall time one profiled call took in the last batch
-    (session overhead included)."""
+    history: noise_rel after each window, this one last; elapsed_s: sampling time so
+    far; per_call_s: the wall time one profiled call took in the last window
+    (session overhead included); target: the measurement's noise target (default the
+    policy's); steady: whether the kept samples have stopped drifting (False: the next
+    window extends the series by `extend` calls, default n, whatever the noise says)."""
     per_call_s = max(per_call_s, 1e-7)
+    target = policy.noise_target if target is None else target
     if n >= policy.max_samples:
         return "max_samples", None
     warm = n >= policy.min_samples and elapsed_s >= policy.min_time_s
-    if warm and noise is not None and noise <= policy.noise_target:
+    if warm and steady is not False and noise is not None and noise <= target:
         return "noise_target", None
-    if warm and plateaued(history, policy):
+    if warm and steady is not False and plateaued(history, policy):
         return "noise_plateau", None
     if n < policy.min_samples:
         want = policy.min_samples - n
+    elif steady is False:
+        want = max(extend or n, policy.min_samples)
     elif noise is None:
         want = max(n, policy.min_samples)
     else:
-        ratio = (noise / policy.noise_target) ** 2
+        ratio = (noise / target) ** 2
         want = int(math.ceil(n * (ratio - 1.0) * 1.1))
     want = max(want, (n + 1) // 2, policy.min_samples if n >= policy.min_samples else 1)
     if elapsed_s < policy.min_time_s:

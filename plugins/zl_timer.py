@@ -55,8 +55,11 @@ GRAPH_PLUGIN = "zl_graph_timer"
 # What zl_profiler_timer.measure() returns beyond the common fields, kept in timer.jsonl
 # under the same names (docs/run-directory.md).
 PROFILER_EXTRAS = ("calls_missing", "hold_us", "synced_calls", "hold_grown", "steady",
-                   "steady_warmup_s", "dropped_warmup")
+                   "transient_cut", "transient_ms", "noise_target_used", "kernels",
+                   "kernel_variants")
 PROFILER_PLUGIN = "zl_profiler_timer"
+# Where the input hook leaves the dtype a Benchmark's inputs are made for.
+BENCH_DTYPE_ATTR = "_zl_bench_dtype"
 
 _state = None
 
@@ -163,6 +166,22 @@ def summarize_records(plan, repeat, records, noise_target=DEFAULT_NOISE_TARGET,
     return out
 
 
+def session_cost(parts, session_s):
+    """timer_summary.json's "cost": where a pytest session's wall went, in seconds:
+    session_s (configure to session finish), collection_s, inputs_s (FlagGems making
+    inputs), first_call_s (each measurement's first call: compiling, autotuning),
+    timer_s (the timers' own wall besides first calls) and other_s, the rest (never
+    below 0: the parts are measured apart and may overlap by a few ms)."""
+    out = {"session_s": round(session_s, 6)}
+    known = 0.0
+    for key in ("collection_s", "inputs_s", "first_call_s", "timer_s"):
+        v = parts.get(key)
+        out[key] = None if v is None else round(v, 6)
+        known += v or 0.0
+    out["other_s"] = round(max(0.0, session_s - known), 6)
+    return out
+
+
 def first_dtype(values):
     """str() of the dtype of the first tensor-like value (depth-first), or None."""
     stack = list(reversed(values))
@@ -199,13 +218,14 @@ def shapes_of(values):
 class _Timer:
     def __init__(self, plan, repeat, plan_missing=None, profiler=None, graph=None,
                  noise_target=DEFAULT_NOISE_TARGET, max_time_s=DEFAULT_MAX_TIME_PER_SHAPE,
-                 clock_source=None):
+                 clock_source=None, pinned=False):
         self.plan = plan
         self.repeat = repeat
         self.plan_missing = plan_missing    # why the plan's own timer is not loaded
         self.profiler = profiler            # the zl_profiler_timer module, or None
         self.graph = graph                  # the zl_graph_timer module, or None
-        self.policy = zl_sampling.Policy(noise_target=noise_target, max_time_s=max_time_s)
+        self.policy = zl_sampling.Policy(noise_target=noise_target, max_time_s=max_time_s,
+                                         pinned=pinned)
         self.clock_source = clock_source    # ZL_CLOCK_SOURCE
         self.clock = None                   # zl_clock.ClockReader, opened at the first measurement
         self.readings = []                  # every SM clock reading of the run (MHz)
@@ -220,6 +240,11 @@ class _Timer:
         self.journal = None        # timer.jsonl open for appending, one line per record
         self.write_failed = False
         self.finished = False
+        # where the session's wall goes (timer_summary.json "cost"); session_s and other_s
+        # are worked out when the summary is written
+        self.cost = {"collection_s": None, "inputs_s": 0.0, "first_call_s": 0.0, "timer_s": 0.0}
+        self.t_configure = time.monotonic()
+        self.t_finish = None
 
     # --- installation -------------------------------------------------------
 
@@ -240,11 +265,13 @@ class _Timer:
             self.patched.append((mod, attr, orig))
         for base in _benchmark_bases():
             for cls in zc.class_tree(base):
-                fn = cls.__dict__.get("get_latency")
-                if fn is None or getattr(fn, "_zl_timer_hook", False):
-                    continue
-                setattr(cls, "get_latency", self._latency_hook(fn))
-                self.patched.append((cls, "get_latency", fn))
+                for attr, hook in (("get_latency", self._latency_hook),
+                                   ("get_input_iter", self._inputs_hook)):
+                    fn = cls.__dict__.get(attr)
+                    if fn is None or getattr(fn, "_zl_timer_hook", False):
+                        continue
+                    setattr(cls, attr, hook(fn))
+                    self.patched.append((cls, attr, fn))
 
     def uninstall(self):
         for owner, attr, orig in reversed(self.patched):
@@ -272,13 +299,49 @@ class _Timer:
 
         @functools.wraps(orig)
         def get_latency(bench, op, *args, **kwargs):
-            timer.context.append(_latency_context(bench, op, args, kwargs))
+            timer.context.append(_latency_context(bench, op, args, kwargs,
+                                                  getattr(bench, BENCH_DTYPE_ATTR, None)))
             try:
                 return orig(bench, op, *args, **kwargs)
             finally:
                 timer.context.pop()
         get_latency._zl_timer_hook = True
         return get_latency
+
+    def _inputs_hook(self, orig):
+        """Benchmark.get_input_iter(dtype): the dtype its inputs are made for is the one
+        FlagGems' results row names (BenchmarkResult.dtype = str(dtype)), whatever tensor
+        comes first among the inputs (an int64 index for embedding); and the time FlagGems
+        spends making inputs is the run's cost.inputs_s. A subclass's iterator that calls
+        its parent's is timed once, by the outer one."""
+        timer = self
+
+        @functools.wraps(orig)
+        def get_input_iter(bench, dtype, *args, **kwargs):
+            local = timer.local
+            if getattr(local, "inputs", False):
+                return orig(bench, dtype, *args, **kwargs)
+            try:
+                setattr(bench, BENCH_DTYPE_ATTR, str(dtype))
+            except Exception:
+                pass
+            return timer._timed_inputs(orig(bench, dtype, *args, **kwargs))
+        get_input_iter._zl_timer_hook = True
+        return get_input_iter
+
+    def _timed_inputs(self, it):
+        local = self.local
+        while True:
+            t0 = time.monotonic()
+            local.inputs = True
+            try:
+                item = next(it)
+            except StopIteration:
+                return
+            finally:
+                local.inputs = False
+                self.cost["inputs_s"] += time.monotonic() - t0
+            yield item
 
     # --- measuring ----------------------------------------------------------
 
@@ -337,7 +400,13 @@ class _Timer:
             rec["error"] = zc.one_line(e)
             raise
         finally:
-            rec["wall_s"] = round(time.monotonic() - start, 6)
+            wall = time.monotonic() - start
+            rec["wall_s"] = round(wall, 6)
+            first = (rec.get("cost") or {}).get("first_call_s")
+            rec["first_call_s"] = first
+            rec["timer_s"] = round(max(0.0, wall - (first or 0.0)), 6)
+            self.cost["first_call_s"] += first or 0.0
+            self.cost["timer_s"] += rec["timer_s"]
             self.records.append(rec)
             self.append(rec)
 
@@ -392,7 +461,8 @@ class _Timer:
             return None
         rec["timer"] = "profiler"
         rec["sample_kind"] = "profiled_call"
-        extra = {"profiler_batches": out.pop("batches"), "profiler_calls": out.pop("calls")}
+        extra = {"profiler_batches": out.pop("batches"), "profiler_calls": out.pop("calls"),
+                 "cost": out.pop("cost", None)}
         extra.update((k, out.pop(k, None)) for k in PROFILER_EXTRAS)
         out["extra"] = extra
         return out
@@ -477,11 +547,14 @@ class _Timer:
 
     def summary(self):
         clock = self.clock
-        return summarize_records(self.plan, self.repeat, self.records, self.policy.noise_target,
-                                 self.policy.max_time_s,
-                                 clock.source if clock is not None else None, self.readings,
-                                 clock.max_mhz if clock is not None else None,
-                                 getattr(self.profiler, "SETTLE_MODE", None))
+        out = summarize_records(self.plan, self.repeat, self.records, self.policy.noise_target,
+                                self.policy.max_time_s,
+                                clock.source if clock is not None else None, self.readings,
+                                clock.max_mhz if clock is not None else None,
+                                getattr(self.profiler, "SETTLE_MODE", None))
+        out["noise_target_pinned"] = self.policy.pinned
+        out["cost"] = session_cost(self.cost, (self.t_finish or time.monotonic()) - self.t_configure)
+        return out
 
     def append(self, rec):
         """Add one record to timer.jsonl as it is made (appended and flushed, so a
@@ -526,14 +599,14 @@ class _Timer:
             zc.report_error("zl_timer", "cannot write timer records", e)
 
 
-def _latency_context(bench, op, args, kwargs):
+def _latency_context(bench, op, args, kwargs, dtype=None):
     ctx = {"op": getattr(bench, "op_name", None), "dtype": None, "shape": None, "side": None}
     try:
         fg = sys.modules.get("flag_gems")
         gems_active = fg is not None and getattr(fg, "current_work_registrar", None) is not None
         ctx["side"] = measurement_side(op, getattr(bench, "torch_op", None),
                                        getattr(bench, "gems_op", None), gems_active)
-        ctx["dtype"] = first_dtype(list(args) + list(kwargs.values()))
+        ctx["dtype"] = dtype or first_dtype(list(args) + list(kwargs.values()))
         try:
             ctx["shape"] = zc.jsonable(bench.record_shapes(*args, **kwargs))
         except Exception:
@@ -586,12 +659,21 @@ def pytest_configure(config):
         repeat = zc.env_int("ZL_DIRECT_REPEAT", 1, 1)
         noise = zc.env_float("ZL_NOISE_TARGET", DEFAULT_NOISE_TARGET, above=0, below=1)
         max_time = zc.env_float("ZL_MAX_TIME_PER_SHAPE", DEFAULT_MAX_TIME_PER_SHAPE, above=0)
+        pinned = zc.env_choice("ZL_NOISE_TARGET_PINNED", ("0", "1"), "0") == "1"
     except zc.ConfigError as e:
         raise pytest.UsageError(str(e)) from None
     _state = _Timer(plan, repeat, missing, profiler, graph, noise, max_time,
-                    zc.env_str("ZL_CLOCK_SOURCE"))
+                    zc.env_str("ZL_CLOCK_SOURCE"), pinned)
     _state.install()
     zc.unwind_on_sigterm()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection(session):
+    t0 = time.monotonic()
+    yield
+    if _state is not None:
+        _state.cost["collection_s"] = time.monotonic() - t0
 
 
 def pytest_collection_finish(session):
@@ -613,6 +695,7 @@ def pytest_runtest_logfinish(nodeid, location):
 
 def pytest_sessionfinish(session, exitstatus):
     if _state is not None:
+        _state.t_finish = time.monotonic()
         _state.write()
         _state.finished = True
 

@@ -339,6 +339,74 @@ def foreign_new_modules(before, modules, own_segment, vendor_segment):
     return sorted(out)
 
 
+# A failed test's exception: pytest keeps it for post-mortem debugging (sys.last_value and
+# its traceback, whose frames hold the test's tensors) after the session has ended, so the
+# device memory of the last failed measurement outlives its op. Dropped after each op.
+LAST_EXCEPTION = ("last_type", "last_value", "last_traceback", "last_exc")
+
+
+def forget_last_exception(sysmod=sys):
+    """Drop the exception pytest left for post-mortem debugging; the names dropped."""
+    out = []
+    for name in LAST_EXCEPTION:
+        if getattr(sysmod, name, None) is not None:
+            out.append(name)
+            try:
+                delattr(sysmod, name)
+            except AttributeError:
+                pass
+    return out
+
+
+def _describe(obj, seen, depth):
+    """Where obj lives, as a short path of what holds it ("dict 'cache' <- module zl_device")."""
+    if depth == 0:
+        return "?"
+    holders = [r for r in gc.get_referrers(obj) if id(r) not in seen and r is not seen]
+    for r in holders:
+        seen.add(id(r))
+        if isinstance(r, type(sys)):
+            return "module %s" % r.__name__
+        if type(r).__name__ == "frame":
+            return "frame %s (%s:%d)" % (r.f_code.co_name, os.path.basename(r.f_code.co_filename),
+                                         r.f_lineno)
+        if isinstance(r, dict):
+            key = next((k for k, v in r.items() if v is obj), None)
+            owner = [o for o in gc.get_referrers(r) if isinstance(o, type(sys))]
+            if owner:
+                return "%r of module %s" % (key, owner[0].__name__)
+            return "dict key %r <- %s" % (key, _describe(r, seen, depth - 1))
+        if isinstance(r, (list, tuple, set)):
+            return "%s <- %s" % (type(r).__name__, _describe(r, seen, depth - 1))
+        if hasattr(r, "__dict__") and not isinstance(r, type):
+            return "%s <- %s" % (type(r).__name__, _describe(r, seen, depth - 1))
+    return "unknown (%d referrers)" % len(holders)
+
+
+def device_holders(torch, min_bytes=16 << 20, limit=4):
+    """The largest device tensors still alive, each with what holds it: a list of
+    "N MiB <shape> <dtype> held by ..." lines (largest first), for a worker that must retire
+    because of them. Storage shared by views is counted once."""
+    found = {}
+    for obj in gc.get_objects():
+        try:
+            if not isinstance(obj, torch.Tensor) or obj.device.type == "cpu":
+                continue
+            st = obj.untyped_storage()
+            key, size = st.data_ptr(), st.nbytes()
+        except Exception:
+            continue
+        if size >= min_bytes and (key not in found or found[key][0] < size):
+            found[key] = (size, obj)
+    out = []
+    for size, obj in sorted(found.values(), key=lambda x: -x[0])[:limit]:
+        seen = {id(found), id(out)}
+        out.append("%.0f MiB %s %s held by %s" % (size / float(1 << 20), tuple(obj.shape),
+                                                  str(obj.dtype).replace("torch.", ""),
+                                                  _describe(obj, seen, 4)))
+    return out
+
+
 def _one_line(exc, limit=300):
     text = ("%s: %s" % (type(exc).__name__, exc)).splitlines()
     line = text[0] if text else type(exc).__name__
@@ -626,6 +694,9 @@ class Worker:
         can serve another op (self.retire says why not)."""
         notes = []
         self._drop_session_modules()
+        forgot = forget_last_exception()
+        if forgot:
+            notes.append("dropped the failed test's exception pytest kept (%s)" % ", ".join(forgot))
         gc.collect()
         own = req["env"].get("ZL_VENDOR_MODULE") or None
         foreign = foreign_new_modules(modules_before, sys.modules, own, self.vendor_segment)
@@ -646,8 +717,16 @@ class Worker:
         except ValueError:
             pass
         if mem is not None and mem - (self.mem_ref or 0) > slack * (1 << 20):
-            why.append("%.0f MiB of device memory still allocated after the op"
-                       % ((mem - (self.mem_ref or 0)) / float(1 << 20)))
+            held = []
+            torch = sys.modules.get("torch")
+            if torch is not None:
+                try:
+                    held = device_holders(torch)
+                except Exception as e:
+                    held = ["(cannot tell what holds it: %s)" % _one_line(e)]
+            why.append("%.0f MiB of device memory still allocated after the op%s"
+                       % ((mem - (self.mem_ref or 0)) / float(1 << 20),
+                          (": " + "; ".join(held)) if held else ""))
         if self.mem_ref is None:
             self.mem_ref = mem
         new_threads = [t.name for t in threading.enumerate()

@@ -210,10 +210,149 @@ def phase_b(out):
         print("  %s rc %s wall %s s" % (name, rc, wall))
 
 
+def quantile(values, q):
+    v = sorted(values)
+    if not v:
+        return float("nan")
+    return v[min(len(v) - 1, int(q * (len(v) - 1) + 0.5))]
+
+
+def op_costs(batch, op):
+    """(ops_status row, timer.jsonl rows, timer_summary cost) of one op of a batch."""
+    rows = {}
+    path = os.path.join(batch, "ops_status.csv")
+    if os.path.exists(path):
+        rows = {r["op"]: r for r in csv.DictReader(open(path, newline=""))}
+    run = os.path.join(batch, "runs", op)
+    summary = load(os.path.join(run, "plugins", "timer_summary.json")) or {}
+    return rows.get(op, {}), timer_rows(run), summary.get("cost") or {}
+
+
+def cost_line(op, st, cost, recs):
+    wall = float(st.get("wall_s") or "nan")
+    parts = " ".join("%s %.1f" % (k.replace("_s", ""), cost[k]) for k in
+                     ("collection_s", "inputs_s", "first_call_s", "timer_s", "other_s")
+                     if cost.get(k) is not None)
+    return "  %-22s %-8s wall %6.1f s  session %s  [%s]  %d measurements" % (
+        op, st.get("status", "-"), wall, "%.1f" % cost["session_s"] if cost.get("session_s") else "-",
+        parts, len(recs))
+
+
+def worker_events(batch):
+    ev = os.path.join(batch, "workers", "events.jsonl")
+    out = []
+    if os.path.exists(ev):
+        for line in open(ev):
+            try:
+                d = json.loads(line)
+            except ValueError:
+                continue
+            if d.get("event") not in ("ready",):
+                out.append(d)
+    return out
+
+
+def timer_figures(recs, label):
+    t = [r["timer_s"] for r in recs if r.get("timer_s") is not None]
+    print("  %s: %d measurements; timer wall per measurement median %.3f s (goal <= 0.1), p90 %.3f s "
+          "(goal <= 0.3), max %.3f s; first calls %.1f s in all" % (
+              label, len(t), statistics.median(t) if t else float("nan"), quantile(t, 0.9),
+              max(t) if t else float("nan"), sum(r.get("first_call_s") or 0 for r in recs)))
+    by = {}
+    for r in recs:
+        if r.get("estimate_ms") and r.get("timer_s") is not None:
+            by.setdefault(size_class(r["estimate_ms"]), []).append(r)
+    for k in ("<5us", "5-50us", "50-500us", ">=500us"):
+        if k in by:
+            rs = by[k]
+            noise = [x["noise_rel"] for x in rs if x.get("noise_rel") is not None]
+            print("    %-9s n=%-4d timer median %.3f p90 %.3f s; noise_rel median %.3f %%; windows %s; "
+                  "cut>0 %d; steady false %d; time_cap %d" % (
+                      k, len(rs), statistics.median(x["timer_s"] for x in rs),
+                      quantile([x["timer_s"] for x in rs], 0.9),
+                      100 * statistics.median(noise) if noise else float("nan"),
+                      "%.1f" % statistics.mean(x.get("profiler_batches") or 0 for x in rs),
+                      sum(1 for x in rs if (x.get("transient_cut") or 0) > 0),
+                      sum(1 for x in rs if x.get("steady") is False),
+                      sum(1 for x in rs if x.get("stop_reason") == "time_cap")))
+    big = [r["noise_rel"] for r in recs if r.get("noise_rel") is not None and (r.get("estimate_ms") or 0) >= 0.005]
+    if big:
+        print("  median noise_rel of kernels >= 5 us: %.3f %% (goal <= 0.5 %%), max %.3f %%, n=%d" % (
+            100 * statistics.median(big), 100 * max(big), len(big)))
+    used, stops = {}, {}
+    for r in recs:
+        used[r.get("timer")] = used.get(r.get("timer"), 0) + 1
+        stops[r.get("stop_reason")] = stops.get(r.get("stop_reason"), 0) + 1
+    print("  timers %s; stops %s; dropped_throttled %d; kernel variants > 1: %d" % (
+        used, stops, sum(r.get("dropped_throttled") or 0 for r in recs),
+        sum(1 for r in recs if (r.get("kernel_variants") or 0) > 1)))
+    fb = sorted({r.get("fallback_reason") for r in recs if r.get("fallback_reason")})
+    if fb:
+        print("  fallbacks: %s" % "; ".join(fb)[:600])
+
+
+def phase_speed(out, ops):
+    batch = os.path.join(out, "speed")
+    print("---- issue 25: the timer's wall, the 10 core ops and arctan, every dtype, worker")
+    core = []
+    for op in ops + ["arctan"]:
+        st, recs, cost = op_costs(batch, op)
+        print(cost_line(op, st, cost, recs))
+        if op in ops:
+            core += recs
+    timer_figures(core, "the 10 core ops")
+    st, recs, cost = op_costs(batch, "arctan")
+    if st.get("wall_s") and cost.get("timer_s") is not None:
+        wall = float(st["wall_s"])
+        print("  arctan: wall %.1f s (goal <= 8; 31.8 s with 85c077e), timer %.1f s = %.0f %% of it (goal <= 25 %%)" % (
+            wall, cost["timer_s"], 100 * cost["timer_s"] / wall))
+        timer_figures(recs, "arctan")
+    for e in worker_events(batch):
+        print("  worker event: %s" % json.dumps(e)[:400])
+
+
+def phase_sample(out):
+    batch = os.path.join(out, "sample")
+    ops = [l.strip() for l in open(os.path.join(out, "sample.ops")) if l.strip()]
+    print("---- issue 25: %d marks drawn at random, every dtype, worker" % len(ops))
+    walls, passed, recs, tot = [], 0, [], {}
+    lines = []
+    for op in ops:
+        st, r, cost = op_costs(batch, op)
+        lines.append((float(st.get("wall_s") or 0), cost_line(op, st, cost, r)))
+        recs += r
+        if st.get("status") == "passed":
+            passed += 1
+            walls.append(float(st.get("wall_s") or 0))
+        for k, v in cost.items():
+            if v is not None:
+                tot[k] = tot.get(k, 0.0) + v
+    for _, line in sorted(lines, reverse=True):
+        print(line)
+    statuses = {}
+    for op in ops:
+        s = op_costs(batch, op)[0].get("status", "-")
+        statuses[s] = statuses.get(s, 0) + 1
+    mean = statistics.mean(walls) if walls else float("nan")
+    print("  statuses %s; mean wall per passing mark %.1f s -> 1,055 marks %.2f h on one H200 (goal <= 2 h)" % (
+        statuses, mean, mean * 1055 / 3600))
+    print("  cost over the sample: %s" % ", ".join("%s %.0f s" % kv for kv in sorted(tot.items())))
+    timer_figures(recs, "the sample")
+    ev = worker_events(batch)
+    starts = sum(1 for e in ev if e.get("event") in ("start", "started", "spawn"))
+    print("  worker events: %d (ops %d)" % (len(ev), len(ops)))
+    for e in ev:
+        print("    %s" % json.dumps(e)[:400])
+
+
 def main():
     phase, out = sys.argv[1], sys.argv[2]
     if phase in ("A", "A2"):
         phase_a(out, sys.argv[3].split(","))
+    elif phase == "SPEED":
+        phase_speed(out, sys.argv[3].split(","))
+    elif phase == "SAMPLE":
+        phase_sample(out)
     else:
         phase_b(out)
 

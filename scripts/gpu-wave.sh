@@ -9,7 +9,11 @@
 #   AA: the A/A alone: calibrate (round 2 replays round 1's winners), then compare per op at
 #       the fixed floor and with the stored calibration; a digest.
 #   MM: mm record -> replay -> compare at the 5 % gate alone (B's first three steps).
-# usage: scripts/gpu-wave.sh A|A2|AA|MM|B OUTDIR
+#   SPEED: issue 25: the ops (default the 10 core ops) and arctan with every dtype in the
+#       device's worker: the timer's wall per measurement, each op's wall and where it went.
+#   SAMPLE: issue 25: N (default 40) marks drawn with SEED (default 25) from every mark of the
+#       checkout, every dtype, in the device's worker: the mean wall per passing mark.
+# usage: scripts/gpu-wave.sh A|A2|AA|MM|B|SPEED|SAMPLE OUTDIR
 #   A2: as A, every run on the same kernel configs (rounds and the fresh batch replay round 1's
 #       merged winners), calibrate first; the fresh batch is compared with round 2.
 # Environment: ZLBENCH, FLAGGEMS_DIR (as gpu-validate.sh), OPS (default the 10 core ops),
@@ -106,8 +110,31 @@ B)
 		zl abProd ab $F --op prod --b-flaggems-dir "$fgB" --out "$out/abProd" --json -- --dtypes $DTYPES
 	python3 "$here/gpu-wave-digest.py" B "$out" | tee -a "$out/wave.log"
 	;;
+SPEED)
+	zl speed batch $F --devices 0 --ops "$OPS,arctan" --start worker --progress plain \
+		--timeout-per-op "${TIMEOUT_PER_OP:-240}" --out "$out/speed"
+	python3 "$here/gpu-wave-digest.py" SPEED "$out" "$OPS" | tee -a "$out/wave.log"
+	;;
+SAMPLE)
+	python3 - "$FLAGGEMS_DIR" "${SEED:-25}" "${N:-40}" >"$out/sample.ops" <<'PY'
+import os, random, re, sys
+root, seed, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+builtin = {"parametrize", "skip", "skipif", "xfail", "usefixtures", "filterwarnings", "timeout",
+           "tryfirst", "trylast"}
+marks = set()
+for d, _, files in os.walk(os.path.join(root, "benchmark")):
+    for f in files:
+        if f.startswith("test_") and f.endswith(".py"):
+            marks |= set(re.findall(r"pytest\.mark\.(\w+)", open(os.path.join(d, f)).read())) - builtin
+print("\n".join(sorted(random.Random(seed).sample(sorted(marks), n))))
+PY
+	log "sample: $(wc -l <"$out/sample.ops") marks, seed ${SEED:-25}: $(tr '\n' ' ' <"$out/sample.ops")"
+	zl sample batch $F --devices 0 --ops-file "$out/sample.ops" --start worker --progress plain \
+		--timeout-per-op "${TIMEOUT_PER_OP:-150}" --out "$out/sample"
+	python3 "$here/gpu-wave-digest.py" SAMPLE "$out" | tee -a "$out/wave.log"
+	;;
 *)
-	echo "usage: scripts/gpu-wave.sh A|A2|AA|MM|B OUTDIR" >&2
+	echo "usage: scripts/gpu-wave.sh A|A2|AA|MM|B|SPEED|SAMPLE OUTDIR" >&2
 	exit 2
 	;;
 esac

@@ -27,10 +27,11 @@ struct zl_plan {
 	const char *timer;       /* "profiler", "graph" or "direct" (static) */
 	char fallback[32];       /* the timers a shape falls back to, in order: "graph, direct", "none" */
 	double noise_target;     /* ZL_NOISE_TARGET */
+	int noise_target_pinned; /* ZL_NOISE_TARGET_PINNED: the user set it, no size class relaxes it */
 	double max_time_per_shape_s; /* ZL_MAX_TIME_PER_SHAPE */
 	const char *clock_source; /* ZL_CLOCK_SOURCE: "nvml" or "none" (static) */
 };
-#define ZL_PLAN_INIT { STRVEC_INIT, STRVEC_INIT, NULL, "", 0, 0, NULL }
+#define ZL_PLAN_INIT { STRVEC_INIT, STRVEC_INIT, NULL, "", 0, 0, 0, NULL }
 
 /* The plan for s's backend and settings (s->backend must be set). */
 void zl_plan_make(const struct zl_settings *s, struct zl_plan *plan);

@@ -66,6 +66,7 @@ struct zl_result {
 	char *estimator;         /* e.g. "trimmed_mean_0.1"; NULL when unknown */
 	double noise_rel;        /* relative half-width of the estimate's 95 % interval; NAN when unknown */
 	double clock_mhz;        /* the median SM clock read around its batches (clock_mhz.median); NAN when unknown */
+	char *kernels;           /* the kernels one call ran (timer.jsonl's kernels, joined by " + "); NULL when unknown */
 };
 
 /* A slot of the rows' index: the key's hash and the row number + 1 (0: an empty slot). */

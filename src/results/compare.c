@@ -191,7 +191,7 @@ static void diff_json(struct zl_diffs *d, const char *label, const cJSON *a, con
  */
 static const char *const run_managed_env[] = {
 	"ZL_RUN_DIR", "ZL_BACKEND", "ZL_EXPECTED_VENDOR", "ZL_VENDOR_MODULE", "ZL_TIMER_PLAN",
-	"ZL_NOISE_TARGET", "ZL_MAX_TIME_PER_SHAPE", "ZL_CLOCK_SOURCE",
+	"ZL_NOISE_TARGET", "ZL_NOISE_TARGET_PINNED", "ZL_MAX_TIME_PER_SHAPE", "ZL_CLOCK_SOURCE",
 	"ZL_DIRECT_REPEAT", "ZL_AUTOTUNE_MODE", "ZL_REPLAY_FROM",
 };
 
@@ -649,6 +649,8 @@ void zl_compare_release(struct zl_compare *c)
 		free(c->rows[i].shape);
 		free(c->rows[i].unsure_reason);
 		free(c->rows[i].advice);
+		free(c->rows[i].a_kernels);
+		free(c->rows[i].b_kernels);
 	}
 	free(c->rows);
 	for (i = 0; i < c->nr_ops; i++)
@@ -820,6 +822,10 @@ static void add_row(struct zl_compare *c, const struct zl_result *ra, const stru
 	row->b_samples = rb ? rb->samples : -1;
 	row->a_clock_mhz = ra ? ra->clock_mhz : NAN;
 	row->b_clock_mhz = rb ? rb->clock_mhz : NAN;
+	if (ra && rb && ra->kernels && rb->kernels && strcmp(ra->kernels, rb->kernels)) {
+		row->a_kernels = xstrdup(ra->kernels);
+		row->b_kernels = xstrdup(rb->kernels);
+	}
 	row->ratio = row->band_ms = row->ci_low = row->ci_high = row->p_value = NAN;
 	row->norm_ratio = NAN;
 	judge_row(c, row, ra, rb);
@@ -1027,6 +1033,39 @@ static void clock_warning(struct zl_compare *c)
 	strbuf_release(&sb);
 }
 
+/*
+ * Rows whose calls ran other kernels in A than in B (timer.jsonl's kernels): the difference
+ * may be the library's choice, not the change under test (on an H200, torch's bmm of
+ * 16x1024x1024 read 0.0647 ms in one round and 0.0544 ms in the next at the same clock).
+ * Named whatever their verdict.
+ */
+#define KERNEL_ROWS_LISTED 3
+
+static void kernel_warning(struct zl_compare *c)
+{
+	struct strbuf sb = STRBUF_INIT, label = STRBUF_INIT;
+	size_t i, n = 0;
+
+	for (i = 0; i < c->nr_rows; i++) {
+		const struct zl_compare_row *r = &c->rows[i];
+
+		if (!r->a_kernels)
+			continue;
+		if (n++ < KERNEL_ROWS_LISTED) {
+			strbuf_reset(&label);
+			zl_compare_row_label(&label, r);
+			strbuf_addf(&sb, "%s%s %s: %s -> %s", n > 1 ? "; " : "", label.buf,
+				    zl_verdict_name(r->verdict), r->a_kernels, r->b_kernels);
+		}
+	}
+	if (n)
+		strvec_pushf(&c->warnings, "%zu %s ran other kernels in B than in A (the library or tuner chose "
+			     "differently; the time may differ for that reason alone): %s%s", n,
+			     n == 1 ? "row" : "rows", sb.buf, n > KERNEL_ROWS_LISTED ? "; ..." : "");
+	strbuf_release(&label);
+	strbuf_release(&sb);
+}
+
 static void build_warnings(struct zl_compare *c, size_t only_a, size_t only_b)
 {
 	size_t i, no_latency = 0, torch_moved = 0, torch_rows = 0;
@@ -1068,6 +1107,7 @@ static void build_warnings(struct zl_compare *c, size_t only_a, size_t only_b)
 			     "the machine or its load may have changed between A and B",
 			     torch_moved, torch_rows);
 	clock_warning(c);
+	kernel_warning(c);
 }
 
 /*

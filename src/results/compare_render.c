@@ -572,6 +572,8 @@ static int row_json(cJSON *arr, const struct zl_compare *c, const struct zl_comp
 	      zl_json_add_number(o, "b_samples", r->b_samples < 0 ? NAN : (double)r->b_samples) ||
 	      zl_json_add_number(o, "a_clock_mhz", r->a_clock_mhz) ||
 	      zl_json_add_number(o, "b_clock_mhz", r->b_clock_mhz) ||
+	      zl_json_add_string(o, "a_kernels", r->a_kernels) ||
+	      zl_json_add_string(o, "b_kernels", r->b_kernels) ||
 	      zl_json_add_number(o, "gems_torch_ratio", r->norm_ratio) ||
 	      zl_json_add_bool(o, "gate_failed", r->gate_failed);
 	if (!bad && r->method == ZL_METHOD_SAMPLES) {

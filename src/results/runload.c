@@ -65,6 +65,7 @@ static void result_release(struct zl_result *r)
 	free(r->timer);
 	free(r->samples_ms);
 	free(r->estimator);
+	free(r->kernels);
 }
 
 /* The fields of run_identity.json that struct zl_run keeps. */
@@ -437,6 +438,24 @@ static int timer_occurrence(const struct zl_run *run, const struct row_table *la
 	return slot->row ? ++seen[slot->row - 1] : 0;
 }
 
+/* timer.jsonl's kernels (an array of names) as one string, or NULL when it is none. Caller frees. */
+static char *kernel_signature(const cJSON *kernels)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const cJSON *k;
+
+	if (!cJSON_IsArray(kernels) || !cJSON_GetArraySize(kernels))
+		return NULL;
+	cJSON_ArrayForEach(k, kernels) {
+		if (!cJSON_IsString(k)) {
+			strbuf_release(&sb);
+			return NULL;
+		}
+		strbuf_addf(&sb, "%s%s", sb.len ? " + " : "", k->valuestring);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
 /* samples_ms into r (replacing what it had); returns how many entries were not positive numbers. */
 static size_t attach_samples(struct zl_result *r, const cJSON *rec)
 {
@@ -506,6 +525,8 @@ static int attach_timer(struct zl_run *run, const cJSON *rec, const struct row_t
 	r->clock_mhz = json_number(zl_json_path(rec, "clock_mhz.median"));
 	free(r->estimator);
 	r->estimator = zl_json_path_dup(rec, "estimator");
+	free(r->kernels);
+	r->kernels = kernel_signature(cJSON_GetObjectItemCaseSensitive(rec, "kernels"));
 	return 1;
 }
 

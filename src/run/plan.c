@@ -107,6 +107,8 @@ void zl_plan_make(const struct zl_settings *s, struct zl_plan *plan)
 
 	plan->timer = s->timer ? s->timer : "direct";
 	plan->noise_target = s->noise_target;
+	plan->noise_target_pinned = s->v[ZL_SET_NOISE_TARGET].source == ZL_SRC_FLAG ||
+				    s->v[ZL_SET_NOISE_TARGET].source == ZL_SRC_ENV;
 	plan->max_time_per_shape_s = s->max_time_per_shape_s;
 	plan->clock_source = zl_backend_clock_source(b);
 	for (p = zl_plugin_table; p->module; p++) {

@@ -74,6 +74,7 @@ static void plugin_env(const struct zl_run_ctx *c, struct strvec *env)
 	strvec_pushf(env, "ZL_VENDOR_MODULE=%s", s->backend->vendor_module);
 	strvec_pushf(env, "ZL_TIMER_PLAN=%s", c->plan.timer);
 	strvec_pushf(env, "ZL_NOISE_TARGET=%g", c->plan.noise_target);
+	strvec_pushf(env, "ZL_NOISE_TARGET_PINNED=%d", c->plan.noise_target_pinned);
 	strvec_pushf(env, "ZL_MAX_TIME_PER_SHAPE=%g", c->plan.max_time_per_shape_s);
 	strvec_pushf(env, "ZL_CLOCK_SOURCE=%s", c->plan.clock_source);
 	strvec_pushf(env, "ZL_DIRECT_REPEAT=%ld", s->direct_repeat);

@@ -79,8 +79,10 @@ static void header_plan(const struct zl_run_ctx *c, FILE *o)
 	fputc('\n', o);
 	fprintf(o, "timer:       %s", plan->timer);
 	if (!strcmp(plan->timer, "profiler"))
-		fprintf(o, " (device timestamps, each call from an idle device, L2 flushed outside it; "
-			"noise target %g %%, at most %g s per shape)", plan->noise_target * 100,
+		fprintf(o, " (device timestamps, each call from an idle device, L2 flushed outside it, "
+			"leading transient cut; noise target %g %%%s, at most %g s per shape)",
+			plan->noise_target * 100,
+			plan->noise_target_pinned ? "" : " (2 % under 5 us)",
 			plan->max_time_per_shape_s);
 	else if (!strcmp(plan->timer, "graph"))
 		fprintf(o, " (graph replay, L2 flushed)");

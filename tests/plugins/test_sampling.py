@@ -9,19 +9,64 @@ import zl_sampling as zs
 P = zs.Policy(noise_target=0.005, max_time_s=0.3)
 
 
-def test_first_batch_covers_the_minimum_time_within_bounds():
-    assert zs.first_batch(P, 60e-6) == 334           # 20 ms of 60 us calls
+def test_first_batch_covers_the_first_window_within_bounds():
+    assert zs.first_batch(P, 60e-6) == 250           # 15 ms of 60 us calls
+    assert zs.first_batch(P, 1.5e-3) == 20           # long calls: enough to see a transient
     assert zs.first_batch(P, 0.1) == 10              # slow kernels: the minimum count
-    assert zs.first_batch(P, 1e-9) == 1000           # the batch limit
+    assert zs.first_batch(P, 1e-9) == 1000           # the window limit
     # a quarter of a small cap bounds it
     assert zs.first_batch(zs.Policy(max_time_s=0.004), 10e-6) == 100
+
+
+def test_kernels_under_5_us_stop_at_the_target_their_class_can_reach():
+    assert zs.target_for(P, 0.0013) == 0.02          # a 1.3 us kernel: +-2 %
+    assert zs.target_for(P, 0.005) == 0.005          # 5 us and more: the target as given
+    assert zs.target_for(P, None) == 0.005
+    # a looser target than the class's stays; a pinned target is never relaxed
+    assert zs.target_for(zs.Policy(noise_target=0.05), 0.001) == 0.05
+    assert zs.target_for(zs.Policy(pinned=True), 0.001) == 0.005
 
 
 def test_noise_target_stops_once_warm():
     assert zs.next_step(P, 400, 0.004, [0.006, 0.004], 0.05, 60e-6) == ("noise_target", None)
     # not before min_samples or min_time, even when quiet
     assert zs.next_step(P, 5, 0.0, [0.0], 0.05, 60e-6)[0] is None
-    assert zs.next_step(P, 400, 0.001, [0.001], 0.01, 60e-6)[0] is None
+    assert zs.next_step(P, 400, 0.001, [0.001], 0.005, 60e-6)[0] is None
+    # the measurement's own target, when given
+    assert zs.next_step(P, 400, 0.015, [0.015], 0.05, 60e-6, target=0.02) == ("noise_target", None)
+
+
+def test_a_series_still_moving_is_extended_whatever_its_noise():
+    # quiet, but the transient cut says the series has not settled: the next window extends it
+    assert zs.next_step(P, 400, 0.001, [0.001], 0.05, 60e-6, steady=False, extend=250) == \
+        (None, 250)
+    assert zs.next_step(P, 400, 0.001, [0.002, 0.0015, 0.001], 0.05, 60e-6, steady=False)[0] is None
+    # unknown steadiness (too few samples to judge) does not hold a measurement back
+    assert zs.next_step(P, 400, 0.001, [0.001], 0.05, 60e-6, steady=None)[0] == "noise_target"
+    # the cap still ends it
+    assert zs.next_step(P, 400, 0.001, [0.001], 0.2999, 60e-6, steady=False) == ("time_cap", None)
+
+
+def test_the_transient_cut_drops_a_ramp_and_keeps_a_steady_series_whole():
+    rnd = random.Random(11)
+    flat = [1.0 + rnd.gauss(0, 0.01) for _ in range(200)]
+    cut, steady = zs.transient_cut(flat)
+    assert steady is True and cut <= 20, cut
+    # 40 calls stepping down from +30 % (a power transient), then flat: cut near 40
+    ramp = [1.0 + 0.3 * (1 - k / 40) + rnd.gauss(0, 0.01) for k in range(40)]
+    cut, steady = zs.transient_cut(ramp + flat[:160])
+    assert steady is True and 30 <= cut <= 50, cut
+    # a series that drifts all along is not steady: more samples are needed
+    drift = [1.3 - 0.003 * k + rnd.gauss(0, 0.005) for k in range(100)]
+    assert zs.transient_cut(drift)[1] is False
+    # a step at the very end (a clock that rose in the last calls): not steady either
+    late = flat[:150] + [0.85 + rnd.gauss(0, 0.01) for _ in range(50)]
+    assert zs.transient_cut(late)[1] is False
+    # one wild sample early does not cut the series there
+    wild = flat[:5] + [50.0] + flat[6:]
+    assert zs.transient_cut(wild)[0] <= 20
+    # too few samples to judge
+    assert zs.transient_cut([1.0, 1.1, 0.9]) == (0, None)
 
 
 def test_the_next_batch_aims_at_the_target():
@@ -76,8 +121,8 @@ def test_a_whole_loop_over_a_noisy_source_stops_at_the_target():
         if reason:
             break
     assert reason == "noise_target" and noise <= 0.005
-    # 3 % noise needs about (2 * 0.03 / 0.005)^2 = 144 samples; the first batch has more
-    assert len(kept) == 334
+    # 3 % noise needs about (2 * 0.03 / 0.005)^2 = 144 samples; the first window has more
+    assert len(kept) == 250
 
 
 def test_drift_between_batches_plateaus():

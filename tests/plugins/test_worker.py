@@ -169,6 +169,53 @@ def test_device_memory_left_allocated_retires_the_worker(tmp_path, monkeypatch):
     assert w.retire == "299 MiB of device memory still allocated after the op", w.retire
 
 
+def test_the_failed_tests_exception_pytest_keeps_is_dropped():
+    # pytest stores a failed test's exception for post-mortem debugging (sys.last_value and
+    # its traceback, whose frames hold the test's device tensors) after the session ends
+    import types
+    ns = types.SimpleNamespace(last_type=ValueError, last_value=ValueError("x"),
+                               last_traceback=object(), other=1)
+    assert zw.forget_last_exception(ns) == ["last_type", "last_value", "last_traceback"]
+    assert not hasattr(ns, "last_value") and ns.other == 1
+    assert zw.forget_last_exception(ns) == []
+
+
+def test_a_worker_retiring_for_device_memory_says_what_holds_it():
+    import types
+
+    class Storage:
+        def __init__(self, ptr, nbytes):
+            self.ptr, self.n = ptr, nbytes
+
+        def data_ptr(self):
+            return self.ptr
+
+        def nbytes(self):
+            return self.n
+
+    class Tensor:
+        def __init__(self, ptr, nbytes, device="cuda"):
+            self.device = types.SimpleNamespace(type=device)
+            self.shape, self.dtype = (nbytes // 4,), "torch.float32"
+            self._st = Storage(ptr, nbytes)
+
+        def untyped_storage(self):
+            return self._st
+
+    fake = types.SimpleNamespace(Tensor=Tensor)
+    mod = types.ModuleType("zl_fake_holder")
+    mod.cache = Tensor(1, 256 << 20)                      # a module's cache
+    keep = {"inputs": [Tensor(2, 64 << 20)]}              # a list in some dict
+    mod.view = Tensor(1, 256 << 20)                        # a view of the cache's storage
+    cpu = Tensor(3, 512 << 20, device="cpu")               # host memory is not the device's
+    lines = zw.device_holders(fake, min_bytes=1 << 20)
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("256 MiB (67108864,) float32 held by ") and \
+        "module zl_fake_holder" in lines[0], lines
+    assert lines[1].startswith("64 MiB ") and "list" in lines[1], lines
+    del keep, cpu
+
+
 # ---------------------------------------------------------------------------
 # a real worker
 
