@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The profiler timer's own Python cost, on CPU with the plugin tests' fakes.
 
-What a profiled call costs the plugin, beside the device work: reading its events out of
-the Kineto results and attributing them (per call), the estimator and stop rule (per
-batch), and a whole measurement through measure() with the fake torch (informational:
-the fake's own bookkeeping is in it). Goals and measurements side by side.
+What a profiled call costs the plugin, beside the device work: the window's loop around each
+call (per sample), reading its events out of the Kineto results and attributing them (per
+call; the one-pass parser the timer uses, and the reference attribution the tests hold it
+to), the transient cut, estimator and stop rule (per window), and a whole measurement
+through measure() with the fake torch (informational: the fake's own bookkeeping is in
+it). Goals and measurements side by side, so that a slowdown shows without a GPU.
 
 usage: python3 bench/bench_profiler_timer.py   (from the repository root)
 """
@@ -24,6 +26,9 @@ import zl_sampling as zs  # noqa: E402
 # Per call on an H200: a ~58 us L2 flush plus the kernel. Parsing must stay well below it.
 GOAL_PARSE_US_PER_CALL = 10.0
 GOAL_ESTIMATE_MS_AT_MAX = 10.0
+# The loop's own Python per call (wait, flush, hold and range calls as no-ops): against a
+# ~150 us profiled call of a small kernel on an H200 it must stay a few per cent.
+GOAL_LOOP_US_PER_CALL = 5.0
 REPEATS = 7
 
 
@@ -127,6 +132,45 @@ def row(metric, goal, measured, unit):
     return ok
 
 
+class _NoProfiler:
+    """A profiler whose sessions record nothing: what is left of a window is its loop."""
+
+    class _Session:
+        kineto_results = type("R", (), {"events": staticmethod(lambda: [])})()
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    class _Range:
+        def __init__(self, name):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    cpu = object()
+    record = _Range
+
+    def session(self, device_name):
+        return self._Session()
+
+
+def loop_us_per_call(n):
+    noop = (lambda: None)
+    readings = iter(range(10 ** 9))
+
+    def window():
+        return pt._profile_window(_NoProfiler(), "cuda", noop, noop, None, n, hold=noop, sync=noop,
+                                  clock_read=lambda: float(next(readings)), clock_every=20)
+    return best_of(window) / n * 1e6
+
+
 def main():
     print("profiler timer, plugin's own cost (CPU, Python %s, best of %d, load average %.1f on %d CPUs)"
           % (sys.version.split()[0], REPEATS, os.getloadavg()[0], os.cpu_count()))
@@ -136,24 +180,36 @@ def main():
         ev = session(calls, memset)
 
         def parse():
-            return pt.call_samples(pt.attribute(pt.from_kineto(ev, CPU)), calls)
+            return pt.kineto_series(ev, CPU, calls)
+
+        def reference():
+            return pt.call_series(pt.attribute(pt.from_kineto(ev, CPU)), calls)
+
         def touch():
             return [(e.name(), e.device_type(), e.start_ns(), e.correlation_id()) for e in ev]
-        samples, counts, missing = parse()
-        assert missing == 0 and set(counts) == {2 if memset else 1}, (missing, set(counts))
+        got, want = parse(), reference()
+        assert got.missing == 0 and set(got.counts) == {2 if memset else 1}, (got.missing, set(got.counts))
+        assert (got.samples, got.sigs) == (want.samples, want.sigs)
         us = best_of(parse) / calls * 1e6
         ok &= row("events -> samples per call, %d calls, %d events/call" % (calls, len(ev) // calls),
                   GOAL_PARSE_US_PER_CALL, us, "us")
+        row("  the reference attribution (neutral events), per call", None,
+            best_of(reference) / calls * 1e6, "us")
         row("  floor: only reading 4 fields of each event, per call", None,
             best_of(touch) / calls * 1e6, "us")
+    ok &= row("the window's loop per call (its own Python)", GOAL_LOOP_US_PER_CALL,
+              loop_us_per_call(2000), "us")
     rnd = random.Random(2)
     for n in (300, 2000, 10000):
         values = [1.0 + rnd.gauss(0, 0.03) for _ in range(n)]
 
         def est():
-            noise = zc.trimmed_mean_ci_rel(values, zs.TRIM)
-            return zs.next_step(zs.Policy(), n, noise, [0.01, noise], 0.1, 60e-6)
-        ok &= row("estimate + stop rule per batch, %d samples" % n,
+            cut, steady = zs.transient_cut(values)
+            kept = values[cut:]
+            noise = zc.trimmed_mean_ci_rel(kept, zs.TRIM)
+            return zs.next_step(zs.Policy(), len(kept), noise, [0.01, noise], 0.1, 60e-6,
+                                steady=steady)
+        ok &= row("transient cut + estimate + stop rule per window, %d samples" % n,
                   GOAL_ESTIMATE_MS_AT_MAX, best_of(est) * 1e3, "ms")
     # a whole measurement with the fakes: the plugin plus the fake torch's bookkeeping
     import flag_gems
@@ -166,7 +222,10 @@ def main():
     wall = time.perf_counter() - t0
     row("measure() with the fakes, wall per profiled call", None,
         wall / out["calls"] * 1e6, "us")
-    print("  (%d calls in %d batches, stop %s; the fake device records every launch in Python)"
+    c = out["cost"]
+    row("measure() with the fakes, besides its windows (first call, estimate, hold)", None,
+        (wall - c["windows_s"]) * 1e3, "ms")
+    print("  (%d calls in %d windows, stop %s; the fake device records every launch in Python)"
           % (out["calls"], out["batches"], out["stop_reason"]))
     return 0 if ok else 1
 

@@ -299,6 +299,108 @@ def from_kineto(kineto_events, cpu_type, prefix=RANGE_PREFIX):
     return out
 
 
+def kineto_series(kineto_events, cpu_type, n_calls, prefix=RANGE_PREFIX):
+    """call_series(attribute(from_kineto(events)), n_calls) in one pass over torch's events
+    and without the neutral Event objects (the plugin's hot path after every window: per
+    call it reads each event's type, name and correlation id, and the few other fields of
+    only the events an attribution asks about). The same rules as attribute() and _locate();
+    a test checks both give the same series."""
+    out = CallSeries()
+    if not kineto_events:
+        out.missing = n_calls
+        return out
+    k = type(kineto_events[0])
+    name, dtype, corr, linked, tid = (k.name, k.device_type, k.correlation_id,
+                                      k.linked_correlation_id, k.start_thread_id)
+    user = getattr(k, "is_user_annotation", None)
+    if hasattr(k, "start_ns") and hasattr(k, "end_ns"):
+        start_of, end_of = k.start_ns, k.end_ns
+    else:
+        def start_of(e):
+            return e.start_us() * 1000
+
+        def end_of(e):
+            return (e.start_us() + e.duration_us()) * 1000
+    plen = len(prefix)
+    by_tid, range_of_op, cpu, dev = {}, {}, {}, []
+    for e in kineto_events:
+        if dtype(e) == cpu_type:
+            n = name(e)
+            c = corr(e)
+            if n.startswith(prefix) and n[plen:].isdigit():
+                idx = int(n[plen:])
+                by_tid.setdefault(tid(e), []).append((start_of(e), end_of(e), idx))
+                range_of_op[c] = idx
+            else:
+                got = cpu.get(c)
+                if got is None:
+                    cpu[c] = [(n, e)]
+                else:
+                    got.append((n, e))
+        elif user is None or not user(e):
+            n = name(e)
+            if not n.startswith(prefix):
+                dev.append((start_of(e), end_of(e), n, corr(e), linked(e)))
+    starts = {}
+    for t, rows in by_tid.items():
+        rows.sort()
+        starts[t] = [r[0] for r in rows]
+
+    def at(t, when):
+        rows = by_tid.get(t)
+        if not rows:
+            return None
+        i = bisect.bisect_right(starts[t], when) - 1
+        if i >= 0 and rows[i][0] <= when <= rows[i][1]:
+            return rows[i][2]
+        return None
+
+    api = _API_CALL.match
+    calls = {}
+    for d in dev:
+        cands = cpu.get(d[3], ())
+        launches = [e for _, e in cands if linked(e) > 0]
+        op_ids = {linked(e) for e in launches}
+        if not op_ids and d[4] > 0:
+            op_ids = {d[4]}
+        found = set()
+        for op_id in op_ids:
+            idx = range_of_op.get(op_id)
+            if idx is not None:
+                found.add(idx)
+                continue
+            for n, op in cpu.get(op_id, ()):
+                if not api(n) and linked(op) == 0:
+                    idx = at(tid(op), start_of(op))
+                    if idx is not None:
+                        found.add(idx)
+        if not found:
+            if not launches:
+                launches = [e for n, e in cands if api(n) and linked(e) == 0]
+            for e in launches:
+                idx = at(tid(e), start_of(e))
+                if idx is not None:
+                    found.add(idx)
+        if len(found) == 1:
+            idx = found.pop()
+            got = calls.get(idx)
+            if got is None:
+                calls[idx] = [d]
+            else:
+                got.append(d)
+    for i in range(n_calls):
+        acts = calls.get(i)
+        if not acts:
+            out.missing += 1
+            continue
+        acts.sort()
+        out.samples.append((max(a[1] for a in acts) - acts[0][0]) / 1e6)
+        out.counts.append(len(acts))
+        out.index.append(i)
+        out.sigs.append(tuple(a[2][:NAME_CAP] for a in acts))
+    return out
+
+
 # ---------------------------------------------------------------------------
 # measuring
 
@@ -511,8 +613,7 @@ def _profile_window(prof, device_name, fn, flush, grad_to_none, n, hold=None, sy
     t_stop = perf()
     try:
         p.__exit__(None, None, None)
-        events = p.kineto_results.events()
-        series = call_series(attribute(from_kineto(events, prof.cpu)), n)
+        series = kineto_series(p.kineto_results.events(), prof.cpu, n)
     except Exception as e:
         raise ProfilerFailed("cannot read the profiler's events: %s" % zc.one_line(e)) from None
     finally:

@@ -6,6 +6,8 @@ driver launch and its device activity share the runtime's correlation id and are
 linked to the innermost op open on the launching thread. The two id counters are
 separate and collide.
 """
+import random
+
 import pytest
 
 import zl_profiler_timer as pt
@@ -278,3 +280,69 @@ def test_old_kineto_events_in_microseconds():
                                                       ("device", 5500.0, 5750.0),
                                                       ("cpu", 1200.0, 1200.0)]
     assert pt.call_samples(pt.attribute(out), 1)[0] == [pytest.approx(250 / 1e6)]
+
+
+def random_session(rnd, calls):
+    """The events of one window as Kineto lists them, in a shuffled order, with every shape
+    the attribution meets: per call a wait for the device, a flush (an op, its launch, its
+    kernel) and a hold (a launch no op encloses), the range, then one of: a torch op that
+    launches a memset and a kernel (cuBLAS), Triton launches no op encloses, an op whose
+    launch is missing from the trace, nothing at all; ids from two counters that collide;
+    now and then another thread's launch, an activity before the first range, a range's
+    device copy."""
+    ev, op_id, rt_id, t, g = [], 0, 0, 1_000_000, 5_000_000
+
+    def op(name, start, end, tid=1):
+        nonlocal op_id
+        op_id += 1
+        ev.append(NewEvent(name, CPU, start, end, op_id, 0, tid))
+        return op_id
+
+    def launch(linked, start, dev_name, dur, tid=1, api="cudaLaunchKernel", lost=False):
+        nonlocal rt_id, g
+        rt_id += 1
+        if not lost:
+            ev.append(NewEvent(api, CPU, start, start + 300, rt_id, linked, tid))
+        ev.append(NewEvent(dev_name, CUDA, g, g + dur, rt_id, linked, 0))
+        g += dur + rnd.randint(0, 500)
+
+    if rnd.random() < 0.5:
+        launch(0, t - 5000, "leftover", 700)                       # before the first range
+    for i in range(calls):
+        launch(0, t, "sync_marker", 1, api="cudaDeviceSynchronize")
+        z = op("aten::zero_", t + 100, t + 900)
+        launch(z, t + 200, "zero_kernel", 58000)
+        launch(0, t + 1000, "spin_kernel", 20000)
+        r = op("zl_call#%d" % i, t + 2000, t + 9000)
+        kind = rnd.choice(("cublas", "triton", "lost", "none", "cublas", "triton"))
+        if kind == "cublas":
+            m = op("aten::mm", t + 2100, t + 8000)
+            launch(m, t + 2200, "Memset (Device)", 300, api="cudaMemsetAsync")
+            launch(m, t + 2600, "sm90_gemm", rnd.randint(1000, 5000))
+        elif kind == "triton":
+            for j in range(rnd.randint(1, 3)):
+                launch(0, t + 2200 + 900 * j, "triton_k%d" % j, rnd.randint(500, 3000),
+                       api="cuLaunchKernelEx")
+        elif kind == "lost":
+            m = op("aten::add", t + 2100, t + 8000)
+            launch(m, t + 2200, "add_kernel", 900, lost=True)
+        if rnd.random() < 0.2:
+            launch(0, t + 3000, "other_thread", 400, tid=2)
+        if rnd.random() < 0.5:
+            ev.append(NewEvent("zl_call#%d" % i, CUDA, g - 100, g, 0, 0, 0, True))
+        assert r
+        t += 10000
+    rnd.shuffle(ev)
+    return ev
+
+
+def test_the_one_pass_parser_gives_what_the_reference_attribution_gives():
+    rnd = random.Random(2026)
+    for trial in range(60):
+        calls = rnd.randint(1, 40)
+        ev = random_session(rnd, calls)
+        want = pt.call_series(pt.attribute(pt.from_kineto(ev, CPU)), calls)
+        got = pt.kineto_series(ev, CPU, calls)
+        for field in ("samples", "counts", "index", "sigs", "missing"):
+            assert getattr(got, field) == getattr(want, field), (trial, field)
+    assert pt.kineto_series([], CPU, 3).missing == 3
