@@ -9,11 +9,14 @@
 #   AA: the A/A alone: calibrate (round 2 replays round 1's winners), then compare per op at
 #       the fixed floor and with the stored calibration; a digest.
 #   MM: mm record -> replay -> compare at the 5 % gate alone (B's first three steps).
+#   AAX: AA over 10 operators no test or document of the project names (issue 25: rsqrt, tanh,
+#       erf, div_tensor, addcmul, where_self, index_select, var_mean, cumprod, clamp; OPS_X
+#       changes them).
 #   SPEED: issue 25: the ops (default the 10 core ops) and arctan with every dtype in the
 #       device's worker: the timer's wall per measurement, each op's wall and where it went.
 #   SAMPLE: issue 25: N (default 40) marks drawn with SEED (default 25) from every mark of the
 #       checkout, every dtype, in the device's worker: the mean wall per passing mark.
-# usage: scripts/gpu-wave.sh A|A2|AA|MM|B|SPEED|SAMPLE OUTDIR
+# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|SPEED|SAMPLE OUTDIR
 #   A2: as A, every run on the same kernel configs (rounds and the fresh batch replay round 1's
 #       merged winners), calibrate first; the fresh batch is compared with round 2.
 # Environment: ZLBENCH, FLAGGEMS_DIR (as gpu-validate.sh), OPS (default the 10 core ops),
@@ -97,6 +100,11 @@ AA)
 	calibrate
 	compares
 	;;
+AAX)
+	OPS=${OPS_X:-rsqrt,tanh,erf,div_tensor,addcmul,where_self,index_select,var_mean,cumprod,clamp}
+	calibrate
+	compares
+	;;
 MM)
 	mm_pair
 	sed -n '1,60p' "$out/mmcmp.out" | tee -a "$out/wave.log"
@@ -134,7 +142,7 @@ PY
 	python3 "$here/gpu-wave-digest.py" SAMPLE "$out" | tee -a "$out/wave.log"
 	;;
 *)
-	echo "usage: scripts/gpu-wave.sh A|A2|AA|MM|B|SPEED|SAMPLE OUTDIR" >&2
+	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|SPEED|SAMPLE OUTDIR" >&2
 	exit 2
 	;;
 esac
