@@ -16,9 +16,10 @@ stdrel_criterion.cxx) with the noise measured as the relative half-width of the
 4. or when the next window would not fit in max_time_s     -> "time_cap"
 5. or when max_samples samples are kept                    -> "max_samples"
 
-min_samples wins over the time cap (a 100 ms kernel still gets its 10 samples)
-up to hard_cap_factor times the cap, so that a device throttled all the time
-still ends.
+min_samples wins over the time cap (a 100 ms kernel still gets its 10 samples),
+and so does a series that is not steady yet (a power transient of ~100 calls of a
+1.5 ms kernel needs ~0.3 s to be seen through), each up to hard_cap_factor times the
+cap, so that a device throttled or drifting all the time still ends.
 
 The target is the size class's (target_for): a kernel under 5 us is stopped at +-2 %
 unless the user pinned the target, since its run-to-run floor is 6-7 % (calibrate on
@@ -192,7 +193,7 @@ def next_step(policy, n, noise, history, elapsed_s, per_call_s, target=None, ste
         want = max(want, int(math.ceil((policy.min_time_s - elapsed_s) / per_call_s)))
     want = min(want, policy.max_batch, policy.max_samples - n)
     cap = policy.max_time_s
-    if n < policy.min_samples:
+    if n < policy.min_samples or steady is False:
         cap = policy.max_time_s * policy.hard_cap_factor
     fit = int((cap - elapsed_s) / per_call_s + 1e-9)
     if n < policy.min_samples:

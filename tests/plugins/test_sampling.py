@@ -43,8 +43,10 @@ def test_a_series_still_moving_is_extended_whatever_its_noise():
     assert zs.next_step(P, 400, 0.001, [0.002, 0.0015, 0.001], 0.05, 60e-6, steady=False)[0] is None
     # unknown steadiness (too few samples to judge) does not hold a measurement back
     assert zs.next_step(P, 400, 0.001, [0.001], 0.05, 60e-6, steady=None)[0] == "noise_target"
-    # the cap still ends it
-    assert zs.next_step(P, 400, 0.001, [0.001], 0.2999, 60e-6, steady=False) == ("time_cap", None)
+    # past the cap it goes on, up to the hard cap (a transient of a long kernel takes time)
+    # (and at least half the samples so far: the steady part must outgrow the cut one)
+    assert zs.next_step(P, 400, 0.001, [0.001], 0.3, 60e-6, steady=False, extend=100) == (None, 200)
+    assert zs.next_step(P, 400, 0.001, [0.001], 1.1999, 60e-6, steady=False) == ("time_cap", None)
 
 
 def test_the_transient_cut_drops_a_ramp_and_keeps_a_steady_series_whole():
