@@ -27,6 +27,7 @@
 #define ZLBENCH_EFFICIENCY_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "backend.h"
 #include "strbuf.h"
@@ -103,5 +104,16 @@ void zl_eff_fmt_pct(struct strbuf *sb, double frac);
  * fp16 peak". What is unknown is said ("peak unknown", "bytes unknown: why").
  */
 void zl_eff_sentence(struct strbuf *sb, const struct zl_eff_counts *c, const struct zl_eff_rate *r);
+
+/* ---- compare's rows (results/compare_efficiency.c) ------------------------------------------- */
+
+struct zl_compare;
+struct zl_compare_row;
+struct cJSON;
+/* `compare --efficiency`: the devices and their peaks, a row per compare row, the rules used. */
+void zl_compare_print_efficiency(const struct zl_compare *c, FILE *out, int use_color);
+/* compare --json: a row's "efficiency" object; the document's "device_peaks". -1: out of memory. */
+int zl_compare_eff_row_json(struct cJSON *row, const struct zl_compare *c, const struct zl_compare_row *r);
+int zl_compare_eff_json(struct cJSON *root, const struct zl_compare *c);
 
 #endif
