@@ -241,13 +241,13 @@ static const char *const a100_pcie40_names[] = { "NVIDIA A100-PCIE-40GB", NULL }
 static const char *const mi300x_names[] = { "AMD Instinct MI300X", "AMD Instinct MI300X OAM",
 					    "Aqua Vanjaram [Instinct MI300X]", NULL };
 
-#define NV_H200_SHEET "NVIDIA H200 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/h200/"
-#define NV_H100_SHEET "NVIDIA H100 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/h100/"
-#define NV_A100_SHEET "NVIDIA A100 Tensor Core GPU datasheet, https://www.nvidia.com/content/dam/en-zz/" \
+#define NV_H200_SHEET "NVIDIA H200 Tensor Core GPU datasheet, www.nvidia.com/en-us/data-center/h200/"
+#define NV_H100_SHEET "NVIDIA H100 Tensor Core GPU datasheet, www.nvidia.com/en-us/data-center/h100/"
+#define NV_A100_SHEET "NVIDIA A100 Tensor Core GPU datasheet, www.nvidia.com/content/dam/en-zz/" \
 	"Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf"
-#define NV_A100_PAPER "NVIDIA A100 Tensor Core GPU Architecture whitepaper, https://images.nvidia.com/aem-dam/" \
+#define NV_A100_PAPER "NVIDIA A100 Tensor Core GPU Architecture whitepaper, images.nvidia.com/aem-dam/" \
 	"en-zz/Solutions/data-center/nvidia-ampere-architecture-whitepaper.pdf"
-#define AMD_MI300X_SHEET "AMD Instinct MI300X accelerator data sheet, https://www.amd.com/content/dam/amd/en/" \
+#define AMD_MI300X_SHEET "AMD Instinct MI300X accelerator data sheet, www.amd.com/content/dam/amd/en/" \
 	"documents/instinct-tech-docs/data-sheets/amd-instinct-mi300x-data-sheet.pdf"
 
 const struct zl_device_peak zl_device_peak_table[] = {

@@ -152,7 +152,8 @@ struct zl_device_peak {
 	const char *const *names;         /* the query tools' names for it (NULL-terminated) */
 	double hbm_gbps;                  /* memory bandwidth, GB/s (10^9 bytes/s) */
 	double tflops[ZL_PEAK__COUNT];    /* dense TFLOP/s (10^12); 0: the datasheet gives none */
-	const char *source;               /* the datasheet: title and URL */
+	const char *source;               /* the datasheet: title and address (without "https://": the
+					     report pages carry no link out) */
 };
 /* The table; terminated by a row with model == NULL. */
 extern const struct zl_device_peak zl_device_peak_table[];

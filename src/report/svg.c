@@ -74,6 +74,39 @@ void zl_axis_linear(struct zl_axis *ax, double lo, double hi, int target)
 	linear_ticks(ax, ax->lo, ax->hi, d);
 }
 
+/*
+ * Ticks at m x 10^e inside [lo, hi] for one set of mantissas: the densest of 1-2-5,
+ * 1-2-3-5, 1-1.5-2-3-5-7 and 1..9 that stays within target ticks (1-2-5 at least), so
+ * that one to three decades still get enough ticks to read a ratio off.
+ */
+static void log_mantissa_ticks(struct zl_axis *ax, int target)
+{
+	static const double sets[][9] = {
+		{ 1, 2, 5 }, { 1, 2, 3, 5 }, { 1, 1.5, 2, 3, 5, 7 }, { 1, 2, 3, 4, 5, 6, 7, 8, 9 },
+	};
+	static const size_t lens[] = { 3, 4, 6, 9 };
+	size_t s, m, pick = 0;
+	double e;
+
+	for (s = 0; s < ZL_ARRAY_SIZE(sets); s++) {
+		size_t n = 0;
+
+		for (e = floor(log10(ax->lo)); e <= ceil(log10(ax->hi)); e++)
+			for (m = 0; m < lens[s]; m++) {
+				double v = sets[s][m] * pow(10, e);
+				n += v >= ax->lo * (1 - 1e-9) && v <= ax->hi * (1 + 1e-9);
+			}
+		if ((int)n <= target)
+			pick = s;
+	}
+	for (e = floor(log10(ax->lo)); e <= ceil(log10(ax->hi)); e++)
+		for (m = 0; m < lens[pick]; m++) {
+			double v = sets[pick][m] * pow(10, e);
+			if (v >= ax->lo * (1 - 1e-9) && v <= ax->hi * (1 + 1e-9))
+				add_tick(ax, v);
+		}
+}
+
 void zl_axis_log(struct zl_axis *ax, double lo, double hi, int target)
 {
 	double llo, lhi, pad, decades, e;
@@ -111,17 +144,16 @@ void zl_axis_log(struct zl_axis *ax, double lo, double hi, int target)
 			if (fmod(fabs(e), (double)k) == 0)
 				add_tick(ax, pow(10, e));
 	} else if (decades >= 1) {
-		static const double mult[] = { 1, 2, 5 };
-		size_t m;
-
-		for (e = floor(log10(ax->lo)); e <= ceil(log10(ax->hi)); e++)
-			for (m = 0; m < ZL_ARRAY_SIZE(mult); m++) {
-				double v = mult[m] * pow(10, e);
-				if (v >= ax->lo * (1 - 1e-9) && v <= ax->hi * (1 + 1e-9))
-					add_tick(ax, v);
-			}
+		log_mantissa_ticks(ax, target);
 	} else {
-		linear_ticks(ax, ax->lo, ax->hi, nice_number((ax->hi - ax->lo) / (target - 1), 1));
+		double d = nice_number((ax->hi - ax->lo) / (target - 1), 1);
+
+		/* a finer nice step (1 -> 0.5 -> 0.2 -> 0.1) while it leaves fewer than target - 1 ticks */
+		while (floor(ax->hi / d + 1e-9) - ceil(ax->lo / d - 1e-9) + 1 < target - 1) {
+			double p10 = pow(10, floor(log10(d) + 1e-9)), m = d / p10;
+			d = m > 4.99 ? 2 * p10 : m > 1.99 ? p10 : 0.5 * p10;
+		}
+		linear_ticks(ax, ax->lo, ax->hi, d);
 	}
 }
 
@@ -352,7 +384,8 @@ static void panel_axis(const struct zl_rowchart *c, int p, double width, struct 
 {
 	const struct zl_panel *pn = &c->panel[p];
 	double lo = INFINITY, hi = -INFINITY;
-	int target = (int)(width / 75);
+	/* a tick every 55 px or so, and at least 4: a narrow ratio panel still reads */
+	int target = (int)(width / 55) < 4 ? 4 : (int)(width / 55);
 	size_t i;
 	int k;
 
@@ -1084,4 +1117,179 @@ void zl_strips_svg(const struct zl_strips *s, struct strbuf *sb)
 			y += pair_gap;
 	}
 	strbuf_addstr(sb, "</svg>\n");
+}
+
+/* ---- roofline ---------------------------------------------------------------------------- */
+
+void zl_roofline_init(struct zl_roofline *r, const char *title, double bw_gbps, const char *bw_label)
+{
+	memset(r, 0, sizeof(*r));
+	r->title = xstrdup(title ? title : "");
+	r->bw_gbps = bw_gbps > 0 ? bw_gbps : NAN;
+	r->bw_label = xstrdup(bw_label ? bw_label : "");
+}
+
+void zl_roofline_release(struct zl_roofline *r)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < r->nr; i++)
+		free(r->v[i].tip);
+	for (k = 0; k < r->nceil; k++)
+		free(r->ceil[k].label);
+	free(r->v);
+	free(r->title);
+	free(r->bw_label);
+	memset(r, 0, sizeof(*r));
+}
+
+void zl_roofline_ceiling(struct zl_roofline *r, const char *label, double tflops)
+{
+	int k;
+
+	if (!(tflops > 0) || r->nceil >= ZL_ROOF_CEILINGS)
+		return;
+	for (k = 0; k < r->nceil; k++)
+		if (!strcmp(r->ceil[k].label, label))
+			return;
+	r->ceil[r->nceil].label = xstrdup(label);
+	r->ceil[r->nceil++].tflops = tflops;
+}
+
+size_t zl_roofline_add(struct zl_roofline *r, double x, double y, const char *cls, int ring, const char *tip,
+		       long from)
+{
+	struct zl_roof_point *p;
+
+	ALLOC_GROW(r->v, r->nr + 1, r->alloc);
+	p = &r->v[r->nr];
+	p->x = x;
+	p->y = y;
+	p->cls = cls;
+	p->ring = ring;
+	p->tip = tip ? xstrdup(tip) : NULL;
+	p->from = from;
+	return r->nr++;
+}
+
+/* The plot box and both log axes: every point, every ceiling and its ridge in view. */
+struct roof_layout {
+	double w, h, left, right, top, bottom;
+	struct zl_axis ax, ay;
+};
+
+static void roofline_layout(const struct zl_roofline *r, struct roof_layout *l)
+{
+	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+	size_t i;
+	int k;
+
+	l->w = DEFAULT_W;
+	l->h = 340;
+	l->left = 58;
+	l->right = l->w - 12;
+	l->top = 22;
+	l->bottom = l->h - 40;
+	for (i = 0; i < r->nr; i++)
+		if (r->v[i].x > 0 && r->v[i].y > 0 && isfinite(r->v[i].x) && isfinite(r->v[i].y)) {
+			xlo = fmin(xlo, r->v[i].x);
+			xhi = fmax(xhi, r->v[i].x);
+			ylo = fmin(ylo, r->v[i].y);
+			yhi = fmax(yhi, r->v[i].y);
+		}
+	for (k = 0; k < r->nceil; k++) {
+		yhi = fmax(yhi, r->ceil[k].tflops);
+		if (isfinite(r->bw_gbps)) {
+			double ridge = r->ceil[k].tflops * 1000 / r->bw_gbps;
+			xlo = fmin(xlo, ridge);
+			xhi = fmax(xhi, ridge);
+		}
+	}
+	if (!isfinite(xlo)) {
+		xlo = 1;
+		xhi = 100;
+	}
+	if (!isfinite(ylo)) {
+		ylo = 1;
+		yhi = 100;
+	}
+	zl_axis_log(&l->ax, xlo / 2, xhi * 2, 8);
+	zl_axis_log(&l->ay, ylo / 2, yhi * 1.6, 6);
+}
+
+/* The memory roof up to the highest ridge, then each ceiling from its ridge to the right edge, labelled. */
+static void roofline_roofs(struct strbuf *sb, const struct zl_roofline *r, const struct roof_layout *l)
+{
+	double top = 0, x0, x1;
+	int k;
+
+	for (k = 0; k < r->nceil; k++)
+		top = fmax(top, r->ceil[k].tflops);
+	if (isfinite(r->bw_gbps)) {
+		/* y = x * bw / 1000 in TFLOP/s; from where it enters the plot to the highest ridge */
+		x0 = fmax(l->ax.lo, l->ay.lo * 1000 / r->bw_gbps);
+		x1 = top > 0 ? fmin(l->ax.hi, top * 1000 / r->bw_gbps) : l->ax.hi;
+		x1 = fmin(x1, l->ay.hi * 1000 / r->bw_gbps);
+		if (x0 < x1) {
+			double px0 = zl_axis_pos(&l->ax, x0, l->left, l->right), px1 = zl_axis_pos(&l->ax, x1, l->left, l->right);
+			double py0 = zl_axis_pos(&l->ay, x0 * r->bw_gbps / 1000, l->bottom, l->top);
+			double py1 = zl_axis_pos(&l->ay, x1 * r->bw_gbps / 1000, l->bottom, l->top);
+
+			strbuf_addstr(sb, "<g><title>");
+			zl_html_textf(sb, "memory roof: %s", r->bw_label);
+			strbuf_addf(sb, "</title><path class=\"roof\" d=\"M%.1f %.1fL%.1f %.1f\"/>", px0, py0, px1, py1);
+			svg_text(sb, px0 + 6, py0 - 8, "tl", r->bw_label);
+			strbuf_addstr(sb, "</g>\n");
+		}
+	}
+	for (k = 0; k < r->nceil; k++) {
+		double ridge = isfinite(r->bw_gbps) ? r->ceil[k].tflops * 1000 / r->bw_gbps : l->ax.lo;
+		double px0 = zl_axis_pos(&l->ax, fmax(ridge, l->ax.lo), l->left, l->right);
+		double py = zl_axis_pos(&l->ay, r->ceil[k].tflops, l->bottom, l->top);
+
+		strbuf_addstr(sb, "<g><title>");
+		zl_html_textf(sb, "compute roof: %s", r->ceil[k].label);
+		strbuf_addf(sb, "</title><path class=\"roof\" d=\"M%.1f %.1fH%.1f\"/>", px0, py, l->right);
+		svg_text(sb, l->right - 4, py - 5, "tl e", r->ceil[k].label);
+		strbuf_addstr(sb, "</g>\n");
+	}
+}
+
+void zl_roofline_svg(const struct zl_roofline *r, struct strbuf *sb)
+{
+	struct roof_layout l;
+	size_t i;
+
+	roofline_layout(r, &l);
+	svg_begin(sb, l.w, l.h, r->title);
+	svg_text(sb, 4, 12, "hd", "achieved TFLOP/s (log)");
+	x_grid(sb, &l.ax, l.left, l.right, l.top, l.bottom, l.bottom + 16);
+	y_grid(sb, &l.ay, l.bottom, l.top, l.left, l.right, l.left - 5);
+	strbuf_addf(sb, "<path class=\"ax\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", l.left, l.top, l.bottom, l.right);
+	svg_text(sb, (l.left + l.right) / 2, l.h - 6, "hd c", "arithmetic intensity: FLOP per byte moved (log)");
+	roofline_roofs(sb, r, &l);
+	for (i = 0; i < r->nr; i++) {
+		const struct zl_roof_point *p = &r->v[i], *q;
+
+		if (p->from < 0 || (size_t)p->from >= r->nr || !(p->x > 0 && p->y > 0))
+			continue;
+		q = &r->v[p->from];
+		if (!(q->x > 0 && q->y > 0))
+			continue;
+		strbuf_addf(sb, "<path class=\"%s lnk\" d=\"M%.1f %.1fL%.1f %.1f\"/>", p->cls,
+			    zl_axis_pos(&l.ax, q->x, l.left, l.right), zl_axis_pos(&l.ay, q->y, l.bottom, l.top),
+			    zl_axis_pos(&l.ax, p->x, l.left, l.right), zl_axis_pos(&l.ay, p->y, l.bottom, l.top));
+	}
+	for (i = 0; i < r->nr; i++) {
+		const struct zl_roof_point *p = &r->v[i];
+
+		if (!(p->x > 0 && p->y > 0 && isfinite(p->x) && isfinite(p->y)))
+			continue;
+		strbuf_addf(sb, "<circle class=\"%s%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.8\">", p->cls, p->ring ? " ring" : "",
+			    zl_axis_pos(&l.ax, p->x, l.left, l.right), zl_axis_pos(&l.ay, p->y, l.bottom, l.top));
+		svg_tip(sb, p->tip);
+		strbuf_addstr(sb, "</circle>");
+	}
+	strbuf_addstr(sb, "\n</svg>\n");
 }

@@ -16,7 +16,7 @@ run_zl compare "$TMP/a" "$TMP/b" --efficiency
 expect_rc 0
 contains "$TMP/out" "Hardware efficiency:"
 contains "$TMP/out" "H200 SXM: HBM 4.8 TB/s; dense fp32 67, tf32 494.5, fp16 989.5, bf16 989.5, fp8 1979 TFLOP/s"
-contains "$TMP/out" "source: NVIDIA H200 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/h200/"
+contains "$TMP/out" "source: NVIDIA H200 Tensor Core GPU datasheet, www.nvidia.com/en-us/data-center/h200/"
 contains "$TMP/out" "bytes: GEMM: A (MxK) and B (KxN) read once, C (MxN) written once"
 contains "$TMP/out" "FLOPs: GEMM: 2*M*N*K"
 # fp16 4096^3: 137 GFLOP in 0.2294 ms = 599 TFLOP/s = 61 % of 989.5 (A); B is 1.2x slower: 499, 50 %

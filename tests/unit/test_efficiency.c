@@ -247,7 +247,7 @@ static void test_peak_table(void **state)
 	for (p = zl_device_peak_table; p->model; p++) {
 		assert_true(p->hbm_gbps > 0);
 		assert_true(p->tflops[ZL_PEAK_FP32] > 0 && p->tflops[ZL_PEAK_FP16] >= p->tflops[ZL_PEAK_FP32]);
-		assert_non_null(strstr(p->source, "https://"));
+		assert_non_null(strstr(p->source, ".com/"));
 		assert_non_null(p->names[0]);
 		assert_ptr_equal(zl_device_peak_find(p->names[0]), p);
 	}

@@ -10,6 +10,7 @@
  *   trend       series over an ordinal x (runs in time order), with breaks between
  *               two points (a caliber change) and shift markers on points.
  *   strips      the samples of a few rows as dots with their quartile box.
+ *   roofline    achieved FLOP/s against arithmetic intensity under the device's roofs.
  *
  * Every chart is one <svg class="chart" viewBox=...> that scales to its box
  * (responsive), with a <title> for screen readers and <title> tooltips on its
@@ -174,6 +175,47 @@ struct zl_trend_series *zl_trend_series(struct zl_trend *t, const char *name, co
 					const double *y);
 void zl_trend_break(struct zl_trend *t, size_t at, const char *label, const char *tip);
 void zl_trend_svg(const struct zl_trend *t, struct strbuf *sb);
+
+/* ---- roofline ---------------------------------------------------------------------- */
+
+#define ZL_ROOF_CEILINGS 6
+
+struct zl_roof_point {
+	double x, y;          /* arithmetic intensity (FLOP/byte) and achieved TFLOP/s */
+	const char *cls;      /* a mark class: "t" torch, "g" FlagGems */
+	int ring;             /* drawn hollow */
+	char *tip;
+	long from;            /* a thin line from point `from` to this one (-1: none) */
+};
+
+struct zl_roof_ceiling {
+	char *label;          /* e.g. "fp16 989.5 TFLOP/s" */
+	double tflops;
+};
+
+/*
+ * Points on log-log axes under the device's roofs: the memory roof y = x * bw (TB/s)
+ * up to the ridge of the highest ceiling, and a flat ceiling per compute peak from its
+ * ridge on. bw_gbps NAN (an unknown device): no roof, the points alone.
+ */
+struct zl_roofline {
+	char *title;
+	double bw_gbps;
+	char *bw_label;
+	struct zl_roof_ceiling ceil[ZL_ROOF_CEILINGS];
+	int nceil;
+	struct zl_roof_point *v;
+	size_t nr, alloc;
+};
+
+void zl_roofline_init(struct zl_roofline *r, const char *title, double bw_gbps, const char *bw_label);
+void zl_roofline_release(struct zl_roofline *r);
+/* A compute ceiling (a label once; beyond ZL_ROOF_CEILINGS dropped). */
+void zl_roofline_ceiling(struct zl_roofline *r, const char *label, double tflops);
+/* A point (tip copied); returns its index for a later point's `from`. Non-positive x or y are not drawn. */
+size_t zl_roofline_add(struct zl_roofline *r, double x, double y, const char *cls, int ring, const char *tip,
+		       long from);
+void zl_roofline_svg(const struct zl_roofline *r, struct strbuf *sb);
 
 /* ---- strips (sample distributions) ------------------------------------------------ */
 
