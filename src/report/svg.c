@@ -756,12 +756,16 @@ void zl_trend_release(struct zl_trend *t)
 		free(t->s[s].name);
 		free(t->s[s].y);
 		free(t->s[s].shift);
+		free(t->s[s].cut);
 	}
 	for (i = 0; i < t->nbreaks; i++) {
 		free(t->breaks[i].label);
 		free(t->breaks[i].tip);
 	}
+	for (i = 0; i < t->nmarks; i++)
+		free(t->marks[i].tip);
 	free(t->breaks);
+	free(t->marks);
 	free(t->title);
 	strvec_clear(&t->xlabels);
 	memset(t, 0, sizeof(*t));
@@ -779,6 +783,7 @@ struct zl_trend_series *zl_trend_series(struct zl_trend *t, const char *name, co
 	s->cls = cls;
 	s->y = xcalloc(t->n ? t->n : 1, sizeof(*s->y));
 	s->shift = xcalloc(t->n ? t->n : 1, sizeof(*s->shift));
+	s->cut = xcalloc(t->n ? t->n : 1, sizeof(*s->cut));
 	if (t->n)
 		memcpy(s->y, y, t->n * sizeof(*s->y));
 	return s;
@@ -795,11 +800,44 @@ void zl_trend_break(struct zl_trend *t, size_t at, const char *label, const char
 	b->tip = tip ? xstrdup(tip) : NULL;
 }
 
+void zl_trend_mark(struct zl_trend *t, size_t at, const char *tip)
+{
+	struct zl_trend_mark *m;
+
+	if (at >= t->n)
+		return;
+	ALLOC_GROW(t->marks, t->nmarks + 1, t->alloc_marks);
+	m = &t->marks[t->nmarks++];
+	m->at = at;
+	m->tip = tip ? xstrdup(tip) : NULL;
+}
+
 /* Where a trend's parts go: the plot box and its y axis; point i sits at left + (i + 0.5) * step. */
 struct trend_layout {
 	double w, left, right, top, h, bottom, step;
+	int legend_lines;
 	struct zl_axis ay;
 };
+
+/* The legend's lines in width w (each series a circle and its name); line[s] gets the line of series s. */
+static int trend_legend_lines(const struct zl_trend *t, double w, int *line)
+{
+	double x = 0;
+	int s, lines = 1;
+
+	for (s = 0; s < t->ns; s++) {
+		double item = text_chars(t->s[s].name) * CHAR_W + 22;
+
+		if (x > 0 && x + item > w) {
+			lines++;
+			x = 0;
+		}
+		x += item;
+		if (line)
+			line[s] = lines - 1;
+	}
+	return lines;
+}
 
 static void trend_layout(const struct zl_trend *t, struct trend_layout *l)
 {
@@ -811,8 +849,10 @@ static void trend_layout(const struct zl_trend *t, struct trend_layout *l)
 	l->left = 52;
 	l->right = 10;
 	l->top = 24;
-	l->h = fmin(fmax(l->w * 0.48, 180), 260);
-	l->bottom = l->h - 38;
+	/* the legend takes as many lines under the axis as its names need */
+	l->legend_lines = trend_legend_lines(t, l->w - 8, NULL);
+	l->h = fmin(fmax(l->w * 0.48, 180), 260) + 16 * (l->legend_lines - 1);
+	l->bottom = l->h - 38 - 16 * (l->legend_lines - 1);
 	for (s = 0; s < t->ns; s++)
 		for (i = 0; i < t->n; i++)
 			if (drawable(t->log, t->s[s].y[i])) {
@@ -830,6 +870,7 @@ static void trend_layout(const struct zl_trend *t, struct trend_layout *l)
 static void trend_xlabels(struct strbuf *sb, const struct zl_trend *t, const struct trend_layout *l)
 {
 	double last_label = -1e9;
+	const char *last_text = NULL;
 	size_t i, nlab = t->n < 4 ? t->n : 4;
 
 	for (i = 0; i < nlab && t->xlabels.nr == t->n; i++) {
@@ -840,10 +881,11 @@ static void trend_xlabels(struct strbuf *sb, const struct zl_trend *t, const str
 
 		/* kept inside the chart: the first and last labels sit at its edges */
 		x = fmin(fmax(x, l->left + half), l->w - l->right - half);
-		if (x - last_label < 2 * half + 6)
+		if (x - last_label < 2 * half + 6 || (last_text && !strcmp(lab, last_text)))
 			continue;
 		svg_text(sb, x, l->bottom + 15, "tl c", lab);
 		last_label = x;
+		last_text = lab;
 	}
 }
 
@@ -860,6 +902,8 @@ static void trend_breaks(struct strbuf *sb, const struct zl_trend *t, const stru
 		strbuf_addstr(sb, "<g>");
 		svg_tip(sb, b->tip ? b->tip : b->label);
 		strbuf_addf(sb, "<path class=\"brk\" d=\"M%.1f %.1fV%.1f\"/>", x, l->top - 4, l->bottom);
+		/* and on the axis: a diamond where the caliber changed */
+		strbuf_addf(sb, "<path class=\"u\" d=\"M%.1f %.1fl4 4l-4 4l-4 -4z\"/>", x, l->bottom - 4);
 		if (x - last_label > text_chars(b->label) * CHAR_W + 4 && x + 2 + text_chars(b->label) * 6 < l->w) {
 			strbuf_addf(sb, "<text class=\"brk\" x=\"%.1f\" y=\"%.1f\">", x + 2, l->top - 8);
 			zl_html_escape(sb, b->label);
@@ -867,6 +911,20 @@ static void trend_breaks(struct strbuf *sb, const struct zl_trend *t, const stru
 			last_label = x;
 		}
 		strbuf_addstr(sb, "</g>\n");
+	}
+}
+
+/* The runs that did not pass: an x on the axis with the run's tooltip. */
+static void trend_marks(struct strbuf *sb, const struct zl_trend *t, const struct trend_layout *l)
+{
+	size_t i;
+
+	for (i = 0; i < t->nmarks; i++) {
+		double x = l->left + (t->marks[i].at + 0.5) * l->step, y = l->bottom - 6;
+
+		strbuf_addf(sb, "<path class=\"l fx\" d=\"M%.1f %.1fl8 8M%.1f %.1fl-8 8\">", x - 4, y - 4, x + 4, y - 4);
+		svg_tip(sb, t->marks[i].tip);
+		strbuf_addstr(sb, "</path>\n");
 	}
 }
 
@@ -892,7 +950,7 @@ static void trend_point(struct strbuf *sb, const struct zl_trend *t, const struc
 	}
 }
 
-/* A series: its line (broken where a point is not drawable), then its points. */
+/* A series: its line (joining its points across runs without one, cut where cut[] says), then its points. */
 static void trend_series(struct strbuf *sb, const struct zl_trend *t, const struct zl_trend_series *se,
 			 const struct trend_layout *l)
 {
@@ -901,10 +959,11 @@ static void trend_series(struct strbuf *sb, const struct zl_trend *t, const stru
 
 	strbuf_addf(sb, "<path class=\"%s ln\" d=\"", se->cls);
 	for (i = 0; i < t->n; i++) {
-		if (!drawable(t->log, se->y[i])) {
+		/* a cut between the point drawn last and this one lifts the pen; points without a value are skipped */
+		if (se->cut[i])
 			pen = 0;
+		if (!drawable(t->log, se->y[i]))
 			continue;
-		}
 		strbuf_addf(sb, "%c%.1f %.1f", pen ? 'L' : 'M', l->left + (i + 0.5) * l->step,
 			    zl_axis_pos(&l->ay, se->y[i], l->bottom, l->top));
 		pen = 1;
@@ -919,16 +978,20 @@ static void trend_series(struct strbuf *sb, const struct zl_trend *t, const stru
 /* The legend under the axis, right-aligned. */
 static void trend_legend(struct strbuf *sb, const struct zl_trend *t, const struct trend_layout *l)
 {
+	int line[ZL_TREND_SERIES], s;
 	double legend_x = l->w - l->right;
-	int s;
 
+	trend_legend_lines(t, l->w - 8, line);
 	for (s = t->ns - 1; s >= 0; s--) {
 		double tw = text_chars(t->s[s].name) * CHAR_W;
+		double y = l->h - 6 - 16 * (l->legend_lines - 1 - line[s]);
 
+		if (s < t->ns - 1 && line[s] != line[s + 1])
+			legend_x = l->w - l->right;
 		legend_x -= tw;
-		svg_text(sb, legend_x, l->h - 6, "tl", t->s[s].name);
+		svg_text(sb, legend_x, y, "tl", t->s[s].name);
 		strbuf_addf(sb, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"/>", t->s[s].cls, legend_x - 8,
-			    l->h - 10);
+			    y - 4);
 		legend_x -= 22;
 	}
 }
@@ -946,6 +1009,7 @@ void zl_trend_svg(const struct zl_trend *t, struct strbuf *sb)
 	strbuf_addf(sb, "<path class=\"ax\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", l.left, l.top, l.bottom, l.w - l.right);
 	trend_xlabels(sb, t, &l);
 	trend_breaks(sb, t, &l);
+	trend_marks(sb, t, &l);
 	for (s = 0; s < t->ns; s++)
 		trend_series(sb, t, &t->s[s], &l);
 	trend_legend(sb, t, &l);

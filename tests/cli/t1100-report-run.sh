@@ -102,7 +102,7 @@ for want in ["plan profiler, used mixed (28 profiler, 0 graph, 2 direct, 2 fallb
              "timer fallbacks: 2 measurements were not timed by the planned profiler timer: profiler saw no kernel",
              "throttled samples: 12 samples were dropped",
              "throttled clock: the SM clock went down to 1410 MHz of 1980",
-             "foreign vendor modules: 1 modules of mthreads were loaded (first _mthreads.ops, brought in by benchmark/test_mm.py::test_mm)",
+             "foreign vendor modules: 1 module of mthreads was loaded (first _mthreads.ops, brought in by benchmark/test_mm.py::test_mm)",
              "inherited tuner winners: the run started with 12 winners",
              "interpreter reused: this op ran in a Python process that had run 3 ops before it",
              "FlagGems checkout has uncommitted changes"]:

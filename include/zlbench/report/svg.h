@@ -8,7 +8,8 @@
  *               latency + speedup chart, the batch overview and the forest plot.
  *   timeline    intervals per lane (what ran on which device, when, how it ended).
  *   trend       series over an ordinal x (runs in time order), with breaks between
- *               two points (a caliber change) and shift markers on points.
+ *               two points (a caliber change: the lines stop there), shift markers
+ *               on points and marks on the axis for runs that did not pass.
  *   strips      the samples of a few rows as dots with their quartile box.
  *   roofline    achieved FLOP/s against arithmetic intensity under the device's roofs.
  *
@@ -139,14 +140,21 @@ void zl_timeline_svg(const struct zl_timeline *t, struct strbuf *sb);
 
 /* ---- trend ---------------------------------------------------------------------- */
 
-#define ZL_TREND_SERIES 4
+#define ZL_TREND_SERIES 8
 
 struct zl_trend_series {
 	char *name;
 	const char *cls;
 	double *y;        /* n values; NAN: no point */
 	signed char *shift; /* n entries: +1 a step up at this point, -1 down, 0 none */
+	unsigned char *cut; /* n entries: 1 = the line does not join point i to the point drawn before it */
 	int up_good;        /* a step up is an improvement (speedup), drawn green; else red */
+};
+
+/* A run drawn as a mark on the x axis rather than a point (a run that did not pass). */
+struct zl_trend_mark {
+	size_t at;
+	char *tip;
 };
 
 struct zl_trend_break {
@@ -166,6 +174,8 @@ struct zl_trend {
 	int ns;
 	struct zl_trend_break *breaks;
 	size_t nbreaks, alloc_breaks;
+	struct zl_trend_mark *marks;
+	size_t nmarks, alloc_marks;
 };
 
 void zl_trend_init(struct zl_trend *t, const char *title, size_t n, int log, int width);
@@ -173,7 +183,13 @@ void zl_trend_release(struct zl_trend *t);
 /* A series of n values (copied); NULL when ZL_TREND_SERIES are there already. */
 struct zl_trend_series *zl_trend_series(struct zl_trend *t, const char *name, const char *cls,
 					const double *y);
+/*
+ * A caliber change between point at-1 and point at: a dashed line with its label at the
+ * top and a mark on the x axis. Series whose line must not run across it set their cut[at].
+ */
 void zl_trend_break(struct zl_trend *t, size_t at, const char *label, const char *tip);
+/* A run that did not pass: an x on the axis at point at, with its tooltip. */
+void zl_trend_mark(struct zl_trend *t, size_t at, const char *tip);
 void zl_trend_svg(const struct zl_trend *t, struct strbuf *sb);
 
 /* ---- roofline ---------------------------------------------------------------------- */
