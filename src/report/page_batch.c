@@ -96,8 +96,8 @@ static int view_load(struct batch_view *v, const char *dir, struct strbuf *err)
 	if (rc < 0)
 		strvec_pushf(&v->notes, "%s", why.buf);
 	if (v->sched.skipped)
-		strvec_pushf(&v->notes, "%s: %zu lines were skipped (cut off or not a schedule line)",
-			     ZL_BATCH_SCHEDULE_FILE, v->sched.skipped);
+		strvec_pushf(&v->notes, "%s: %zu %s skipped (cut off or not a schedule line)",
+			     ZL_BATCH_SCHEDULE_FILE, v->sched.skipped, v->sched.skipped == 1 ? "line was" : "lines were");
 	v->ops = xcalloc(v->c.ops.nr ? v->c.ops.nr : 1, sizeof(*v->ops));
 	v->nops = v->c.ops.nr;
 	for (i = 0; i < v->nops; i++) {
@@ -312,8 +312,12 @@ static void reason_cell(struct strbuf *out, const char *reason)
 		return;
 	}
 	first = strcspn(reason, "\n");
-	if (first > 90)
+	if (first > 90) {
 		first = 90;
+		/* never in the middle of a UTF-8 character */
+		while (first > 0 && ((unsigned char)reason[first] & 0xc0) == 0x80)
+			first--;
+	}
 	strbuf_addstr(out, "<td class=\"wrap\">");
 	if (!reason[first]) {
 		zl_html_escape(out, reason);
