@@ -113,6 +113,21 @@ void zl_report_ratio_ci(struct strbuf *sb, double v, double lo, double hi)
 	strbuf_addf(sb, "%.*f\xc3\x97 (95 %% interval %.*f\xc3\x97\xe2\x80\x93%.*f\xc3\x97)", d, v, d + 1, lo, d + 1, hi);
 }
 
+const char *zl_report_status_class(const char *status)
+{
+	static const char *const known[][2] = {
+		{ "passed", "v-passed" }, { "failed", "v-failed" }, { "timeout", "v-timeout" },
+		{ "crashed", "v-crashed" }, { "interrupted", "v-interrupted" },
+		{ "preflight_failed", "v-preflight_failed" }, { "running", "v-running" }, { "skipped", "v-skipped" },
+	};
+	size_t i;
+
+	for (i = 0; status && i < ZL_ARRAY_SIZE(known); i++)
+		if (!strcmp(status, known[i][0]))
+			return known[i][1];
+	return "v-other";
+}
+
 const char *zl_plural(size_t n, const char *one, const char *many)
 {
 	return n == 1 ? one : many;

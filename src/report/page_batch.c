@@ -362,7 +362,7 @@ static void op_table(struct strbuf *out, const struct batch_view *v)
 	for (i = 0; i < v->nops; i++) {
 		const struct op_view *o = ord[i];
 		const char *status = o->last ? o->last->v[ZL_BCOL_STATUS] : NULL;
-		char buf[48], cls[48];
+		char buf[48];
 		size_t attempts = 0;
 
 		if (i)
@@ -372,8 +372,7 @@ static void op_table(struct strbuf *out, const struct batch_view *v)
 		strbuf_addf(out, "<td><a href=\"#%s\">", id.buf);
 		zl_html_escape(out, o->op);
 		strbuf_addstr(out, "</a></td>");
-		snprintf(cls, sizeof(cls), "v-%s", status ? status : "not-run");
-		zl_html_td(out, status ? status : "not run", status ? cls : "v-missing");
+		zl_html_td(out, status ? status : "not run", status ? zl_report_status_class(status) : "v-missing");
 		zl_report_ratio(buf, o->speedup);
 		zl_html_td(out, buf, !isfinite(o->speedup) ? "n" : o->speedup < 1 ? "n v-slower" : "n v-faster");
 		if (o->shapes)
@@ -564,7 +563,7 @@ static void status_table(struct strbuf *out, const struct batch_view *v)
 			const char *val = r->v[cols[c]];
 
 			if (cols[c] == ZL_BCOL_STATUS && val)
-				snprintf(cls, sizeof(cls), "v-%s", val);
+				snprintf(cls, sizeof(cls), "%s", zl_report_status_class(val));
 			else if (cols[c] == ZL_BCOL_REASON)
 				snprintf(cls, sizeof(cls), "wrap");
 			else if (cols[c] == ZL_BCOL_DURATION_S || cols[c] == ZL_BCOL_WALL_S || cols[c] == ZL_BCOL_EXIT_CODE)
@@ -592,7 +591,7 @@ static void op_sections(struct strbuf *out, struct op_view *const *sorted, size_
 		zl_report_id(&id, "op-", o->op);
 		strbuf_addf(out, "<h3 id=\"%s\">", id.buf);
 		zl_html_escape(out, o->op);
-		strbuf_addf(out, " <span class=\"v-%s\">", status ? status : "");
+		strbuf_addf(out, " <span class=\"%s\">", zl_report_status_class(status));
 		zl_html_escape(out, status ? status : "?");
 		strbuf_addstr(out, "</span></h3>\n");
 		if (!o->loaded) {

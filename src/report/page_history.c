@@ -459,7 +459,7 @@ static void runs_table(struct strbuf *out, struct zl_run *const *runs, size_t n)
 		zl_html_td(out, r->device_name, NULL);
 		zl_html_td(out, used ? used : r->timer_plan, NULL);
 		zl_html_td(out, r->flaggems_commit, "mono");
-		snprintf(buf, sizeof(buf), "v-%s", r->status ? r->status : "");
+		snprintf(buf, sizeof(buf), "%s", zl_report_status_class(r->status));
 		zl_html_td(out, r->status, buf);
 		snprintf(buf, sizeof(buf), "%zu", shapes);
 		zl_html_td(out, buf, "n");

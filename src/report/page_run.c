@@ -271,7 +271,7 @@ static void run_verdict(struct strbuf *out, const struct zl_run *run, const stru
 			sp[n++] = row_speedup(&run->results[i]);
 	zl_report_verdict_begin(out);
 	if (run->status && strcmp(run->status, "passed")) {
-		strbuf_addf(out, "<strong class=\"v-%s\">", run->status);
+		strbuf_addf(out, "<strong class=\"%s\">", zl_report_status_class(run->status));
 		zl_html_textf(out, "%s%s%s.", run->status, reason ? ": " : "", reason ? reason : "");
 		strbuf_addstr(out, "</strong> ");
 	}

@@ -122,6 +122,14 @@ grep -q '<p class="verdict" id="verdict"><strong class="v-failed">failed: &lt;sc
 contains "$TMP/failed.html" "unknown clocks: the SM clock was not read (unknown: no nvml)"
 contains "$TMP/failed.html" '<div class="bad"><strong>Warnings</strong>'
 
+# a status that is no status zlbench writes never becomes markup: the verdict's class is v-other
+mk "$TMP/odd" --run-id 20261129-130000-cuda-mm-dddddd --results "$R" --set status='"x\" onmouseover=\"y"'
+run_zl report "$TMP/odd" -o "$TMP/odd.html"
+expect_rc 0
+check "$TMP/odd.html" "$TMP/odd.json"
+contains "$TMP/odd.html" '<p class="verdict" id="verdict"><strong class="v-other">x&quot; onmouseover=&quot;y.</strong>'
+lacks "$TMP/odd.html" 'onmouseover="y'
+
 # output: standard output with -o -, report.html by default, never a half-written file
 run_zl report "$TMP/run" -o -
 expect_rc 0

@@ -169,6 +169,11 @@ int zl_report_ci_decimals(double lo, double hi);
  * (1.0x-1.1x)"); without an interval, zl_report_ratio's text.
  */
 void zl_report_ratio_ci(struct strbuf *sb, double v, double lo, double hi);
+/*
+ * The class of a run status: "v-passed", "v-failed", ... for the statuses zlbench writes,
+ * "v-other" for anything else (a status read from a file never becomes markup).
+ */
+const char *zl_report_status_class(const char *status);
 /* one when n is 1, else many: "1 op", "0 ops". */
 const char *zl_plural(size_t n, const char *one, const char *many);
 /* An HTML id from text: letters, digits, '-' and '_' kept, others '-'. */
