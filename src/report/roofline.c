@@ -358,7 +358,7 @@ void zl_report_eff_section(struct strbuf *out, const struct zl_report_eff *e, co
 	}
 	strbuf_addstr(out, "<p class=\"eff\">");
 	if (big) {
-		strbuf_addf(&sb, "%s, the largest: ", big->label);
+		strbuf_addf(&sb, "The largest, %s: ", big->label);
 		row_sentence(&sb, e, big);
 		strbuf_addch(&sb, '.');
 	} else {
