@@ -89,7 +89,7 @@ static void short_time(struct strbuf *sb, const char *iso)
 
 /* One series per backend and device: the runs' groups in first-seen order. */
 struct run_groups {
-	struct strvec keys;       /* "cuda \xc2\xb7 NVIDIA H200" */
+	struct strvec keys;       /* "<backend> \xc2\xb7 <device name>" */
 	size_t *of;               /* the group of each run */
 };
 
