@@ -225,3 +225,117 @@ const char *zl_backend_clock_source(const struct zl_backend *b)
 {
 	return b && b->clock_source ? b->clock_source : "none";
 }
+
+/*
+ * Device peaks (backend.h). Dense figures: the datasheets print tensor-core FLOP/s with
+ * 2:4 sparsity ("*" in NVIDIA's tables), halved here. Bandwidth in GB/s as printed
+ * (TB/s x 1000). The names are what nvidia-smi and rocm-smi print for the part.
+ */
+static const char *const h200_names[] = { "NVIDIA H200", NULL };
+static const char *const h100_sxm_names[] = { "NVIDIA H100 80GB HBM3", NULL };
+static const char *const h100_pcie_names[] = { "NVIDIA H100 PCIe", NULL };
+static const char *const a100_sxm80_names[] = { "NVIDIA A100-SXM4-80GB", NULL };
+static const char *const a100_sxm40_names[] = { "NVIDIA A100-SXM4-40GB", NULL };
+static const char *const a100_pcie80_names[] = { "NVIDIA A100 80GB PCIe", NULL };
+static const char *const a100_pcie40_names[] = { "NVIDIA A100-PCIE-40GB", NULL };
+static const char *const mi300x_names[] = { "AMD Instinct MI300X", "AMD Instinct MI300X OAM",
+					    "Aqua Vanjaram [Instinct MI300X]", NULL };
+
+#define NV_H200_SHEET "NVIDIA H200 Tensor Core GPU datasheet, www.nvidia.com/en-us/data-center/h200/"
+#define NV_H100_SHEET "NVIDIA H100 Tensor Core GPU datasheet, www.nvidia.com/en-us/data-center/h100/"
+#define NV_A100_SHEET "NVIDIA A100 Tensor Core GPU datasheet, www.nvidia.com/content/dam/en-zz/" \
+	"Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf"
+#define NV_A100_PAPER "NVIDIA A100 Tensor Core GPU Architecture whitepaper, images.nvidia.com/aem-dam/" \
+	"en-zz/Solutions/data-center/nvidia-ampere-architecture-whitepaper.pdf"
+#define AMD_MI300X_SHEET "AMD Instinct MI300X accelerator data sheet, www.amd.com/content/dam/amd/en/" \
+	"documents/instinct-tech-docs/data-sheets/amd-instinct-mi300x-data-sheet.pdf"
+
+const struct zl_device_peak zl_device_peak_table[] = {
+	{
+		.model = "H200 SXM",
+		.names = h200_names,
+		.hbm_gbps = 4800,
+		.tflops = { [ZL_PEAK_FP32] = 67, [ZL_PEAK_TF32] = 494.5, [ZL_PEAK_FP16] = 989.5,
+			    [ZL_PEAK_BF16] = 989.5, [ZL_PEAK_FP8] = 1979 },
+		.source = NV_H200_SHEET " (H200 SXM column; tensor figures with sparsity halved)",
+	},
+	{
+		.model = "H100 SXM",
+		.names = h100_sxm_names,
+		.hbm_gbps = 3350,
+		.tflops = { [ZL_PEAK_FP32] = 67, [ZL_PEAK_TF32] = 494.5, [ZL_PEAK_FP16] = 989.5,
+			    [ZL_PEAK_BF16] = 989.5, [ZL_PEAK_FP8] = 1979 },
+		.source = NV_H100_SHEET " (H100 SXM column; tensor figures with sparsity halved)",
+	},
+	{
+		.model = "H100 PCIe",
+		.names = h100_pcie_names,
+		.hbm_gbps = 2000,
+		.tflops = { [ZL_PEAK_FP32] = 51, [ZL_PEAK_TF32] = 378, [ZL_PEAK_FP16] = 756.5,
+			    [ZL_PEAK_BF16] = 756.5, [ZL_PEAK_FP8] = 1513 },
+		.source = NV_H100_SHEET " (H100 PCIe column; tensor figures with sparsity halved)",
+	},
+	{
+		.model = "A100 SXM4 80GB",
+		.names = a100_sxm80_names,
+		.hbm_gbps = 2039,
+		.tflops = { [ZL_PEAK_FP32] = 19.5, [ZL_PEAK_TF32] = 156, [ZL_PEAK_FP16] = 312, [ZL_PEAK_BF16] = 312 },
+		.source = NV_A100_SHEET " (A100 80GB SXM column)",
+	},
+	{
+		.model = "A100 SXM4 40GB",
+		.names = a100_sxm40_names,
+		.hbm_gbps = 1555,
+		.tflops = { [ZL_PEAK_FP32] = 19.5, [ZL_PEAK_TF32] = 156, [ZL_PEAK_FP16] = 312, [ZL_PEAK_BF16] = 312 },
+		.source = NV_A100_PAPER " (A100 40GB SXM4: 1555 GB/s; the datasheet's compute figures)",
+	},
+	{
+		.model = "A100 PCIe 80GB",
+		.names = a100_pcie80_names,
+		.hbm_gbps = 1935,
+		.tflops = { [ZL_PEAK_FP32] = 19.5, [ZL_PEAK_TF32] = 156, [ZL_PEAK_FP16] = 312, [ZL_PEAK_BF16] = 312 },
+		.source = NV_A100_SHEET " (A100 80GB PCIe column)",
+	},
+	{
+		.model = "A100 PCIe 40GB",
+		.names = a100_pcie40_names,
+		.hbm_gbps = 1555,
+		.tflops = { [ZL_PEAK_FP32] = 19.5, [ZL_PEAK_TF32] = 156, [ZL_PEAK_FP16] = 312, [ZL_PEAK_BF16] = 312 },
+		.source = NV_A100_PAPER " (A100 40GB PCIe: 1555 GB/s; the datasheet's compute figures)",
+	},
+	{
+		.model = "MI300X",
+		.names = mi300x_names,
+		.hbm_gbps = 5300,
+		.tflops = { [ZL_PEAK_FP32] = 163.4, [ZL_PEAK_TF32] = 653.7, [ZL_PEAK_FP16] = 1307.4,
+			    [ZL_PEAK_BF16] = 1307.4, [ZL_PEAK_FP8] = 2614.9 },
+		.source = AMD_MI300X_SHEET " (dense figures)",
+	},
+	{ .model = NULL },
+};
+
+const char *zl_peak_kind_name(enum zl_peak_kind k)
+{
+	static const char *const names[ZL_PEAK__COUNT] = {
+		[ZL_PEAK_FP32] = "fp32", [ZL_PEAK_TF32] = "tf32", [ZL_PEAK_FP16] = "fp16",
+		[ZL_PEAK_BF16] = "bf16", [ZL_PEAK_FP8] = "fp8",
+	};
+
+	return (size_t)k < ZL_ARRAY_SIZE(names) ? names[k] : "?";
+}
+
+const struct zl_device_peak *zl_device_peak_find(const char *device_name)
+{
+	const struct zl_device_peak *p;
+
+	if (!device_name)
+		return NULL;
+	for (p = zl_device_peak_table; p->model; p++) {
+		const char *const *n;
+
+		for (n = p->names; n && *n; n++)
+			if (zl_strcaseeq(*n, device_name))
+				return p;
+	}
+	return NULL;
+}

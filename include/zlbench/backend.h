@@ -129,6 +129,38 @@ const char *zl_backend_cap_note(const struct zl_backend *b, unsigned cap);
 const char *zl_backend_clock_source(const struct zl_backend *b);
 
 /*
+ * Device peaks: one row per device model, the figures its vendor's datasheet gives
+ * (dense: without 2:4 sparsity), with the datasheet named in `source`. The report and
+ * `compare --efficiency` divide what a kernel achieved by these. A model is found by
+ * the name its query tool prints (run_identity.json's devices[].name), compared
+ * without case; a name no row lists has no peaks, and the pages say so rather than
+ * guess from a similar name (an H200 NVL is not an H200).
+ */
+enum zl_peak_kind {
+	ZL_PEAK_FP32,      /* FP32 on the vector units (no tensor cores: torch's default for float32) */
+	ZL_PEAK_TF32,      /* TF32 tensor cores (float32 with allow_tf32) */
+	ZL_PEAK_FP16,      /* FP16 tensor cores */
+	ZL_PEAK_BF16,      /* BF16 tensor cores */
+	ZL_PEAK_FP8,       /* FP8 tensor cores */
+	ZL_PEAK__COUNT
+};
+/* "fp32", "tf32", "fp16", "bf16", "fp8". */
+const char *zl_peak_kind_name(enum zl_peak_kind k);
+
+struct zl_device_peak {
+	const char *model;                /* e.g. "H200 SXM" */
+	const char *const *names;         /* the query tools' names for it (NULL-terminated) */
+	double hbm_gbps;                  /* memory bandwidth, GB/s (10^9 bytes/s) */
+	double tflops[ZL_PEAK__COUNT];    /* dense TFLOP/s (10^12); 0: the datasheet gives none */
+	const char *source;               /* the datasheet: title and address (without "https://": the
+					     report pages carry no link out) */
+};
+/* The table; terminated by a row with model == NULL. */
+extern const struct zl_device_peak zl_device_peak_table[];
+/* The row of a device name (case-insensitive, exact); NULL when no row lists it. */
+const struct zl_device_peak *zl_device_peak_find(const char *device_name);
+
+/*
  * Auto-detection: the one vendor whose query tool (on PATH) or device nodes
  * (under the device root) are present. 0 and *out set when exactly one; -1 with
  * a message naming what was found (none, or several) otherwise.

@@ -7,6 +7,7 @@
 #include "zlbench/calibrate.h"
 #include "zlbench/cmd.h"
 #include "zlbench/compare.h"
+#include "zlbench/efficiency.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/history.h"
@@ -20,7 +21,7 @@
 #include "zlbench/banned.h"
 
 static const char *opt_fail, *opt_threshold, *opt_db;
-static int opt_json, opt_csv, opt_markdown, opt_allow, opt_allow_missing, opt_fail_on_unsure;
+static int opt_json, opt_csv, opt_markdown, opt_allow, opt_allow_missing, opt_fail_on_unsure, opt_efficiency;
 
 static const struct zl_option compare_options[] = {
 	{ .type = ZL_OPT_GROUP, .help = "Options:" },
@@ -30,6 +31,9 @@ static const struct zl_option compare_options[] = {
 	  .help = "CSV (RFC 4180), one line per row" },
 	{ .type = ZL_OPT_FLAG, .long_name = "markdown", .value = &opt_markdown, .defval = 1,
 	  .help = "Markdown for a pull-request comment" },
+	{ .type = ZL_OPT_FLAG, .long_name = "efficiency", .value = &opt_efficiency, .defval = 1,
+	  .help = "after the table, each row's bytes, FLOPs, GB/s and TFLOP/s against the device's peaks "
+		  "(--json always has them)" },
 	{ .type = ZL_OPT_GROUP, .help = "Judgement:" },
 	{ .type = ZL_OPT_STRING, .long_name = "fail-on-regression", .value = &opt_fail, .argh = "PCT",
 	  .help = "exit 1 when the geomean, or a gems shape called slower, is > PCT % slower (see 4.)" },
@@ -139,6 +143,8 @@ static int render(const struct zl_compare *c)
 		zl_compare_render_markdown(c, &sb);
 	else
 		zl_compare_print_text(c, stdout, zl_use_color(1));
+	if (opt_efficiency && !opt_json && !opt_csv && !opt_markdown)
+		zl_compare_print_efficiency(c, stdout, zl_use_color(1));
 	if (ret) {
 		zl_print_error("%s", err.buf);
 	} else if (fwrite(sb.buf, 1, sb.len, stdout) != sb.len || fflush(stdout) || ferror(stdout)) {
@@ -155,6 +161,10 @@ static int read_opts(const struct strvec *args, struct zl_compare_opts *opts)
 {
 	if (opt_json + opt_csv + opt_markdown > 1) {
 		zl_print_error("choose one of --json, --csv and --markdown");
+		return -1;
+	}
+	if (opt_efficiency && (opt_csv || opt_markdown)) {
+		zl_print_error("--efficiency adds a section to the terminal table; --json always has the figures");
 		return -1;
 	}
 	if (args->nr != 2) {
@@ -235,7 +245,7 @@ const struct zl_command zl_cmd_compare = {
 	.summary = "compare two runs after checking their caliber",
 	.usage = "A B [--json|--csv|--markdown] [--fail-on-regression PCT]\n"
 		 "                       [--fail-on-unsure] [--threshold PCT] [--allow-missing-shapes]\n"
-		 "                       [--allow-caliber-mismatch] [--db PATH]",
+		 "                       [--allow-caliber-mismatch] [--efficiency] [--db PATH]",
 	.description =
 		"Compares run B against run A. A and B are run directories, or run ids (or a\n"
 		"unique prefix) looked up in the history database. A run whose directory is\n"
@@ -279,7 +289,12 @@ const struct zl_command zl_cmd_compare = {
 		"   when A's or B's status is not \"passed\", when no gems shape has a latency on\n"
 		"   both sides, and when a gems shape of A has no latency in B (failed, crashed,\n"
 		"   dropped; with --allow-missing-shapes only a warning). The output names each\n"
-		"   failing shape and why (a gate column, the gate's lines; CSV: gate_result).\n",
+		"   failing shape and why (a gate column, the gate's lines; CSV: gate_result).\n"
+		"5. Hardware efficiency (--efficiency; always in --json): per row the bytes it\n"
+		"   must move and the FLOPs it must do (zlbench's rule for the op's family:\n"
+		"   pointwise, reduction, softmax, GEMM; else FlagGems' own gbps/tflops; else\n"
+		"   unknown), the GB/s and TFLOP/s A's and B's times achieve, and their share of\n"
+		"   the device's datasheet peaks (HBM bandwidth, dense FLOP/s of the dtype).\n",
 	.notes =
 		"Environment:\n"
 		"  ZL_HISTORY_DB  history database for run ids when --db is not given\n"

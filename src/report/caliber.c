@@ -105,7 +105,7 @@ static void start_text(struct strbuf *sb, const struct zl_run *run)
 	}
 	strbuf_addstr(sb, mode);
 	if (isfinite(before) && before > 0)
-		strbuf_addf(sb, " after %.0f ops", before);
+		strbuf_addf(sb, " after %.0f %s", before, before == 1 ? "op" : "ops");
 }
 
 static void tuner_text(struct strbuf *sb, const struct zl_run *run)
@@ -459,13 +459,14 @@ static void warn_timer(const struct zl_run *run, struct strvec *out)
 		struct strbuf why = STRBUF_INIT;
 
 		fallback_reasons(run, &why);
-		strvec_pushf(out, "timer fallbacks: %.0f measurements were not timed by the planned %s timer%s", fb,
-			     run->timer_plan ? run->timer_plan : "", why.buf);
+		strvec_pushf(out, "timer fallbacks: %.0f %s not timed by the planned %s timer%s", fb,
+			     fb == 1 ? "measurement was" : "measurements were", run->timer_plan ? run->timer_plan : "",
+			     why.buf);
 		strbuf_release(&why);
 	}
 	if (isfinite(dropped) && dropped > 0)
-		strvec_pushf(out, "throttled samples: %.0f samples were dropped because the SM clock was below "
-			     "75 %% of its maximum", dropped);
+		strvec_pushf(out, "throttled samples: %.0f %s dropped because the SM clock was below "
+			     "75 %% of its maximum", dropped, dropped == 1 ? "sample was" : "samples were");
 	if (src && zl_starts_with(src, "unknown"))
 		strvec_pushf(out, "unknown clocks: the SM clock was not read (%s), so throttling was not checked", src);
 	else if (src && cJSON_IsNull(clk))
@@ -492,8 +493,11 @@ static void warn_vendor(const struct zl_run *run, struct strvec *out)
 	if (names.len) {
 		const char *mod = zl_json_path_string(first, "module"), *by = zl_json_path_string(first, "first_test");
 
-		strvec_pushf(out, "foreign vendor modules: %d modules of %s were loaded (first %s, brought in by %s)",
-			     cJSON_GetArraySize(modules), names.buf, mod ? mod : "?", by ? by : "unknown");
+		int nmod = cJSON_GetArraySize(modules);
+
+		strvec_pushf(out, "foreign vendor modules: %d %s of %s %s loaded (first %s, brought in by %s)", nmod,
+			     nmod == 1 ? "module" : "modules", names.buf, nmod == 1 ? "was" : "were", mod ? mod : "?",
+			     by ? by : "unknown");
 	}
 	strbuf_release(&names);
 }
@@ -504,9 +508,9 @@ static void warn_tuner(const struct zl_run *run, struct strvec *out)
 
 	if (run->tuner_cache_mode && !strcmp(run->tuner_cache_mode, "shared") && run->winners_before > 0 &&
 	    !(run->autotune_mode && !strcmp(run->autotune_mode, "replay")))
-		strvec_pushf(out, "inherited tuner winners: the run started with %ld winners already in the shared "
+		strvec_pushf(out, "inherited tuner winners: the run started with %ld %s already in the shared "
 			     "tuner cache, so its kernels may have reused earlier runs' tuning (--isolate-tuner-cache "
-			     "or --replay-from for an A/B)", run->winners_before);
+			     "or --replay-from for an A/B)", run->winners_before, run->winners_before == 1 ? "winner" : "winners");
 	if (note)
 		strvec_pushf(out, "tuner cache: %s", note);
 }
@@ -520,9 +524,11 @@ static void warn_misc(const struct zl_run *run, struct strvec *out)
 
 	if (run->status && strcmp(run->status, "passed"))
 		strvec_pushf(out, "status %s%s%s", run->status, reason ? ": " : "", reason ? reason : "");
-	if (mode && strcmp(mode, "fresh"))
-		strvec_pushf(out, "interpreter %s: this op ran in a Python process that had run %.0f ops before it",
-			     mode, isfinite(before) ? before : 0);
+	if (mode && strcmp(mode, "fresh") && isfinite(before) && before > 0)
+		strvec_pushf(out, "interpreter %s: this op ran in a Python process that had run %.0f %s before it",
+			     mode, before, before == 1 ? "op" : "ops");
+	else if (mode && strcmp(mode, "fresh"))
+		strvec_pushf(out, "interpreter %s: this op was the first its Python process ran", mode);
 	if (cJSON_IsFalse(id_item(run, "devices_verified")) && how && zl_starts_with(how, "not verified"))
 		strvec_pushf(out, "devices %s", how);
 	else if (cJSON_IsFalse(id_item(run, "devices_verified")))

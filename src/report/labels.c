@@ -52,12 +52,85 @@ void zl_report_shape(struct strbuf *sb, const char *shape)
 	}
 }
 
+/* Decimals that give v 3 significant digits, trailing zeros kept ("1.00", "12.3", "0.0445"). */
+static int sig3_decimals(double v)
+{
+	int e, d;
+
+	if (v == 0)
+		return 2;
+	e = (int)floor(log10(fabs(v)));
+	d = 2 - e;
+	/* 0.9996 rounds to 1.00, not 1.000: the rounding reached the next power of ten */
+	if (d > 0 && d <= 9 && fabs(round(v * pow(10, d)) / pow(10, d)) >= pow(10, e + 1))
+		d--;
+	return d < 0 ? 0 : d > 9 ? 9 : d;
+}
+
 void zl_report_ratio(char buf[32], double r)
 {
 	if (!isfinite(r))
 		snprintf(buf, 32, "-");
 	else
-		snprintf(buf, 32, "%.3g\xc3\x97", r);
+		snprintf(buf, 32, "%.*f\xc3\x97", sig3_decimals(r), r);
+}
+
+int zl_report_ci_decimals(double lo, double hi)
+{
+	char a[48], b[48];
+	int d;
+
+	if (!isfinite(lo) || !isfinite(hi) || !(hi > lo))
+		return -1;
+	d = (int)floor(-log10(hi - lo));
+	/* at least two significant digits of the smaller bound: 0.38 (0.20-0.66), never 0 (0-1) */
+	if (lo > 0 && d < 1 - (int)floor(log10(lo)))
+		d = 1 - (int)floor(log10(lo));
+	d = d < 0 ? 0 : d > 6 ? 6 : d;
+	for (;; d++) {
+		snprintf(a, sizeof(a), "%.*f", d, lo);
+		snprintf(b, sizeof(b), "%.*f", d, hi);
+		if (strcmp(a, b) || d >= 9)
+			return d;
+	}
+}
+
+void zl_report_ratio_ci(struct strbuf *sb, double v, double lo, double hi)
+{
+	int d = zl_report_ci_decimals(lo, hi);
+	char buf[32];
+
+	if (!isfinite(v)) {
+		strbuf_addch(sb, '-');
+		return;
+	}
+	if (d < 0) {
+		zl_report_ratio(buf, v);
+		strbuf_addstr(sb, buf);
+		return;
+	}
+	/* the bounds one digit finer than the value: where they lie, never two equal bounds */
+	strbuf_addf(sb, "%.*f\xc3\x97 (95 %% interval %.*f\xc3\x97\xe2\x80\x93%.*f\xc3\x97)", d, v, d + 1, lo, d + 1, hi);
+}
+
+const char *zl_report_status_class(const char *status)
+{
+	static const char *const known[][2] = {
+		{ "passed", "v-passed" }, { "failed", "v-failed" }, { "timeout", "v-timeout" },
+		{ "crashed", "v-crashed" }, { "interrupted", "v-interrupted" },
+		{ "preflight_failed", "v-preflight_failed" }, { "running", "v-running" }, { "skipped", "v-skipped" },
+	};
+	size_t i;
+
+	for (i = 0; status && i < ZL_ARRAY_SIZE(known); i++)
+		if (!strcmp(status, known[i][0]))
+			return known[i][1];
+	return "v-other";
+}
+
+const char *zl_plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
 }
 
 void zl_report_id(struct strbuf *sb, const char *prefix, const char *text)

@@ -455,8 +455,8 @@ static void ab_render(const struct ab *ab, int own_rows, const struct zl_report_
 					    "row the median latency over its rounds, with the spread across rounds as "
 					    "the noise when it is wider than a round's own; the samples are the "
 					    "rounds' together. Each arm's caliber is its first round's.");
-	zl_html_page_begin(out, title.buf, sub.buf);
-	zl_report_compare_body(rc, &pooled[0], &pooled[1], &samples[0], &samples[1], extra.buf, out);
+	zl_html_page_begin(out, title.buf, NULL);
+	zl_report_compare_body(rc, &pooled[0], &pooled[1], &samples[0], &samples[1], sub.buf, extra.buf, out);
 	zl_html_page_end(out, now);
 	strbuf_release(&extra);
 	strbuf_release(&sub);

@@ -1,7 +1,8 @@
 /*
- * The batch page: the batch's settings and its runs' caliber, the speedup of every
- * op, the schedule as a timeline per device, the ops_status table, then each op's
- * run (the run page's chart).
+ * The batch page: the verdict (how the ops ended, FlagGems against torch over them),
+ * the op table (status, speedup, the reason in full), the speedup of every op, the
+ * batch's settings and its runs' caliber, the schedule as a timeline per device, the
+ * ops_status table, then each op's run (the run page's chart).
  */
 #include <errno.h>
 #include <math.h>
@@ -95,8 +96,8 @@ static int view_load(struct batch_view *v, const char *dir, struct strbuf *err)
 	if (rc < 0)
 		strvec_pushf(&v->notes, "%s", why.buf);
 	if (v->sched.skipped)
-		strvec_pushf(&v->notes, "%s: %zu lines were skipped (cut off or not a schedule line)",
-			     ZL_BATCH_SCHEDULE_FILE, v->sched.skipped);
+		strvec_pushf(&v->notes, "%s: %zu %s skipped (cut off or not a schedule line)",
+			     ZL_BATCH_SCHEDULE_FILE, v->sched.skipped, v->sched.skipped == 1 ? "line was" : "lines were");
 	v->ops = xcalloc(v->c.ops.nr ? v->c.ops.nr : 1, sizeof(*v->ops));
 	v->nops = v->c.ops.nr;
 	for (i = 0; i < v->nops; i++) {
@@ -130,7 +131,8 @@ out:
 	return rc;
 }
 
-static void summary(struct strbuf *out, const struct batch_view *v)
+/* The answer: how many ops ended how, then FlagGems against torch over the ops with results. */
+static void verdict(struct strbuf *out, const struct batch_view *v)
 {
 	struct zl_batch_outcome oc;
 	const struct {
@@ -140,7 +142,8 @@ static void summary(struct strbuf *out, const struct batch_view *v)
 		{ "passed", 0 }, { "failed", 0 }, { "crashed", 0 }, { "timeout", 0 }, { "preflight_failed", 0 },
 		{ "interrupted", 0 }, { "not run", 0 },
 	};
-	size_t counts[ZL_ARRAY_SIZE(parts)], i;
+	size_t counts[ZL_ARRAY_SIZE(parts)], i, n = 0, any = 0;
+	double *sp = xcalloc(v->nops ? v->nops : 1, sizeof(*sp));
 
 	memset(&oc, 0, sizeof(oc));
 	zl_batch_outcome_count(&v->c, &v->rows, &oc);
@@ -151,11 +154,24 @@ static void summary(struct strbuf *out, const struct batch_view *v)
 	counts[4] = oc.preflight_failed;
 	counts[5] = oc.interrupted;
 	counts[6] = oc.not_run;
-	strbuf_addf(out, "<p>%zu ops:", oc.total);
+	zl_report_verdict_begin(out);
+	zl_report_count(out, oc.total, "op", "ops", NULL);
+	strbuf_addch(out, ':');
 	for (i = 0; i < ZL_ARRAY_SIZE(parts); i++)
-		if (counts[i])
-			strbuf_addf(out, " <span class=\"v-%s\">%zu %s</span>", parts[i].name, counts[i], parts[i].name);
-	strbuf_addstr(out, ".</p>\n");
+		if (counts[i]) {
+			strbuf_addf(out, "%s <span class=\"v-%s\">%zu %s</span>", any++ ? "," : "", parts[i].name,
+				    counts[i], parts[i].name);
+		}
+	strbuf_addstr(out, ". ");
+	for (i = 0; i < v->nops; i++)
+		if (isfinite(v->ops[i].speedup))
+			sp[n++] = v->ops[i].speedup;
+	if (n) {
+		zl_report_speedups(out, sp, n, "op", "ops");
+		strbuf_addstr(out, " (each op's geomean over its shapes).");
+	}
+	zl_report_verdict_end(out);
+	free(sp);
 }
 
 static void settings(struct strbuf *out, const struct batch_view *v)
@@ -254,7 +270,7 @@ static void caliber(struct strbuf *out, const struct batch_view *v)
 	settings(out, v);
 	if (n) {
 		strbuf_addstr(out, "<h3>");
-		zl_html_textf(out, "The runs' caliber (of %s's run; %zu runs loaded)", names[0], n);
+		zl_html_textf(out, "The runs' caliber (of %s's run; %zu %s loaded)", names[0], n, zl_plural(n, "run", "runs"));
 		strbuf_addstr(out, "</h3>\n");
 		zl_report_caliber(out, runs[0]);
 		zl_report_caliber_spread(runs, names, n, &spread);
@@ -284,6 +300,95 @@ static int by_speedup(const void *x, const void *y)
 	if (!na && a->speedup != b->speedup)
 		return a->speedup < b->speedup ? -1 : 1;
 	return strcmp(a->op, b->op);
+}
+
+/* A reason in full: inline when short, else its first line and the rest on click. */
+static void reason_cell(struct strbuf *out, const char *reason)
+{
+	size_t first;
+
+	if (!reason || !*reason) {
+		zl_html_td(out, "", NULL);
+		return;
+	}
+	first = strcspn(reason, "\n");
+	if (first > 90) {
+		first = 90;
+		/* never in the middle of a UTF-8 character */
+		while (first > 0 && ((unsigned char)reason[first] & 0xc0) == 0x80)
+			first--;
+	}
+	strbuf_addstr(out, "<td class=\"wrap\">");
+	if (!reason[first]) {
+		zl_html_escape(out, reason);
+	} else {
+		strbuf_addstr(out, "<details><summary>");
+		zl_html_escape_len(out, reason, first);
+		strbuf_addstr(out, "\xe2\x80\xa6</summary><pre class=\"why\">");
+		zl_html_escape(out, reason);
+		strbuf_addstr(out, "</pre></details>");
+	}
+	strbuf_addstr(out, "</td>");
+}
+
+/* The ops that did not pass first, then by speedup (losses first), then those without results. */
+static int by_attention(const void *x, const void *y)
+{
+	const struct op_view *a = *(const struct op_view *const *)x, *b = *(const struct op_view *const *)y;
+	const char *sa = a->last ? a->last->v[ZL_BCOL_STATUS] : NULL, *sb = b->last ? b->last->v[ZL_BCOL_STATUS] : NULL;
+	int pa = sa && !strcmp(sa, "passed"), pb = sb && !strcmp(sb, "passed");
+
+	if (pa != pb)
+		return pa - pb;
+	return by_speedup(x, y);
+}
+
+/* The op table the page opens with: status, speedup, attempts and the reason in full. */
+static void op_table(struct strbuf *out, const struct batch_view *v)
+{
+	static const char *const heads[] = { "op", "status", "FlagGems speedup", "shapes slower", "attempts",
+					     "reason" };
+	struct op_view **ord = xcalloc(v->nops ? v->nops : 1, sizeof(*ord));
+	struct strbuf id = STRBUF_INIT;
+	size_t i, k;
+
+	for (i = 0; i < v->nops; i++)
+		ord[i] = &v->ops[i];
+	if (v->nops)
+		qsort(ord, v->nops, sizeof(*ord), by_attention);
+	strbuf_addstr(out, "<h2>Ops</h2>\n");
+	zl_html_table_begin(out, "the ops that did not pass first, then by speedup, losses first; a long reason "
+			    "opens on click", heads, ZL_ARRAY_SIZE(heads));
+	for (i = 0; i < v->nops; i++) {
+		const struct op_view *o = ord[i];
+		const char *status = o->last ? o->last->v[ZL_BCOL_STATUS] : NULL;
+		char buf[48];
+		size_t attempts = 0;
+
+		if (i)
+			zl_html_tr(out);
+		strbuf_reset(&id);
+		zl_report_id(&id, "op-", o->op);
+		strbuf_addf(out, "<td><a href=\"#%s\">", id.buf);
+		zl_html_escape(out, o->op);
+		strbuf_addstr(out, "</a></td>");
+		zl_html_td(out, status ? status : "not run", status ? zl_report_status_class(status) : "v-missing");
+		zl_report_ratio(buf, o->speedup);
+		zl_html_td(out, buf, !isfinite(o->speedup) ? "n" : o->speedup < 1 ? "n v-slower" : "n v-faster");
+		if (o->shapes)
+			snprintf(buf, sizeof(buf), "%zu of %zu", o->losses, o->shapes);
+		else
+			snprintf(buf, sizeof(buf), "-");
+		zl_html_td(out, buf, "n");
+		for (k = 0; k < v->rows.nr; k++)
+			attempts += v->rows.v[k].v[ZL_BCOL_OP] && !strcmp(v->rows.v[k].v[ZL_BCOL_OP], o->op);
+		snprintf(buf, sizeof(buf), "%zu", attempts);
+		zl_html_td(out, buf, "n");
+		reason_cell(out, o->last ? o->last->v[ZL_BCOL_REASON] : status ? NULL : "not run yet");
+	}
+	zl_html_table_end(out);
+	strbuf_release(&id);
+	free(ord);
 }
 
 static void overview(struct strbuf *out, struct op_view *const *sorted, size_t n)
@@ -319,9 +424,9 @@ static void overview(struct strbuf *out, struct op_view *const *sorted, size_t n
 	zl_html_figure_begin(out, "speedup-per-op");
 	zl_rowchart_svg(&c, out);
 	strbuf_addf(&cap, "Geomean of FlagGems' speedup (torch latency / FlagGems latency) over each op's shapes, log "
-		    "scale, sorted so the losses come first: %zu of %zu ops with results lose to torch (red). The note "
+		    "scale, sorted so the losses come first: %zu of %zu %s with results lose to torch (red). The note "
 		    "counts the shapes where FlagGems is slower; ops without results are listed last with their status.",
-		    losing, with);
+		    losing, with, zl_plural(with, "op", "ops"));
 	zl_html_figure_end(out, cap.buf);
 	zl_rowchart_release(&c);
 	strbuf_release(&tip);
@@ -458,7 +563,7 @@ static void status_table(struct strbuf *out, const struct batch_view *v)
 			const char *val = r->v[cols[c]];
 
 			if (cols[c] == ZL_BCOL_STATUS && val)
-				snprintf(cls, sizeof(cls), "v-%s", val);
+				snprintf(cls, sizeof(cls), "%s", zl_report_status_class(val));
 			else if (cols[c] == ZL_BCOL_REASON)
 				snprintf(cls, sizeof(cls), "wrap");
 			else if (cols[c] == ZL_BCOL_DURATION_S || cols[c] == ZL_BCOL_WALL_S || cols[c] == ZL_BCOL_EXIT_CODE)
@@ -486,7 +591,7 @@ static void op_sections(struct strbuf *out, struct op_view *const *sorted, size_
 		zl_report_id(&id, "op-", o->op);
 		strbuf_addf(out, "<h3 id=\"%s\">", id.buf);
 		zl_html_escape(out, o->op);
-		strbuf_addf(out, " <span class=\"v-%s\">", status ? status : "");
+		strbuf_addf(out, " <span class=\"%s\">", zl_report_status_class(status));
 		zl_html_escape(out, status ? status : "?");
 		strbuf_addstr(out, "</span></h3>\n");
 		if (!o->loaded) {
@@ -530,13 +635,16 @@ int zl_report_batch_page(const char *batch_dir, const char *now, struct strbuf *
 		qsort(sorted, v.nops, sizeof(*sorted), by_speedup);
 	base = strrchr(v.c.dir ? v.c.dir : batch_dir, '/');
 	strbuf_addf(&title, "zlbench batch: %s", base && base[1] ? base + 1 : batch_dir);
-	strbuf_addf(&sub, "%s \xc2\xb7 %zu ops \xc2\xb7 %zu devices \xc2\xb7 level %s \xc2\xb7 created %s",
-		    v.c.backend ? v.c.backend : "?", v.nops, v.c.devices.nr, v.c.level ? v.c.level : "?",
+	strbuf_addf(&sub, "%s \xc2\xb7 %zu %s \xc2\xb7 %zu %s \xc2\xb7 level %s \xc2\xb7 created %s",
+		    v.c.backend ? v.c.backend : "?", v.nops, zl_plural(v.nops, "op", "ops"), v.c.devices.nr,
+		    zl_plural(v.c.devices.nr, "device", "devices"), v.c.level ? v.c.level : "?",
 		    v.c.created_at ? v.c.created_at : "?");
-	zl_html_page_begin(out, title.buf, sub.buf);
-	summary(out, &v);
-	caliber(out, &v);
+	zl_html_page_begin(out, title.buf, NULL);
+	verdict(out, &v);
+	zl_html_elem(out, "p", "class=\"sub\"", sub.buf);
+	op_table(out, &v);
 	overview(out, sorted, v.nops);
+	caliber(out, &v);
 	timeline(out, &v);
 	status_table(out, &v);
 	op_sections(out, sorted, v.nops);

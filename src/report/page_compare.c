@@ -1,7 +1,8 @@
 /*
- * The compare page: the gate on top, the caliber of A and B and what differs, per
- * row B/A with its interval as a forest plot coloured by verdict, the samples of
- * the rows that moved, and every row in a table. It draws from struct
+ * The compare page: the verdict line first (counts, geomean with its interval, the gate
+ * when asked), per row B/A with its interval as a forest plot coloured by verdict, how
+ * close A and B are to the hardware, the caliber of A and B and what differs, the
+ * samples of the rows that moved, and every row in a table. It draws from struct
  * zl_report_cmp, which zl_report_cmp_from_compare() fills from compare.h.
  */
 #include <math.h>
@@ -224,50 +225,66 @@ static int by_attention(const void *x, const void *y)
 	return ((const struct order *)x)->idx < ((const struct order *)y)->idx ? -1 : 1;
 }
 
+/* The mismatch and, when the gate failed, its reasons: under the verdict, never an empty box. */
 static void gate_block(struct strbuf *out, const struct zl_report_cmp *cmp)
 {
-	struct strvec none = STRVEC_INIT;
-
 	if (cmp->mismatches.nr)
 		zl_html_notes(out, "bad", "Caliber mismatch: A and B were not measured alike (drawn anyway)",
 			      &cmp->mismatches);
-	if (cmp->gate < 0) {
-		strvec_push(&none, "no gate asked: --fail-on-regression PCT draws compare's gate here");
-		zl_html_notes(out, "warn", "Gate", &none);
-	} else {
-		zl_html_notes(out, cmp->gate ? "bad" : "ok", cmp->gate ? "Gate: FAILED" : "Gate: passed",
-			      &cmp->gate_lines);
-	}
-	strvec_clear(&none);
+	if (cmp->gate == 1)
+		zl_html_notes(out, "bad", "Gate: FAILED", &cmp->gate_lines);
 }
 
-static void summary(struct strbuf *out, const struct zl_report_cmp *cmp)
+/* The answer: each side's verdict counts, the geomean B/A with its interval, the gate when asked. */
+static void verdict(struct strbuf *out, const struct zl_report_cmp *cmp)
 {
 	size_t counts[2][ZL_ARRAY_SIZE(verdicts)] = { { 0 } }, i, v;
-	char g[32], lo[32], hi[32];
+	struct strbuf t = STRBUF_INIT;
 
 	for (i = 0; i < cmp->nr; i++)
 		counts[cmp->rows[i].side == ZL_SIDE_GEMS][cmp->rows[i].verdict]++;
-	strbuf_addstr(out, "<p>");
-	for (v = 0; v < 2; v++) {
-		size_t side = 1 - v, k;
+	zl_report_verdict_begin(out);
+	if (!cmp->nr)
+		strbuf_addstr(out, "No rows: neither run has results. ");
+	for (v = 0; v < 2 && cmp->nr; v++) {
+		size_t side = 1 - v, k, o, any = 0;
 
 		zl_html_textf(out, "%s rows:", side ? "FlagGems" : "torch");
-		for (k = 0; k < ZL_ARRAY_SIZE(verdicts); k++)
-			if (counts[side][k])
-				strbuf_addf(out, " <span class=\"v-%s\">%zu %s</span>", verdicts[k].name, counts[side][k],
-					    verdicts[k].name);
-		strbuf_addstr(out, v ? "." : ". ");
+		/* in the order of attention: slower, unsure, faster, same, missing */
+		for (o = 0; o < ZL_ARRAY_SIZE(verdicts); o++)
+			for (k = 0; k < ZL_ARRAY_SIZE(verdicts); k++)
+				if (verdicts[k].order == (int)o && counts[side][k]) {
+					strbuf_addf(out, "%s <span class=\"v-%s\">%zu %s</span>", any ? "," : "",
+						    verdicts[k].name, counts[side][k], verdicts[k].name);
+					any = 1;
+				}
+		strbuf_addstr(out, any ? (v ? ". " : "; ") : (v ? " none. " : " none; "));
 	}
-	zl_report_ratio(g, cmp->geomean);
-	zl_report_ratio(lo, cmp->geo_lo);
-	zl_report_ratio(hi, cmp->geo_hi);
-	if (isfinite(cmp->geomean))
-		zl_html_textf(out, " Geomean B/A of the FlagGems rows: %s (95 %% interval %s to %s, %zu shapes).", g, lo,
-			      hi, cmp->geo_n);
-	strbuf_addstr(out, "</p>\n");
-	if (cmp->method)
-		zl_html_elem(out, "p", "class=\"sub\"", cmp->method);
+	if (isfinite(cmp->geomean)) {
+		const char *cls = cmp->geo_lo > 1 ? "v-slower" : cmp->geo_hi < 1 ? "v-faster" : "v-same";
+
+		zl_report_ratio_ci(&t, cmp->geomean, cmp->geo_lo, cmp->geo_hi);
+		strbuf_addstr(out, "Geomean B/A of the FlagGems rows ");
+		strbuf_addf(out, "<strong class=\"%s\">", cls);
+		zl_html_escape(out, t.buf);
+		strbuf_addstr(out, "</strong>");
+		zl_html_textf(out, " over %zu %s", cmp->geo_n, zl_plural(cmp->geo_n, "shape", "shapes"));
+		if (cmp->geo_lo > 1 || cmp->geo_hi < 1)
+			zl_html_textf(out, ": B is %s overall", cmp->geo_lo > 1 ? "slower" : "faster");
+		strbuf_addstr(out, ". ");
+	}
+	if (cmp->gate >= 0) {
+		strbuf_addf(out, "<strong class=\"%s\">", cmp->gate ? "v-fail" : "v-pass");
+		zl_html_textf(out, "Gate %s", cmp->gate ? "FAILED" : "passed");
+		strbuf_addstr(out, "</strong>");
+		if (cmp->gate_lines.nr)
+			zl_html_textf(out, " (%s)", cmp->gate_lines.v[0]);
+		strbuf_addch(out, '.');
+	}
+	if (cmp->mismatches.nr)
+		strbuf_addstr(out, " <strong class=\"v-fail\">A and B were not measured alike.</strong>");
+	zl_report_verdict_end(out);
+	strbuf_release(&t);
 }
 
 static void caliber_section(struct strbuf *out, const struct zl_report_cmp *cmp, const struct zl_run *a,
@@ -508,9 +525,55 @@ static void rows_table(struct strbuf *out, const struct zl_report_cmp *cmp, cons
 	strbuf_release(&t);
 }
 
+/* Per op, how close A's and B's times are to the hardware (the forest plot's row order). */
+static void efficiency_section(struct strbuf *out, const struct zl_report_cmp *cmp, const struct order *ord,
+			       const struct strvec *ops, const struct zl_run *a, const struct zl_run *b)
+{
+	struct strbuf label = STRBUF_INIT, id = STRBUF_INIT;
+	size_t i, k;
+
+	strbuf_addstr(out, "<h2>How close to the hardware</h2>\n");
+	for (k = 0; k < ops->nr; k++) {
+		struct zl_report_eff e;
+
+		zl_report_eff_init(&e, "A", "B", a ? a->device_name : NULL, b ? b->device_name : NULL);
+		e.legend = "grey: torch rows, blue: FlagGems rows";
+		for (i = 0; i < cmp->nr; i++) {
+			const struct zl_report_row *r = ord[i].r;
+			const struct zl_result *x = NULL;
+			struct zl_report_eff_row *er;
+
+			if (strcmp(r->op, ops->v[k]))
+				continue;
+			if (a)
+				x = zl_run_find(a, r->op, r->dtype, r->shape, r->occurrence, r->side);
+			if (!x && b)
+				x = zl_run_find(b, r->op, r->dtype, r->shape, r->occurrence, r->side);
+			strbuf_reset(&label);
+			row_label(&label, r, 0);
+			er = zl_report_eff_add(&e, label.buf, r->op, r->dtype, r->shape, x ? x->fg_bytes : NAN,
+					       x ? x->fg_flops : NAN);
+			er->ms[0] = r->a_ms > 0 ? r->a_ms : NAN;
+			er->ms[1] = r->b_ms > 0 ? r->b_ms : NAN;
+			er->cls[0] = er->cls[1] = r->side == ZL_SIDE_GEMS ? "g" : "t";
+		}
+		if (ops->nr > 1) {
+			strbuf_addstr(out, "<h3>");
+			zl_html_escape(out, ops->v[k]);
+			strbuf_addstr(out, "</h3>\n");
+		}
+		strbuf_reset(&id);
+		zl_report_id(&id, "eff-", ops->v[k]);
+		zl_report_eff_section(out, &e, ops->v[k], id.buf);
+		zl_report_eff_release(&e);
+	}
+	strbuf_release(&label);
+	strbuf_release(&id);
+}
+
 void zl_report_compare_body(const struct zl_report_cmp *cmp, const struct zl_run *a, const struct zl_run *b,
-			    const struct zl_samples *sa, const struct zl_samples *sb, const char *extra_html,
-			    struct strbuf *out)
+			    const struct zl_samples *sa, const struct zl_samples *sb, const char *subtitle,
+			    const char *extra_html, struct strbuf *out)
 {
 	struct order *ord = xcalloc(cmp->nr ? cmp->nr : 1, sizeof(*ord));
 	struct strvec ops = STRVEC_INIT;
@@ -524,16 +587,20 @@ void zl_report_compare_body(const struct zl_report_cmp *cmp, const struct zl_run
 	}
 	if (cmp->nr)
 		qsort(ord, cmp->nr, sizeof(*ord), by_attention);
+	verdict(out, cmp);
+	if (subtitle)
+		zl_html_elem(out, "p", "class=\"sub\"", subtitle);
 	gate_block(out, cmp);
-	summary(out, cmp);
-	if (extra_html)
-		strbuf_addstr(out, extra_html);
-	caliber_section(out, cmp, a, b);
 	strbuf_addstr(out, "<h2>B/A per row</h2>\n");
-	if (!cmp->nr)
-		zl_html_elem(out, "p", NULL, "No rows: neither run has results.");
+	if (cmp->method)
+		zl_html_elem(out, "p", "class=\"sub\"", cmp->method);
 	for (i = 0; i < ops.nr; i++)
 		forest(out, cmp, ord, cmp->nr, ops.v[i], ops.nr);
+	if (extra_html)
+		strbuf_addstr(out, extra_html);
+	if (cmp->nr)
+		efficiency_section(out, cmp, ord, &ops, a, b);
+	caliber_section(out, cmp, a, b);
 	samples_section(out, cmp, sa, sb);
 	rows_table(out, cmp, ord);
 	strvec_clear(&ops);
@@ -551,8 +618,8 @@ void zl_report_compare_page(const struct zl_report_cmp *cmp, const struct zl_run
 		zl_samples_load(a->dir, &sa);
 	if (b)
 		zl_samples_load(b->dir, &sb);
-	zl_html_page_begin(out, title, subtitle);
-	zl_report_compare_body(cmp, a, b, &sa, &sb, NULL, out);
+	zl_html_page_begin(out, title, NULL);
+	zl_report_compare_body(cmp, a, b, &sa, &sb, subtitle, NULL, out);
 	zl_html_page_end(out, now);
 	zl_samples_release(&sa);
 	zl_samples_release(&sb);

@@ -87,72 +87,185 @@ static void short_time(struct strbuf *sb, const char *iso)
 		strbuf_addstr(sb, "?");
 }
 
-/* One shape of one op across its runs. */
-struct series_key {
-	char *dtype, *shape;
-	int occurrence;
+/* One series per backend and device: the runs' groups in first-seen order. */
+struct run_groups {
+	struct strvec keys;       /* "<backend> \xc2\xb7 <device name>" */
+	size_t *of;               /* the group of each run */
 };
 
-static void add_breaks(struct zl_trend *t, struct zl_run *const *runs, size_t n)
+static void groups_of(struct zl_run *const *runs, size_t n, struct run_groups *g)
 {
-	struct strbuf label = STRBUF_INIT, tip = STRBUF_INIT;
+	struct strbuf key = STRBUF_INIT;
 	size_t i;
 
-	for (i = 1; i < n; i++)
-		if (run_break(runs[i - 1], runs[i], &label, &tip))
-			zl_trend_break(t, i, label.buf, tip.buf);
-	strbuf_release(&label);
-	strbuf_release(&tip);
+	strvec_init(&g->keys);
+	g->of = xcalloc(n ? n : 1, sizeof(*g->of));
+	for (i = 0; i < n; i++) {
+		long k;
+
+		strbuf_reset(&key);
+		strbuf_addf(&key, "%s \xc2\xb7 %s", runs[i]->backend ? runs[i]->backend : "?",
+			    runs[i]->device_name ? runs[i]->device_name : "device not recorded");
+		k = strvec_find(&g->keys, key.buf);
+		if (k < 0) {
+			strvec_push(&g->keys, key.buf);
+			k = (long)g->keys.nr - 1;
+		}
+		g->of[i] = (size_t)k;
+	}
+	strbuf_release(&key);
 }
 
+static void groups_release(struct run_groups *g)
+{
+	strvec_clear(&g->keys);
+	free(g->of);
+}
+
+static int passed(const struct zl_run *run)
+{
+	return run->status && !strcmp(run->status, "passed");
+}
+
+/* The series classes of group k: FlagGems in its own colour, torch grey with its own dashes. */
+static const char *group_cls(size_t k, int gems)
+{
+	static const char *const g[] = { "g", "g1", "g2", "g3" }, *const t[] = { "t", "t d1", "t d2", "t d3" };
+
+	return gems ? g[k % ZL_ARRAY_SIZE(g)] : t[k % ZL_ARRAY_SIZE(t)];
+}
+
+/*
+ * Labels that tell the runs apart: "11-29 10:00", with the year when the runs span
+ * years, the seconds when two neighbours share a minute, "#k" when they share a second.
+ */
 static void set_xlabels(struct zl_trend *t, struct zl_run *const *runs, size_t n)
 {
 	struct strbuf sb = STRBUF_INIT;
+	int years = 0, seconds = 0;
 	size_t i;
 
+	for (i = 1; i < n; i++) {
+		const char *a = runs[i - 1]->started_at, *b = runs[i]->started_at;
+
+		if (a && b && strlen(a) >= 19 && strlen(b) >= 19) {
+			years |= strncmp(a, b, 4) != 0;
+			seconds |= !strncmp(a, b, 16);
+		}
+	}
 	for (i = 0; i < n; i++) {
+		const char *iso = runs[i]->started_at;
+
 		strbuf_reset(&sb);
-		short_time(&sb, runs[i]->started_at);
+		if (!iso || strlen(iso) < 19)
+			strbuf_addf(&sb, "run %zu", i + 1);
+		else
+			strbuf_addf(&sb, "%.*s %.*s", years ? 10 : 5, iso + (years ? 0 : 5), seconds ? 8 : 5, iso + 11);
+		if (i && !strncmp(t->xlabels.v[i - 1], sb.buf, sb.len) &&
+		    (t->xlabels.v[i - 1][sb.len] == '\0' || t->xlabels.v[i - 1][sb.len] == ' '))
+			strbuf_addf(&sb, " #%zu", i + 1);
 		strvec_push(&t->xlabels, sb.buf);
 	}
 	strbuf_release(&sb);
 }
 
-static size_t op_speedup_trend(struct strbuf *out, const char *op, struct zl_run *const *runs, size_t n)
+/*
+ * The caliber changes between consecutive runs of one group: a break at the later run,
+ * and the group's series (series[k] .. series[k + per - 1] of group k) cut there. The
+ * runs that did not pass are marks on the axis.
+ */
+static void add_breaks(struct zl_trend *t, struct zl_run *const *runs, size_t n, const struct run_groups *g,
+		       struct zl_trend_series *const *series, size_t per)
+{
+	struct strbuf label = STRBUF_INIT, tip = STRBUF_INIT, full = STRBUF_INIT;
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		if (!passed(runs[i])) {
+			const char *reason = zl_json_path_string(runs[i]->identity, "reason");
+
+			strbuf_reset(&full);
+			strbuf_addf(&full, "%s: %s%s%s", runs[i]->run_id, runs[i]->status ? runs[i]->status : "status not recorded",
+				    reason ? ": " : "", reason ? reason : "");
+			zl_trend_mark(t, i, full.buf);
+			continue;
+		}
+		for (j = i; j-- > 0;)
+			if (g->of[j] == g->of[i] && passed(runs[j]))
+				break;
+		if (j == (size_t)-1 || !run_break(runs[j], runs[i], &label, &tip))
+			continue;
+		strbuf_reset(&full);
+		if (g->keys.nr > 1)
+			strbuf_addf(&full, "%s: ", g->keys.v[g->of[i]]);
+		strbuf_addbuf(&full, &tip);
+		zl_trend_break(t, i, label.buf, full.buf);
+		for (k = 0; k < per; k++)
+			if (series[g->of[i] * per + k])
+				series[g->of[i] * per + k]->cut[i] = 1;
+	}
+	strbuf_release(&label);
+	strbuf_release(&tip);
+	strbuf_release(&full);
+}
+
+/* "FlagGems speedup", or "FlagGems speedup, rocm · MI300X" when the runs have several groups. */
+static void series_name(struct strbuf *sb, const char *what, const struct run_groups *g, size_t k)
+{
+	strbuf_reset(sb);
+	strbuf_addstr(sb, what);
+	if (g->keys.nr > 1)
+		strbuf_addf(sb, ", %s", g->keys.v[k]);
+}
+
+static size_t op_speedup_trend(struct strbuf *out, const char *op, struct zl_run *const *runs, size_t n,
+			       const struct run_groups *g)
 {
 	double *y = xcalloc(n, sizeof(*y));
 	struct zl_trend t;
-	struct zl_trend_series *s;
-	struct strbuf title = STRBUF_INIT, cap = STRBUF_INIT, id = STRBUF_INIT;
-	size_t i, shifts;
+	struct zl_trend_series *series[ZL_TREND_SERIES] = { NULL };
+	struct strbuf title = STRBUF_INIT, cap = STRBUF_INIT, id = STRBUF_INIT, name = STRBUF_INIT;
+	size_t i, k, shifts = 0;
 
-	for (i = 0; i < n; i++) {
-		size_t shapes, losses;
-		y[i] = zl_report_op_speedup(runs[i], op, &shapes, &losses);
-	}
 	strbuf_addf(&title, "%s: geomean speedup of FlagGems over torch per run", op);
 	zl_trend_init(&t, title.buf, n, 1, 720);
 	t.ylabel = "geomean speedup (log)";
 	set_xlabels(&t, runs, n);
-	s = zl_trend_series(&t, "FlagGems speedup", "g", y);
-	s->up_good = 1;
-	shifts = zl_step_detect(y, n, ZL_STEP_FLOOR, s->shift);
-	add_breaks(&t, runs, n);
+	for (k = 0; k < g->keys.nr && k < ZL_TREND_SERIES; k++) {
+		for (i = 0; i < n; i++) {
+			size_t shapes, losses;
+			y[i] = g->of[i] == k && passed(runs[i]) ? zl_report_op_speedup(runs[i], op, &shapes, &losses) : NAN;
+		}
+		series_name(&name, "FlagGems speedup", g, k);
+		series[k] = zl_trend_series(&t, name.buf, group_cls(k, 1), y);
+		series[k]->up_good = 1;
+		shifts += zl_step_detect(series[k]->y, n, ZL_STEP_FLOOR, series[k]->shift);
+	}
+	add_breaks(&t, runs, n, g, series, 1);
 	zl_report_id(&id, "trend-", op);
 	zl_html_figure_begin(out, id.buf);
 	zl_trend_svg(&t, out);
-	strbuf_addf(&cap, "%s over %zu runs, oldest first: the geomean of FlagGems' speedup over the op's shapes "
-		    "(log scale). Dashed amber lines are caliber changes between two runs (hover for what changed); "
-		    "triangles mark the %zu points where the series shifted beyond its noise (green better, red worse).",
-		    op, n, shifts);
+	strbuf_addf(&cap, "%s over %zu %s, oldest first: the geomean of FlagGems' speedup over the op's shapes "
+		    "(log scale)%s. Dashed amber lines (and diamonds on the axis) are caliber changes between two runs "
+		    "(hover for what changed): the lines stop there. Triangles mark the %zu %s where a series shifted "
+		    "beyond its noise (green better, red worse); a red x on the axis is a run that did not pass.",
+		    op, n, zl_plural(n, "run", "runs"), g->keys.nr > 1 ? ", one line per backend and device" : "",
+		    shifts, zl_plural(shifts, "point", "points"));
 	zl_html_figure_end(out, cap.buf);
 	zl_trend_release(&t);
 	strbuf_release(&title);
 	strbuf_release(&cap);
 	strbuf_release(&id);
+	strbuf_release(&name);
 	free(y);
 	return shifts;
 }
+
+/* One shape of one op across its runs. */
+struct series_key {
+	char *dtype, *shape;
+	int occurrence;
+};
 
 static void keys_of(const char *op, struct zl_run *const *runs, size_t n, struct series_key **keys, size_t *nkeys)
 {
@@ -180,25 +293,16 @@ static void keys_of(const char *op, struct zl_run *const *runs, size_t n, struct
 }
 
 static size_t shape_trend(struct strbuf *out, const char *op, const struct series_key *key, struct zl_run *const *runs,
-			  size_t n)
+			  size_t n, const struct run_groups *g)
 {
-	double *y[2];
+	double *y = xcalloc(n ? n : 1, sizeof(*y));
 	static const char *const names[2] = { "torch", "FlagGems" };
-	static const char *const cls[2] = { "t", "g" };
+	struct zl_trend_series *series[ZL_TREND_SERIES] = { NULL };
 	struct zl_trend t;
-	struct strbuf title = STRBUF_INIT, cap = STRBUF_INIT;
-	size_t i, shifts = 0, points = 0;
+	struct strbuf title = STRBUF_INIT, cap = STRBUF_INIT, name = STRBUF_INIT;
+	size_t i, k, shifts = 0, points = 0;
 	int s;
 
-	for (s = 0; s < 2; s++) {
-		y[s] = xcalloc(n, sizeof(*y[s]));
-		for (i = 0; i < n; i++) {
-			const struct zl_result *r = zl_run_find(runs[i], op, key->dtype, key->shape, key->occurrence,
-							       s ? ZL_SIDE_GEMS : ZL_SIDE_TORCH);
-			y[s][i] = r && r->latency_ms > 0 ? r->latency_ms : NAN;
-			points += s && isfinite(y[s][i]);
-		}
-	}
 	zl_report_dtype(&title, key->dtype);
 	strbuf_addch(&title, ' ');
 	zl_report_shape(&title, key->shape);
@@ -207,22 +311,35 @@ static size_t shape_trend(struct strbuf *out, const char *op, const struct serie
 	zl_trend_init(&t, title.buf, n, 1, 400);
 	t.ylabel = "ms (log)";
 	set_xlabels(&t, runs, n);
-	for (s = 0; s < 2; s++) {
-		struct zl_trend_series *se = zl_trend_series(&t, names[s], cls[s], y[s]);
-		shifts += zl_step_detect(y[s], n, ZL_STEP_FLOOR, se->shift);
-	}
-	add_breaks(&t, runs, n);
+	for (k = 0; k < g->keys.nr && 2 * k + 1 < ZL_TREND_SERIES; k++)
+		for (s = 0; s < 2; s++) {
+			struct zl_trend_series *se;
+
+			for (i = 0; i < n; i++) {
+				const struct zl_result *r = g->of[i] == k && passed(runs[i])
+					? zl_run_find(runs[i], op, key->dtype, key->shape, key->occurrence,
+						      s ? ZL_SIDE_GEMS : ZL_SIDE_TORCH) : NULL;
+				y[i] = r && r->latency_ms > 0 ? r->latency_ms : NAN;
+				points += s && isfinite(y[i]);
+			}
+			series_name(&name, names[s], g, k);
+			se = series[2 * k + s] = zl_trend_series(&t, name.buf, group_cls(k, s), y);
+			shifts += zl_step_detect(se->y, n, ZL_STEP_FLOOR, se->shift);
+		}
+	add_breaks(&t, runs, n, g, series, 2);
 	strbuf_addstr(out, "<figure class=\"small\">");
 	zl_trend_svg(&t, out);
-	strbuf_addf(&cap, "%s %s: latency over %zu runs (log), torch grey, FlagGems blue; %zu shift%s beyond noise.", op,
-		    title.buf, points, shifts, shifts == 1 ? "" : "s");
+	strbuf_addf(&cap, "%s %s: latency over %zu %s (log), torch grey, FlagGems %s; %zu %s beyond noise.", op,
+		    title.buf, points, zl_plural(points, "run", "runs"),
+		    g->keys.nr > 1 ? "in one colour per backend and device" : "blue", shifts,
+		    zl_plural(shifts, "shift", "shifts"));
 	zl_html_elem(out, "figcaption", NULL, cap.buf);
 	strbuf_addstr(out, "</figure>\n");
 	zl_trend_release(&t);
 	strbuf_release(&title);
 	strbuf_release(&cap);
-	free(y[0]);
-	free(y[1]);
+	strbuf_release(&name);
+	free(y);
 	return shifts;
 }
 
@@ -238,47 +355,81 @@ static int has_op(const struct zl_run *run, const char *op)
 	return 0;
 }
 
-static void op_section(struct strbuf *out, const char *op, struct zl_run *const *all, size_t nall)
+/* What an op's section found, for the verdict on top. */
+struct op_stats {
+	size_t runs, changes, shifts, not_passed;
+	double first, latest;      /* the speedup of its first and latest passed runs; NAN: none */
+};
+
+static void op_section(struct strbuf *out, const char *op, struct zl_run *const *all, size_t nall,
+		       struct op_stats *st)
 {
 	struct zl_run **runs = xcalloc(nall ? nall : 1, sizeof(*runs));
 	struct series_key *keys;
+	struct run_groups g;
 	struct strvec changes = STRVEC_INIT;
 	struct strbuf label = STRBUF_INIT, tip = STRBUF_INIT, id = STRBUF_INIT;
-	size_t n = 0, i, nkeys, shifts = 0;
+	size_t n = 0, i, j, nkeys, shifts = 0;
 
 	for (i = 0; i < nall; i++)
 		if (has_op(all[i], op))
 			runs[n++] = all[i];
+	groups_of(runs, n, &g);
+	memset(st, 0, sizeof(*st));
+	st->first = st->latest = NAN;
 	zl_report_id(&id, "op-", op);
 	strbuf_addf(out, "<h2 id=\"%s\">", id.buf);
 	zl_html_escape(out, op);
 	strbuf_addstr(out, "</h2>\n");
-	for (i = 1; i < n; i++)
-		if (run_break(runs[i - 1], runs[i], &label, &tip)) {
+	for (i = 0; i < n; i++) {
+		size_t shapes, losses;
+		double sp;
+
+		if (!passed(runs[i])) {
+			st->not_passed++;
+			continue;
+		}
+		sp = zl_report_op_speedup(runs[i], op, &shapes, &losses);
+		if (isfinite(sp)) {
+			if (!isfinite(st->first))
+				st->first = sp;
+			st->latest = sp;
+		}
+		/* the run before it of its backend and device */
+		for (j = i; j-- > 0;)
+			if (g.of[j] == g.of[i] && passed(runs[j]))
+				break;
+		if (j != (size_t)-1 && run_break(runs[j], runs[i], &label, &tip)) {
 			struct strbuf when = STRBUF_INIT;
 
 			short_time(&when, runs[i]->started_at);
-			strvec_pushf(&changes, "before %s (%s): %s", runs[i]->run_id, when.buf,
-				     tip.buf + strlen("caliber change: "));
+			strvec_pushf(&changes, "before %s (%s)%s%s: %s", runs[i]->run_id, when.buf, g.keys.nr > 1 ? ", " : "",
+				     g.keys.nr > 1 ? g.keys.v[g.of[i]] : "", tip.buf + strlen("caliber change: "));
 			strbuf_release(&when);
 		}
+	}
 	zl_html_notes(out, "warn", "Caliber changes (breaks in every trend below)", &changes);
-	shifts += op_speedup_trend(out, op, runs, n);
+	shifts += op_speedup_trend(out, op, runs, n, &g);
 	keys_of(op, runs, n, &keys, &nkeys);
 	strbuf_addstr(out, "<div class=\"grid\">\n");
 	for (i = 0; i < nkeys; i++)
-		shifts += shape_trend(out, op, &keys[i], runs, n);
+		shifts += shape_trend(out, op, &keys[i], runs, n, &g);
 	strbuf_addstr(out, "</div>\n");
 	strbuf_addstr(out, "<p class=\"sub\">");
-	zl_html_textf(out, "%s: %zu runs, %zu shapes, %zu caliber changes, %zu shifts beyond noise.", op, n, nkeys,
-		      changes.nr, shifts);
+	zl_html_textf(out, "%s: %zu %s, %zu %s, %zu caliber %s, %zu %s beyond noise.", op, n,
+		      zl_plural(n, "run", "runs"), nkeys, zl_plural(nkeys, "shape", "shapes"), changes.nr,
+		      zl_plural(changes.nr, "change", "changes"), shifts, zl_plural(shifts, "shift", "shifts"));
 	strbuf_addstr(out, "</p>\n");
+	st->runs = n;
+	st->changes = changes.nr;
+	st->shifts = shifts;
 	for (i = 0; i < nkeys; i++) {
 		free(keys[i].dtype);
 		free(keys[i].shape);
 	}
 	free(keys);
 	free(runs);
+	groups_release(&g);
 	strvec_clear(&changes);
 	strbuf_release(&label);
 	strbuf_release(&tip);
@@ -308,7 +459,7 @@ static void runs_table(struct strbuf *out, struct zl_run *const *runs, size_t n)
 		zl_html_td(out, r->device_name, NULL);
 		zl_html_td(out, used ? used : r->timer_plan, NULL);
 		zl_html_td(out, r->flaggems_commit, "mono");
-		snprintf(buf, sizeof(buf), "v-%s", r->status ? r->status : "");
+		snprintf(buf, sizeof(buf), "%s", zl_report_status_class(r->status));
 		zl_html_td(out, r->status, buf);
 		snprintf(buf, sizeof(buf), "%zu", shapes);
 		zl_html_td(out, buf, "n");
@@ -410,13 +561,64 @@ static void history_caliber(struct strbuf *out, const struct history_runs *hr)
 	strvec_clear(&spread);
 }
 
+/* The answer: how many runs of which ops, and per op where its speedup ended and what broke. */
+static void history_verdict(struct strbuf *out, const struct history_runs *hr, const struct strvec *ops,
+			    const struct op_stats *st)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	size_t i, failed = 0;
+
+	for (i = 0; i < hr->n; i++)
+		failed += !passed(hr->runs[i]);
+	zl_report_verdict_begin(out);
+	if (!hr->n) {
+		strbuf_addstr(out, "No stored run matches.");
+		zl_report_verdict_end(out);
+		return;
+	}
+	short_time(&a, hr->runs[0]->started_at);
+	short_time(&b, hr->runs[hr->n - 1]->started_at);
+	zl_report_count(out, hr->n, "run", "runs", NULL);
+	strbuf_addstr(out, " of ");
+	zl_report_count(out, ops->nr, "op", "ops", NULL);
+	zl_html_textf(out, ", %s to %s", a.buf, b.buf);
+	if (failed) {
+		strbuf_addstr(out, " (");
+		zl_report_count(out, failed, "run", "runs", "v-failed");
+		strbuf_addstr(out, " did not pass)");
+	}
+	strbuf_addstr(out, ".");
+	for (i = 0; i < ops->nr && i < 5; i++) {
+		char la[32], fi[32];
+
+		zl_report_ratio(la, st[i].latest);
+		zl_report_ratio(fi, st[i].first);
+		strbuf_addch(out, ' ');
+		zl_html_textf(out, "%s: FlagGems speedup ", ops->v[i]);
+		strbuf_addf(out, "<strong class=\"%s\">", st[i].latest < 1 ? "v-slower" : "v-faster");
+		zl_html_escape(out, la);
+		strbuf_addstr(out, "</strong>");
+		zl_html_textf(out, " in the latest run (first %s); ", fi);
+		zl_report_count(out, st[i].changes, "caliber change", "caliber changes", st[i].changes ? "v-unsure" : NULL);
+		strbuf_addstr(out, ", ");
+		zl_report_count(out, st[i].shifts, "shift", "shifts", st[i].shifts ? "v-unsure" : NULL);
+		strbuf_addstr(out, " beyond noise.");
+	}
+	if (ops->nr > 5)
+		zl_html_textf(out, " And %zu more ops below.", ops->nr - 5);
+	zl_report_verdict_end(out);
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
 int zl_report_history_page(struct zl_history *h, const struct zl_history_filter *f, const char *now,
 			   struct strbuf *out, struct strbuf *err)
 {
 	struct zl_history_list list = ZL_HISTORY_LIST_INIT;
 	struct history_runs hr;
 	struct strvec ops = STRVEC_INIT, notes = STRVEC_INIT;
-	struct strbuf sub = STRBUF_INIT;
+	struct strbuf sub = STRBUF_INIT, body = STRBUF_INIT;
+	struct op_stats *st;
 	size_t i;
 
 	if (zl_history_query(h, f, &list, err))
@@ -424,21 +626,25 @@ int zl_report_history_page(struct zl_history *h, const struct zl_history_filter 
 	load_runs(h, &list, &hr, &notes);
 	runs_ops(hr.runs, hr.n, &ops);
 	history_subtitle(&sub, hr.n, f, h);
-	zl_html_page_begin(out, "zlbench history", sub.buf);
-	if (!hr.n)
-		zl_html_elem(out, "p", NULL, "No stored run matches.");
-	else
-		history_caliber(out, &hr);
-	zl_html_notes(out, "warn", "Runs left out", &notes);
+	st = xcalloc(ops.nr ? ops.nr : 1, sizeof(*st));
 	for (i = 0; i < ops.nr; i++)
-		op_section(out, ops.v[i], hr.runs, hr.n);
-	if (hr.n)
+		op_section(&body, ops.v[i], hr.runs, hr.n, &st[i]);
+	zl_html_page_begin(out, "zlbench history", NULL);
+	history_verdict(out, &hr, &ops, st);
+	zl_html_elem(out, "p", "class=\"sub\"", sub.buf);
+	zl_html_notes(out, "warn", "Runs left out", &notes);
+	strbuf_addbuf(out, &body);
+	if (hr.n) {
 		runs_table(out, hr.runs, hr.n);
+		history_caliber(out, &hr);
+	}
 	zl_html_page_end(out, now);
 	history_runs_release(&hr);
 	zl_history_list_release(&list);
 	strvec_clear(&ops);
 	strvec_clear(&notes);
 	strbuf_release(&sub);
+	strbuf_release(&body);
+	free(st);
 	return 0;
 }

@@ -227,6 +227,69 @@ void zl_report_op_table(struct strbuf *sb, const struct zl_run *run, const char 
 	free(rows);
 }
 
+/* The efficiency of op's shapes: torch and FlagGems per shape, in the chart's order. */
+static void op_efficiency(struct strbuf *out, const struct zl_run *run, const char *op)
+{
+	struct zl_report_eff e;
+	struct strbuf label = STRBUF_INIT, id = STRBUF_INIT;
+	size_t n, i;
+	struct keyed *rows = sorted_rows(run, op, &n);
+
+	zl_report_eff_init(&e, "torch", "FlagGems", run->device_name, run->device_name);
+	for (i = 0; i < n; i++) {
+		const struct zl_result *g = &run->results[rows[i].idx];
+		struct zl_report_eff_row *r;
+
+		strbuf_reset(&label);
+		row_label(&label, g);
+		r = zl_report_eff_add(&e, label.buf, g->op, g->dtype, g->shape, g->fg_bytes, g->fg_flops);
+		r->ms[0] = g->latency_base_ms > 0 ? g->latency_base_ms : NAN;
+		r->ms[1] = g->latency_ms > 0 ? g->latency_ms : NAN;
+	}
+	if (e.nr) {
+		strbuf_addstr(out, "<h3>");
+		zl_html_textf(out, "%s: how close to the hardware", op);
+		strbuf_addstr(out, "</h3>\n");
+		zl_report_id(&id, "eff-", op);
+		zl_report_eff_section(out, &e, op, id.buf);
+	}
+	zl_report_eff_release(&e);
+	strbuf_release(&label);
+	strbuf_release(&id);
+	free(rows);
+}
+
+/* The run's answer: its status when not passed, then FlagGems against torch over every shape. */
+static void run_verdict(struct strbuf *out, const struct zl_run *run, const struct strvec *ops)
+{
+	double *sp = xcalloc(run->nr_results ? run->nr_results : 1, sizeof(*sp));
+	const char *reason = zl_json_path_string(run->identity, "reason");
+	size_t i, n = 0;
+
+	for (i = 0; i < run->nr_results; i++)
+		if (run->results[i].side == ZL_SIDE_GEMS)
+			sp[n++] = row_speedup(&run->results[i]);
+	zl_report_verdict_begin(out);
+	if (run->status && strcmp(run->status, "passed")) {
+		strbuf_addf(out, "<strong class=\"%s\">", zl_report_status_class(run->status));
+		zl_html_textf(out, "%s%s%s.", run->status, reason ? ": " : "", reason ? reason : "");
+		strbuf_addstr(out, "</strong> ");
+	}
+	if (!n) {
+		zl_html_textf(out, "%s", run->has_results ? "results.json holds no rows."
+							  : "No results: the run left no readable results.json.");
+	} else {
+		if (ops->nr > 1) {
+			zl_report_count(out, ops->nr, "op", "ops", NULL);
+			strbuf_addstr(out, ": ");
+		}
+		zl_report_speedups(out, sp, n, "shape", "shapes");
+		strbuf_addch(out, '.');
+	}
+	zl_report_verdict_end(out);
+	free(sp);
+}
+
 void zl_report_run_page(const struct zl_run *run, const char *now, struct strbuf *out)
 {
 	struct strbuf title = STRBUF_INIT, sub = STRBUF_INIT, id = STRBUF_INIT;
@@ -237,15 +300,12 @@ void zl_report_run_page(const struct zl_run *run, const char *now, struct strbuf
 	strbuf_addf(&sub, "%s \xc2\xb7 %s \xc2\xb7 %s \xc2\xb7 %s", run->run_id, run->backend ? run->backend : "?",
 		    run->device_name ? run->device_name : "device " ZL_HTML_NOT_RECORDED,
 		    run->status ? run->status : "status " ZL_HTML_NOT_RECORDED);
-	zl_html_page_begin(out, title.buf, sub.buf);
-	strbuf_addstr(out, "<h2>Caliber</h2>\n");
-	zl_report_caliber(out, run);
+	zl_report_run_ops(run, &ops);
+	zl_html_page_begin(out, title.buf, NULL);
+	run_verdict(out, run, &ops);
+	zl_html_elem(out, "p", "class=\"sub\"", sub.buf);
 	zl_report_run_warnings(run, &warnings);
 	zl_html_notes(out, run->status && strcmp(run->status, "passed") ? "bad" : "warn", "Warnings", &warnings);
-	zl_report_run_ops(run, &ops);
-	if (!ops.nr)
-		zl_html_elem(out, "p", NULL, run->has_results ? "results.json holds no rows."
-					       : "No results: the run left no readable results.json.");
 	for (i = 0; i < ops.nr; i++) {
 		size_t n, losses;
 		double g = zl_report_op_speedup(run, ops.v[i], &n, &losses);
@@ -255,14 +315,17 @@ void zl_report_run_page(const struct zl_run *run, const char *now, struct strbuf
 		zl_html_escape(out, ops.v[i]);
 		strbuf_addstr(out, "</h2>\n<p>");
 		zl_report_ratio(ratio, g);
-		zl_html_textf(out, "Geomean speedup of FlagGems over torch: %s over %zu shapes; FlagGems is slower on %zu.",
-			      ratio, n, losses);
+		zl_html_textf(out, "Geomean speedup of FlagGems over torch: %s over %zu %s; FlagGems is slower on %zu.",
+			      ratio, n, zl_plural(n, "shape", "shapes"), losses);
 		strbuf_addstr(out, "</p>\n");
 		strbuf_reset(&id);
 		zl_report_id(&id, "chart-", ops.v[i]);
 		zl_report_op_chart(out, run, ops.v[i], id.buf);
 		zl_report_op_table(out, run, ops.v[i]);
+		op_efficiency(out, run, ops.v[i]);
 	}
+	strbuf_addstr(out, "<h2>Caliber</h2>\n");
+	zl_report_caliber(out, run);
 	zl_html_page_end(out, now);
 	strvec_clear(&warnings);
 	strvec_clear(&ops);

@@ -74,6 +74,39 @@ void zl_axis_linear(struct zl_axis *ax, double lo, double hi, int target)
 	linear_ticks(ax, ax->lo, ax->hi, d);
 }
 
+/*
+ * Ticks at m x 10^e inside [lo, hi] for one set of mantissas: the densest of 1-2-5,
+ * 1-2-3-5, 1-1.5-2-3-5-7 and 1..9 that stays within target ticks (1-2-5 at least), so
+ * that one to three decades still get enough ticks to read a ratio off.
+ */
+static void log_mantissa_ticks(struct zl_axis *ax, int target)
+{
+	static const double sets[][9] = {
+		{ 1, 2, 5 }, { 1, 2, 3, 5 }, { 1, 1.5, 2, 3, 5, 7 }, { 1, 2, 3, 4, 5, 6, 7, 8, 9 },
+	};
+	static const size_t lens[] = { 3, 4, 6, 9 };
+	size_t s, m, pick = 0;
+	double e;
+
+	for (s = 0; s < ZL_ARRAY_SIZE(sets); s++) {
+		size_t n = 0;
+
+		for (e = floor(log10(ax->lo)); e <= ceil(log10(ax->hi)); e++)
+			for (m = 0; m < lens[s]; m++) {
+				double v = sets[s][m] * pow(10, e);
+				n += v >= ax->lo * (1 - 1e-9) && v <= ax->hi * (1 + 1e-9);
+			}
+		if ((int)n <= target)
+			pick = s;
+	}
+	for (e = floor(log10(ax->lo)); e <= ceil(log10(ax->hi)); e++)
+		for (m = 0; m < lens[pick]; m++) {
+			double v = sets[pick][m] * pow(10, e);
+			if (v >= ax->lo * (1 - 1e-9) && v <= ax->hi * (1 + 1e-9))
+				add_tick(ax, v);
+		}
+}
+
 void zl_axis_log(struct zl_axis *ax, double lo, double hi, int target)
 {
 	double llo, lhi, pad, decades, e;
@@ -111,17 +144,16 @@ void zl_axis_log(struct zl_axis *ax, double lo, double hi, int target)
 			if (fmod(fabs(e), (double)k) == 0)
 				add_tick(ax, pow(10, e));
 	} else if (decades >= 1) {
-		static const double mult[] = { 1, 2, 5 };
-		size_t m;
-
-		for (e = floor(log10(ax->lo)); e <= ceil(log10(ax->hi)); e++)
-			for (m = 0; m < ZL_ARRAY_SIZE(mult); m++) {
-				double v = mult[m] * pow(10, e);
-				if (v >= ax->lo * (1 - 1e-9) && v <= ax->hi * (1 + 1e-9))
-					add_tick(ax, v);
-			}
+		log_mantissa_ticks(ax, target);
 	} else {
-		linear_ticks(ax, ax->lo, ax->hi, nice_number((ax->hi - ax->lo) / (target - 1), 1));
+		double d = nice_number((ax->hi - ax->lo) / (target - 1), 1);
+
+		/* a finer nice step (1 -> 0.5 -> 0.2 -> 0.1) while it leaves fewer than target - 1 ticks */
+		while (floor(ax->hi / d + 1e-9) - ceil(ax->lo / d - 1e-9) + 1 < target - 1) {
+			double p10 = pow(10, floor(log10(d) + 1e-9)), m = d / p10;
+			d = m > 4.99 ? 2 * p10 : m > 1.99 ? p10 : 0.5 * p10;
+		}
+		linear_ticks(ax, ax->lo, ax->hi, d);
 	}
 }
 
@@ -352,7 +384,8 @@ static void panel_axis(const struct zl_rowchart *c, int p, double width, struct 
 {
 	const struct zl_panel *pn = &c->panel[p];
 	double lo = INFINITY, hi = -INFINITY;
-	int target = (int)(width / 75);
+	/* a tick every 55 px or so, and at least 4: a narrow ratio panel still reads */
+	int target = (int)(width / 55) < 4 ? 4 : (int)(width / 55);
 	size_t i;
 	int k;
 
@@ -723,12 +756,16 @@ void zl_trend_release(struct zl_trend *t)
 		free(t->s[s].name);
 		free(t->s[s].y);
 		free(t->s[s].shift);
+		free(t->s[s].cut);
 	}
 	for (i = 0; i < t->nbreaks; i++) {
 		free(t->breaks[i].label);
 		free(t->breaks[i].tip);
 	}
+	for (i = 0; i < t->nmarks; i++)
+		free(t->marks[i].tip);
 	free(t->breaks);
+	free(t->marks);
 	free(t->title);
 	strvec_clear(&t->xlabels);
 	memset(t, 0, sizeof(*t));
@@ -746,6 +783,7 @@ struct zl_trend_series *zl_trend_series(struct zl_trend *t, const char *name, co
 	s->cls = cls;
 	s->y = xcalloc(t->n ? t->n : 1, sizeof(*s->y));
 	s->shift = xcalloc(t->n ? t->n : 1, sizeof(*s->shift));
+	s->cut = xcalloc(t->n ? t->n : 1, sizeof(*s->cut));
 	if (t->n)
 		memcpy(s->y, y, t->n * sizeof(*s->y));
 	return s;
@@ -762,11 +800,44 @@ void zl_trend_break(struct zl_trend *t, size_t at, const char *label, const char
 	b->tip = tip ? xstrdup(tip) : NULL;
 }
 
+void zl_trend_mark(struct zl_trend *t, size_t at, const char *tip)
+{
+	struct zl_trend_mark *m;
+
+	if (at >= t->n)
+		return;
+	ALLOC_GROW(t->marks, t->nmarks + 1, t->alloc_marks);
+	m = &t->marks[t->nmarks++];
+	m->at = at;
+	m->tip = tip ? xstrdup(tip) : NULL;
+}
+
 /* Where a trend's parts go: the plot box and its y axis; point i sits at left + (i + 0.5) * step. */
 struct trend_layout {
 	double w, left, right, top, h, bottom, step;
+	int legend_lines;
 	struct zl_axis ay;
 };
+
+/* The legend's lines in width w (each series a circle and its name); line[s] gets the line of series s. */
+static int trend_legend_lines(const struct zl_trend *t, double w, int *line)
+{
+	double x = 0;
+	int s, lines = 1;
+
+	for (s = 0; s < t->ns; s++) {
+		double item = text_chars(t->s[s].name) * CHAR_W + 22;
+
+		if (x > 0 && x + item > w) {
+			lines++;
+			x = 0;
+		}
+		x += item;
+		if (line)
+			line[s] = lines - 1;
+	}
+	return lines;
+}
 
 static void trend_layout(const struct zl_trend *t, struct trend_layout *l)
 {
@@ -778,8 +849,10 @@ static void trend_layout(const struct zl_trend *t, struct trend_layout *l)
 	l->left = 52;
 	l->right = 10;
 	l->top = 24;
-	l->h = fmin(fmax(l->w * 0.48, 180), 260);
-	l->bottom = l->h - 38;
+	/* the legend takes as many lines under the axis as its names need */
+	l->legend_lines = trend_legend_lines(t, l->w - 8, NULL);
+	l->h = fmin(fmax(l->w * 0.48, 180), 260) + 16 * (l->legend_lines - 1);
+	l->bottom = l->h - 38 - 16 * (l->legend_lines - 1);
 	for (s = 0; s < t->ns; s++)
 		for (i = 0; i < t->n; i++)
 			if (drawable(t->log, t->s[s].y[i])) {
@@ -797,6 +870,7 @@ static void trend_layout(const struct zl_trend *t, struct trend_layout *l)
 static void trend_xlabels(struct strbuf *sb, const struct zl_trend *t, const struct trend_layout *l)
 {
 	double last_label = -1e9;
+	const char *last_text = NULL;
 	size_t i, nlab = t->n < 4 ? t->n : 4;
 
 	for (i = 0; i < nlab && t->xlabels.nr == t->n; i++) {
@@ -807,10 +881,11 @@ static void trend_xlabels(struct strbuf *sb, const struct zl_trend *t, const str
 
 		/* kept inside the chart: the first and last labels sit at its edges */
 		x = fmin(fmax(x, l->left + half), l->w - l->right - half);
-		if (x - last_label < 2 * half + 6)
+		if (x - last_label < 2 * half + 6 || (last_text && !strcmp(lab, last_text)))
 			continue;
 		svg_text(sb, x, l->bottom + 15, "tl c", lab);
 		last_label = x;
+		last_text = lab;
 	}
 }
 
@@ -827,6 +902,8 @@ static void trend_breaks(struct strbuf *sb, const struct zl_trend *t, const stru
 		strbuf_addstr(sb, "<g>");
 		svg_tip(sb, b->tip ? b->tip : b->label);
 		strbuf_addf(sb, "<path class=\"brk\" d=\"M%.1f %.1fV%.1f\"/>", x, l->top - 4, l->bottom);
+		/* and on the axis: a diamond where the caliber changed */
+		strbuf_addf(sb, "<path class=\"u\" d=\"M%.1f %.1fl4 4l-4 4l-4 -4z\"/>", x, l->bottom - 4);
 		if (x - last_label > text_chars(b->label) * CHAR_W + 4 && x + 2 + text_chars(b->label) * 6 < l->w) {
 			strbuf_addf(sb, "<text class=\"brk\" x=\"%.1f\" y=\"%.1f\">", x + 2, l->top - 8);
 			zl_html_escape(sb, b->label);
@@ -834,6 +911,20 @@ static void trend_breaks(struct strbuf *sb, const struct zl_trend *t, const stru
 			last_label = x;
 		}
 		strbuf_addstr(sb, "</g>\n");
+	}
+}
+
+/* The runs that did not pass: an x on the axis with the run's tooltip. */
+static void trend_marks(struct strbuf *sb, const struct zl_trend *t, const struct trend_layout *l)
+{
+	size_t i;
+
+	for (i = 0; i < t->nmarks; i++) {
+		double x = l->left + (t->marks[i].at + 0.5) * l->step, y = l->bottom - 6;
+
+		strbuf_addf(sb, "<path class=\"l fx\" d=\"M%.1f %.1fl8 8M%.1f %.1fl-8 8\">", x - 4, y - 4, x + 4, y - 4);
+		svg_tip(sb, t->marks[i].tip);
+		strbuf_addstr(sb, "</path>\n");
 	}
 }
 
@@ -859,7 +950,7 @@ static void trend_point(struct strbuf *sb, const struct zl_trend *t, const struc
 	}
 }
 
-/* A series: its line (broken where a point is not drawable), then its points. */
+/* A series: its line (joining its points across runs without one, cut where cut[] says), then its points. */
 static void trend_series(struct strbuf *sb, const struct zl_trend *t, const struct zl_trend_series *se,
 			 const struct trend_layout *l)
 {
@@ -868,10 +959,11 @@ static void trend_series(struct strbuf *sb, const struct zl_trend *t, const stru
 
 	strbuf_addf(sb, "<path class=\"%s ln\" d=\"", se->cls);
 	for (i = 0; i < t->n; i++) {
-		if (!drawable(t->log, se->y[i])) {
+		/* a cut between the point drawn last and this one lifts the pen; points without a value are skipped */
+		if (se->cut[i])
 			pen = 0;
+		if (!drawable(t->log, se->y[i]))
 			continue;
-		}
 		strbuf_addf(sb, "%c%.1f %.1f", pen ? 'L' : 'M', l->left + (i + 0.5) * l->step,
 			    zl_axis_pos(&l->ay, se->y[i], l->bottom, l->top));
 		pen = 1;
@@ -886,16 +978,20 @@ static void trend_series(struct strbuf *sb, const struct zl_trend *t, const stru
 /* The legend under the axis, right-aligned. */
 static void trend_legend(struct strbuf *sb, const struct zl_trend *t, const struct trend_layout *l)
 {
+	int line[ZL_TREND_SERIES], s;
 	double legend_x = l->w - l->right;
-	int s;
 
+	trend_legend_lines(t, l->w - 8, line);
 	for (s = t->ns - 1; s >= 0; s--) {
 		double tw = text_chars(t->s[s].name) * CHAR_W;
+		double y = l->h - 6 - 16 * (l->legend_lines - 1 - line[s]);
 
+		if (s < t->ns - 1 && line[s] != line[s + 1])
+			legend_x = l->w - l->right;
 		legend_x -= tw;
-		svg_text(sb, legend_x, l->h - 6, "tl", t->s[s].name);
+		svg_text(sb, legend_x, y, "tl", t->s[s].name);
 		strbuf_addf(sb, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"/>", t->s[s].cls, legend_x - 8,
-			    l->h - 10);
+			    y - 4);
 		legend_x -= 22;
 	}
 }
@@ -913,6 +1009,7 @@ void zl_trend_svg(const struct zl_trend *t, struct strbuf *sb)
 	strbuf_addf(sb, "<path class=\"ax\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", l.left, l.top, l.bottom, l.w - l.right);
 	trend_xlabels(sb, t, &l);
 	trend_breaks(sb, t, &l);
+	trend_marks(sb, t, &l);
 	for (s = 0; s < t->ns; s++)
 		trend_series(sb, t, &t->s[s], &l);
 	trend_legend(sb, t, &l);
@@ -1084,4 +1181,179 @@ void zl_strips_svg(const struct zl_strips *s, struct strbuf *sb)
 			y += pair_gap;
 	}
 	strbuf_addstr(sb, "</svg>\n");
+}
+
+/* ---- roofline ---------------------------------------------------------------------------- */
+
+void zl_roofline_init(struct zl_roofline *r, const char *title, double bw_gbps, const char *bw_label)
+{
+	memset(r, 0, sizeof(*r));
+	r->title = xstrdup(title ? title : "");
+	r->bw_gbps = bw_gbps > 0 ? bw_gbps : NAN;
+	r->bw_label = xstrdup(bw_label ? bw_label : "");
+}
+
+void zl_roofline_release(struct zl_roofline *r)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < r->nr; i++)
+		free(r->v[i].tip);
+	for (k = 0; k < r->nceil; k++)
+		free(r->ceil[k].label);
+	free(r->v);
+	free(r->title);
+	free(r->bw_label);
+	memset(r, 0, sizeof(*r));
+}
+
+void zl_roofline_ceiling(struct zl_roofline *r, const char *label, double tflops)
+{
+	int k;
+
+	if (!(tflops > 0) || r->nceil >= ZL_ROOF_CEILINGS)
+		return;
+	for (k = 0; k < r->nceil; k++)
+		if (!strcmp(r->ceil[k].label, label))
+			return;
+	r->ceil[r->nceil].label = xstrdup(label);
+	r->ceil[r->nceil++].tflops = tflops;
+}
+
+size_t zl_roofline_add(struct zl_roofline *r, double x, double y, const char *cls, int ring, const char *tip,
+		       long from)
+{
+	struct zl_roof_point *p;
+
+	ALLOC_GROW(r->v, r->nr + 1, r->alloc);
+	p = &r->v[r->nr];
+	p->x = x;
+	p->y = y;
+	p->cls = cls;
+	p->ring = ring;
+	p->tip = tip ? xstrdup(tip) : NULL;
+	p->from = from;
+	return r->nr++;
+}
+
+/* The plot box and both log axes: every point, every ceiling and its ridge in view. */
+struct roof_layout {
+	double w, h, left, right, top, bottom;
+	struct zl_axis ax, ay;
+};
+
+static void roofline_layout(const struct zl_roofline *r, struct roof_layout *l)
+{
+	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+	size_t i;
+	int k;
+
+	l->w = DEFAULT_W;
+	l->h = 340;
+	l->left = 58;
+	l->right = l->w - 12;
+	l->top = 22;
+	l->bottom = l->h - 40;
+	for (i = 0; i < r->nr; i++)
+		if (r->v[i].x > 0 && r->v[i].y > 0 && isfinite(r->v[i].x) && isfinite(r->v[i].y)) {
+			xlo = fmin(xlo, r->v[i].x);
+			xhi = fmax(xhi, r->v[i].x);
+			ylo = fmin(ylo, r->v[i].y);
+			yhi = fmax(yhi, r->v[i].y);
+		}
+	for (k = 0; k < r->nceil; k++) {
+		yhi = fmax(yhi, r->ceil[k].tflops);
+		if (isfinite(r->bw_gbps)) {
+			double ridge = r->ceil[k].tflops * 1000 / r->bw_gbps;
+			xlo = fmin(xlo, ridge);
+			xhi = fmax(xhi, ridge);
+		}
+	}
+	if (!isfinite(xlo)) {
+		xlo = 1;
+		xhi = 100;
+	}
+	if (!isfinite(ylo)) {
+		ylo = 1;
+		yhi = 100;
+	}
+	zl_axis_log(&l->ax, xlo / 2, xhi * 2, 8);
+	zl_axis_log(&l->ay, ylo / 2, yhi * 1.6, 6);
+}
+
+/* The memory roof up to the highest ridge, then each ceiling from its ridge to the right edge, labelled. */
+static void roofline_roofs(struct strbuf *sb, const struct zl_roofline *r, const struct roof_layout *l)
+{
+	double top = 0, x0, x1;
+	int k;
+
+	for (k = 0; k < r->nceil; k++)
+		top = fmax(top, r->ceil[k].tflops);
+	if (isfinite(r->bw_gbps)) {
+		/* y = x * bw / 1000 in TFLOP/s; from where it enters the plot to the highest ridge */
+		x0 = fmax(l->ax.lo, l->ay.lo * 1000 / r->bw_gbps);
+		x1 = top > 0 ? fmin(l->ax.hi, top * 1000 / r->bw_gbps) : l->ax.hi;
+		x1 = fmin(x1, l->ay.hi * 1000 / r->bw_gbps);
+		if (x0 < x1) {
+			double px0 = zl_axis_pos(&l->ax, x0, l->left, l->right), px1 = zl_axis_pos(&l->ax, x1, l->left, l->right);
+			double py0 = zl_axis_pos(&l->ay, x0 * r->bw_gbps / 1000, l->bottom, l->top);
+			double py1 = zl_axis_pos(&l->ay, x1 * r->bw_gbps / 1000, l->bottom, l->top);
+
+			strbuf_addstr(sb, "<g><title>");
+			zl_html_textf(sb, "memory roof: %s", r->bw_label);
+			strbuf_addf(sb, "</title><path class=\"roof\" d=\"M%.1f %.1fL%.1f %.1f\"/>", px0, py0, px1, py1);
+			svg_text(sb, px0 + 6, py0 - 8, "tl", r->bw_label);
+			strbuf_addstr(sb, "</g>\n");
+		}
+	}
+	for (k = 0; k < r->nceil; k++) {
+		double ridge = isfinite(r->bw_gbps) ? r->ceil[k].tflops * 1000 / r->bw_gbps : l->ax.lo;
+		double px0 = zl_axis_pos(&l->ax, fmax(ridge, l->ax.lo), l->left, l->right);
+		double py = zl_axis_pos(&l->ay, r->ceil[k].tflops, l->bottom, l->top);
+
+		strbuf_addstr(sb, "<g><title>");
+		zl_html_textf(sb, "compute roof: %s", r->ceil[k].label);
+		strbuf_addf(sb, "</title><path class=\"roof\" d=\"M%.1f %.1fH%.1f\"/>", px0, py, l->right);
+		svg_text(sb, l->right - 4, py - 5, "tl e", r->ceil[k].label);
+		strbuf_addstr(sb, "</g>\n");
+	}
+}
+
+void zl_roofline_svg(const struct zl_roofline *r, struct strbuf *sb)
+{
+	struct roof_layout l;
+	size_t i;
+
+	roofline_layout(r, &l);
+	svg_begin(sb, l.w, l.h, r->title);
+	svg_text(sb, 4, 12, "hd", "achieved TFLOP/s (log)");
+	x_grid(sb, &l.ax, l.left, l.right, l.top, l.bottom, l.bottom + 16);
+	y_grid(sb, &l.ay, l.bottom, l.top, l.left, l.right, l.left - 5);
+	strbuf_addf(sb, "<path class=\"ax\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", l.left, l.top, l.bottom, l.right);
+	svg_text(sb, (l.left + l.right) / 2, l.h - 6, "hd c", "arithmetic intensity: FLOP per byte moved (log)");
+	roofline_roofs(sb, r, &l);
+	for (i = 0; i < r->nr; i++) {
+		const struct zl_roof_point *p = &r->v[i], *q;
+
+		if (p->from < 0 || (size_t)p->from >= r->nr || !(p->x > 0 && p->y > 0))
+			continue;
+		q = &r->v[p->from];
+		if (!(q->x > 0 && q->y > 0))
+			continue;
+		strbuf_addf(sb, "<path class=\"%s lnk\" d=\"M%.1f %.1fL%.1f %.1f\"/>", p->cls,
+			    zl_axis_pos(&l.ax, q->x, l.left, l.right), zl_axis_pos(&l.ay, q->y, l.bottom, l.top),
+			    zl_axis_pos(&l.ax, p->x, l.left, l.right), zl_axis_pos(&l.ay, p->y, l.bottom, l.top));
+	}
+	for (i = 0; i < r->nr; i++) {
+		const struct zl_roof_point *p = &r->v[i];
+
+		if (!(p->x > 0 && p->y > 0 && isfinite(p->x) && isfinite(p->y)))
+			continue;
+		strbuf_addf(sb, "<circle class=\"%s%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.8\">", p->cls, p->ring ? " ring" : "",
+			    zl_axis_pos(&l.ax, p->x, l.left, l.right), zl_axis_pos(&l.ay, p->y, l.bottom, l.top));
+		svg_tip(sb, p->tip);
+		strbuf_addstr(sb, "</circle>");
+	}
+	strbuf_addstr(sb, "\n</svg>\n");
 }

@@ -13,6 +13,7 @@
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/history.h"
+#include "zlbench/efficiency.h"
 #include "zlbench/json.h"
 #include "zlbench/table.h"
 #include "zlbench/util.h"
@@ -575,7 +576,7 @@ static int row_json(cJSON *arr, const struct zl_compare *c, const struct zl_comp
 	      zl_json_add_string(o, "a_kernels", r->a_kernels) ||
 	      zl_json_add_string(o, "b_kernels", r->b_kernels) ||
 	      zl_json_add_number(o, "gems_torch_ratio", r->norm_ratio) ||
-	      zl_json_add_bool(o, "gate_failed", r->gate_failed);
+	      zl_json_add_bool(o, "gate_failed", r->gate_failed) || zl_compare_eff_row_json(o, c, r);
 	if (!bad && r->method == ZL_METHOD_SAMPLES) {
 		cJSON *s = cJSON_AddObjectToObject(o, "samples");
 
@@ -786,7 +787,7 @@ int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct
 
 	if (!root || run_json(root, "a", c->a) || run_json(root, "b", c->b) || caliber_json(root, c) ||
 	    mismatch_json(root, c) || verdicts_json(root, c) || noise_json(root, c) || rows_json(root, c) ||
-	    geomeans_json(root, c) || drift_json(root, c) || gate_json(root, c) ||
+	    geomeans_json(root, c) || drift_json(root, c) || gate_json(root, c) || zl_compare_eff_json(root, c) ||
 	    zl_json_add_item(root, "warnings", zl_json_strvec(&c->warnings)))
 		goto oom;
 	text = cJSON_Print(root);

@@ -283,6 +283,23 @@ static int next_occurrence(struct zl_run *run, struct row_table *last, const cha
 	return occurrence;
 }
 
+/* FlagGems' gbps and tflops as counts: GB/s x ms = 1e6 bytes, TFLOP/s x ms = 1e9 FLOPs. */
+static void flaggems_counts(const cJSON *row, struct zl_result *r)
+{
+	double gems_ms = json_number(cJSON_GetObjectItemCaseSensitive(row, "latency"));
+	double gbps = json_number(cJSON_GetObjectItemCaseSensitive(row, "gbps"));
+	double gbps_base = json_number(cJSON_GetObjectItemCaseSensitive(row, "gbps_base"));
+	double tflops = json_number(cJSON_GetObjectItemCaseSensitive(row, "tflops"));
+
+	r->fg_bytes = r->fg_flops = NAN;
+	if (gbps > 0 && gems_ms > 0)
+		r->fg_bytes = gbps * gems_ms * 1e6;
+	else if (gbps_base > 0 && r->latency_base_ms > 0)
+		r->fg_bytes = gbps_base * r->latency_base_ms * 1e6;
+	if (tflops > 0 && gems_ms > 0)
+		r->fg_flops = tflops * gems_ms * 1e9;
+}
+
 static void add_row(struct zl_run *run, struct row_table *last, const char *op, const char *dtype,
 		    const char *shape, enum zl_side side, const cJSON *row)
 {
@@ -307,6 +324,7 @@ static void add_row(struct zl_run *run, struct row_table *last, const char *op, 
 	r->median_ms = r->min_ms = r->max_ms = r->iqr_ms = NAN;
 	r->samples_total = -1;
 	r->estimate_ms = r->noise_rel = r->clock_mhz = NAN;
+	flaggems_counts(row, r);
 }
 
 static void load_detail(struct zl_run *run, struct row_table *last, const char *op_key, const cJSON *detail,

@@ -22,17 +22,19 @@ d = json.load(open(sys.argv[1]))
 res = json.load(open(sys.argv[2]))
 page = open(sys.argv[3]).read()
 charts = [s for s in d["svgs"] if s["class"] == "chart"]
-assert len(charts) == 1, [s["title"] for s in d["svgs"]]
+assert len(charts) == 2, [s["title"] for s in d["svgs"]]
 c = charts[0]
 assert c["title"].startswith("mm: latency of torch and FlagGems"), c["title"]
 # one row per shape: a ring (torch) and a dot (FlagGems) each, a speedup bar
 assert c["classes"]["ring"] == 15 and c["classes"]["g"] == 15 and c["counts"]["rect"] == 15, c["classes"]
 # the notes are FlagGems' speedups of the real file, ascending (losses first)
 sp = sorted(r["speedup"] for det in res["mm"]["details"] for r in det["result"])
-notes = [float(t[:-1]) for t in c["texts"] if re.fullmatch(r"[0-9.e+-]+\u00d7", t)]
+notes = [t[:-1] for t in c["texts"] if re.fullmatch(r"[0-9.e+-]+\u00d7", t)]
 assert len(notes) == 15, notes
-assert notes == sorted(notes), notes
-assert all(abs(a - float("%.3g" % b)) < 1e-12 for a, b in zip(notes, sp)), (notes, sp)
+assert [float(n) for n in notes] == sorted(float(n) for n in notes), notes
+# three significant digits, trailing zeros kept: 0.0540, never 0.054; 1.05
+assert all(float(a) == float("%.3g" % b) and len(a.replace("0.", "", 1).lstrip("0").replace(".", "")) == 3
+           for a, b in zip(notes, sp)), (notes, sp)
 losses = sum(s < 1 for s in sp)
 assert c["classes"].get("nl", 0) == losses and c["classes"].get("nw", 0) == 15 - losses, c["classes"]
 cap = d["figures"][0]["caption"]
@@ -52,6 +54,32 @@ for field in ("NOISE TARGET", "SM CLOCK", "THROTTLED SAMPLES DROPPED"):
     assert re.search(r"<b>%s</b><span class=\"nr\">not recorded</span>" % field, page, re.I), field
 assert "not recorded (read as fresh)" in d["text"]
 assert "Warnings" not in d["headings"]["h2"]
+# the answer first: the verdict line right under the title, before the subtitle and any section
+v = page.index('<p class="verdict" id="verdict">')
+assert page.index("</h1>") < v < page.index('<p class="sub">') < page.index("<h2>"), "verdict not first"
+gm = 1.0
+for x in sp:
+    gm *= x ** (1.0 / len(sp))
+verdict = re.search(r'id="verdict">(.*?)</p>', page).group(1)
+verdict = re.sub(r"<[^>]+>", "", verdict)
+assert verdict.startswith("FlagGems is faster on %d shapes and slower on %d shapes of 15; geomean speedup %.2f\u00d7 (95 %% interval "
+                          % (15 - losses, losses, gm)), (verdict, gm)
+assert page.index("<h2>Caliber</h2>") > page.index("how close to the hardware"), "caliber before the charts"
+# how close to the hardware: a roofline of the 15 shapes, torch rings and FlagGems dots, under the H200's roofs
+rf = charts[1]
+assert rf["title"] == "mm: achieved TFLOP/s against arithmetic intensity under the device's roofs", rf["title"]
+assert rf["counts"]["circle"] == 30 and rf["classes"]["ring"] == 15, rf["classes"]
+assert {"HBM 4.8 TB/s", "fp16, bf16 989.5 TFLOP/s", "fp32 67 TFLOP/s"} <= set(rf["texts"]), rf["texts"]
+# each point's tooltip is its sentence: FlagGems' own tflops for the fp16 4096 shape is 599
+assert any(t.startswith("f16 [[4096,4096],[4096,4096]], FlagGems at 0.2294 ms moves 96 MiB: 439 GB/s, 9.1 % of the 4.8 TB/s "
+                        "HBM peak; does 137 GFLOP: 599 TFLOP/s, 61 % of the 990 TFLOP/s fp16 peak") for t in rf["tips"]), rf["tips"]
+eff = re.search(r'<p class="eff">(.*?)</p>', page).group(1)
+assert eff.startswith("The largest, f32 [[4096,4096],[4096,4096]]: torch at 2.687 ms moves 192 MiB: 74.9 GB/s, 1.6 % of the "
+                      "4.8 TB/s HBM peak; does 137 GFLOP: 51.1 TFLOP/s, 76 % of the 67 TFLOP/s fp32 peak; FlagGems at "
+                      "2.196 ms"), eff
+cap = [f["caption"] for f in d["figures"] if f["id"] == "eff-mm"][0]
+assert "Counted by bytes: GEMM: A (MxK) and B (KxN) read once, C (MxN) written once" in cap, cap
+assert "Peaks: H200 SXM, from the NVIDIA H200 Tensor Core GPU datasheet" in cap, cap
 PY
 
 # this wave's fields, and the warnings that apply
@@ -74,7 +102,7 @@ for want in ["plan profiler, used mixed (28 profiler, 0 graph, 2 direct, 2 fallb
              "timer fallbacks: 2 measurements were not timed by the planned profiler timer: profiler saw no kernel",
              "throttled samples: 12 samples were dropped",
              "throttled clock: the SM clock went down to 1410 MHz of 1980",
-             "foreign vendor modules: 1 modules of mthreads were loaded (first _mthreads.ops, brought in by benchmark/test_mm.py::test_mm)",
+             "foreign vendor modules: 1 module of mthreads was loaded (first _mthreads.ops, brought in by benchmark/test_mm.py::test_mm)",
              "inherited tuner winners: the run started with 12 winners",
              "interpreter reused: this op ran in a Python process that had run 3 ops before it",
              "FlagGems checkout has uncommitted changes"]:
@@ -89,8 +117,18 @@ expect_rc 0
 check "$TMP/failed.html" "$TMP/failed.json"
 contains "$TMP/failed.html" "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;"
 contains "$TMP/failed.html" "No results: the run left no readable results.json."
+grep -q '<p class="verdict" id="verdict"><strong class="v-failed">failed: &lt;script&gt;' "$TMP/failed.html" ||
+	fail "the failed run's verdict does not name its status and reason first"
 contains "$TMP/failed.html" "unknown clocks: the SM clock was not read (unknown: no nvml)"
 contains "$TMP/failed.html" '<div class="bad"><strong>Warnings</strong>'
+
+# a status that is no status zlbench writes never becomes markup: the verdict's class is v-other
+mk "$TMP/odd" --run-id 20261129-130000-cuda-mm-dddddd --results "$R" --set status='"x\" onmouseover=\"y"'
+run_zl report "$TMP/odd" -o "$TMP/odd.html"
+expect_rc 0
+check "$TMP/odd.html" "$TMP/odd.json"
+contains "$TMP/odd.html" '<p class="verdict" id="verdict"><strong class="v-other">x&quot; onmouseover=&quot;y.</strong>'
+lacks "$TMP/odd.html" 'onmouseover="y'
 
 # output: standard output with -o -, report.html by default, never a half-written file
 run_zl report "$TMP/run" -o -

@@ -35,7 +35,7 @@ run_zl report "$TMP/b" -o "$TMP/b.html"
 expect_rc 0
 check "$TMP/b.html" "$TMP/b.json"
 "$ZL_TEST_PYTHON" - "$TMP/b.json" "$TMP/b" <<'PY' || fail "batch page"
-import csv, json, os, sys
+import csv, html, json, os, re, sys
 d = json.load(open(sys.argv[1]))
 b = sys.argv[2]
 rows = list(csv.DictReader(open(os.path.join(b, "ops_status.csv"))))
@@ -61,13 +61,46 @@ assert any(t.startswith("crash attempt 1, run on device 1: crashed") or t.starts
 fig = {f["id"]: f["caption"] for f in d["figures"]}
 assert "from schedule.jsonl" in fig["schedule"], fig["schedule"]
 # the ops_status table: a header and one row per attempt
-assert d["table_rows"][0] == 1 + len(rows), d["table_rows"]
+assert d["table_rows"][1] == 1 + len(rows), d["table_rows"]
 for h in ("Caliber", "Speedup per op", "Schedule", "ops_status.csv", "Each op"):
     assert h in d["headings"]["h2"], d["headings"]
-assert "5 ops: 3 passed 1 failed 1 crashed ." in d["text"], d["text"][:300]
+norm = re.sub(r"\s+([,.])", r"\1", d["text"])
+assert "5 ops: 3 passed, 1 failed, 1 crashed. FlagGems is faster on" in norm, norm[:300]
+# the page opens with the op table: the ops that did not pass first, each with its status,
+# speedup and reason; the caliber comes after
+h2 = d["headings"]["h2"]
+assert h2[0] == "Ops" and h2.index("Caliber") > h2.index("Speedup per op"), h2
+ops_rows = [r for r in rows]
+assert d["table_rows"][0] == 1 + 5, d["table_rows"]
+page = open(sys.argv[1].replace(".json", ".html")).read()
+table = page[page.index("<h2>Ops</h2>"):page.index("<h2>Speedup per op</h2>")]
+order = re.findall(r'<td><a href="#op-([a-z]+)">', table)
+assert sorted(order[:2]) == ["crash", "fail"] and sorted(order[2:]) == ["add", "mm", "sum"], order
+for r in rows:
+    if r["reason"]:
+        assert r["reason"][:80] in html.unescape(table), (r["reason"], table[:2000])
 assert "Every run of the batch shares this caliber" in d["text"]
 assert "crash: status crashed" in d["text"]
 PY
+
+# a long reason: its first line in the op table, all of it on click (<details>), escaped
+"$ZL_TEST_PYTHON" - "$TMP/b/ops_status.csv" <<'PY' || fail "long reason"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+for r in rows:
+    if r["op"] == "crash":
+        r["reason"] = "Fatal Python error: Segmentation fault <in the kernel> " + "x" * 60 + "\nCurrent thread 0x1 (most recent call first):\n  File \"test_crash.py\", line 9"
+with open(sys.argv[1], "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0].keys()), lineterminator="\r\n")
+    w.writeheader()
+    w.writerows(rows)
+PY
+run_zl report "$TMP/b" -o "$TMP/long.html"
+expect_rc 0
+check "$TMP/long.html" "$TMP/long.json"
+contains "$TMP/long.html" '<td class="wrap"><details><summary>Fatal Python error: Segmentation fault &lt;in the kernel&gt; xxxx'
+contains "$TMP/long.html" 'Current thread 0x1 (most recent call first):'
+contains "$TMP/long.html" '  File &quot;test_crash.py&quot;, line 9</pre></details></td>'
 
 # a batch from before schedule.jsonl: the timeline comes from ops_status.csv
 rm "$TMP/b/schedule.jsonl"
@@ -87,7 +120,7 @@ printf '{"op":"mm","attempt":1,"role":"run","device":"0","start_epoch":1,"end_ep
 	>"$TMP/b/schedule.jsonl"
 run_zl report "$TMP/b" -o "$TMP/cut.html"
 expect_rc 0
-contains "$TMP/cut.html" "schedule.jsonl: 1 lines were skipped"
+contains "$TMP/cut.html" "schedule.jsonl: 1 line was skipped"
 
 # not a batch: batch.json unreadable
 printf 'not json' >"$TMP/b/batch.json"

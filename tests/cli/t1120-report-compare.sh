@@ -30,8 +30,20 @@ import json, re, sys
 d = json.load(open(sys.argv[1]))
 cmp = json.load(open(sys.argv[2]))
 page = open(sys.argv[3]).read()
-# the gate on top, before the caliber
-assert page.index("Gate: FAILED") < page.index("<h2>Caliber</h2>"), "gate not on top"
+# the answer first: the verdict line (counts, geomean and its interval, the gate) under the title,
+# then the forest plot; the gate's reasons under the verdict, before the caliber
+v = page.index('<p class="verdict" id="verdict">')
+assert page.index("</h1>") < v < page.index("Gate: FAILED") < page.index("<h2>B/A per row</h2>") < page.index("<h2>Caliber</h2>")
+verdict = re.sub(r"<[^>]+>", "", re.search(r'id="verdict">(.*?)</p>', page).group(1))
+ov = cmp["geomean"]["overall"]
+n_slow = sum(r["verdict"] == "slower" and r["side"] == "gems" for r in cmp["rows"])
+assert verdict.startswith("FlagGems rows: %d slower" % n_slow), verdict
+assert "Gate FAILED (--fail-on-regression 3 %: 5 of 15 FlagGems rows fail it)." in verdict, verdict
+m = re.search(r"Geomean B/A of the FlagGems rows ([0-9.]+)\u00d7 \(95 % interval ([0-9.]+)\u00d7\u2013([0-9.]+)\u00d7\) over 15 shapes", verdict)
+assert m, verdict
+# the value at the decimals the interval supports, the bounds one finer: never two equal bounds
+assert abs(float(m.group(1)) - ov["geomean"]) <= 0.5 * 10 ** -(len(m.group(1).split(".")[1]) if "." in m.group(1) else 0) + 1e-12, (m.group(1), ov)
+assert m.group(2) != m.group(3) and abs(float(m.group(2)) - ov["ci_low"]) < 0.01 and abs(float(m.group(3)) - ov["ci_high"]) < 0.01, (m.groups(), ov)
 assert "--fail-on-regression 3 %: 5 of 15 FlagGems rows fail it" in d["text"], d["text"][:600]
 forest = [s for s in d["svgs"] if s["title"].startswith("mm: B/A per row")]
 assert len(forest) == 1, [s["title"] for s in d["svgs"]]
@@ -52,8 +64,15 @@ for v, n in want.items():
     assert f["classes"].get(marks[v], 0) == 2 * n, (v, n, f["classes"])
 # the B/A of every compare row is in a tooltip
 tips = " ".join(f["tips"])
+def r3(v):
+    import math
+    e = math.floor(math.log10(abs(v)))
+    d = max(0, 2 - e)
+    if d and abs(round(v, d)) >= 10 ** (e + 1):
+        d -= 1
+    return "%.*f" % (d, v)
 for r in rows:
-    assert "B/A %.3g\u00d7" % r["ratio"] in tips, r
+    assert "B/A %s\u00d7" % r3(r["ratio"]) in tips, r
 # the interval: compare's 95 % interval of B/A on the raw samples, inside +-threshold exactly
 # for the "same" rows, beyond it for faster/slower
 for r in rows:
@@ -77,7 +96,12 @@ assert "of the 10 rows that moved" in cap["samples"], cap["samples"]
 # the caliber of both runs side by side, named
 assert "20261129-100000-cuda-mm-aaaaaa" in d["text"] and "20261129-110000-cuda-mm-bbbbbb" in d["text"]
 assert "autotune: record vs record" in d["text"]
-assert d["headings"]["h2"][:2] == ["Caliber", "B/A per row"], d["headings"]
+assert d["headings"]["h2"][:3] == ["B/A per row", "How close to the hardware", "Caliber"], d["headings"]
+# the forest plot's log axis has ticks enough to read it: 1 and at least four more
+assert len([t for t in f["texts"] if re.fullmatch(r"[0-9.]+", t)]) >= 5, f["texts"]
+# how close to the hardware: a roofline of A (rings) and B (dots) per row under the H200's roofs
+rf = [s for s in d["svgs"] if s["title"].startswith("mm: achieved TFLOP/s")]
+assert len(rf) == 1 and rf[0]["counts"]["circle"] == 60 and rf[0]["classes"]["ring"] == 30, rf[0]["classes"]
 PY
 
 # without samples_ms the moved rows are listed, not drawn
@@ -87,7 +111,9 @@ run_zl report --compare "$TMP/a0" "$TMP/b0" -o "$TMP/c0.html"
 expect_rc 0
 check "$TMP/c0.html" "$TMP/c0.json"
 contains "$TMP/c0.html" "No samples_ms recorded in A or B for these rows"
-contains "$TMP/c0.html" "no gate asked"
+# no gate asked: no gate box, nothing about a gate in the verdict
+lacks "$TMP/c0.html" "Gate"
+lacks "$TMP/c0.html" "no gate asked"
 # nothing moved
 run_zl report --compare "$TMP/a0" "$TMP/a0" -o "$TMP/same.html"
 expect_rc 0

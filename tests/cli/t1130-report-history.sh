@@ -67,9 +67,53 @@ assert d["table_rows"][-1] == 10, d["table_rows"]
 assert "musa" not in d["text"].split("Runs")[-1]
 PY
 
+"$ZL_TEST_PYTHON" - "$TMP/h.html" <<'PY' || fail "history lines and labels"
+import re, sys
+page = open(sys.argv[1]).read()
+# the answer first: runs, the latest speedup, the caliber changes and shifts, under the title
+v = re.sub(r"<[^>]+>", "", re.search(r'<p class="verdict" id="verdict">(.*?)</p>', page).group(1))
+assert v.startswith("9 runs of 1 op, 11-01 10:00 to 11-09 10:00. mm: FlagGems speedup "), v
+assert "in the latest run (first " in v and "2 caliber changes, " in v, v
+assert page.index('id="verdict"') < page.index("<h2"), "verdict not first"
+svgs = re.findall(r"<svg.*?</svg>", page, re.S)
+for svg in svgs:
+    # each line stops at the two caliber changes: three pieces per series
+    for path in re.findall(r'<path class="[gt] ln" d="([^"]*)"', svg):
+        assert path.count("M") == 3, path
+    # a diamond on the axis per break
+    assert len(re.findall(r'<path class="u" d="M[0-9.]+ [0-9.]+l4 4l-4 4l-4 -4z"', svg)) == 2
+    # x labels: never the same text twice
+    labels = re.findall(r'<text x="[0-9.]+" y="[0-9.]+" class="tl c">([^<]*)</text>', svg)
+    assert len(labels) == len(set(labels)) >= 2, labels
+PY
+
+# one series per backend and device; a run that did not pass is a mark on the axis, not a point
+"$ZL_TEST_PYTHON" "$MK" "$TMP/r10" --run-id 20261110-100000-cuda-mm-000010 --results "$R" \
+	--set started_at='"2026-11-10T10:00:00Z"' --set timer.plan='"graph"' --set timer.used='"graph"' \
+	--set flaggems.commit='"1a2b3c4d"' --set status='"failed"' --set reason='"a kernel failed"' ||
+	fail "make_run.py failed run"
+run_zl history --ingest "$TMP/r10"
+run_zl report --history --op mm -o "$TMP/all.html"
+expect_rc 0
+check "$TMP/all.html" "$TMP/all.json"
+"$ZL_TEST_PYTHON" - "$TMP/all.json" "$TMP/all.html" <<'PY' || fail "history groups"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+page = open(sys.argv[2]).read()
+sp = d["svgs"][0]
+assert "FlagGems speedup, cuda \u00b7 NVIDIA H200" in sp["texts"] and "FlagGems speedup, musa \u00b7 NVIDIA H200" in sp["texts"], sp["texts"]
+# the musa run is not a break in the cuda line (breaks are counted within a backend and device)
+assert sp["classes"].get("brk", 0) == 4, sp["classes"]
+assert sum(t.startswith("FlagGems speedup, musa") for t in sp["tips"]) == 1, sp["tips"]
+assert any(t == "20261110-100000-cuda-mm-000010: failed: a kernel failed" for t in sp["tips"]), sp["tips"]
+assert not any("11-10 10:00" in t and t.startswith("FlagGems speedup, cuda") for t in sp["tips"]), "the failed run drawn as a point"
+v = re.sub(r"<[^>]+>", "", re.search(r'id="verdict">(.*?)</p>', page).group(1))
+assert "11 runs of 1 op" in v and "(1 run did not pass)" in v, v
+PY
+
 run_zl report --history --since 2026-11-05 -o "$TMP/since.html"
 expect_rc 0
-contains "$TMP/since.html" "6 runs since 2026-11-05T00:00:00Z"
+contains "$TMP/since.html" "7 runs since 2026-11-05T00:00:00Z"
 run_zl report --history --since yesterday
 expect_rc 2
 contains "$TMP/err" "invalid --since 'yesterday'"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The four kinds of report page (run, batch, compare, history) rendered by a real headless
-# browser (Debian's chromium) at 1280 px and at 400 px: not blank, and nothing drawn beyond
+# browser (Debian's chromium) at 1280 px and at 360 px: not blank, and nothing drawn beyond
 # the page's width (tests/helpers/png_check.py explains the check: a test-only stylesheet
 # makes the root box that wide and paints the canvas magenta; anything the page draws past
 # it shows up right of it). With ZL_REPORT_PNG_DIR set, the 1280 px screenshots are also
@@ -69,7 +69,7 @@ render() {
 
 for kind in run compare history batch; do
 	render "$TMP/$kind.html" 1280 6000
-	render "$TMP/$kind.html" 400 12000
+	render "$TMP/$kind.html" 360 14000
 done
 # the checks catch what they look for: a page wider than 1280 px, a blank page
 sed 's#<main>#<main><div style="width:1400px;height:30px;background:\#123456"></div>#' "$TMP/run.html" >"$TMP/wide.html"

@@ -1,8 +1,9 @@
 /*
  * results.json of a run directory (FlagGems' --record json output), through every reader:
  * zl_run_load (compare, history, the run summary), compare's rows, verdicts and renderers,
- * and push's document. Invariants: every loaded row is found again by its own key, and a
- * run compared with itself has no row faster or slower.
+ * compare --efficiency, and push's document. Invariants: every loaded row is found again by
+ * its own key, a run compared with itself has no row faster or slower, and each row's bytes
+ * and FLOPs (efficiency.h) are unknown or a count >= 0, each with its rule.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "fuzz.h"
 #include "zlbench/compare.h"
+#include "zlbench/efficiency.h"
 #include "zlbench/push.h"
 #include "zlbench/push_doc.h"
 #include "zlbench/runload.h"
@@ -29,6 +31,23 @@ static void check_rows(const struct zl_run *run)
 		if (r->occurrence < 1 || zl_run_find(run, r->op, r->dtype, r->shape, r->occurrence, r->side) != r)
 			fuzz_fail("row %zu (%s %s %s #%d) is not found by its own key", i, r->op, r->dtype, r->shape,
 				  r->occurrence);
+	}
+}
+
+static void check_counts(const struct zl_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->nr_results; i++) {
+		const struct zl_result *r = &run->results[i];
+		struct zl_eff_counts c;
+
+		zl_eff_counts_init(&c);
+		zl_eff_count(r->op, r->dtype, r->shape, r->fg_bytes, r->fg_flops, &c);
+		if (!(c.bytes >= 0 || c.bytes != c.bytes) || !(c.flops >= 0 || c.flops != c.flops) || !c.bytes_rule ||
+		    !c.flops_rule)
+			fuzz_fail("row %zu (%s %s %s): bytes %g, FLOPs %g", i, r->op, r->dtype, r->shape, c.bytes, c.flops);
+		zl_eff_counts_release(&c);
 	}
 }
 
@@ -54,6 +73,7 @@ static void compare_with_itself(const struct zl_run *run)
 	zl_compare_render_markdown(&c, &sb);
 	if (null) {
 		zl_compare_print_text(&c, null, 0);
+		zl_compare_print_efficiency(&c, null, 0);
 		fclose(null);
 	}
 	zl_compare_release(&c);
@@ -77,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (zl_run_load(dir, &run, &err))
 		fuzz_fail("the run did not load: %s", err.buf);
 	check_rows(&run);
+	check_counts(&run);
 	compare_with_itself(&run);
 	zl_run_release(&run);
 	if (!zl_push_build_document(dir, &doc, &name, &err) && (!doc || !name))

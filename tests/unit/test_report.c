@@ -78,6 +78,11 @@ static void test_axis_log(void **state)
 		ones += fabs(m - 1) < 1e-9;
 	}
 	assert_true(ones >= 1 && ax.nticks >= 4);
+	/* one decade over a forest plot's width: more than 1-2-5's three ticks, as many as fit */
+	zl_axis_log(&ax, 0.15, 1.6, 7);
+	assert_true(ax.nticks >= 5 && ax.nticks <= 7);
+	zl_axis_log(&ax, 0.15, 1.6, 5);
+	assert_true(ax.nticks >= 4 && ax.nticks <= 5);
 	/* ratios near 1: linear steps inside the log range, 1 among them */
 	ones = 0;
 	zl_axis_log(&ax, 0.9, 1.25, 5);
@@ -137,6 +142,33 @@ static void test_labels(void **state)
 	assert_string_equal(sb.buf, "bf16 int4 [[384,384],{\"a b\":1}]");
 	zl_report_ratio(b, 0.04449);
 	assert_string_equal(b, "0.0445\xc3\x97");
+	/* trailing zeros kept: 1.0004 is "1.00x", never "1x" */
+	zl_report_ratio(b, 1.0004);
+	assert_string_equal(b, "1.00\xc3\x97");
+	zl_report_ratio(b, 123.4);
+	assert_string_equal(b, "123\xc3\x97");
+	/* the precision an interval supports, never two equal bounds */
+	strbuf_reset(&sb);
+	zl_report_ratio_ci(&sb, 1.0004, 1.0001, 1.0007);
+	assert_string_equal(sb.buf, "1.000\xc3\x97 (95 % interval 1.0001\xc3\x97\xe2\x80\x93" "1.0007\xc3\x97)");
+	strbuf_reset(&sb);
+	zl_report_ratio_ci(&sb, 1.1, 1.05, 1.149);
+	assert_string_equal(sb.buf, "1.10\xc3\x97 (95 % interval 1.050\xc3\x97\xe2\x80\x93" "1.149\xc3\x97)");
+	strbuf_reset(&sb);
+	zl_report_ratio_ci(&sb, 1.0625, 1.02, 1.10);
+	assert_string_equal(sb.buf, "1.1\xc3\x97 (95 % interval 1.02\xc3\x97\xe2\x80\x93" "1.10\xc3\x97)");
+	strbuf_reset(&sb);
+	zl_report_ratio_ci(&sb, 1.5, NAN, NAN);
+	assert_string_equal(sb.buf, "1.50\xc3\x97");
+	assert_int_equal(zl_report_ci_decimals(0.8, 1.3), 2);
+	assert_int_equal(zl_report_ci_decimals(0.2, 0.66), 2);
+	assert_int_equal(zl_report_ci_decimals(0.9, 0.996), 2);
+	zl_report_ratio(b, 0.9996);
+	assert_string_equal(b, "1.00\xc3\x97");
+	assert_int_equal(zl_report_ci_decimals(10, 15), 0);
+	assert_int_equal(zl_report_ci_decimals(2, 2), -1);
+	assert_string_equal(zl_plural(1, "op", "ops"), "op");
+	assert_string_equal(zl_plural(0, "op", "ops"), "ops");
 	zl_report_duration(b, 90);
 	assert_string_equal(b, "90 s");
 	zl_report_duration(b, 600);

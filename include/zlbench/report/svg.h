@@ -8,8 +8,10 @@
  *               latency + speedup chart, the batch overview and the forest plot.
  *   timeline    intervals per lane (what ran on which device, when, how it ended).
  *   trend       series over an ordinal x (runs in time order), with breaks between
- *               two points (a caliber change) and shift markers on points.
+ *               two points (a caliber change: the lines stop there), shift markers
+ *               on points and marks on the axis for runs that did not pass.
  *   strips      the samples of a few rows as dots with their quartile box.
+ *   roofline    achieved FLOP/s against arithmetic intensity under the device's roofs.
  *
  * Every chart is one <svg class="chart" viewBox=...> that scales to its box
  * (responsive), with a <title> for screen readers and <title> tooltips on its
@@ -138,14 +140,21 @@ void zl_timeline_svg(const struct zl_timeline *t, struct strbuf *sb);
 
 /* ---- trend ---------------------------------------------------------------------- */
 
-#define ZL_TREND_SERIES 4
+#define ZL_TREND_SERIES 8
 
 struct zl_trend_series {
 	char *name;
 	const char *cls;
 	double *y;        /* n values; NAN: no point */
 	signed char *shift; /* n entries: +1 a step up at this point, -1 down, 0 none */
+	unsigned char *cut; /* n entries: 1 = the line does not join point i to the point drawn before it */
 	int up_good;        /* a step up is an improvement (speedup), drawn green; else red */
+};
+
+/* A run drawn as a mark on the x axis rather than a point (a run that did not pass). */
+struct zl_trend_mark {
+	size_t at;
+	char *tip;
 };
 
 struct zl_trend_break {
@@ -165,6 +174,8 @@ struct zl_trend {
 	int ns;
 	struct zl_trend_break *breaks;
 	size_t nbreaks, alloc_breaks;
+	struct zl_trend_mark *marks;
+	size_t nmarks, alloc_marks;
 };
 
 void zl_trend_init(struct zl_trend *t, const char *title, size_t n, int log, int width);
@@ -172,8 +183,55 @@ void zl_trend_release(struct zl_trend *t);
 /* A series of n values (copied); NULL when ZL_TREND_SERIES are there already. */
 struct zl_trend_series *zl_trend_series(struct zl_trend *t, const char *name, const char *cls,
 					const double *y);
+/*
+ * A caliber change between point at-1 and point at: a dashed line with its label at the
+ * top and a mark on the x axis. Series whose line must not run across it set their cut[at].
+ */
 void zl_trend_break(struct zl_trend *t, size_t at, const char *label, const char *tip);
+/* A run that did not pass: an x on the axis at point at, with its tooltip. */
+void zl_trend_mark(struct zl_trend *t, size_t at, const char *tip);
 void zl_trend_svg(const struct zl_trend *t, struct strbuf *sb);
+
+/* ---- roofline ---------------------------------------------------------------------- */
+
+#define ZL_ROOF_CEILINGS 6
+
+struct zl_roof_point {
+	double x, y;          /* arithmetic intensity (FLOP/byte) and achieved TFLOP/s */
+	const char *cls;      /* a mark class: "t" torch, "g" FlagGems */
+	int ring;             /* drawn hollow */
+	char *tip;
+	long from;            /* a thin line from point `from` to this one (-1: none) */
+};
+
+struct zl_roof_ceiling {
+	char *label;          /* e.g. "fp16 989.5 TFLOP/s" */
+	double tflops;
+};
+
+/*
+ * Points on log-log axes under the device's roofs: the memory roof y = x * bw (TB/s)
+ * up to the ridge of the highest ceiling, and a flat ceiling per compute peak from its
+ * ridge on. bw_gbps NAN (an unknown device): no roof, the points alone.
+ */
+struct zl_roofline {
+	char *title;
+	double bw_gbps;
+	char *bw_label;
+	struct zl_roof_ceiling ceil[ZL_ROOF_CEILINGS];
+	int nceil;
+	struct zl_roof_point *v;
+	size_t nr, alloc;
+};
+
+void zl_roofline_init(struct zl_roofline *r, const char *title, double bw_gbps, const char *bw_label);
+void zl_roofline_release(struct zl_roofline *r);
+/* A compute ceiling (a label once; beyond ZL_ROOF_CEILINGS dropped). */
+void zl_roofline_ceiling(struct zl_roofline *r, const char *label, double tflops);
+/* A point (tip copied); returns its index for a later point's `from`. Non-positive x or y are not drawn. */
+size_t zl_roofline_add(struct zl_roofline *r, double x, double y, const char *cls, int ring, const char *tip,
+		       long from);
+void zl_roofline_svg(const struct zl_roofline *r, struct strbuf *sb);
 
 /* ---- strips (sample distributions) ------------------------------------------------ */
 
