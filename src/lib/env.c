@@ -87,6 +87,8 @@ const struct zl_env_def zl_env_defs[ZL_ENV__COUNT] = {
 	CHILD(ZL_ENV_EXPECTED_VENDOR, "ZL_EXPECTED_VENDOR", "the vendor FlagGems must detect (the vendor guard)"),
 	CHILD(ZL_ENV_VENDOR_MODULE, "ZL_VENDOR_MODULE", "the backend's FlagGems vendor module"),
 	CHILD(ZL_ENV_TIMER_PLAN, "ZL_TIMER_PLAN", "the timer plan: profiler, graph or direct"),
+	CHILD(ZL_ENV_NOISE_TARGET_PINNED, "ZL_NOISE_TARGET_PINNED", "1: the noise target was given, and every size "
+	      "class samples to it; 0: a short kernel may stop sooner"),
 	CHILD(ZL_ENV_CLOCK_SOURCE, "ZL_CLOCK_SOURCE", "where the SM clock is read (the backend row's)"),
 	CHILD(ZL_ENV_AUTOTUNE_MODE, "ZL_AUTOTUNE_MODE", "record or replay the tuners' winners"),
 	CHILD(ZL_ENV_REPLAY_FROM, "ZL_REPLAY_FROM", "the run whose autotune records are replayed"),
