@@ -137,6 +137,21 @@ static int apply(const struct zl_option *o, const char *arg, struct strbuf *err)
 	}
 }
 
+/* A row's value against its choices, named as it was given: "--start" or "ZL_START". */
+static int check_choice(const struct zl_option *o, const char *v, int from_env, struct strbuf *err)
+{
+	struct strbuf from = STRBUF_INIT;
+	int rc;
+
+	if (from_env || !o->long_name)
+		strbuf_addstr(&from, o->env ? o->env : "a variable");
+	else
+		strbuf_addf(&from, "--%s", o->long_name);
+	rc = zl_option_choice(o->choices, v, from.buf, err);
+	strbuf_release(&from);
+	return rc;
+}
+
 /*
  * The environment for the string options no word set (an empty variable is unset), then
  * every string option's value, from a word or a variable, against its choices (after all
@@ -149,8 +164,7 @@ static int take_environment(const struct zl_option *const *opts, struct strbuf *
 
 		for (o = *opts; o->type != ZL_OPT_END; o++) {
 			const char *v;
-			struct strbuf from = STRBUF_INIT;
-			int rc = 0;
+			int from_env = 0;
 
 			if (o->type != ZL_OPT_STRING || (o->flags & ZL_OPT_DOC_ONLY))
 				continue;
@@ -158,15 +172,10 @@ static int take_environment(const struct zl_option *const *opts, struct strbuf *
 				*(const char **)o->value = v;
 				if (o->source)
 					*o->source = ZL_SRC_ENV;
-				strbuf_addstr(&from, o->env);
-			} else {
-				strbuf_addf(&from, "--%s", o->long_name);
+				from_env = 1;
 			}
 			v = *(const char **)o->value;
-			if (v && o->choices && !in_words(o->hidden_choices, v))
-				rc = zl_option_choice(o->choices, v, from.buf, err);
-			strbuf_release(&from);
-			if (rc)
+			if (v && o->choices && !in_words(o->hidden_choices, v) && check_choice(o, v, from_env, err))
 				return -1;
 		}
 	}
