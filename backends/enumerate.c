@@ -12,6 +12,7 @@
 #include "backends/parsers.h"
 #include "zlbench/backend.h"
 #include "zlbench/child.h"
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/strvec.h"
@@ -21,9 +22,9 @@
 
 const char *zl_dev_root(void)
 {
-	const char *r = getenv("ZL_DEV_ROOT");
+	const char *r = zl_env(ZL_ENV_DEV_ROOT);
 
-	return r && *r ? r : "/dev";
+	return r ? r : "/dev";
 }
 
 /* One way of asking a vendor's tool; a row has a primary and an optional alternative. */
@@ -46,10 +47,10 @@ static size_t row_queries(const struct zl_backend *b, struct query q[2])
 
 int zl_backend_query_timeout(double *out, struct strbuf *err)
 {
-	const char *s = getenv("ZL_QUERY_TIMEOUT");
+	const char *s = zl_env(ZL_ENV_QUERY_TIMEOUT);
 
 	*out = ZL_QUERY_TIMEOUT_DEFAULT;
-	if (!s || !*s)
+	if (!s)
 		return 0;
 	if (zl_parse_double(s, out) || !(*out > 0)) {
 		*out = ZL_QUERY_TIMEOUT_DEFAULT;

@@ -194,6 +194,18 @@ void zl_backend_choices(struct strbuf *sb)
 	}
 }
 
+void zl_backend_names(struct strvec *sv)
+{
+	const struct zl_backend *b;
+	const char *const *a;
+
+	for (b = zl_backend_table; b->name; b++) {
+		strvec_push(sv, b->name);
+		for (a = b->aliases; a && *a; a++)
+			strvec_push(sv, *a);
+	}
+}
+
 int zl_backend_has(const struct zl_backend *b, unsigned cap)
 {
 	return b && (b->caps & cap) == cap;

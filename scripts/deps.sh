@@ -3,10 +3,11 @@
 # Sourced by scripts/main-job.sh, scripts/test.sh and .ci/run. chromium and python3-pil:
 # tests/cli/t1140-report-render.sh renders the report pages and checks the screenshots.
 # dpkg-dev and file: CPack's DEB generator computes Depends with dpkg-shlibdeps; man-db:
-# the install test's man -l. clang and its compiler-rt, which holds libFuzzer: scripts/fuzz.sh.
+# the install test's man -l; lintian: the package test checks the .deb against Debian policy.
+# clang and its compiler-rt, which holds libFuzzer: scripts/fuzz.sh.
 zl_packages=(cmake gcc make pkg-config libyaml-dev libsqlite3-dev libcjson-dev
 	libcurl4-openssl-dev libcmocka-dev python3-pytest python3-yaml git openssl
-	slurm-wlm munge zsh chromium python3-pil dpkg-dev file man-db clang libclang-rt-14-dev)
+	slurm-wlm munge zsh chromium python3-pil dpkg-dev file man-db lintian clang libclang-rt-14-dev)
 zl_install_deps() {
 	local missing=() p
 	for p in "${zl_packages[@]}"; do

@@ -79,6 +79,9 @@ for c in $commands; do
 	refresh "docs/commands/$c.md" "help $c" help "$c"
 done
 refresh docs/reference.md --help --help
+for topic in environment exit-status files; do
+	refresh docs/reference.md "help $topic" help "$topic"
+done
 
 for page in docs/commands/*.md; do
 	c=$(basename "$page" .md)

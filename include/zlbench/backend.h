@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include "strbuf.h"
+#include "strvec.h"
 
 /* Capability bits (curl's feature-table style). */
 enum zl_capability {
@@ -122,6 +123,8 @@ size_t zl_backend_count(void);
 const struct zl_backend *zl_backend_find(const char *name);
 /* "<name> (<alias>, ...), ..." for error messages. Appends to sb. */
 void zl_backend_choices(struct strbuf *sb);
+/* Every name and alias, pushed to sv (for "did you mean" and the completion scripts). */
+void zl_backend_names(struct strvec *sv);
 int zl_backend_has(const struct zl_backend *b, unsigned cap);
 /* Why b lacks capability bit cap, or NULL when it has it or no note says. */
 const char *zl_backend_cap_note(const struct zl_backend *b, unsigned cap);

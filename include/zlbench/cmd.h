@@ -73,6 +73,25 @@ extern const struct zl_command zl_cmd_run, zl_cmd_batch, zl_cmd_slurm_task, zl_c
 const struct zl_command *const *zl_commands(void);
 /* A listed command by name, or NULL. */
 const struct zl_command *zl_command_find(const char *name);
+/* "unknown command 'x' (see 'zlbench help')" and the nearest command (or topic, with topics). */
+void zl_print_unknown_command(const char *name, int topics);
+
+/* A help topic: `zlbench help <name>` and a section of the man page (topics.c). */
+struct zl_help_topic {
+	const char *name;          /* "environment" */
+	const char *section;       /* the man page's section: "ENVIRONMENT" */
+	const char *summary;       /* one line for `zlbench help` */
+	void (*print)(FILE *out);  /* its text, laid out as help text is (man.c reads it so) */
+};
+/* The topics, in the man page's order, ending with a row whose name is NULL. */
+const struct zl_help_topic *zl_help_topics(void);
+const struct zl_help_topic *zl_help_topic_find(const char *name);
+
+/*
+ * The completion script for shell ("bash" or "zsh") on out, rendered from the command rows,
+ * their option rows and the backend table (complete.c): 0, or -1 with err for another shell.
+ */
+int zl_completion_script(FILE *out, const char *shell, struct strbuf *err);
 
 /* Print a command's --help (usage, description, options, settings, notes) to out. */
 void zl_print_command_help(const struct zl_command *c, FILE *out);
@@ -81,11 +100,14 @@ void zl_print_main_usage(FILE *out);
 /*
  * The global options before the command (argv[0] is the first word after "zlbench"):
  * the index of the command's name, or -1 with *code when there is nothing to run
- * (--help or --version answered, a usage error printed).
+ * (--help or --version answered, a usage error printed). The dispatcher parses them
+ * after the command too, anywhere before "--".
  */
 int zl_global_options(int argc, const char **argv, int *code);
-/* The global options' rows (for the completion scripts). */
+/* The global options' rows (the dispatcher's last table, and the completion scripts'). */
 const struct zl_option *zl_global_option_rows(void);
+/* 1 after printing what a global option given after the command asked for (--version) instead of it. */
+int zl_global_answer(void);
 
 /*
  * Run the command argv[0] names (argv: the words after the global options): the row

@@ -37,6 +37,15 @@ enum zl_opt_flags {
 	ZL_OPT_FORWARD = 1 << 2,  /* its owner passes it on to the command it starts, as given (zl_options_forward) */
 };
 
+/* What an option's value completes to in the shells when it has no choices. */
+enum zl_opt_values {
+	ZL_VALUES_FILE = 0, /* a file name (the default) */
+	ZL_VALUES_DIR,      /* a directory */
+	ZL_VALUES_BACKEND,  /* a backend name or alias (the backend table) */
+	ZL_VALUES_OP,       /* an operator of the FlagGems checkout on the line */
+	ZL_VALUES_OP_LIST,  /* a comma-separated list of them: the name after the last comma */
+};
+
 struct zl_option;
 typedef int (*zl_opt_cb)(const struct zl_option *opt, const char *arg, struct strbuf *err);
 
@@ -59,6 +68,16 @@ struct zl_option {
 	const char *default_doc; /* the default as --help states it, or NULL */
 	enum zl_source *source;  /* ZL_OPT_STRING: set to FLAG or ENV when a value is taken (may be NULL) */
 	unsigned flags;          /* enum zl_opt_flags */
+	/*
+	 * The values it takes, space-separated ("worker fresh"), or NULL for any. A ZL_OPT_STRING
+	 * row's value (from its flag or its variable) is checked against them by the parser; a
+	 * callback row checks its own (the settings resolver does, with zl_option_choice). The
+	 * completion scripts offer them.
+	 */
+	const char *choices;
+	/* values also taken but neither offered nor listed (the owner refuses them with its reason) */
+	const char *hidden_choices;
+	enum zl_opt_values values; /* without choices: what its value completes to */
 };
 
 #define ZL_OPT_END_ROW { .type = ZL_OPT_END }
@@ -68,7 +87,9 @@ struct zl_option {
  * Non-option words go to *args; everything after a lone "--" goes to *passthrough
  * (may be NULL: then "--" is an error). Several option tables can be chained:
  * opts is an array of tables terminated by NULL; a name is looked up in table order.
- * After the words, every ZL_OPT_STRING row left unset takes its .env variable.
+ * After the words, every ZL_OPT_STRING row left unset takes its .env variable. A
+ * ZL_OPT_STRING row with choices refuses a value not among them (flag or variable).
+ * An unknown option's message suggests the nearest one.
  * Returns 0 ok, 1 when --help/-h was seen (the caller prints help), -1 on error.
  */
 int zl_parse_options(int argc, const char **argv, const struct zl_option *const *opts,
@@ -86,6 +107,19 @@ void zl_options_release(const struct zl_option *const *opts);
 
 /* "--name=value" (a flag "--name") for every ZL_OPT_FORWARD row given a value, in table order. */
 void zl_options_forward(const struct zl_option *const *opts, struct strvec *args);
+
+/*
+ * 0 when value is one of choices (space-separated), else -1 with "invalid value 'v' for
+ * <from>: choose a, b or c" and a "did you mean" when one is close.
+ */
+int zl_option_choice(const char *choices, const char *value, const char *from, struct strbuf *err);
+/* "a, b or c" for choices "a b c", appended to sb. */
+void zl_choices_phrase(struct strbuf *sb, const char *choices);
+/*
+ * For an unknown "--name": "; did you mean '--x'?" from the long names the tables parse
+ * and list (nothing when none is close), appended to sb.
+ */
+void zl_options_suggest(struct strbuf *sb, const struct zl_option *const *opts, const char *name, size_t len);
 
 /* 1 when the option takes a value ("--out DIR"). */
 int zl_option_takes_value(const struct zl_option *o);

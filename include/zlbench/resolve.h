@@ -63,9 +63,6 @@ void zl_walk_python(const char *dir, const char *rel, int tests_only, zl_walk_fn
 /* Every operator name the checkout knows: test_<name>.py files and @pytest.mark.<name> markers. */
 void zl_list_ops(const char *flaggems_dir, struct strvec *ops);
 
-/* The closest names to op among ops (edit distance), best first, at most max. */
-void zl_suggest(const char *op, const struct strvec *ops, size_t max, struct strvec *out);
-
 /*
  * FlagGems looks an op up in the shape file by op name, then by the class names of
  * the benchmark's MRO. This lists the *Benchmark classes the node files instantiate,

@@ -86,6 +86,8 @@ struct zl_setting_def {
 	const char *default_doc; /* default as documented */
 	unsigned flags;          /* enum zl_setting_flags */
 	enum zl_setting_kind kind;
+	const char *choices;     /* the values it takes, space-separated (options.h), or NULL */
+	enum zl_opt_values values; /* without choices: what its value completes to */
 };
 extern const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT];
 

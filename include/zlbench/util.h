@@ -5,6 +5,9 @@
 #include <stddef.h>
 #include <stdarg.h>
 
+struct strbuf;
+struct strvec;
+
 #ifndef ZL_ARRAY_SIZE
 #define ZL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
@@ -42,6 +45,17 @@ double zl_now_epoch(void);
 
 /* Levenshtein distance (for "did you mean"). */
 size_t zl_edit_distance(const char *a, const char *b);
+/*
+ * The names among names closest to word (edit distance at most a third of its length, at
+ * least 2; ties go to the longer common prefix, then the name), best first, at most max,
+ * pushed to out: the one "did you mean" of operators, commands, options and choice values.
+ */
+void zl_suggest(const char *word, const struct strvec *names, size_t max, struct strvec *out);
+/*
+ * "; did you mean '<prefix>a'?" (or "'<prefix>a' or '<prefix>b'?") for word among names,
+ * appended to sb; nothing when none is close. prefix ("--" for options) may be "".
+ */
+void zl_did_you_mean(struct strbuf *sb, const char *prefix, const char *word, const struct strvec *names);
 
 /* 32 random bits for jitter and unique names (not for secrets): getrandom, else pid ^ time. */
 unsigned zl_random_u32(void);

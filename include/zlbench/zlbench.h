@@ -8,7 +8,7 @@
 
 /*
  * Exit codes of every zlbench command. Only the cmd_* layer picks one; lower
- * layers return 0 / -1 and fill a message. Documented in docs/reference.md.
+ * layers return 0 / -1 and fill a message. Documented by zl_exit_docs below.
  */
 enum zl_exit {
 	ZL_EXIT_OK = 0,             /* all passed */
@@ -22,6 +22,17 @@ enum zl_exit {
 	ZL_EXIT_SIGNAL_BASE = 128,  /* child killed by signal N: 128+N */
 	ZL_EXIT_INTERRUPTED = 130   /* interrupted (SIGINT, or pytest's own 2) */
 };
+
+/*
+ * What each exit code means, one row per enum zl_exit value in order of code (then a row
+ * with a NULL meaning): `zlbench help exit-status` and the man page's EXIT STATUS.
+ */
+struct zl_exit_doc {
+	int code;
+	const char *tag;      /* as written: "2", "128+N" */
+	const char *meaning;
+};
+extern const struct zl_exit_doc zl_exit_docs[];
 
 /* Map a pytest exit status to the zlbench contract (pytest 3 -> 70, 2 -> 130). */
 int zl_exit_from_pytest(int pytest_status);

@@ -24,6 +24,7 @@
 #include "zlbench/batch.h"
 #include "zlbench/batch_schedule.h"
 #include "zlbench/child.h"
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/history.h"
@@ -223,7 +224,7 @@ static const char *const role_names[] = {
 /* ZL_SCHEDULER for a child: ours, nested under "batch" when an outer scheduler (Slurm) set one. */
 static char *scheduler_json(const struct sched *s, const struct task *t)
 {
-	const char *outer = getenv("ZL_SCHEDULER");
+	const char *outer = zl_env(ZL_ENV_SCHEDULER);
 	cJSON *mine = cJSON_CreateObject(), *doc = NULL;
 	char *base = strrchr(s->c->dir, '/');
 
@@ -239,7 +240,7 @@ static char *scheduler_json(const struct sched *s, const struct task *t)
 		cJSON_Delete(mine);
 		return NULL;
 	}
-	if (outer && *outer)
+	if (outer)
 		doc = cJSON_Parse(outer);
 	if (!cJSON_IsObject(doc)) {
 		cJSON_Delete(doc);

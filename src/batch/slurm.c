@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/json.h"
@@ -350,23 +351,16 @@ static int index_list(const char *v)
 	}
 }
 
-static const char *nonempty_env(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : NULL;
-}
-
 int zl_slurm_task_device(const struct zl_backend *b, struct zl_slurm_device *out, struct strbuf *err)
 {
 	/*
 	 * Slurm sets no SLURM_STEP_GPUS in a batch step; one inherited from a job the
 	 * batch was submitted from never gets here (zl_slurm_submit_env removes it).
 	 */
-	const char *step = nonempty_env("SLURM_STEP_GPUS");
-	const char *job = nonempty_env("SLURM_JOB_GPUS");
+	const char *step = zl_env(ZL_ENV_SLURM_STEP_GPUS);
+	const char *job = zl_env(ZL_ENV_SLURM_JOB_GPUS);
 	const char *gpus = step ? step : job;
-	const char *gpus_var = step ? "SLURM_STEP_GPUS" : "SLURM_JOB_GPUS";
+	const char *gpus_var = zl_env_name(step ? ZL_ENV_SLURM_STEP_GPUS : ZL_ENV_SLURM_JOB_GPUS);
 	const char *set_by_slurm = b->slurm_sets && b->slurm_sets[0] ? b->slurm_sets[0] : NULL;
 
 	memset(out, 0, sizeof(*out));
@@ -374,7 +368,7 @@ int zl_slurm_task_device(const struct zl_backend *b, struct zl_slurm_device *out
 		return zl_error(err, "%s='%s' is not a list of GPU indices", gpus_var, gpus);
 	out->gpus = gpus ? xstrdup(gpus) : NULL;
 	if (set_by_slurm) {
-		const char *v = nonempty_env(set_by_slurm);
+		const char *v = zl_env_by_name(set_by_slurm);
 
 		if (v && index_list(v)) {
 			out->pin = xstrdup(v);

@@ -20,6 +20,7 @@
 
 #include "zlbench/batch.h"
 #include "zlbench/child.h"
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/history.h"
@@ -71,34 +72,35 @@ struct follower {
 
 /* ---- small helpers ---------------------------------------------------------------------- */
 
-static double env_seconds(const char *name, double fallback)
+static double env_seconds(enum zl_env_id var, double fallback)
 {
-	const char *v = getenv(name);
+	const char *v = zl_env(var);
 	double d;
 
-	if (v && *v && !zl_parse_double(v, &d) && d > 0)
+	if (v && !zl_parse_double(v, &d) && d > 0)
 		return d;
 	return fallback;
 }
 
 int zl_slurm_check_env(struct strbuf *err)
 {
-	static const char *const names[] = { "ZL_SLURM_POLL", "ZL_SLURM_TIMEOUT" };
+	static const enum zl_env_id vars[] = { ZL_ENV_SLURM_POLL, ZL_ENV_SLURM_TIMEOUT };
 	size_t i;
 
-	for (i = 0; i < ZL_ARRAY_SIZE(names); i++) {
-		const char *v = getenv(names[i]);
+	for (i = 0; i < ZL_ARRAY_SIZE(vars); i++) {
+		const char *v = zl_env(vars[i]);
 		double d;
 
-		if (v && *v && (zl_parse_double(v, &d) || !(d > 0) || d > 86400))
-			return zl_error(err, "invalid value '%s' for %s: a positive number of seconds", v, names[i]);
+		if (v && (zl_parse_double(v, &d) || !(d > 0) || d > 86400))
+			return zl_error(err, "invalid value '%s' for %s: a positive number of seconds", v,
+					zl_env_name(vars[i]));
 	}
 	return 0;
 }
 
 static double cmd_timeout(void)
 {
-	return env_seconds("ZL_SLURM_TIMEOUT", ZL_SLURM_CMD_TIMEOUT_DEFAULT);
+	return env_seconds(ZL_ENV_SLURM_TIMEOUT, ZL_SLURM_CMD_TIMEOUT_DEFAULT);
 }
 
 /* Run a Slurm client command, bounded. 0 with *code and out filled; -1 when it could not start. */
@@ -690,7 +692,7 @@ static int wait_interval(double interval)
  */
 static void follow(struct follower *f, enum follow_mode mode, int cancel)
 {
-	double interval = env_seconds("ZL_SLURM_POLL", ZL_SLURM_POLL_DEFAULT);
+	double interval = env_seconds(ZL_ENV_SLURM_POLL, ZL_SLURM_POLL_DEFAULT);
 	int stop = 0;
 
 	for (;;) {
@@ -900,7 +902,7 @@ static int submit(const struct zl_batch_config *bc, struct zl_slurm_config *sc, 
 	/* the tasks get sbatch's environment: none of an enclosing job's variables */
 	zl_slurm_submit_env(&env);
 	/* the tasks see the plugins where this process found them */
-	if (getenv("ZL_PLUGINS_DIR"))
+	if (zl_env_raw(ZL_ENV_PLUGINS_DIR))
 		strvec_pushf(&env, "ZL_PLUGINS_DIR=%s", plugins);
 	if (zl_capture(sub->sbatch_argv.v, env.nr ? env.v : NULL, cmd_timeout(), &out, &code, err)) {
 		zl_error(err, "cannot run sbatch: %s (is Slurm's client installed and on PATH?)", strerror(errno));

@@ -19,6 +19,7 @@
 
 #include "zlbench/batch.h"
 #include "zlbench/child.h"
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/json.h"
@@ -47,11 +48,11 @@ struct task_ctx {
 	double started_mono;
 };
 
-static const char *env_or(const char *name, const char *fallback)
+static const char *env_or(enum zl_env_id var, const char *fallback)
 {
-	const char *v = getenv(name);
+	const char *v = zl_env(var);
 
-	return v && *v ? v : fallback;
+	return v ? v : fallback;
 }
 
 /* Write the task record; state "running" at the start, "finished" at the end. */
@@ -119,7 +120,7 @@ static char *scheduler_json(const struct task_ctx *t, const struct zl_batch_conf
 	    !zl_json_add_number(doc, "array_task_id", (double)t->array_task) &&
 	    !zl_json_add_string(doc, "node", t->node) &&
 	    !zl_json_add_string(doc, "slurm_job_id", t->task_job_id) &&
-	    !zl_json_add_string(doc, "partition", getenv("SLURM_JOB_PARTITION")) &&
+	    !zl_json_add_string(doc, "partition", zl_env_raw(ZL_ENV_SLURM_JOB_PARTITION)) &&
 	    !zl_json_add_string(doc, "gpus", t->dev.gpus) && !zl_json_add_string(doc, "device", t->dev.pin) &&
 	    !zl_json_add_string(doc, "device_how", t->dev.how) && !zl_json_add_string(doc, "batch_dir", bc->dir) &&
 	    !zl_json_add_string(doc, "op", t->op) && !zl_json_add_number(doc, "attempt", t->attempt))
@@ -260,12 +261,12 @@ static void ctx_init(struct task_ctx *t, const char *dir, const char *op, int at
 	t->op = op;
 	t->attempt = attempt;
 	t->name = zl_batch_attempt_name(op, t->attempt);
-	t->job_id = xstrdup(env_or("SLURM_ARRAY_JOB_ID", env_or("SLURM_JOB_ID", "unknown")));
-	t->task_job_id = xstrdup(env_or("SLURM_JOB_ID", "unknown"));
-	t->array_task = strtol(env_or("SLURM_ARRAY_TASK_ID", "0"), NULL, 10);
+	t->job_id = xstrdup(env_or(ZL_ENV_SLURM_ARRAY_JOB_ID, env_or(ZL_ENV_SLURM_JOB_ID, "unknown")));
+	t->task_job_id = xstrdup(env_or(ZL_ENV_SLURM_JOB_ID, "unknown"));
+	t->array_task = strtol(env_or(ZL_ENV_SLURM_ARRAY_TASK_ID, "0"), NULL, 10);
 	if (gethostname(t->host, sizeof(t->host) - 1))
 		snprintf(t->host, sizeof(t->host), "unknown");
-	t->node = xstrdup(env_or("SLURMD_NODENAME", t->host));
+	t->node = xstrdup(env_or(ZL_ENV_SLURMD_NODENAME, t->host));
 	zl_utc_iso8601(t->started_at, zl_now_epoch());
 	t->started_mono = zl_now_monotonic();
 	t->marker = xstrfmt("%s/%s/tasks/%s_%ld.json", t->dir, ZL_SLURM_DIR, t->job_id, t->array_task);

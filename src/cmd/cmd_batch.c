@@ -59,7 +59,7 @@ static struct batch_opts bo = { .ops = STRVEC_INIT, .warmup_ops = STRVEC_INIT, .
 static const struct zl_option batch_options[] = {
 	{ .type = ZL_OPT_GROUP, .help = "Batch options:" },
 	{ .type = ZL_OPT_STRLIST, .long_name = "ops", .value = &bo.ops, .argh = "LIST",
-	  .help = "operators, comma-separated (repeatable)" },
+	  .help = "operators, comma-separated (repeatable)", .values = ZL_VALUES_OP_LIST },
 	{ .type = ZL_OPT_STRING, .long_name = "ops-file", .value = &bo.ops_file, .argh = "FILE",
 	  .help = "operators, one per line; '#' starts a comment" },
 	/* the settings' own rows parse these two; what they mean to a batch is said here */
@@ -76,13 +76,15 @@ static const struct zl_option batch_options[] = {
 		  "the records, then time the operator once replaying them",
 	  .env = "PARALLEL_WARMUP_GPUS", .source = &bo.warmup_source },
 	{ .type = ZL_OPT_STRLIST, .long_name = "warmup-ops", .value = &bo.warmup_ops, .argh = "LIST",
-	  .help = "only these operators get warm-up sharding", .default_doc = "every operator" },
+	  .help = "only these operators get warm-up sharding", .default_doc = "every operator",
+	  .values = ZL_VALUES_OP_LIST },
 	{ .type = ZL_OPT_STRING, .long_name = "resume", .value = &bo.resume, .argh = "DIR",
-	  .help = "continue the batch in DIR" },
+	  .help = "continue the batch in DIR", .values = ZL_VALUES_DIR },
 	{ .type = ZL_OPT_FLAG, .long_name = "retry-failed", .value = &bo.retry_failed, .defval = 1,
 	  .help = "with --resume: run again every operator whose last row is not passed" },
 	{ .type = ZL_OPT_STRING, .long_name = "progress", .value = &bo.progress, .argh = "MODE",
-	  .help = "auto (a live line on a terminal, else a line per operator), live, plain, none" },
+	  .help = "auto (a live line on a terminal, else a line per operator), live, plain, none",
+	  .choices = "auto live plain none" },
 	{ .type = ZL_OPT_STRING, .long_name = "start", .value = &bo.start, .argh = "MODE",
 	  .help = "how each operator's Python starts:\n"
 		  "worker: one interpreter per device imports FlagGems once and runs the\n"
@@ -92,7 +94,8 @@ static const struct zl_option batch_options[] = {
 		  "per operator. fork is not offered: on every backend importing FlagGems\n"
 		  "initialises the device, which a forked child cannot use (docs/worker.md).\n"
 		  "Warm-up shards, isolated tuner caches and Slurm tasks always start fresh",
-	  .env = "ZL_START", .default_doc = START_DEFAULT, .source = &bo.start_source },
+	  .env = "ZL_START", .default_doc = START_DEFAULT, .source = &bo.start_source, .choices = "worker fresh",
+	  .hidden_choices = "fork" },
 	{ .type = ZL_OPT_STRING, .long_name = "push", .value = &bo.push, .argh = "URL",
 	  .help = "POST every run of the batch to a collector at the end", .env = "ZL_PUSH_URL" },
 	{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &bo.dry_run, .defval = 1,
@@ -102,7 +105,7 @@ static const struct zl_option batch_options[] = {
 	  .help = "Slurm launcher options (docs/slurm.md):" },
 	{ .type = ZL_OPT_STRING, .long_name = "launcher", .value = &bo.launcher, .argh = "MODE",
 	  .help = "local (default: this host's devices) or slurm (one job array, one\n"
-		  "task per operator, one GPU each)" },
+		  "task per operator, one GPU each)", .choices = "local slurm" },
 	{ .type = ZL_OPT_STRING, .long_name = "partition", .value = &bo.partition, .argh = "P",
 	  .help = "the tasks' partition", .default_doc = "the cluster's" },
 	{ .type = ZL_OPT_STRING, .long_name = "account", .value = &bo.account, .argh = "A",
@@ -116,7 +119,7 @@ static const struct zl_option batch_options[] = {
 	{ .type = ZL_OPT_FLAG, .long_name = "detach", .value = &bo.detach, .defval = 1,
 	  .help = "submit, print SLURM_JOB_ID= and BATCH_DIR=, and return" },
 	{ .type = ZL_OPT_STRING, .long_name = "collect", .value = &bo.collect, .argh = "DIR",
-	  .help = "follow a submitted batch until every task has its row" },
+	  .help = "follow a submitted batch until every task has its row", .values = ZL_VALUES_DIR },
 	{ .type = ZL_OPT_FLAG, .long_name = "no-wait", .value = &bo.no_wait, .defval = 1,
 	  .help = "with --collect: record the tasks that have ended and return" },
 	ZL_OPT_END_ROW,

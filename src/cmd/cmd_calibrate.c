@@ -56,7 +56,7 @@ static struct calibrate_opts co = { .ops = STRVEC_INIT };
 
 static const struct zl_option calibrate_options[] = {
 	{ .type = ZL_OPT_STRLIST, .long_name = "ops", .value = &co.ops, .argh = "LIST",
-	  .help = "operators, comma-separated (repeatable); --op OP adds one" },
+	  .help = "operators, comma-separated (repeatable); --op OP adds one", .values = ZL_VALUES_OP_LIST },
 	{ .type = ZL_OPT_STRING, .long_name = "runs", .value = &co.runs, .argh = "K",
 	  .help = "identical runs of each op, 2 to " ZL_STR(MAX_RUNS), .default_doc = ZL_STR(DEFAULT_RUNS) },
 	/* the settings' own rows parse these two; what they mean to a calibration is said here */
@@ -69,9 +69,11 @@ static const struct zl_option calibrate_options[] = {
 	{ .type = ZL_OPT_STRING, .long_name = "timeout-per-op", .value = &co.timeout_per_op, .argh = "SECONDS",
 	  .help = "each run's timeout (batch's --timeout-per-op)", .flags = ZL_OPT_FORWARD },
 	{ .type = ZL_OPT_STRING, .long_name = "start", .value = &co.start, .argh = "MODE",
-	  .help = "how each run's interpreter starts: worker or fresh (batch's --start)", .flags = ZL_OPT_FORWARD },
+	  .help = "how each run's interpreter starts: worker or fresh (batch's --start)", .flags = ZL_OPT_FORWARD,
+	  .choices = "worker fresh",
+	  .hidden_choices = "fork" },
 	{ .type = ZL_OPT_STRING, .long_name = "resume", .value = &co.resume, .argh = "DIR",
-	  .help = "continue a calibration: finish its rounds (batch --resume), then measure" },
+	  .help = "continue a calibration: finish its rounds (batch --resume), then measure", .values = ZL_VALUES_DIR },
 	{ .type = ZL_OPT_STRING, .long_name = "db", .value = &co.db, .argh = "PATH",
 	  .help = "history database for the calibration (and the runs)",
 	  .default_doc = "$ZL_HISTORY_DB, else $ZL_HOME/history.db" },

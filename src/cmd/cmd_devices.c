@@ -7,6 +7,7 @@
 
 #include "zlbench/backend.h"
 #include "zlbench/cmd.h"
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/json.h"
 #include "zlbench/options.h"
@@ -23,7 +24,8 @@ static int opt_json;
 
 static const struct zl_option devices_options[] = {
 	{ .type = ZL_OPT_STRING, .long_name = "backend", .short_name = 'b', .value = &opt_backend, .argh = "B",
-	  .help = "backend name or alias (default: auto-detect)", .env = "ZL_BACKEND", .source = &backend_source },
+	  .help = "backend name or alias (default: auto-detect)", .env = "ZL_BACKEND", .source = &backend_source,
+	  .values = ZL_VALUES_BACKEND },
 	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &opt_json, .defval = 1, .help = "print one JSON document" },
 	ZL_OPT_END_ROW
 };
@@ -33,32 +35,6 @@ struct choice {
 	const char *source;     /* "flag", "env" or "auto" (as in run_identity.json) */
 	struct strbuf why;      /* auto: what was found; flag/env: where the name came from */
 };
-
-/* The closest backend name or alias to a mistyped one, or NULL. */
-static const char *closest_backend(const char *name)
-{
-	const struct zl_backend *b;
-	const char *best = NULL;
-	size_t best_d = 3;
-
-	for (b = zl_backend_table; b->name; b++) {
-		const char *const *a;
-		size_t d = zl_edit_distance(name, b->name);
-
-		if (d < best_d) {
-			best_d = d;
-			best = b->name;
-		}
-		for (a = b->aliases; a && *a; a++) {
-			d = zl_edit_distance(name, *a);
-			if (d < best_d) {
-				best_d = d;
-				best = *a;
-			}
-		}
-	}
-	return best;
-}
 
 /* The backend as the settings resolve it; a name that is no backend is said with the nearest one. */
 static int choose_backend(struct choice *c, struct strbuf *err)
@@ -73,12 +49,14 @@ static int choose_backend(struct choice *c, struct strbuf *err)
 	rc = zl_settings_resolve_backend(&s, err);
 	if (rc && v->raw) {
 		struct strbuf choices = STRBUF_INIT;
-		const char *near = closest_backend(v->raw);
+		struct strvec names = STRVEC_INIT;
 
 		zl_backend_choices(&choices);
+		zl_backend_names(&names);
 		strbuf_reset(err);
-		zl_error(err, "unknown backend '%s' from %s%s%s%s; choices: %s", v->raw, v->from,
-			 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "", choices.buf);
+		zl_error(err, "unknown backend '%s' from %s; choices: %s", v->raw, v->from, choices.buf);
+		zl_did_you_mean(err, "", v->raw, &names);
+		strvec_clear(&names);
 		strbuf_release(&choices);
 	} else if (!rc) {
 		c->b = s.backend;
@@ -176,7 +154,7 @@ static void print_table(FILE *out, const struct zl_devlist *dl)
 
 static void print_text(FILE *out, const struct choice *c, const struct zl_devlist *dl)
 {
-	const char *vis = getenv(c->b->visibility_var);
+	const char *vis = zl_env_raw_by_name(c->b->visibility_var);
 
 	fprintf(out, "backend: %s (%s)\n", c->b->name, c->why.buf);
 	if (!dl->available) {
@@ -208,7 +186,7 @@ static cJSON *devices_json(const struct choice *c, const struct zl_devlist *dl)
 		goto fail;
 	vis = cJSON_AddObjectToObject(root, "visibility");
 	if (!vis || zl_json_add_string(vis, "variable", c->b->visibility_var) ||
-	    zl_json_add_string(vis, "value", getenv(c->b->visibility_var)))
+	    zl_json_add_string(vis, "value", zl_env_raw_by_name(c->b->visibility_var)))
 		goto fail;
 	arr = cJSON_AddArrayToObject(root, "devices");
 	if (!arr)

@@ -25,9 +25,10 @@ static const char *opt_op, *opt_backend, *opt_since, *opt_limit, *opt_db;
 static int opt_json, opt_csv, opt_ingest;
 
 static const struct zl_option history_options[] = {
-	{ .type = ZL_OPT_STRING, .long_name = "op", .value = &opt_op, .argh = "OP", .help = "only runs of this operator" },
+	{ .type = ZL_OPT_STRING, .long_name = "op", .value = &opt_op, .argh = "OP", .help = "only runs of this operator",
+	  .values = ZL_VALUES_OP },
 	{ .type = ZL_OPT_STRING, .long_name = "backend", .short_name = 'b', .value = &opt_backend, .argh = "B",
-	  .help = "only runs on this backend (name or alias)" },
+	  .help = "only runs on this backend (name or alias)", .values = ZL_VALUES_BACKEND },
 	{ .type = ZL_OPT_STRING, .long_name = "since", .value = &opt_since, .argh = "DATE",
 	  .help = "only runs started at or after DATE (YYYY-MM-DD[THH:MM[:SS]] UTC, or an age: 12h, 7d, 2w)" },
 	{ .type = ZL_OPT_STRING, .long_name = "limit", .short_name = 'n', .value = &opt_limit, .argh = "N",

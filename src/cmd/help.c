@@ -74,12 +74,16 @@ void zl_print_command_help(const struct zl_command *c, FILE *out)
 		fprintf(out, "\n%s", c->notes);
 }
 
-/* Global options: before the command (main.c); --help and --version answered here. */
+/*
+ * Global options: before the command (main.c) or after it, up to "--" (the dispatcher
+ * parses them with the command's own); --help and --version answered here.
+ */
 static int want_version;
 
 static const struct zl_option global_options[] = {
 	{ .type = ZL_OPT_FLAG, .long_name = "quiet", .short_name = 'q', .value = &zl_verbosity, .defval = -1,
-	  .help = "only what is wrong: no run header, summary or warnings" },
+	  .help = "only what is wrong: no run header, summary or warnings, and pytest's\n"
+		  "output only in the run directory's pytest.log" },
 	{ .type = ZL_OPT_FLAG, .long_name = "verbose", .short_name = 'v', .value = &zl_verbosity, .defval = 1,
 	  .help = "more detail where a command has it" },
 	{ .type = ZL_OPT_FLAG, .long_name = "version", .short_name = 'V', .value = &want_version, .defval = 1,
@@ -96,17 +100,21 @@ const struct zl_option *zl_global_option_rows(void)
 void zl_print_main_usage(FILE *out)
 {
 	const struct zl_command *const *c;
+	const struct zl_help_topic *t;
 	const struct zl_option *const tables[] = { global_options, NULL };
 
 	fprintf(out, "usage: zlbench [--version] [--quiet|--verbose] <command> [<options>] [-- <pytest args>]\n\n");
 	fprintf(out, "Operator benchmarks of FlagGems on any accelerator vendor, with runs that explain themselves.\n\n");
-	fprintf(out, "Global options (before the command):\n");
+	fprintf(out, "Global options (before or after the command, up to '--'):\n");
 	zl_options_usage(out, tables);
 	fprintf(out, "\nCommands:\n");
 	for (c = zl_commands(); *c; c++)
 		if (!((*c)->flags & ZL_CMD_HIDDEN))
 			fprintf(out, "  %-12s %s\n", (*c)->name, (*c)->summary);
-	fprintf(out, "\nSee 'zlbench help <command>' or 'zlbench <command> --help'.\n");
+	fprintf(out, "\nTopics:\n");
+	for (t = zl_help_topics(); t->name; t++)
+		fprintf(out, "  %-12s %s\n", t->name, t->summary);
+	fprintf(out, "\nSee 'zlbench help <command>', 'zlbench <command> --help' or 'zlbench help <topic>'.\n");
 }
 
 static void print_version(void)
@@ -123,6 +131,15 @@ static void print_version(void)
 	/* which plugins a run gets, and why those */
 	printf("plugins %s (%s)\n", plugins, how);
 	free(plugins);
+}
+
+int zl_global_answer(void)
+{
+	if (!want_version)
+		return 0;
+	print_version();
+	want_version = 0;
+	return 1;
 }
 
 int zl_global_options(int argc, const char **argv, int *code)
@@ -160,6 +177,7 @@ static const struct zl_option help_options[] = {
 static int cmd_help(struct zl_cmd_ctx *ctx)
 {
 	const struct zl_command *c;
+	const struct zl_help_topic *t;
 	struct strbuf err = STRBUF_INIT;
 
 	if (want_man) {
@@ -175,8 +193,13 @@ static int cmd_help(struct zl_cmd_ctx *ctx)
 		return ZL_EXIT_OK;
 	}
 	c = zl_command_find(ctx->args.v[0]);
+	t = zl_help_topic_find(ctx->args.v[0]);
+	if (t) {
+		t->print(stdout);
+		return ZL_EXIT_OK;
+	}
 	if (!c) {
-		zl_print_error("unknown command '%s' (see 'zlbench help')", ctx->args.v[0]);
+		zl_print_unknown_command(ctx->args.v[0], 1);
 		return ZL_EXIT_USAGE;
 	}
 	zl_print_command_help(c, stdout);
@@ -188,16 +211,18 @@ const struct zl_command zl_cmd_help = {
 	.fn = cmd_help,
 	.flags = ZL_CMD_OPERANDS,
 	.options = help_options,
-	.summary = "show help for zlbench or one command",
-	.usage = "[<command>]",
+	.summary = "show help for zlbench, one command or a topic",
+	.usage = "[<command> | <topic>]",
 	.description =
-		"Shows the list of commands, or one command's help (the same text as\n"
-		"'zlbench <command> --help'). The global options (quiet, verbose, version) are\n"
-		"listed by 'zlbench --help'.\n",
+		"Shows the list of commands and topics, one command's help (the same text as\n"
+		"'zlbench <command> --help'), or a topic: environment (every variable zlbench\n"
+		"reads or sets), files (where it keeps what), exit-status (what each exit code\n"
+		"means). The global options (quiet, verbose, version) are listed by 'zlbench --help'.\n",
 	.notes =
 		"Environment: NO_COLOR turns colour off (colour is used only on a terminal).\n\n"
-		"Exit codes: 0 printed, 2 an unknown command.\n\n"
+		"Exit codes: 0 printed, 2 an unknown command or topic.\n\n"
 		"Examples:\n"
 		"  zlbench help run\n"
-		"  zlbench compare --help\n",
+		"  zlbench compare --help\n"
+		"  zlbench help environment\n",
 };

@@ -25,26 +25,49 @@ static const struct {
 	{ '`', "\\(ga" },
 };
 
-/* Text for one roff input line; a leading '.' would be read as a request. */
-static void add_roff(struct strbuf *sb, const char *s, size_t len)
+/* A word this long in filled text may not fit a line: it may break after ',', '/' or '|'. */
+#define LONG_WORD 32
+
+/*
+ * Text for one roff input line; a leading '.' would be read as a request. In filled text
+ * (fill), a long word gets break points (\:), or troff could not break the line.
+ */
+static void add_roff_text(struct strbuf *sb, const char *s, size_t len, int fill)
 {
-	size_t i, j;
+	size_t i, j, word = 0;
 
 	if (len && s[0] == '.')
 		strbuf_addstr(sb, "\\&");
 	for (i = 0; i < len; i++) {
+		if (s[i] == ' ')
+			word = i + 1;
 		for (j = 0; j < sizeof(escapes) / sizeof(escapes[0]) && escapes[j].c != s[i]; j++)
 			;
 		if (j < sizeof(escapes) / sizeof(escapes[0]))
 			strbuf_addstr(sb, escapes[j].roff);
 		else
 			strbuf_addch(sb, s[i]);
+		if (fill && strchr(",/|", s[i]) && i + 1 < len && s[i + 1] != ' ' &&
+		    i + strcspn(s + i, " ") - word >= LONG_WORD)
+			strbuf_addstr(sb, "\\:");
 	}
+}
+
+static void add_roff(struct strbuf *sb, const char *s, size_t len)
+{
+	add_roff_text(sb, s, len, 0);
 }
 
 static void add_roff_line(struct strbuf *sb, const char *s, size_t len)
 {
 	add_roff(sb, s, len);
+	strbuf_addch(sb, '\n');
+}
+
+/* A line of filled text (a paragraph, an item's description). */
+static void add_fill_line(struct strbuf *sb, const char *s, size_t len)
+{
+	add_roff_text(sb, s, len, 1);
 	strbuf_addch(sb, '\n');
 }
 
@@ -54,7 +77,7 @@ enum line_kind {
 	LINE_HEADING,   /* "Options:", "Run settings (flag > environment > default):" */
 	LINE_PARA,      /* prose at column 0 */
 	LINE_NUMBERED,  /* "2. Per op, ...": prose that starts a paragraph of its own */
-	LINE_ITEM,      /* "  --out DIR      what it is" */
+	LINE_ITEM,      /* "  --out DIR      what it is", "  ZL_HOME   what it is", "  2   what it means" */
 	LINE_INDENTED,  /* any other indented line: examples, small tables */
 };
 
@@ -65,6 +88,12 @@ struct line {
 	const char *desc;   /* LINE_ITEM: what follows the gap, up to the end of the line */
 	enum line_kind kind;
 };
+
+/* What may start an item's tag: an option, a variable, a path, an exit code. */
+static int item_tag(const char *s)
+{
+	return *s == '-' || *s == '$' || *s == '~' || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9');
+}
 
 static void classify(struct line *l)
 {
@@ -86,7 +115,10 @@ static void classify(struct line *l)
 			l->kind = LINE_PARA;
 	} else {
 		l->kind = LINE_INDENTED;
-		gap = l->s[l->indent] == '-' ? strstr(l->s + l->indent, "  ") : NULL;
+		gap = item_tag(l->s + l->indent) ? strstr(l->s + l->indent, "  ") : NULL;
+		/* an option's tag may hold a blank ("-o, --out DIR"); a variable's, a file's or a code's not */
+		if (gap && l->s[l->indent] != '-' && memchr(l->s + l->indent, ' ', (size_t)(gap - l->s - l->indent)))
+			gap = NULL;
 		if (gap && gap < l->s + l->len) {
 			l->kind = LINE_ITEM;
 			l->tag_len = (size_t)(gap - (l->s + l->indent));
@@ -97,7 +129,7 @@ static void classify(struct line *l)
 
 static void add_stripped(struct strbuf *page, const struct line *l)
 {
-	add_roff_line(page, l->s + l->indent, l->len - l->indent);
+	add_fill_line(page, l->s + l->indent, l->len - l->indent);
 }
 
 /* text cut into classified lines; the caller frees the array (the lines point into text). */
@@ -160,7 +192,7 @@ static size_t add_block(struct strbuf *page, const struct line *lines, size_t n,
 		strbuf_addstr(page, ".TP\n\\fB");
 		add_roff(page, l->s + l->indent, l->tag_len);
 		strbuf_addstr(page, "\\fR\n");
-		add_roff_line(page, l->desc, l->len - (size_t)(l->desc - l->s));
+		add_fill_line(page, l->desc, l->len - (size_t)(l->desc - l->s));
 		/* deeper-indented lines continue the description */
 		while (++i < n && lines[i].kind == LINE_INDENTED && lines[i].indent > l->indent)
 			add_stripped(page, &lines[i]);
@@ -242,6 +274,7 @@ int zl_man_render(FILE *out, void (*main_usage)(FILE *out), struct strbuf *err)
 {
 	struct strbuf page = STRBUF_INIT;
 	const struct zl_command *const *c;
+	const struct zl_help_topic *t;
 	char *text;
 	int rc = 0;
 
@@ -263,6 +296,14 @@ int zl_man_render(FILE *out, void (*main_usage)(FILE *out), struct strbuf *err)
 		if (!text)
 			goto fail;
 		strbuf_addf(&page, ".SS \"zlbench %s\"\n", (*c)->name);
+		zl_man_add_text(&page, text);
+		free(text);
+	}
+	for (t = zl_help_topics(); t->name; t++) {
+		text = capture(t->print, NULL, err);
+		if (!text)
+			goto fail;
+		strbuf_addf(&page, ".SH \"%s\"\n", t->section);
 		zl_man_add_text(&page, text);
 		free(text);
 	}

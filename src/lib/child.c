@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "zlbench/child.h"
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/util.h"
@@ -600,18 +601,18 @@ void zl_signals_restore(void)
 
 int zl_kill_grace_check(struct strbuf *err)
 {
-	const char *g = getenv("ZL_KILL_GRACE");
+	const char *g = zl_env(ZL_ENV_KILL_GRACE);
 	double d;
 
 	/* empty is unset, as zl_kill_grace() reads it */
-	if (!g || !*g || (!zl_parse_double(g, &d) && d >= 0))
+	if (!g || (!zl_parse_double(g, &d) && d >= 0))
 		return 0;
 	return zl_error(err, "invalid value '%s' for ZL_KILL_GRACE: give the seconds between SIGTERM and SIGKILL (a number >= 0)", g);
 }
 
 double zl_kill_grace(void)
 {
-	const char *g = getenv("ZL_KILL_GRACE");
+	const char *g = zl_env(ZL_ENV_KILL_GRACE);
 	double d;
 
 	if (g && !zl_parse_double(g, &d) && d >= 0)

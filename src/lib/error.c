@@ -3,9 +3,30 @@
 #include <stdlib.h>
 
 #include "zlbench/error.h"
+#include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
 int zl_verbosity;
+
+const struct zl_exit_doc zl_exit_docs[] = {
+	{ ZL_EXIT_OK, "0", "passed: the command did what it was asked (compare and ab: the gate, if any, passed)" },
+	{ ZL_EXIT_FAILED, "1", "a benchmark failed, or its file did not collect; batch: an operator failed, crashed "
+	  "or timed out; compare and ab: the regression gate failed; ab: a run failed; calibrate: a run failed or "
+	  "the calibration could not be stored; history: an ingest failed or was refused; push: something was "
+	  "spooled or rejected; report: the page could not be written" },
+	{ ZL_EXIT_USAGE, "2", "usage or configuration error (compare, ab, report: also a caliber mismatch without "
+	  "--allow-caliber-mismatch)" },
+	{ ZL_EXIT_PREFLIGHT, "3", "a preflight check failed (PREFLIGHT_FAILED check=<name>); batch and calibrate: "
+	  "every operator (of a round) failed preflight; ab: a run failed preflight; doctor: a step failed" },
+	{ ZL_EXIT_PYTEST_USAGE, "4", "pytest refused its command line" },
+	{ ZL_EXIT_NO_TESTS, "5", "pytest collected no tests" },
+	{ ZL_EXIT_INTERNAL, "70", "pytest's internal error (pytest's own 3, moved so that 3 always means preflight)" },
+	{ ZL_EXIT_TIMEOUT, "124", "--timeout expired" },
+	{ ZL_EXIT_SIGNAL_BASE, "128+N", "the child was killed by signal N (139: SIGSEGV), or zlbench itself by "
+	  "signal N (143: SIGTERM)" },
+	{ ZL_EXIT_INTERRUPTED, "130", "interrupted (SIGINT, or pytest's own 2 other than a collection error)" },
+	{ 0, NULL, NULL },
+};
 
 int zl_error(struct strbuf *err, const char *fmt, ...)
 {

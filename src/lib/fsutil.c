@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/util.h"
@@ -362,9 +363,9 @@ char *zl_path_join(const char *a, const char *b)
 
 const char *zl_tmp_dir(void)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = zl_env(ZL_ENV_TMPDIR);
 
-	return tmp && *tmp ? tmp : "/tmp";
+	return tmp ? tmp : "/tmp";
 }
 
 char *zl_path_base_name(const char *path)
@@ -400,7 +401,7 @@ char *zl_absolute_path(const char *path)
 
 char *zl_find_executable(const char *name)
 {
-	return zl_find_executable_in(name, getenv("PATH"));
+	return zl_find_executable_in(name, zl_env_raw(ZL_ENV_PATH));
 }
 
 char *zl_find_executable_in(const char *name, const char *path)

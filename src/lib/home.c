@@ -1,27 +1,21 @@
 #include <stdlib.h>
 
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/home.h"
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
 
-static const char *nonempty_env(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : NULL;
-}
-
 char *zl_home_dir(void)
 {
 	const char *v;
 
-	if ((v = nonempty_env("ZL_HOME")))
+	if ((v = zl_env(ZL_ENV_HOME)))
 		return xstrdup(v);
-	if ((v = nonempty_env("XDG_DATA_HOME")))
+	if ((v = zl_env(ZL_ENV_XDG_DATA_HOME)))
 		return zl_path_join(v, "zlbench");
-	if ((v = nonempty_env("HOME")))
+	if ((v = zl_env(ZL_ENV_HOME_DIR)))
 		return zl_path_join(v, ".local/share/zlbench");
 	return NULL;
 }
@@ -60,7 +54,7 @@ int zl_home_subdir_ensure(const char *name, char **out, struct strbuf *err)
 
 const char *zl_history_db_env(void)
 {
-	return nonempty_env("ZL_HISTORY_DB");
+	return zl_env(ZL_ENV_HISTORY_DB);
 }
 
 char *zl_history_db_path(void)

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/options.h"
 #include "zlbench/util.h"
@@ -57,6 +58,64 @@ int zl_option_takes_value(const struct zl_option *o)
 	}
 }
 
+/* 1 when word is one of the space-separated words (NULL: none). */
+static int in_words(const char *words, const char *word)
+{
+	struct strvec sv = STRVEC_INIT;
+	int found;
+
+	if (!words)
+		return 0;
+	strvec_split(&sv, words, ' ');
+	found = strvec_find(&sv, word) >= 0;
+	strvec_clear(&sv);
+	return found;
+}
+
+void zl_choices_phrase(struct strbuf *sb, const char *choices)
+{
+	struct strvec words = STRVEC_INIT;
+	size_t i;
+
+	strvec_split(&words, choices, ' ');
+	for (i = 0; i < words.nr; i++)
+		strbuf_addf(sb, "%s%s", i == 0 ? "" : i + 1 == words.nr ? " or " : ", ", words.v[i]);
+	strvec_clear(&words);
+}
+
+int zl_option_choice(const char *choices, const char *value, const char *from, struct strbuf *err)
+{
+	struct strvec words = STRVEC_INIT;
+	int found;
+
+	strvec_split(&words, choices, ' ');
+	found = strvec_find(&words, value) >= 0;
+	if (!found) {
+		zl_error(err, "invalid value '%s' for %s: choose ", value, from);
+		zl_choices_phrase(err, choices);
+		zl_did_you_mean(err, "", value, &words);
+	}
+	strvec_clear(&words);
+	return found ? 0 : -1;
+}
+
+void zl_options_suggest(struct strbuf *sb, const struct zl_option *const *opts, const char *name, size_t len)
+{
+	struct strvec names = STRVEC_INIT;
+	char *word = xstrndup(name, len);
+
+	for (; *opts; opts++) {
+		const struct zl_option *o;
+
+		for (o = *opts; o->type != ZL_OPT_END; o++)
+			if (parsed(o) && !(o->flags & ZL_OPT_HIDDEN))
+				strvec_push(&names, o->long_name);
+	}
+	zl_did_you_mean(sb, "--", word, &names);
+	free(word);
+	strvec_clear(&names);
+}
+
 static int apply(const struct zl_option *o, const char *arg, struct strbuf *err)
 {
 	switch (o->type) {
@@ -78,26 +137,49 @@ static int apply(const struct zl_option *o, const char *arg, struct strbuf *err)
 	}
 }
 
-/* The environment for the string options no word set (an empty variable is unset). */
-static void take_environment(const struct zl_option *const *opts)
+/* A row's value against its choices, named as it was given: "--start" or "ZL_START". */
+static int check_choice(const struct zl_option *o, const char *v, int from_env, struct strbuf *err)
+{
+	struct strbuf from = STRBUF_INIT;
+	int rc;
+
+	if (from_env || !o->long_name)
+		strbuf_addstr(&from, o->env ? o->env : "a variable");
+	else
+		strbuf_addf(&from, "--%s", o->long_name);
+	rc = zl_option_choice(o->choices, v, from.buf, err);
+	strbuf_release(&from);
+	return rc;
+}
+
+/*
+ * The environment for the string options no word set (an empty variable is unset), then
+ * every string option's value, from a word or a variable, against its choices (after all
+ * the words, so that --help anywhere still answers). 0, or -1 with err.
+ */
+static int take_environment(const struct zl_option *const *opts, struct strbuf *err)
 {
 	for (; *opts; opts++) {
 		const struct zl_option *o;
 
 		for (o = *opts; o->type != ZL_OPT_END; o++) {
 			const char *v;
+			int from_env = 0;
 
-			if (o->type != ZL_OPT_STRING || !o->env || (o->flags & ZL_OPT_DOC_ONLY) ||
-			    *(const char **)o->value)
+			if (o->type != ZL_OPT_STRING || (o->flags & ZL_OPT_DOC_ONLY))
 				continue;
-			v = getenv(o->env);
-			if (!v || !*v)
-				continue;
-			*(const char **)o->value = v;
-			if (o->source)
-				*o->source = ZL_SRC_ENV;
+			if (o->env && !*(const char **)o->value && (v = zl_env_by_name(o->env))) {
+				*(const char **)o->value = v;
+				if (o->source)
+					*o->source = ZL_SRC_ENV;
+				from_env = 1;
+			}
+			v = *(const char **)o->value;
+			if (v && o->choices && !in_words(o->hidden_choices, v) && check_choice(o, v, from_env, err))
+				return -1;
 		}
 	}
+	return 0;
 }
 
 /*
@@ -127,8 +209,11 @@ static int parse(int argc, const char **argv, const struct zl_option *const *opt
 			size_t len = eq ? (size_t)(eq - name) : strlen(name);
 
 			o = find_long(opts, name, len);
-			if (!o)
-				return zl_error(err, "unknown option '--%.*s' (see --help)", (int)len, name);
+			if (!o) {
+				zl_error(err, "unknown option '--%.*s' (see --help)", (int)len, name);
+				zl_options_suggest(err, opts, name, len);
+				return -1;
+			}
 			if (eq)
 				value = eq + 1;
 		} else if (a[0] == '-' && a[1] && !a[2]) {
@@ -154,8 +239,7 @@ static int parse(int argc, const char **argv, const struct zl_option *const *opt
 		if (apply(o, value, err))
 			return -1;
 	}
-	take_environment(opts);
-	return 0;
+	return take_environment(opts, err);
 }
 
 int zl_parse_options(int argc, const char **argv, const struct zl_option *const *opts,

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "zlbench/env.h"
 #include "zlbench/term.h"
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
@@ -24,10 +25,10 @@ const char *zl_color_start(enum zl_color c)
 
 int zl_use_color(int fd)
 {
-	const char *no_color = getenv("NO_COLOR");
-	const char *term = getenv("TERM");
+	const char *no_color = zl_env(ZL_ENV_NO_COLOR);
+	const char *term = zl_env_raw(ZL_ENV_TERM);
 
-	if (no_color && *no_color)
+	if (no_color)
 		return 0;
 	if (term && !*term)
 		return 0;

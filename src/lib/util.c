@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "zlbench/strbuf.h"
+#include "zlbench/strvec.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -224,6 +226,60 @@ size_t zl_edit_distance(const char *a, const char *b)
 	result = row[lb];
 	free(row);
 	return result;
+}
+
+struct candidate {
+	const char *name;
+	size_t distance, prefix;
+};
+
+static int by_closeness(const void *a, const void *b)
+{
+	const struct candidate *x = a, *y = b;
+
+	if (x->distance != y->distance)
+		return x->distance < y->distance ? -1 : 1;
+	if (x->prefix != y->prefix)
+		return x->prefix > y->prefix ? -1 : 1; /* "mmm" is closer to "mm" than to "bmm" */
+	return strcmp(x->name, y->name);
+}
+
+void zl_suggest(const char *word, const struct strvec *names, size_t max, struct strvec *out)
+{
+	size_t limit = strlen(word) / 3 + 1, i, n = 0;
+	struct candidate *c = xcalloc(names->nr + 1, sizeof(*c));
+
+	if (limit < 2)
+		limit = 2;
+	for (i = 0; i < names->nr; i++) {
+		size_t d = zl_edit_distance(word, names->v[i]), p = 0;
+
+		if (d > limit || !strcmp(word, names->v[i]))
+			continue;
+		while (word[p] && word[p] == names->v[i][p])
+			p++;
+		c[n++] = (struct candidate){ names->v[i], d, p };
+	}
+	qsort(c, n, sizeof(*c), by_closeness);
+	for (i = 0; i < n && out->nr < max; i++)
+		if (strvec_find(out, c[i].name) < 0)
+			strvec_push(out, c[i].name);
+	free(c);
+}
+
+void zl_did_you_mean(struct strbuf *sb, const char *prefix, const char *word, const struct strvec *names)
+{
+	struct strvec near = STRVEC_INIT;
+
+	zl_suggest(word, names, 2, &near);
+	/* a second name only as close as the first: "--tmeout" is "--timeout", not "--out" */
+	if (near.nr == 2 && zl_edit_distance(word, near.v[1]) > zl_edit_distance(word, near.v[0]))
+		strvec_pop(&near);
+	if (near.nr == 1)
+		strbuf_addf(sb, "; did you mean '%s%s'?", prefix, near.v[0]);
+	else if (near.nr == 2)
+		strbuf_addf(sb, "; did you mean '%s%s' or '%s%s'?", prefix, near.v[0], prefix, near.v[1]);
+	strvec_clear(&near);
 }
 
 int zl_exit_from_pytest(int pytest_status)

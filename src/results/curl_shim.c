@@ -18,6 +18,7 @@
 
 #include <curl/curl.h>
 
+#include "zlbench/env.h"
 #include "zlbench/banned.h"
 
 static void *lib;
@@ -31,7 +32,7 @@ static void *sym(const char *name)
 	const char *const *s;
 
 	if (!tried) {
-		const char *forced = getenv("ZL_CURL_LIB");
+		const char *forced = zl_env(ZL_ENV_CURL_LIB);
 
 		tried = 1;
 		if (forced && *forced)

@@ -10,6 +10,7 @@
 
 #include <sqlite3.h>
 
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/history.h"
@@ -332,9 +333,9 @@ fail:
 
 int zl_history_disabled(void)
 {
-	const char *v = getenv("ZL_NO_HISTORY");
+	const char *v = zl_env(ZL_ENV_NO_HISTORY);
 
-	return v && *v && strcmp(v, "0");
+	return v && strcmp(v, "0");
 }
 
 char *zl_history_default_path(void)

@@ -10,6 +10,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/push.h"
@@ -35,18 +36,18 @@ int zl_push_opts_from_env(struct zl_push_opts *o, struct strbuf *err)
 {
 	const char *v;
 
-	v = getenv("ZL_PUSH_URL");
-	if (!o->url && v && *v)
+	v = zl_env(ZL_ENV_PUSH_URL);
+	if (!o->url && v)
 		o->url = v;
-	v = getenv("ZL_PUSH_TOKEN");
-	if (v && *v) {
+	v = zl_env(ZL_ENV_PUSH_TOKEN);
+	if (v) {
 		/* A line break would smuggle extra headers into the request. */
 		if (strpbrk(v, "\r\n"))
 			return zl_error(err, "ZL_PUSH_TOKEN contains a line break (value not shown)");
 		o->token = v;
 	}
-	v = getenv("ZL_PUSH_BACKOFF_MS");
-	if (v && *v) {
+	v = zl_env(ZL_ENV_PUSH_BACKOFF_MS);
+	if (v) {
 		long ms;
 		if (zl_parse_long(v, &ms) || ms < 0 || ms > 60000)
 			return zl_error(err, "invalid ZL_PUSH_BACKOFF_MS '%s': expected 0..60000 milliseconds", v);

@@ -1,31 +1,32 @@
 #include <stdlib.h>
 
 #include "zlbench/cachedir.h"
+#include "zlbench/env.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
 
 static const struct {
-	const char *var;
+	enum zl_env_id var;
 	const char *under_home;   /* the default, relative to $HOME */
 } caches[] = {
-	[ZL_CACHE_FLAGGEMS] = { "FLAGGEMS_CACHE_DIR", ".flaggems" },
-	[ZL_CACHE_TRITON] = { "TRITON_CACHE_DIR", ".triton/cache" },
+	[ZL_CACHE_FLAGGEMS] = { ZL_ENV_FLAGGEMS_CACHE_DIR, ".flaggems" },
+	[ZL_CACHE_TRITON] = { ZL_ENV_TRITON_CACHE_DIR, ".triton/cache" },
 };
 
 const char *zl_cache_var(enum zl_cache which)
 {
-	return caches[which].var;
+	return zl_env_name(caches[which].var);
 }
 
 static char *cache_dir_or(enum zl_cache which, const char *no_home)
 {
-	const char *dir = getenv(caches[which].var);
-	const char *home = getenv("HOME");
+	const char *dir = zl_env(caches[which].var);
+	const char *home = zl_env(ZL_ENV_HOME_DIR);
 
-	if (dir && *dir)
+	if (dir)
 		return zl_absolute_path(dir);
-	if (home && *home)
+	if (home)
 		return zl_path_join(home, caches[which].under_home);
 	return no_home ? zl_path_join(no_home, caches[which].under_home) : NULL;
 }
@@ -42,8 +43,8 @@ char *zl_cache_dir_for_run(enum zl_cache which)
 
 void zl_cache_dir_env(enum zl_cache which, const char *isolated, struct strvec *env)
 {
-	const char *name = caches[which].var;
-	const char *v = getenv(name);
+	const char *name = zl_env_name(caches[which].var);
+	const char *v = zl_env_raw(caches[which].var);
 	char *abs;
 
 	if (isolated) {

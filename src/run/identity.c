@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 
 #include "zlbench/child.h"
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/identity.h"
@@ -215,12 +216,12 @@ static cJSON *tuner_tables_json(const struct zl_run_facts *f)
 }
 
 /* A JSON object handed down by batch or a scheduler through the environment, or null. */
-static cJSON *env_object(const char *name)
+static cJSON *env_object(enum zl_env_id var)
 {
-	const char *v = getenv(name);
+	const char *v = zl_env(var);
 	cJSON *doc;
 
-	if (!v || !*v)
+	if (!v)
 		return cJSON_CreateNull();
 	doc = cJSON_Parse(v);
 	if (cJSON_IsObject(doc))

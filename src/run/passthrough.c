@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/run.h"
 #include "zlbench/util.h"
@@ -169,13 +170,13 @@ out:
 
 int zl_run_check_passthrough(const struct zl_settings *s, struct strbuf *err)
 {
-	const char *addopts = getenv("PYTEST_ADDOPTS");
+	const char *addopts = zl_env(ZL_ENV_PYTEST_ADDOPTS);
 	struct strvec words = STRVEC_INIT;
 	int rc;
 
 	if (check_pytest_words(s, &s->passthrough, "after '--'", err))
 		return -1;
-	if (!addopts || !*addopts)
+	if (!addopts)
 		return 0;
 	/* pytest puts these before zlbench's argv: a lone "--" would make zlbench's options paths */
 	rc = shlex_split(addopts, &words, err);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "zlbench/env.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/plan.h"
@@ -32,11 +33,11 @@ static int want_autotune(const struct zl_settings *s, const char **why)
 /* Not a setting: zlbench batch names the shard of a warm-up shard run (plugins/zl_shard.py). */
 static int want_shard(const struct zl_settings *s, const char **why)
 {
-	const char *v = getenv("ZL_WARMUP_SHARD");
+	const char *v = zl_env(ZL_ENV_WARMUP_SHARD);
 
 	(void)s;
 	*why = "not a warm-up shard (ZL_WARMUP_SHARD unset)";
-	return v && *v;
+	return v != NULL;
 }
 
 const struct zl_plugin_def zl_plugin_table[] = {
@@ -170,11 +171,11 @@ static const struct {
 
 char *zl_plugins_dir_how(const char **how)
 {
-	const char *env = getenv("ZL_PLUGINS_DIR");
+	const char *env = zl_env(ZL_ENV_PLUGINS_DIR);
 	char *dir, *probe;
 	size_t i;
 
-	if (env && *env) {
+	if (env) {
 		*how = "environment: ZL_PLUGINS_DIR";
 		return zl_absolute_path(env);
 	}

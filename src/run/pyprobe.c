@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "zlbench/child.h"
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/home.h"
@@ -24,7 +25,7 @@ static const char probe_script[] =
 	"try:\n from _pytest._version import version\nexcept Exception:\n version = getattr(pytest, '__version__', 'unknown')\n"
 	"print(sys.version.split()[0]); print(version); print(getattr(pytest, '__file__', None) or s.origin or '')\n";
 
-static const char *const path_vars[] = { "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", NULL };
+static const enum zl_env_id path_vars[] = { ZL_ENV_PYTHONPATH, ZL_ENV_PYTHONHOME, ZL_ENV_VIRTUAL_ENV };
 
 void zl_pyprobe_release(struct zl_pyprobe *p)
 {
@@ -45,8 +46,8 @@ static char *cache_key(const char *python_path)
 {
 	char *real = zl_absolute_path(python_path);
 	struct strbuf key = STRBUF_INIT;
-	const char *const *v;
 	struct stat st;
+	size_t i;
 
 	if (stat(real, &st)) {
 		free(real);
@@ -54,8 +55,9 @@ static char *cache_key(const char *python_path)
 	}
 	strbuf_addf(&key, "%s|%llu|%lld|%lld", real, (unsigned long long)st.st_ino, (long long)st.st_size,
 		    mtime_ns(&st));
-	for (v = path_vars; *v; v++)
-		strbuf_addf(&key, "|%s=%s", *v, getenv(*v) ? getenv(*v) : "");
+	for (i = 0; i < sizeof(path_vars) / sizeof(path_vars[0]); i++)
+		strbuf_addf(&key, "|%s=%s", zl_env_name(path_vars[i]),
+			    zl_env_raw(path_vars[i]) ? zl_env_raw(path_vars[i]) : "");
 	free(real);
 	return strbuf_detach(&key, NULL);
 }
@@ -86,7 +88,7 @@ static const char *jstring(const cJSON *o, const char *name)
 static int shadowed(const char *origin)
 {
 	static const char *const names[] = { "pytest/__init__.py", "pytest.py", NULL };
-	const char *pp = getenv("PYTHONPATH");
+	const char *pp = zl_env(ZL_ENV_PYTHONPATH);
 	char *copy, *p, *real_origin;
 	int found = 0, reached = 0;
 

@@ -232,44 +232,6 @@ void zl_list_ops(const char *flaggems_dir, struct strvec *ops)
 	free(bench);
 }
 
-struct candidate {
-	const char *name;
-	size_t distance, prefix;
-};
-
-static int by_closeness(const void *a, const void *b)
-{
-	const struct candidate *x = a, *y = b;
-
-	if (x->distance != y->distance)
-		return x->distance < y->distance ? -1 : 1;
-	if (x->prefix != y->prefix)
-		return x->prefix > y->prefix ? -1 : 1; /* "mmm" is closer to "mm" than to "bmm" */
-	return strcmp(x->name, y->name);
-}
-
-void zl_suggest(const char *op, const struct strvec *ops, size_t max, struct strvec *out)
-{
-	size_t limit = strlen(op) / 3 + 1, i, n = 0;
-	struct candidate *c = xcalloc(ops->nr + 1, sizeof(*c));
-
-	if (limit < 2)
-		limit = 2;
-	for (i = 0; i < ops->nr; i++) {
-		size_t d = zl_edit_distance(op, ops->v[i]), p = 0;
-
-		if (d > limit || !strcmp(op, ops->v[i]))
-			continue;
-		while (op[p] && op[p] == ops->v[i][p])
-			p++;
-		c[n++] = (struct candidate){ ops->v[i], d, p };
-	}
-	qsort(c, n, sizeof(*c), by_closeness);
-	for (i = 0; i < n && out->nr < max; i++)
-		strvec_push(out, c[i].name);
-	free(c);
-}
-
 /* The file half of a node "path/file.py::Class::test" */
 static char *node_file(const char *node)
 {

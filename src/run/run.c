@@ -285,6 +285,13 @@ static void report(struct zl_run_ctx *c, cJSON *final_id, const char *identity_l
 				     run.run_id);
 	zl_history_close(db);
 	zl_run_print_footer(&c->f, run.identity, stderr);
+	/* -q kept pytest's output to its log: a run that did not pass says where it is */
+	if (zl_verbosity < 0 && c->f.exit_code != ZL_EXIT_OK) {
+		strbuf_reset(&err);
+		strbuf_add_printable(&err, c->f.reason ? c->f.reason : "");
+		fprintf(stderr, "zlbench: run %s (exit %d)%s%s; pytest's output: %s/pytest.log\n", c->f.status,
+			c->f.exit_code, err.len ? ": " : "", err.buf, c->run_dir);
+	}
 	zl_run_release(&run);
 	strbuf_release(&err);
 }

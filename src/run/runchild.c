@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "zlbench/cachedir.h"
+#include "zlbench/env.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/run.h"
 #include "zlbench/tunercache.h"
@@ -90,11 +91,11 @@ static void plugin_env(const struct zl_run_ctx *c, struct strvec *env)
 
 static void child_env(const struct zl_run_ctx *c, struct strvec *env)
 {
-	const char *old_pp = getenv("PYTHONPATH");
+	const char *old_pp = zl_env(ZL_ENV_PYTHONPATH);
 	char *src = zl_path_join(c->s->flaggems_dir, "src");
 
 	/* the plugins and the FlagGems under test come first, not whatever is installed */
-	if (old_pp && *old_pp)
+	if (old_pp)
 		strvec_pushf(env, "PYTHONPATH=%s:%s:%s", c->plugins_dir, src, old_pp);
 	else
 		strvec_pushf(env, "PYTHONPATH=%s:%s", c->plugins_dir, src);

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/resolve.h"
@@ -15,15 +16,16 @@ const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
 	[ZL_SET_BACKEND] = { .id = ZL_SET_BACKEND, .key = "backend",
 	  .flag = "backend", .env = "ZL_BACKEND", .argh = "B",
 	  .help = "accelerator backend or alias",
-	  .default_doc = "auto: the one vendor present", .flags = ZL_SETF_PLACE | ZL_SETF_PLAN },
+	  .default_doc = "auto: the one vendor present", .flags = ZL_SETF_PLACE | ZL_SETF_PLAN,
+	  .values = ZL_VALUES_BACKEND },
 	[ZL_SET_FLAGGEMS_DIR] = { .id = ZL_SET_FLAGGEMS_DIR, .key = "flaggems_dir",
 	  .flag = "flaggems-dir", .env = "FLAGGEMS_DIR", .argh = "DIR",
 	  .help = "FlagGems checkout (holds benchmark/ and src/)",
-	  .default_doc = "current directory", .flags = ZL_SETF_PIN, .kind = ZL_SETK_PATH },
+	  .default_doc = "current directory", .flags = ZL_SETF_PIN, .kind = ZL_SETK_PATH, .values = ZL_VALUES_DIR },
 	[ZL_SET_OP] = { .id = ZL_SET_OP, .key = "op",
 	  .flag = "op", .env = "OP", .argh = "OP",
 	  .help = "operator to benchmark",
-	  .flags = ZL_SETF_TARGET },
+	  .flags = ZL_SETF_TARGET, .values = ZL_VALUES_OP },
 	[ZL_SET_OP_FILE] = { .id = ZL_SET_OP_FILE, .key = "op_file",
 	  .flag = "op-file", .env = "OP_FILE", .argh = "FILE",
 	  .help = "benchmark file that holds the operator (run with -m OP)",
@@ -35,7 +37,7 @@ const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
 	[ZL_SET_LEVEL] = { .id = ZL_SET_LEVEL, .key = "level",
 	  .flag = "level", .env = "BENCH_LEVEL", .argh = "LEVEL",
 	  .help = "benchmark level: core or comprehensive",
-	  .default_doc = "core" },
+	  .default_doc = "core", .choices = "core comprehensive" },
 	[ZL_SET_SHAPE_FILE] = { .id = ZL_SET_SHAPE_FILE, .key = "shape_file",
 	  .flag = "shape-file", .env = "SHAPE_FILE", .argh = "FILE",
 	  .help = "shape file passed to FlagGems (--shape_file)",
@@ -43,11 +45,11 @@ const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
 	[ZL_SET_SHAPE_MODE] = { .id = ZL_SET_SHAPE_MODE, .key = "shape_mode",
 	  .flag = "shape-mode", .env = "SHAPE_MODE", .argh = "MODE",
 	  .help = "file (the shape file) or upstream (FlagGems' own core_shapes.yaml)",
-	  .default_doc = "file with a shape file, else upstream" },
+	  .default_doc = "file with a shape file, else upstream", .choices = "file upstream" },
 	[ZL_SET_REPLAY_FROM] = { .id = ZL_SET_REPLAY_FROM, .key = "replay_from",
 	  .flag = "replay-from", .env = "REPLAY_FROM", .argh = "RUN_DIR",
 	  .help = "replay the autotune records of an earlier run",
-	  .flags = ZL_SETF_MEASURE, .kind = ZL_SETK_PATH },
+	  .flags = ZL_SETF_MEASURE, .kind = ZL_SETK_PATH, .values = ZL_VALUES_DIR },
 	[ZL_SET_AUTOTUNE_RECORDS] = { .id = ZL_SET_AUTOTUNE_RECORDS, .key = "autotune_records",
 	  .flag = "autotune-records", .flag_off = "no-autotune-records", .env = "ZL_AUTOTUNE_RECORDS",
 	  .help = "record the tuners' winners (autotune mode record); off: no autotune plugin, "
@@ -68,11 +70,12 @@ const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
 	[ZL_SET_OUT] = { .id = ZL_SET_OUT, .key = "out",
 	  .flag = "out", .argh = "DIR",
 	  .help = "run directory (must be absent or empty)",
-	  .default_doc = "$ZL_RUNS_DIR/<UTC stamp>-<backend>-<op>", .flags = ZL_SETF_PLACE | ZL_SETF_MEASURE },
+	  .default_doc = "$ZL_RUNS_DIR/<UTC stamp>-<backend>-<op>", .flags = ZL_SETF_PLACE | ZL_SETF_MEASURE,
+	  .values = ZL_VALUES_DIR },
 	[ZL_SET_RUNS_DIR] = { .id = ZL_SET_RUNS_DIR, .key = "runs_dir",
 	  .env = "ZL_RUNS_DIR", .argh = "DIR",
 	  .help = "parent of default run directories",
-	  .default_doc = "runs", .flags = ZL_SETF_PLACE },
+	  .default_doc = "runs", .flags = ZL_SETF_PLACE, .values = ZL_VALUES_DIR },
 	[ZL_SET_CUDAGRAPH] = { .id = ZL_SET_CUDAGRAPH, .key = "cudagraph",
 	  .flag = "cudagraph", .flag_off = "no-cudagraph", .env = "ZL_ENABLE_CUDAGRAPH",
 	  .help = "graph-capture timer (also the profiler timer's fallback)",
@@ -81,7 +84,7 @@ const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
 	  .flag = "timer", .env = "ZL_TIMER", .argh = "NAME",
 	  .help = "timer: profiler (device timestamps), graph (graph replay) or direct (do_bench)",
 	  .default_doc = "the best the backend offers: profiler, else graph, else direct",
-	  .flags = ZL_SETF_MEASURE | ZL_SETF_PLAN },
+	  .flags = ZL_SETF_MEASURE | ZL_SETF_PLAN, .choices = "profiler graph direct" },
 	[ZL_SET_NOISE_TARGET] = { .id = ZL_SET_NOISE_TARGET, .key = "noise_target",
 	  .flag = "noise-target", .env = "ZL_NOISE_TARGET", .argh = "FRACTION",
 	  .help = "profiler timer: sample until the 95 % interval is within this fraction of the estimate",
@@ -194,11 +197,13 @@ const struct zl_option *zl_settings_options(struct zl_settings *s)
 			continue;
 		o[n++] = (struct zl_option){ .type = ZL_OPT_CALLBACK, .long_name = d->flag,
 			.value = s, .argh = d->argh, .help = d->help, .defval = (long)(d->id << 1),
-			.cb = setting_cb, .takes_arg = !boolean, .env = d->env, .default_doc = d->default_doc };
+			.cb = setting_cb, .takes_arg = !boolean, .env = d->env, .default_doc = d->default_doc,
+			.choices = d->choices, .values = d->values };
 		if (d->flag_alias)
 			o[n++] = (struct zl_option){ .type = ZL_OPT_CALLBACK, .long_name = d->flag_alias,
 				.value = s, .argh = d->argh, .help = d->help, .defval = (long)(d->id << 1),
-				.cb = setting_cb, .takes_arg = !boolean, .flags = ZL_OPT_HIDDEN };
+				.cb = setting_cb, .takes_arg = !boolean, .flags = ZL_OPT_HIDDEN,
+				.choices = d->choices, .values = d->values };
 		if (boolean)
 			o[n++] = (struct zl_option){ .type = ZL_OPT_CALLBACK, .long_name = d->flag_off,
 				.value = s, .help = "turn the above off", .defval = (long)((d->id << 1) | 1),
@@ -229,13 +234,20 @@ int zl_settings_parse(struct zl_settings *s, int argc, const char **argv,
 	return rc;
 }
 
+/* "invalid value 'v' for <from>: <what it takes>", and the closest of the setting's choices. */
 static int invalid(struct strbuf *err, const struct zl_settings *s, enum zl_setting_id id,
-		   const char *choices)
+		   const char *takes)
 {
 	const struct zl_setting_value *v = &s->v[id];
+	struct strvec words = STRVEC_INIT;
 
-	return zl_error(err, "invalid value '%s' for %s: %s", v->raw, v->from ? v->from : zl_setting_defs[id].key,
-			choices);
+	zl_error(err, "invalid value '%s' for %s: %s", v->raw, v->from ? v->from : zl_setting_defs[id].key, takes);
+	if (zl_setting_defs[id].choices) {
+		strvec_split(&words, zl_setting_defs[id].choices, ' ');
+		zl_did_you_mean(err, "", v->raw, &words);
+		strvec_clear(&words);
+	}
+	return -1;
 }
 
 static int resolve_bool(struct zl_settings *s, enum zl_setting_id id, int *out, struct strbuf *err)
@@ -386,14 +398,15 @@ static void take_env(struct zl_settings *s, enum zl_setting_id id)
 
 	if (s->v[id].source != ZL_SRC_UNSET || !def->env)
 		return;
-	env = getenv(def->env);
-	if (env && *env)
+	env = zl_env_by_name(def->env);
+	if (env)
 		set_value(s, id, env, ZL_SRC_ENV, def->env);
 }
 
 int zl_settings_resolve_backend(struct zl_settings *s, struct strbuf *err)
 {
 	struct strbuf why = STRBUF_INIT;
+	struct strvec names = STRVEC_INIT;
 	int rc;
 
 	take_env(s, ZL_SET_BACKEND);
@@ -404,6 +417,9 @@ int zl_settings_resolve_backend(struct zl_settings *s, struct strbuf *err)
 		strbuf_addstr(&why, "choose one of ");
 		zl_backend_choices(&why);
 		rc = invalid(err, s, ZL_SET_BACKEND, why.buf);
+		zl_backend_names(&names);
+		zl_did_you_mean(err, "", s->v[ZL_SET_BACKEND].raw, &names);
+		strvec_clear(&names);
 		strbuf_release(&why);
 		return rc;
 	}

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "zlbench/cachedir.h"
+#include "zlbench/env.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/tunercache.h"
 #include "zlbench/util.h"
@@ -50,7 +51,7 @@ int zl_tuner_stats_incomplete(const struct zl_tuner_stats *st)
 
 int zl_tuner_db_url_set(void)
 {
-	return getenv(ZL_TUNER_DB_URL_VAR) != NULL;
+	return zl_env_raw(ZL_ENV_FLAGGEMS_DB_URL) != NULL;
 }
 
 char *zl_tuner_default_cache_dir(void)

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "zlbench/env.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/preflight.h"
@@ -73,7 +74,7 @@ static void start_in_worker(struct zl_watch *w, struct zl_run_ctx *c, const char
 
 int zl_watch_start(struct zl_watch *w, struct zl_run_ctx *c, struct strbuf *err)
 {
-	const char *worker_socket = getenv(ZL_WORKER_SOCKET_VAR);
+	const char *worker_socket = zl_env(ZL_ENV_WORKER_SOCKET);
 	char *log_path = zl_path_join(c->run_dir, "pytest.log");
 
 	w->timeout_s = c->s->timeout_s;
@@ -89,7 +90,7 @@ int zl_watch_start(struct zl_watch *w, struct zl_run_ctx *c, struct strbuf *err)
 	w->cp.pdeathsig = SIGTERM;
 	w->cp.capture_output = 1;
 	c->f.started_epoch = zl_now_epoch();
-	if (worker_socket && *worker_socket)
+	if (worker_socket)
 		start_in_worker(w, c, worker_socket);
 	if (!w->ws && child_start(&w->cp, err))
 		return -1;
@@ -111,11 +112,14 @@ static void worker_lost(struct zl_watch *w)
 	}
 }
 
+/* The child's output to pytest.log, and to our stdout unless -q keeps it to the log. */
 static void tee_out(struct zl_watch *w, const char *buf, size_t n)
 {
-	if (fwrite(buf, 1, n, stdout) != n)
-		clearerr(stdout);
-	fflush(stdout);
+	if (zl_verbosity >= 0) {
+		if (fwrite(buf, 1, n, stdout) != n)
+			clearerr(stdout);
+		fflush(stdout);
+	}
 	if (w->log_fd >= 0)
 		zl_write_all(w->log_fd, buf, n);
 }

@@ -30,7 +30,7 @@ expect_rc 2
 contains "$TMP/err" "--start fork is not offered on backend 'cuda': importing FlagGems there initialises the device"
 run_zl "${ARGS[@]}" --ops add --start bogus --out "$TMP/u"
 expect_rc 2
-contains "$TMP/err" "invalid value 'bogus' for --start: choose fresh or worker"
+contains "$TMP/err" "invalid value 'bogus' for --start: choose worker or fresh"
 ZL_START=forked run_zl "${ARGS[@]}" --ops add --out "$TMP/u"
 expect_rc 2
 contains "$TMP/err" "invalid value 'forked' for ZL_START"

@@ -24,8 +24,8 @@ if command -v zsh >/dev/null; then
 	zsh -n "$TMP/zl.zsh" || fail "zsh -n rejects the zsh script"
 	zsh -f -c "autoload -U compinit; compinit -u -d '$TMP/zcompdump'; source '$TMP/zl.zsh'; [[ \${_comps[zlbench]} == _zlbench ]]" ||
 		fail "sourcing the zsh script does not register _zlbench"
-	grep -qF -- "--ops) compset -P '*,'; compadd -- \${(f)\"\$(_zlbench_ops)\"}" "$TMP/zl.zsh" ||
-		fail "zsh: --ops does not complete operators"
+	grep -F -- "\"batch --ops\"" "$TMP/zl.zsh" | grep -qF -- ") compset -P '*,'; compadd -- \${(f)\"\$(_zlbench_ops)\"}" ||
+		fail "zsh: batch's --ops does not complete operators"
 else
 	echo "note [$TEST_NAME]: zsh not installed: zsh script checked for #compdef only" >&2
 fi

@@ -1,8 +1,9 @@
 #!/bin/bash
 # cmake --install --prefix P: P/bin/zlbench, its plugins in P/share/zlbench/plugins (found
 # with no ZL_PLUGINS_DIR, also after P is moved), the completions where bash-completion and
-# zsh look, a man page that man -l renders with every command and option of the help,
-# LICENSE, README and the docs README links to under P/share/doc/zlbench.
+# zsh look, a man page (gzipped) that man -l renders with every command and option of the help,
+# LICENSE, the copyright file and changelog, README and the docs README links to under
+# P/share/doc/zlbench.
 . "$(dirname "$0")/lib.sh"
 : "${ZL_BUILD_DIR:?ZL_BUILD_DIR must name the build directory under test}"
 cd "$TMP"
@@ -12,7 +13,8 @@ cmake --install "$ZL_BUILD_DIR" --prefix "$TMP/p" >"$TMP/install.log" 2>&1 ||
 	{ cat "$TMP/install.log" >&2; fail "cmake --install failed"; }
 P=$TMP/p
 for f in bin/zlbench share/bash-completion/completions/zlbench share/zsh/site-functions/_zlbench \
-	share/man/man1/zlbench.1 share/doc/zlbench/LICENSE share/doc/zlbench/README.md \
+	share/man/man1/zlbench.1.gz share/doc/zlbench/LICENSE share/doc/zlbench/README.md \
+	share/doc/zlbench/copyright share/doc/zlbench/changelog.Debian.gz \
 	share/zlbench/plugins/README.md share/doc/zlbench/examples/demo/.zlbench-demo; do
 	[ -f "$P/$f" ] || fail "not installed: $f"
 done
@@ -63,8 +65,8 @@ contains "$TMP/version" "plugins $TMP/moved/share/zlbench/plugins (install layou
 P=$TMP/moved
 
 # the man page: groff reads it cleanly, and man -l shows every command and every option of its help
-page=$P/share/man/man1/zlbench.1
-groff -man -Tutf8 -ww -Wbreak -z "$page" 2>"$TMP/groff.err"
+page=$P/share/man/man1/zlbench.1.gz
+zcat "$page" | groff -man -Tutf8 -ww -Wbreak -z 2>"$TMP/groff.err"
 [ ! -s "$TMP/groff.err" ] || fail "groff warns about the man page: $(head -5 "$TMP/groff.err")"
 MANWIDTH=120 man -l "$page" 2>"$TMP/man.err" | col -b >"$TMP/man.txt"
 [ -s "$TMP/man.txt" ] || fail "man -l rendered nothing: $(cat "$TMP/man.err")"
@@ -79,5 +81,5 @@ for c in $("$ZLBENCH" help | sed -n '/^Commands:/,/^$/p' | awk 'NF > 1 { print $
 done
 [ -z "$missing" ] || fail "the man page lacks:$missing"
 # the generated page is the binary's help --man, byte for byte
-"$ZLBENCH" help --man | cmp -s - "$page" || fail "the installed man page is not 'zlbench help --man'"
+"$ZLBENCH" help --man | cmp -s - <(zcat "$page") || fail "the installed man page is not 'zlbench help --man'"
 pass

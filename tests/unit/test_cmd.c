@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "zlbench/cmd.h"
+#include "zlbench/error.h"
 #include "zlbench/settings.h"
 #include "zlbench/strvec.h"
 #include "zlbench/zlbench.h"
@@ -19,6 +21,7 @@ static enum zl_source name_source;
 static struct strvec seen_args = STRVEC_INIT, seen_pass = STRVEC_INIT;
 static char *seen_level, *seen_name;
 static enum zl_source seen_source;
+static int seen_verbosity;
 
 static const struct zl_option echo_options[] = {
 	{ .type = ZL_OPT_FLAG, .long_name = "loud", .value = &loud, .defval = 1, .help = "louder" },
@@ -33,6 +36,7 @@ static int echo(struct zl_cmd_ctx *ctx)
 	size_t i;
 
 	calls++;
+	seen_verbosity = zl_verbosity;
 	strvec_clear(&seen_args);
 	for (i = 0; i < ctx->args.nr; i++)
 		strvec_push(&seen_args, ctx->args.v[i]);
@@ -52,6 +56,7 @@ static int inner(struct zl_cmd_ctx *ctx)
 static int settle(struct zl_cmd_ctx *ctx)
 {
 	calls++;
+	seen_verbosity = zl_verbosity;
 	assert_non_null(ctx->s);
 	assert_non_null(ctx->s->backend);
 	free(seen_level);
@@ -182,6 +187,81 @@ static void test_settings(void **state)
 	strvec_clear(&seen_pass);
 }
 
+
+/* stderr of fn(words) while it runs, as a string (caller frees); *code its exit code. */
+static char *stderr_of(const char *const *words, int *code)
+{
+	char path[] = "/tmp/zl-test-cmd-XXXXXX";
+	int fd = mkstemp(path), saved = dup(2);
+	char *text = calloc(1, 4096);
+	FILE *f;
+
+	assert_true(fd >= 0 && saved >= 0 && text);
+	fflush(stderr);
+	assert_int_equal(dup2(fd, 2), 2);
+	*code = dispatch(words);
+	fflush(stderr);
+	assert_int_equal(dup2(saved, 2), 2);
+	close(saved);
+	close(fd);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_true(fread(text, 1, 4095, f) < 4095);
+	fclose(f);
+	unlink(path);
+	return text;
+}
+
+/* The global options after the command as before it, up to "--": what follows goes to pytest. */
+static void test_global_anywhere(void **state)
+{
+	const char *const after[] = { "echo", "word", "-q", NULL };
+	const char *const verbose[] = { "echo", "--verbose", "word", NULL };
+	const char *const passed[] = { "settle", "--backend", "cuda", "--", "-q", NULL };
+	(void)state;
+
+	zl_verbosity = 0;
+	assert_int_equal(dispatch(after), 0);
+	assert_int_equal(seen_verbosity, -1);
+	assert_int_equal(seen_args.nr, 1);
+	zl_verbosity = 0;
+	assert_int_equal(dispatch(verbose), 0);
+	assert_int_equal(seen_verbosity, 1);
+	zl_verbosity = 0;
+	assert_int_equal(dispatch(passed), 0);
+	assert_int_equal(seen_verbosity, 0);
+	assert_int_equal(seen_pass.nr, 1);
+	assert_string_equal(seen_pass.v[0], "-q");
+	strvec_clear(&seen_args);
+	strvec_clear(&seen_pass);
+	free(seen_level);
+	seen_level = NULL;
+	zl_verbosity = 0;
+}
+
+/* A mistyped command or option names the nearest one. */
+static void test_did_you_mean(void **state)
+{
+	const char *const command[] = { "ehco", "x", NULL };
+	const char *const option[] = { "echo", "--lowd", NULL };
+	const char *const far[] = { "frobnicate", NULL };
+	int code;
+	char *err;
+	(void)state;
+
+	err = stderr_of(command, &code);
+	assert_int_equal(code, ZL_EXIT_USAGE);
+	assert_string_equal(err, "zlbench: error: unknown command 'ehco' (see 'zlbench help'); did you mean 'echo'?\n");
+	free(err);
+	err = stderr_of(option, &code);
+	assert_int_equal(code, ZL_EXIT_USAGE);
+	assert_string_equal(err, "zlbench: error: unknown option '--lowd' (see --help); did you mean '--loud'?\n");
+	free(err);
+	err = stderr_of(far, &code);
+	assert_string_equal(err, "zlbench: error: unknown command 'frobnicate' (see 'zlbench help')\n");
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +270,8 @@ int main(void)
 		cmocka_unit_test(test_hidden),
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_settings),
+		cmocka_unit_test(test_global_anywhere),
+		cmocka_unit_test(test_did_you_mean),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,6 +80,44 @@ static void test_text_layout(void **state)
 	strbuf_release(&page);
 }
 
+/* Items are options, variables, paths and exit codes; a tag of other words is no item. */
+static void test_items(void **state)
+{
+	struct strbuf page = STRBUF_INIT;
+	(void)state;
+
+	zl_man_add_text(&page,
+			"Environment:\n"
+			"  ZL_HOME        where\n"
+			"  $ZL_HOME/x.db  a file\n"
+			"  ~/.flaggems/   a cache\n"
+			"  128+N          a signal\n"
+			"  OP=mm zlbench run  # an example, not an item\n");
+	assert_non_null(strstr(page.buf, ".TP\n\\fBZL_HOME\\fR\nwhere\n"));
+	assert_non_null(strstr(page.buf, ".TP\n\\fB$ZL_HOME/x.db\\fR\na file\n"));
+	assert_non_null(strstr(page.buf, ".TP\n\\fB~/.flaggems/\\fR\na cache\n"));
+	assert_non_null(strstr(page.buf, ".TP\n\\fB128+N\\fR\na signal\n"));
+	assert_non_null(strstr(page.buf, ".nf\n  OP=mm zlbench run  # an example, not an item\n.fi\n"));
+	strbuf_release(&page);
+}
+
+/* A word longer than a line may break after ',', '/' or '|' in filled text, never in verbatim text. */
+static void test_long_words(void **state)
+{
+	struct strbuf page = STRBUF_INIT;
+	(void)state;
+
+	zl_man_add_text(&page,
+			"POSTs {\"schema\":\"zlbench.push/1\",\"identity\":{run_identity.json},\"results\":{results.json}|null}\n"
+			"short a,b and docs/x.md stay whole\n\n"
+			"  {\"schema\":\"zlbench.push/1\",\"identity\":{run_identity.json},\"results\":{}}\n");
+	assert_non_null(strstr(page.buf, "POSTs {\"schema\":\"zlbench.push/\\:1\",\\:\"identity\":{run_identity.json},\\:"
+					 "\"results\":{results.json}|\\:null}\n"));
+	assert_non_null(strstr(page.buf, "\nshort a,b and docs/x.md stay whole\n"));
+	assert_non_null(strstr(page.buf, ".nf\n  {\"schema\":\"zlbench.push/1\",\"identity\""));
+	strbuf_release(&page);
+}
+
 static void test_leading_dot(void **state)
 {
 	struct strbuf page = STRBUF_INIT;
@@ -108,6 +146,17 @@ static void test_render_page(void **state)
 	assert_non_null(strstr(text, ".SH DESCRIPTION\n.PP\n\\fBCommands:\\fR\n"));
 	assert_non_null(strstr(text, ".SH COMMANDS\n.SS \"zlbench frob\"\n.PP\n.nf\nusage: zlbench frob"));
 	assert_non_null(strstr(text, ".TP\n\\fB\\-\\-level L\\fR\nhow hard\n(default 1)\n"));
+	/* the topics are sections of their own, in the man page's order, before SEE ALSO */
+	assert_non_null(strstr(text, ".SH \"EXIT STATUS\"\n"));
+	assert_non_null(strstr(text, ".TP\n\\fB128+N\\fR\nthe child was killed by signal N"));
+	assert_non_null(strstr(text, ".SH \"ENVIRONMENT\"\n"));
+	assert_non_null(strstr(text, ".TP\n\\fBZL_HOME\\fR\nzlbench\\(aqs data directory"));
+	assert_non_null(strstr(text, ".TP\n\\fBZL_TIMER\\fR\ntimer: profiler"));
+	assert_non_null(strstr(text, ".SH \"FILES\"\n"));
+	assert_non_null(strstr(text, ".TP\n\\fB$ZL_HOME/history.db\\fR\n"));
+	assert_true(strstr(text, ".SH \"EXIT STATUS\"") < strstr(text, ".SH \"ENVIRONMENT\"") &&
+		    strstr(text, ".SH \"ENVIRONMENT\"") < strstr(text, ".SH \"FILES\"") &&
+		    strstr(text, ".SH \"FILES\"") < strstr(text, ".SH SEE ALSO\n"));
 	assert_non_null(strstr(text, ".SH SEE ALSO\n"));
 	assert_null(strstr(text, "secret"));
 	free(text);
@@ -118,6 +167,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_layout),
+		cmocka_unit_test(test_items),
+		cmocka_unit_test(test_long_words),
 		cmocka_unit_test(test_leading_dot),
 		cmocka_unit_test(test_render_page),
 	};

@@ -242,6 +242,100 @@ static void test_forward(void **state)
 	strvec_clear(&fwd);
 }
 
+
+/* An unknown option names the nearest ones the tables list (not hidden ones), as close as the best. */
+static void test_did_you_mean(void **state)
+{
+	const char *timer = NULL, *timeout = NULL, *out = NULL;
+	int secret = 0;
+	struct strvec args = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	const struct zl_option table[] = {
+		{ .type = ZL_OPT_STRING, .long_name = "timer", .value = &timer, .argh = "NAME" },
+		{ .type = ZL_OPT_STRING, .long_name = "timeout", .value = &timeout, .argh = "S" },
+		{ .type = ZL_OPT_FLAG, .long_name = "timed", .value = &secret, .defval = 1, .flags = ZL_OPT_HIDDEN },
+		ZL_OPT_END_ROW,
+	};
+	const struct zl_option more[] = {
+		{ .type = ZL_OPT_STRING, .long_name = "out", .value = &out, .argh = "DIR" },
+		ZL_OPT_END_ROW,
+	};
+	const struct zl_option *const tables[] = { table, more, NULL };
+	const char *tmer[] = { "--tmer=x" };
+	const char *tmeout[] = { "--tmeout", "3" };
+	const char *time[] = { "--time" };
+	const char *far[] = { "--frobnicate" };
+	(void)state;
+
+	assert_int_equal(zl_parse_options(1, tmer, tables, &args, NULL, &err), -1);
+	assert_string_equal(err.buf, "unknown option '--tmer' (see --help); did you mean '--timer'?");
+	/* "--out" is further from "--tmeout" than "--timeout": only the closest are named */
+	assert_int_equal(zl_parse_options(2, tmeout, tables, &args, NULL, &err), -1);
+	assert_string_equal(err.buf, "unknown option '--tmeout' (see --help); did you mean '--timeout'?");
+	/* the hidden "--timed" is as close, and never named */
+	assert_int_equal(zl_parse_options(1, time, tables, &args, NULL, &err), -1);
+	assert_string_equal(err.buf, "unknown option '--time' (see --help); did you mean '--timer'?");
+	assert_int_equal(zl_parse_options(1, far, tables, &args, NULL, &err), -1);
+	assert_string_equal(err.buf, "unknown option '--frobnicate' (see --help)");
+	zl_options_release(tables);
+	strvec_clear(&args);
+	strbuf_release(&err);
+}
+
+/* A string row's choices: a word's value and a variable's are checked after all the words, with a suggestion. */
+static void test_choices(void **state)
+{
+	const char *start = NULL;
+	enum zl_source src = ZL_SRC_UNSET;
+	struct strvec args = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	const struct zl_option table[] = {
+		{ .type = ZL_OPT_STRING, .long_name = "start", .value = &start, .argh = "MODE", .env = "ZL_TEST_OPT_START",
+		  .source = &src, .choices = "worker fresh", .hidden_choices = "fork" },
+		ZL_OPT_END_ROW,
+	};
+	const struct zl_option *const tables[] = { table, NULL };
+	const char *good[] = { "--start", "fresh" };
+	const char *typo[] = { "--start=frsh" };
+	const char *far[] = { "--start=warm" };
+	const char *hidden[] = { "--start=fork" };
+	const char *help[] = { "--start=frsh", "--help" };
+	(void)state;
+
+	assert_int_equal(zl_parse_options(2, good, tables, &args, NULL, &err), 0);
+	assert_string_equal(start, "fresh");
+	zl_options_release(tables);
+	assert_int_equal(zl_parse_options(1, typo, tables, &args, NULL, &err), -1);
+	assert_string_equal(err.buf, "invalid value 'frsh' for --start: choose worker or fresh; did you mean 'fresh'?");
+	zl_options_release(tables);
+	assert_int_equal(zl_parse_options(1, far, tables, &args, NULL, &err), -1);
+	assert_string_equal(err.buf, "invalid value 'warm' for --start: choose worker or fresh");
+	zl_options_release(tables);
+	/* taken, not offered: its owner refuses it with the reason */
+	assert_int_equal(zl_parse_options(1, hidden, tables, &args, NULL, &err), 0);
+	assert_string_equal(start, "fork");
+	zl_options_release(tables);
+	/* --help anywhere answers, whatever the values before it */
+	assert_int_equal(zl_parse_options(2, help, tables, &args, NULL, &err), 1);
+	zl_options_release(tables);
+	/* the variable's value likewise, named by the variable */
+	assert_int_equal(setenv("ZL_TEST_OPT_START", "wroker", 1), 0);
+	assert_int_equal(zl_parse_options(0, NULL, tables, &args, NULL, &err), -1);
+	assert_string_equal(err.buf, "invalid value 'wroker' for ZL_TEST_OPT_START: choose worker or fresh; "
+				     "did you mean 'worker'?");
+	zl_options_release(tables);
+	/* a flag given wins over a bad variable: only what is used is checked */
+	assert_int_equal(zl_parse_options(2, good, tables, &args, NULL, &err), 0);
+	assert_int_equal(src, ZL_SRC_FLAG);
+	zl_options_release(tables);
+	unsetenv("ZL_TEST_OPT_START");
+	assert_int_equal(zl_option_choice("a b c", "b", "--x", &err), 0);
+	assert_int_equal(zl_option_choice("a b c", "d", "--x", &err), -1);
+	assert_string_equal(err.buf, "invalid value 'd' for --x: choose a, b or c; did you mean 'a' or 'b'?");
+	strvec_clear(&args);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,6 +345,8 @@ int main(void)
 		cmocka_unit_test(test_usage_layout),
 		cmocka_unit_test(test_prefix),
 		cmocka_unit_test(test_forward),
+		cmocka_unit_test(test_did_you_mean),
+		cmocka_unit_test(test_choices),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
