@@ -51,10 +51,11 @@
 
 #include "compare.h"
 #include "runload.h"
+#include "schema.h"
 #include "strbuf.h"
 #include "strvec.h"
 
-#define ZL_AB_SCHEMA "zlbench.ab/1"
+#define ZL_AB_SCHEMA ZL_SCHEMA_AB
 /* The prior's weight in pairs' degrees of freedom (see above). */
 #define ZL_AB_PRIOR_DF 4.0
 #define ZL_AB_MAX_ROUNDS 50

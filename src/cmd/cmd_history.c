@@ -12,6 +12,7 @@
 #include "zlbench/error.h"
 #include "zlbench/history.h"
 #include "zlbench/options.h"
+#include "zlbench/schema.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/strvec.h"
 #include "zlbench/table.h"
@@ -130,9 +131,8 @@ static int print_json_list(const struct zl_history_list *l)
 		const struct zl_history_entry *e = &l->v[i];
 		cJSON *o = cJSON_CreateObject();
 
-		if (zl_json_add_item(arr, NULL, o)) {
+		if (zl_json_add_item(arr, NULL, o) || zl_json_add_schema(o, ZL_SCHEMA_HISTORY_RUN))
 			goto oom;
-		}
 		for (c = 0; c < ZL_HCOL__COUNT; c++) {
 			const char *v = e->v[c];
 			int bad;
