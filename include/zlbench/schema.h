@@ -20,6 +20,9 @@
 #define ZL_SCHEMA_PLAN "zlbench.plan/1"             /* plan --json */
 #define ZL_SCHEMA_PREFLIGHT "zlbench.preflight/1"   /* preflight --json */
 
+/* files commands write besides their result (read back with zl_json_read_schema) */
+#define ZL_SCHEMA_CALIBRATE_PLAN "zlbench.calibrate/1" /* DIR/calibrate.json: a calibration's plan */
+
 /* Put "schema": schema first in the object doc (replacing one there). 0, or -1 out of memory. */
 int zl_json_add_schema(cJSON *doc, const char *schema);
 
