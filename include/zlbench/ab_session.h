@@ -24,6 +24,7 @@
 #include "ab.h"
 #include "calibrate.h"
 #include "compare.h"
+#include "progress.h"
 #include "runload.h"
 #include "strvec.h"
 
@@ -41,6 +42,7 @@ struct zl_ab_request {
 	int allow_mismatch;            /* go on when the caliber check refuses */
 	const char *db;                /* --db, or NULL */
 	int dry_run;                   /* plan only */
+	enum zl_progress_mode progress; /* --progress */
 	int argc;                      /* the command line, for ab.json */
 	const char **argv;
 };
@@ -79,6 +81,11 @@ struct zl_ab_session {
 	const char *python[2];     /* each arm's interpreter (named or the common one) */
 	int analysed;              /* ab holds the analysis */
 	struct zl_ab ab;
+	/* progress on stderr */
+	struct zl_progress progress;
+	size_t current;            /* the run under way */
+	double current_t0;         /* when it started (monotonic) */
+	double done_s;             /* the wall time of the runs that ended */
 };
 
 void zl_ab_session_init(struct zl_ab_session *st);
@@ -94,8 +101,12 @@ int zl_ab_session_run(struct zl_ab_session *st, const struct zl_ab_request *req,
 
 /* The plan (--dry-run): order, each run's argv and environment. */
 void zl_ab_session_print_plan(const struct zl_ab_session *st, FILE *out);
-/* The result for people: the header (rounds, arms, set-up, runs) and the analysis. */
-void zl_ab_session_print_text(const struct zl_ab_session *st, FILE *out, int use_color);
+/*
+ * The result for people: the answer (ab.h's verdict line and rows, laid out by view),
+ * the set-up (rounds, arms, autotune, caliber, each run), the details (floor, geomeans, gate).
+ */
+struct zl_view_opts;
+void zl_ab_session_print_text(const struct zl_ab_session *st, const struct zl_view_opts *view, FILE *out);
 /* ab.json's document (NULL: out of memory). */
 cJSON *zl_ab_session_json(const struct zl_ab_session *st);
 

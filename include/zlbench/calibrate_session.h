@@ -24,6 +24,7 @@
 #include <cjson/cJSON.h>
 
 #include "calibrate.h"
+#include "progress.h"
 #include "strbuf.h"
 #include "strvec.h"
 
@@ -39,6 +40,7 @@ struct zl_calibrate_request {
 	const char *resume;            /* --resume DIR, or NULL */
 	const char *db;                /* --db, or NULL */
 	int dry_run;                   /* plan only */
+	enum zl_progress_mode progress; /* --progress */
 	const struct strvec *forwarded; /* batch options every round's batch gets ("--start=fresh") */
 	int argc;                      /* the command line, for calibrate.json */
 	const char **argv;
@@ -69,6 +71,11 @@ struct zl_calibrate_session {
 	struct zl_calibrate_plan plan;
 	int claimed;               /* this process holds plan.dir */
 	struct zl_calibrate_round *rounds;         /* plan.runs of them */
+	/* progress on stderr */
+	struct zl_progress progress;
+	long current;              /* the round under way (1-based) */
+	double t0, round_t0;       /* when the rounds and the current one started (monotonic) */
+	size_t ops_done;           /* ops of the earlier rounds that ended */
 	/* the measurement, once there is one (measured) */
 	int measured;
 	struct zl_calib_result result;
@@ -94,8 +101,12 @@ int zl_calibrate_session_run(struct zl_calibrate_session *st, const struct zl_ca
 
 /* The plan (--dry-run): the directory, the ops, each round's batch argv. */
 void zl_calibrate_session_print_plan(const struct zl_calibrate_session *st, FILE *out);
-/* The result for people, ending in CALIBRATE_DIR=<dir>. */
-void zl_calibrate_session_print_text(const struct zl_calibrate_session *st, FILE *out);
+/*
+ * The result for people, the answer first (stored or not, the floors, what compare and ab
+ * do with them), then the classes' table fitted to width columns (0: no limit), how it was
+ * measured, ending in CALIBRATE_DIR=<dir>.
+ */
+void zl_calibrate_session_print_text(const struct zl_calibrate_session *st, size_t width, FILE *out);
 /* calibration.json's document (NULL: out of memory). */
 cJSON *zl_calibrate_session_json(const struct zl_calibrate_session *st);
 

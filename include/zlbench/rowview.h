@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 #include "compare.h"
+#include "options.h"
 #include "runload.h"
 #include "strbuf.h"
 #include "units.h"
@@ -45,6 +46,27 @@ struct zl_view_opts {
 	int use_color;
 };
 #define ZL_VIEW_OPTS_INIT { ZL_SORT_CHANGE, 0, 0, ZL_UNIT_AUTO, 0, 0 }
+
+/* The view's options as given (compare's and ab's rows point at one of these). */
+struct zl_view_args {
+	const char *sort, *unit;
+	int only_changed, all;
+};
+#define ZL_VIEW_OPTION_ROWS(a) \
+	{ .type = ZL_OPT_STRING, .long_name = "sort", .value = &(a)->sort, .argh = "KEY", \
+	  .help = "order within each side: change (largest first), name (op, dtype, shape)\n" \
+		  "or time (A's, longest first)", .default_doc = "change" }, \
+	{ .type = ZL_OPT_FLAG, .long_name = "only-changed", .value = &(a)->only_changed, .defval = 1, \
+	  .help = "list the rows called faster, slower or missing, nothing else" }, \
+	{ .type = ZL_OPT_FLAG, .long_name = "all", .value = &(a)->all, .defval = 1, \
+	  .help = "list every row: the unsure ones all, and those called same" }, \
+	{ .type = ZL_OPT_STRING, .long_name = "time-unit", .value = &(a)->unit, .argh = "UNIT", \
+	  .help = "show times in ns, us, ms or s", .default_doc = "auto: the median time's" }
+/*
+ * The view from its options, for a table printed on fd: its width (term.h's
+ * zl_term_width) and colour. 0, or -1 with err naming the bad value.
+ */
+int zl_view_opts_read(const struct zl_view_args *a, int fd, struct zl_view_opts *o, struct strbuf *err);
 
 struct zl_view_row {
 	const char *op, *dtype, *shape;

@@ -23,6 +23,12 @@ enum zl_time_unit zl_time_unit_pick(const double *ms, size_t n);
 void zl_fmt_time(struct strbuf *sb, double ms, enum zl_time_unit u);
 /* A change B/A - 1 as a signed percentage, "+20.0%", "-0.4%", "+1234%"; "-" when not finite. */
 void zl_fmt_change(struct strbuf *sb, double ratio);
+/*
+ * A percentage as --threshold and --fail-on-regression take it: "5", "2.5", ".5", "5." or
+ * "5%" (decimal digits with at most one point: no sign, exponent, hex, inf or nan).
+ * 0, or -1 with err naming the option (name) and the value.
+ */
+int zl_parse_pct(const char *name, const char *s, double *out, struct strbuf *err);
 /* A duration in seconds: "42s", "3m05s", "1h02m" (rounded to the second). */
 void zl_fmt_duration(struct strbuf *sb, double s);
 

@@ -22,6 +22,7 @@
 #include "zlbench/settings.h"
 #include "zlbench/supervise.h"
 #include "zlbench/term.h"
+#include "zlbench/units.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -339,6 +340,27 @@ static const char *status_word(const struct zl_ab_slot *r)
 }
 
 /* Run k; 0, or -1 when it could not start (err). *stop: a stop signal forwarded to it. */
+/* The live line while run st->current runs: which, how long, what is left. */
+static void refresh_live(void *arg)
+{
+	struct zl_ab_session *st = arg;
+	const struct zl_ab_slot *r = &st->runs[st->current];
+	double now = zl_now_monotonic();
+	struct strbuf line = STRBUF_INIT;
+
+	if (!st->progress.live || now < st->progress.next_refresh)
+		return;
+	strbuf_addf(&line, "ab %s [%zu/%zu] %s running ", st->op, st->current + 1, 2 * st->rounds, r->name);
+	zl_fmt_duration(&line, now - st->current_t0);
+	if (r->replay_from)
+		strbuf_addf(&line, ", replaying %s", strrchr(r->replay_from, '/') + 1);
+	strbuf_addstr(&line, "  ");
+	zl_progress_add_eta(&line, zl_progress_eta(st->done_s, (double)st->current, (double)(2 * st->rounds),
+						   now - st->current_t0));
+	zl_progress_line(&st->progress, line.buf, 1);
+	strbuf_release(&line);
+}
+
 static int run_one(struct zl_ab_session *st, const struct zl_settings *s, const char *exe, size_t k, int *stop,
 		   struct strbuf *err)
 {
@@ -368,14 +390,23 @@ static int run_one(struct zl_ab_session *st, const struct zl_settings *s, const 
 	so.log_fd = fd;
 	so.echo_fd = zl_verbosity > 0 ? 2 : -1;
 	so.kill_after_s = zl_kill_grace() + 30;
-	if (zl_verbosity >= 0)
+	so.tick = refresh_live;
+	so.tick_arg = st;
+	st->current = k;
+	st->current_t0 = t0;
+	if (st->progress.plain)
 		fprintf(stderr, "ab: %s (%zu/%zu)%s%s ...\n", r->name, k + 1, 2 * st->rounds,
 			r->replay_from ? ", replaying " : "", r->replay_from ? strrchr(r->replay_from, '/') + 1 : "");
-	if (zl_supervise(&cp, &so, &r->exit_code, stop, err))
+	refresh_live(st);
+	if (zl_supervise(&cp, &so, &r->exit_code, stop, err)) {
+		zl_progress_clear(&st->progress);
 		goto out;
+	}
 	r->wall_s = zl_now_monotonic() - t0;
+	st->done_s += r->wall_s;
 	load_slot(r, &st->notes);
-	if (zl_verbosity >= 0)
+	zl_progress_clear(&st->progress);
+	if (st->progress.plain || st->progress.live)
 		fprintf(stderr, "ab: %s: %s (exit %d) after %.1f s: %s\n", r->name, status_word(r), r->exit_code,
 			r->wall_s, r->dir);
 	ret = 0;
@@ -654,6 +685,9 @@ int zl_ab_session_run(struct zl_ab_session *st, const struct zl_ab_request *req,
 	st->req = req;
 	st->s = s;
 	st->exe = zl_self_exe();
+	/* --verbose echoes each run's output: a line redrawn in place would cut into it */
+	zl_progress_init(&st->progress, zl_verbosity > 0 && req->progress != ZL_PROGRESS_NONE ? ZL_PROGRESS_PLAIN :
+					req->progress);
 	if (plan_ab(st))
 		goto out;
 	if (req->dry_run) {
@@ -678,11 +712,13 @@ out:
 	return code;
 }
 
-void zl_ab_session_print_text(const struct zl_ab_session *st, FILE *out, int use_color)
+void zl_ab_session_print_text(const struct zl_ab_session *st, const struct zl_view_opts *view, FILE *out)
 {
+	if (st->analysed)
+		zl_ab_print_answer(&st->ab, view, out);
 	print_header(st, out);
 	if (st->analysed)
-		zl_ab_print_text(&st->ab, out, use_color);
+		zl_ab_print_details(&st->ab, out);
 }
 
 cJSON *zl_ab_session_json(const struct zl_ab_session *st)

@@ -22,6 +22,7 @@
 #include "zlbench/schema.h"
 #include "zlbench/settings.h"
 #include "zlbench/supervise.h"
+#include "zlbench/units.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -383,8 +384,46 @@ out:
  * Run round k's batch into its directory, its output in logs/round-<k>.log. 0, or
  * -1 when it could not start (err); *stop the stop signal forwarded to it.
  */
-static int run_round(const struct zl_calibrate_plan *p, const char *exe, long k, struct zl_calibrate_round *r, int *stop, struct strbuf *err)
+/* The ops of round k's batch that have ended (a row in its ops_status.csv). */
+static size_t round_ended(const struct zl_calibrate_plan *p, long k)
 {
+	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
+	char *dir = round_dir(p, k);
+	size_t i, n = 0;
+
+	if (!round_rows(dir, &rows))
+		for (i = 0; i < p->ops.nr; i++)
+			n += zl_batch_rows_last(&rows, p->ops.v[i]) != NULL;
+	zl_batch_rows_release(&rows);
+	free(dir);
+	return n;
+}
+
+/* The live line while round st->current runs: its ops done, what is left over every round. */
+static void refresh_live(void *arg)
+{
+	struct zl_calibrate_session *st = arg;
+	const struct zl_calibrate_plan *p = &st->plan;
+	double now = zl_now_monotonic();
+	struct strbuf line = STRBUF_INIT;
+	size_t ended, total = p->ops.nr * (size_t)p->runs;
+
+	if (!st->progress.live || now < st->progress.next_refresh)
+		return;
+	ended = round_ended(p, st->current);
+	strbuf_addf(&line, "calibrate [round %ld/%ld] %zu of %zu ops, ", st->current, p->runs, ended, p->ops.nr);
+	zl_fmt_duration(&line, now - st->round_t0);
+	strbuf_addstr(&line, "  ");
+	zl_progress_add_eta(&line, zl_progress_eta(now - st->t0, (double)(st->ops_done + ended), (double)total, 0));
+	zl_progress_line(&st->progress, line.buf, 1);
+	strbuf_release(&line);
+}
+
+static int run_round(struct zl_calibrate_session *st, long k, struct zl_calibrate_round *r, int *stop,
+		     struct strbuf *err)
+{
+	const struct zl_calibrate_plan *p = &st->plan;
+	const char *exe = st->exe;
 	struct child_process cp = CHILD_PROCESS_INIT;
 	struct zl_supervise_opts so;
 	char *dir = round_dir(p, k), *logs = zl_path_join(p->dir, "logs"), *name = xstrfmt("round-%ld.log", k);
@@ -409,10 +448,18 @@ static int run_round(const struct zl_calibrate_plan *p, const char *exe, long k,
 	so.echo_fd = zl_verbosity > 0 ? 2 : -1;
 	/* the batch ends its runs with ZL_KILL_GRACE each; then it must be gone */
 	so.kill_after_s = zl_kill_grace() + 60;
-	if (zl_verbosity >= 0)
+	so.tick = refresh_live;
+	so.tick_arg = st;
+	st->current = k;
+	st->round_t0 = t0;
+	if (st->progress.plain)
 		fprintf(stderr, "round %ld/%ld: zlbench batch in %s (log: logs/%s)\n", k, p->runs, dir, name);
-	if (zl_supervise(&cp, &so, &r->exit_code, stop, err))
+	refresh_live(st);
+	if (zl_supervise(&cp, &so, &r->exit_code, stop, err)) {
+		zl_progress_clear(&st->progress);
 		goto out;
+	}
+	zl_progress_clear(&st->progress);
 	r->wall_s = zl_now_monotonic() - t0;
 	round_count(p, dir, r);
 	ret = 0;
@@ -427,11 +474,12 @@ out:
 	return ret;
 }
 
-static void print_round(long k, const struct zl_calibrate_plan *p, const struct zl_calibrate_round *r)
+static void print_round(const struct zl_calibrate_session *st, long k, const struct zl_calibrate_round *r)
 {
+	const struct zl_calibrate_plan *p = &st->plan;
 	size_t i;
 
-	if (zl_verbosity < 0)
+	if (!st->progress.plain && !st->progress.live)
 		return;
 	fprintf(stderr, "round %ld/%ld: %zu of %zu ops passed (batch exit %d, %.1f s)", k, p->runs, r->passed, r->total,
 		r->exit_code, r->wall_s);
@@ -616,13 +664,39 @@ static cJSON *result_json(const struct zl_calibrate_plan *p, const struct zl_cal
 	return doc;
 }
 
-void zl_calibrate_session_print_text(const struct zl_calibrate_session *st, FILE *out)
+/* The answer: stored or not, with the floors; what compare and ab do with it. */
+static void print_answer(const struct zl_calibrate_session *st, FILE *out)
+{
+	const struct zl_calibration *cal = &st->cal;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (cal->id > 0) {
+		zl_calibration_describe(cal, &sb);
+		fprintf(out, "stored: %s in '%s'\n", sb.buf, st->db_path);
+		strbuf_reset(&sb);
+		zl_calib_floors(&st->result, &sb);
+		fprintf(out, "floor: %s\n", sb.buf);
+		fprintf(out, "compare and ab now use calibration %ld as the floor for runs of %s, %s, %s timer, flaggems %s\n",
+			cal->id, cal->backend, cal->device_name, cal->timer, cal->flaggems_commit);
+	} else {
+		fprintf(out, "not stored: %s\n", st->not_stored.len ? st->not_stored.buf : "nothing was measured");
+		zl_calib_floors(&st->result, &sb);
+		fprintf(out, "floor measured: %s (compare and ab keep their floor)\n", sb.buf);
+	}
+	strbuf_release(&sb);
+}
+
+void zl_calibrate_session_print_text(const struct zl_calibrate_session *st, size_t width, FILE *out)
 {
 	const struct zl_calibrate_plan *p = &st->plan;
 	const struct zl_calib_result *cr = &st->result;
 	const struct zl_calibration *cal = &st->cal;
 	size_t i;
 
+	print_answer(st, out);
+	fputc('\n', out);
+	zl_calib_print_text(cr, width, out);
+	fputc('\n', out);
 	if (st->keyed)
 		fprintf(out, "calibration of %s, %s, %s timer, flaggems %s: ", cal->backend, cal->device_name, cal->timer,
 			cal->flaggems_commit);
@@ -630,21 +704,9 @@ void zl_calibrate_session_print_text(const struct zl_calibrate_session *st, FILE
 		fprintf(out, "calibration (not keyed): ");
 	fprintf(out, "%zu op%s x %ld runs on device %s, %zu pairs of runs, %zu A/A rows\n", cr->ops,
 		cr->ops == 1 ? "" : "s", p->runs, p->device, cr->pairs, cr->rows);
-	zl_calib_print_text(cr, out);
-	fprintf(out, "floor: %s (docs/calibrate.md)\n", floor_rule);
+	fprintf(out, "floor rule: %s (docs/calibrate.md)\n", floor_rule);
 	for (i = 0; i < st->notes.nr; i++)
 		fprintf(out, "note: %s\n", st->notes.v[i]);
-	if (cal->id > 0) {
-		struct strbuf d = STRBUF_INIT;
-
-		zl_calibration_describe(cal, &d);
-		fprintf(out, "stored: %s in '%s'\n", d.buf, st->db_path);
-		fprintf(out, "compare and ab now use calibration %ld as the floor for runs of %s, %s, %s timer, flaggems %s\n",
-			cal->id, cal->backend, cal->device_name, cal->timer, cal->flaggems_commit);
-		strbuf_release(&d);
-	} else {
-		fprintf(out, "not stored: %s\n", st->not_stored.len ? st->not_stored.buf : "nothing was measured");
-	}
 	fprintf(out, "CALIBRATE_DIR=%s\n", p->dir);
 }
 
@@ -781,12 +843,13 @@ static int run_rounds(struct zl_calibrate_session *st)
 		stop = zl_supervise_pending_stop();
 		if (stop)
 			break;
-		if (run_round(p, st->exe, k, r, &stop, &err)) {
+		if (run_round(st, k, r, &stop, &err)) {
 			zl_print_error("round %ld: %s", k, err.buf);
 			code = ZL_EXIT_USAGE;
 			goto out;
 		}
-		print_round(k, p, r);
+		print_round(st, k, r);
+		st->ops_done += r->total;
 		if (stop || r->exit_code >= ZL_EXIT_SIGNAL_BASE) {
 			stop = stop ? stop : r->exit_code - ZL_EXIT_SIGNAL_BASE;
 			break;
@@ -887,6 +950,9 @@ int zl_calibrate_session_run(struct zl_calibrate_session *st, const struct zl_ca
 
 	st->req = req;
 	st->exe = zl_self_exe();
+	/* --verbose echoes each round's output: a line redrawn in place would cut into it */
+	zl_progress_init(&st->progress, zl_verbosity > 0 && req->progress != ZL_PROGRESS_NONE ? ZL_PROGRESS_PLAIN :
+					req->progress);
 	code = req->resume ? (plan_resume(req, p) ? ZL_EXIT_USAGE : 0) : plan_new(req, s, p);
 	if (code || req->dry_run)
 		return code;
@@ -897,6 +963,7 @@ int zl_calibrate_session_run(struct zl_calibrate_session *st, const struct zl_ca
 	if (lock_fd < 0)
 		return ZL_EXIT_USAGE;
 	st->claimed = 1;
+	st->t0 = zl_now_monotonic();
 	if (zl_verbosity >= 0)
 		fprintf(stderr, "zlbench calibrate: %zu op%s x %ld runs, backend %s, device %s%s: %s\n", p->ops.nr,
 			p->ops.nr == 1 ? "" : "s", p->runs, p->backend, p->device, req->resume ? " (resumed)" : "", p->dir);

@@ -8,10 +8,14 @@
 #include "zlbench/ab_session.h"
 #include "zlbench/cmd.h"
 #include "zlbench/error.h"
+#include "zlbench/export.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/json.h"
+#include "zlbench/progress.h"
+#include "zlbench/rowview.h"
 #include "zlbench/settings.h"
 #include "zlbench/term.h"
+#include "zlbench/units.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -26,7 +30,10 @@ struct ab_opts {
 	const char *fail;
 	const char *threshold;
 	const char *db;
+	const char *progress;
 	int fail_on_unsure, allow_mismatch, json, csv, markdown, dry_run;
+	struct zl_exports exports;
+	struct zl_view_args view;
 };
 
 static struct ab_opts ao = { .env = { STRVEC_INIT, STRVEC_INIT } };
@@ -55,6 +62,10 @@ static const struct zl_option ab_options[] = {
 	{ .type = ZL_OPT_FLAG, .long_name = "csv", .value = &ao.csv, .defval = 1, .help = "the result as CSV rows" },
 	{ .type = ZL_OPT_FLAG, .long_name = "markdown", .value = &ao.markdown, .defval = 1,
 	  .help = "the result as Markdown" },
+	ZL_OPT_JSON_OUT(&ao.exports),
+	ZL_OPT_CSV_OUT(&ao.exports),
+	ZL_OPT_MD_OUT(&ao.exports),
+	ZL_VIEW_OPTION_ROWS(&ao.view),
 	{ .type = ZL_OPT_STRING, .long_name = "fail-on-regression", .value = &ao.fail, .argh = "PCT",
 	  .help = "exit 1 when the gate fails (see 4.)" },
 	{ .type = ZL_OPT_FLAG, .long_name = "fail-on-unsure", .value = &ao.fail_on_unsure, .defval = 1,
@@ -66,25 +77,23 @@ static const struct zl_option ab_options[] = {
 	{ .type = ZL_OPT_STRING, .long_name = "db", .value = &ao.db, .argh = "PATH",
 	  .help = "history database for the calibration (and the runs)",
 	  .default_doc = "$ZL_HISTORY_DB, else $ZL_HOME/history.db" },
+	{ .type = ZL_OPT_STRING, .long_name = "progress", .value = &ao.progress, .argh = "MODE",
+	  .help = ZL_PROGRESS_HELP },
 	{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &ao.dry_run, .defval = 1,
 	  .help = "print the plan: order, each run's argv and environment" },
 	ZL_OPT_END_ROW,
 };
 
-/* "5", "2.5" or "5%": a decimal percentage >= 0. */
+/* "5", "2.5" or "5%": a decimal percentage >= 0 (units.h). 0, or -1 after a message. */
 static int parse_pct(const char *name, const char *s, double *out)
 {
-	size_t len = strlen(s), digits;
-	char *num = xstrndup(s, len && s[len - 1] == '%' ? len - 1 : len);
-	int bad;
+	struct strbuf err = STRBUF_INIT;
+	int ret = zl_parse_pct(name, s, out, &err);
 
-	digits = strspn(num, "0123456789.");
-	bad = !*num || num[digits] || strchr(num, '.') != strrchr(num, '.') || !strcmp(num, ".") ||
-	      zl_parse_double(num, out) || *out < 0;
-	free(num);
-	if (bad)
-		zl_print_error("invalid %s '%s': expected a decimal percentage >= 0 (e.g. 3, 2.5 or 5%%)", name, s);
-	return bad ? -1 : 0;
+	if (ret)
+		zl_print_error("%s", err.buf);
+	strbuf_release(&err);
+	return ret;
 }
 
 /* NAME=VALUE with NAME a shell-style variable name. */
@@ -109,7 +118,8 @@ static int check_env(const struct strvec *env, const char *opt)
 }
 
 /* ab's own options, then the settings (resolved here: ab's own mistakes are named first). 0, or -1. */
-static int check_options(struct zl_settings *s, const struct zl_cmd_ctx *ctx, struct zl_ab_request *req)
+static int check_options(struct zl_settings *s, const struct zl_cmd_ctx *ctx, struct zl_ab_request *req,
+			 struct zl_view_opts *view)
 {
 	struct strbuf err = STRBUF_INIT;
 	long rounds = DEFAULT_ROUNDS;
@@ -128,6 +138,12 @@ static int check_options(struct zl_settings *s, const struct zl_cmd_ctx *ctx, st
 	}
 	if (check_env(&ao.env[0], "--a-env") || check_env(&ao.env[1], "--b-env"))
 		return -1;
+	if (zl_progress_mode_parse(ao.progress, &req->progress, &err) || zl_view_opts_read(&ao.view, 1, view, &err) ||
+	    zl_exports_check(&ao.exports, &err)) {
+		zl_print_error("%s", err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
 	for (arm = 0; arm < 2; arm++)
 		if (ao.dir[arm] && !zl_is_dir(ao.dir[arm])) {
 			zl_print_error("--%c-flaggems-dir '%s' is not a directory", arm ? 'b' : 'a', ao.dir[arm]);
@@ -157,45 +173,71 @@ static int check_options(struct zl_settings *s, const struct zl_cmd_ctx *ctx, st
 	return 0;
 }
 
-/* The result in the chosen format; 0, or -1 when stdout cannot take it. */
-static int render(const struct zl_ab_session *st)
+/* A document of the result: JSON (ab.json's), CSV or Markdown (of the view). */
+struct export_data {
+	const struct zl_ab_session *st;
+	const struct zl_view_opts *view;
+};
+
+static int render_format(enum zl_export_format f, const void *data, struct strbuf *sb, struct strbuf *err)
 {
-	struct strbuf sb = STRBUF_INIT;
+	const struct export_data *d = data;
+	cJSON *doc;
+	char *text;
+
+	switch (f) {
+	case ZL_EXPORT_CSV:
+		zl_ab_render_csv(&d->st->ab, sb);
+		return 0;
+	case ZL_EXPORT_MD:
+		zl_ab_render_markdown(&d->st->ab, d->view, sb);
+		return 0;
+	case ZL_EXPORT_JSON:
+	case ZL_EXPORT__COUNT:
+		break;
+	}
+	doc = zl_ab_session_json(d->st);
+	text = doc ? cJSON_Print(doc) : NULL;
+	if (text)
+		strbuf_addf(sb, "%s\n", text);
+	cJSON_free(text);
+	cJSON_Delete(doc);
+	return text ? 0 : zl_error(err, "cannot build the result's JSON: out of memory");
+}
+
+/* The result in the chosen format, then the exports; 0, or -1 after a message. */
+static int render(const struct zl_ab_session *st, const struct zl_view_opts *view)
+{
+	struct export_data d = { st, view };
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	int ret = 0;
 
-	if (ao.json) {
-		cJSON *doc = zl_ab_session_json(st);
-		char *text = doc ? cJSON_Print(doc) : NULL;
-
-		if (text)
-			strbuf_addf(&sb, "%s\n", text);
-		else
-			ret = -1;
-		cJSON_free(text);
-		cJSON_Delete(doc);
-	} else if (ao.csv) {
-		zl_ab_render_csv(&st->ab, &sb);
-	} else if (ao.markdown) {
-		zl_ab_render_markdown(&st->ab, &sb);
-	} else {
-		zl_ab_session_print_text(st, stdout, zl_use_color(1));
-	}
+	if (ao.json || ao.csv || ao.markdown)
+		ret = render_format(ao.json ? ZL_EXPORT_JSON : ao.csv ? ZL_EXPORT_CSV : ZL_EXPORT_MD, &d, &sb, &err);
+	else
+		zl_ab_session_print_text(st, view, stdout);
 	if (ret || fwrite(sb.buf, 1, sb.len, stdout) != sb.len || fflush(stdout) || ferror(stdout)) {
-		zl_print_error("cannot write the result to standard output");
+		zl_print_error("cannot write the result to standard output%s%s", ret ? ": " : "", err.buf);
+		ret = -1;
+	}
+	if (!ret && zl_exports_write(&ao.exports, render_format, &d, &err)) {
+		zl_print_error("%s", err.buf);
 		ret = -1;
 	}
 	strbuf_release(&sb);
+	strbuf_release(&err);
 	return ret;
 }
 
 static int cmd_ab(struct zl_cmd_ctx *ctx)
 {
 	struct zl_ab_request req = { .fail_pct = -1 };
+	struct zl_view_opts view = ZL_VIEW_OPTS_INIT;
 	struct zl_ab_session st;
 	int code;
 
 	zl_ab_session_init(&st);
-	if (check_options(ctx->s, ctx, &req)) {
+	if (check_options(ctx->s, ctx, &req, &view)) {
 		code = ZL_EXIT_USAGE;
 		goto out;
 	}
@@ -205,7 +247,7 @@ static int cmd_ab(struct zl_cmd_ctx *ctx)
 			zl_ab_session_print_plan(&st, stdout);
 		goto out;
 	}
-	if (st.analysed && render(&st))
+	if (st.analysed && render(&st, &view))
 		code = ZL_EXIT_FAILED;
 	if (!st.claimed)
 		goto out;
@@ -227,8 +269,10 @@ const struct zl_command zl_cmd_ab = {
 	.summary = "run A and B interleaved (ABBA), one variable apart, and compare the pairs",
 	.usage = "--op OP [--a-env NAME=VALUE]... [--b-env NAME=VALUE]...\n"
 		 "                  [--a-flaggems-dir DIR] [--b-flaggems-dir DIR] [--a-python PATH] [--b-python PATH]\n"
-		 "                  [--rounds R] [--out DIR] [--json|--csv|--markdown] [--fail-on-regression PCT]\n"
-		 "                  [--fail-on-unsure] [--threshold PCT] [--allow-caliber-mismatch] [--db PATH]\n"
+		 "                  [--rounds R] [--out DIR] [--json|--csv|--markdown] [--json-out FILE] [--csv-out FILE]\n"
+		 "                  [--md-out FILE] [--sort change|name|time] [--only-changed|--all] [--time-unit UNIT]\n"
+		 "                  [--fail-on-regression PCT] [--fail-on-unsure] [--threshold PCT]\n"
+		 "                  [--allow-caliber-mismatch] [--db PATH] [--progress MODE] [--dry-run]\n"
 		 "                  [run settings] [-- <pytest args>]",
 	.description =
 		"Runs one operator as A and as B, one variable apart, alternately in ABBA order for R\n"
@@ -254,11 +298,19 @@ const struct zl_command zl_cmd_ab = {
 		"   is that of a matching calibration (zlbench calibrate), else the fixed 5%.\n"
 		"4. Gate (--fail-on-regression PCT) as compare's: the gems geomean, gems rows called slower by\n"
 		"   more than PCT %, (--fail-on-unsure) unsure ones that may be, lost shapes, failed rounds.\n\n"
+		"The result puts the answer first, as compare's does: the verdict line (gate, verdict counts,\n"
+		"gems geomean with its CI), the changed rows largest first, the unsure rows grouped by why with\n"
+		"one piece of advice per group, (--all) the rest; then the set-up and each run, the floor, the\n"
+		"geomeans per round and the gate's reasons. The table fits $COLUMNS (else the terminal's width,\n"
+		"else 80) by leaving out the 95% CI column first, then p, B/A per round and method.\n"
+		"While the runs go, a line on stderr says which runs and what is left (ETA) when stderr is a\n"
+		"terminal; else a line per run (--progress).\n\n"
 		"The last line on stdout is AB_DIR=<path>; with --json, --csv or --markdown stdout holds the\n"
 		"document alone and AB_DIR=<path> goes to stderr. DIR/ab.json holds the rounds, rows and\n"
 		"gate (`zlbench report DIR` draws it); DIR/logs/<run>.log what each run printed.\n",
 	.notes =
-		"Environment: as for run (ZL_KILL_GRACE, ZL_HISTORY_DB, ZL_HOME, ZL_NO_HISTORY, NO_COLOR).\n\n"
+		"Environment: as for run (ZL_KILL_GRACE, ZL_HISTORY_DB, ZL_HOME, ZL_NO_HISTORY, NO_COLOR);\n"
+		"COLUMNS, the width the table fits.\n\n"
 		"Exit codes: 0 every run passed (and the gate, if any, passed), 1 a run failed or the gate\n"
 		"failed, 2 usage or a caliber refusal, 3 a run failed preflight (the ab stops there),\n"
 		"130 interrupted (128+N for signal N; the run directories and ab.json say what ran).\n\n"

@@ -6,8 +6,11 @@
 #include "zlbench/calibrate_session.h"
 #include "zlbench/cmd.h"
 #include "zlbench/error.h"
+#include "zlbench/export.h"
 #include "zlbench/options.h"
+#include "zlbench/progress.h"
 #include "zlbench/settings.h"
+#include "zlbench/term.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -19,6 +22,8 @@ struct calibrate_opts {
 	const char *db;
 	int json;
 	int dry_run;
+	const char *progress;
+	struct zl_exports exports;
 	const char *timeout_per_op;  /* batch options each round's batch gets as given */
 	const char *start;
 };
@@ -48,6 +53,9 @@ static const struct zl_option calibrate_options[] = {
 	  .default_doc = "$ZL_HISTORY_DB, else $ZL_HOME/history.db" },
 	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &co.json, .defval = 1,
 	  .help = "one JSON document on stdout (also DIR/calibration.json)" },
+	ZL_OPT_JSON_OUT(&co.exports),
+	{ .type = ZL_OPT_STRING, .long_name = "progress", .value = &co.progress, .argh = "MODE",
+	  .help = ZL_PROGRESS_HELP },
 	{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &co.dry_run, .defval = 1,
 	  .help = "print the plan and each round's batch argv; start nothing" },
 	ZL_OPT_END_ROW,
@@ -66,6 +74,11 @@ static int read_request(struct zl_cmd_ctx *ctx, struct zl_calibrate_request *req
 	const struct zl_setting_value *v;
 
 	zl_options_forward(calibrate_tables, forwarded);
+	if (zl_progress_mode_parse(co.progress, &req->progress, &err) || zl_exports_check(&co.exports, &err)) {
+		zl_print_error("%s", err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
 	req->ops = &co.ops;
 	req->runs = ZL_CALIBRATE_DEFAULT_RUNS;
 	req->resume = co.resume;
@@ -100,19 +113,40 @@ static int read_request(struct zl_cmd_ctx *ctx, struct zl_calibrate_request *req
 	return 0;
 }
 
-/* The result document on stdout. 0, or -1 after a message. */
-static int print_json(const struct zl_calibrate_session *st)
+/* The result document (calibrate has JSON only). */
+static int render_format(enum zl_export_format f, const void *data, struct strbuf *sb, struct strbuf *err)
 {
-	cJSON *doc = zl_calibrate_session_json(st);
+	cJSON *doc = zl_calibrate_session_json(data);
 	char *text = doc ? cJSON_Print(doc) : NULL;
-	int ret = 0;
 
-	if (!text || printf("%s\n", text) < 0) {
-		zl_print_error("cannot print the calibration's JSON");
-		ret = -1;
-	}
+	(void)f;
+	if (text)
+		strbuf_addf(sb, "%s\n", text);
 	cJSON_free(text);
 	cJSON_Delete(doc);
+	return text ? 0 : zl_error(err, "cannot build the calibration's JSON: out of memory");
+}
+
+/* The result on stdout (the text or the JSON), then the exports. 0, or -1 after a message. */
+static int render(const struct zl_calibrate_session *st)
+{
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	int ret = 0;
+
+	if (co.json)
+		ret = render_format(ZL_EXPORT_JSON, st, &sb, &err);
+	else
+		zl_calibrate_session_print_text(st, zl_term_width(1), stdout);
+	if (ret || fwrite(sb.buf, 1, sb.len, stdout) != sb.len || fflush(stdout) || ferror(stdout)) {
+		zl_print_error("cannot write the calibration to standard output%s%s", ret ? ": " : "", err.buf);
+		ret = -1;
+	}
+	if (!ret && zl_exports_write(&co.exports, render_format, st, &err)) {
+		zl_print_error("%s", err.buf);
+		ret = -1;
+	}
+	strbuf_release(&sb);
+	strbuf_release(&err);
 	return ret;
 }
 
@@ -130,9 +164,7 @@ static int cmd_calibrate(struct zl_cmd_ctx *ctx)
 	code = zl_calibrate_session_run(&st, &req, ctx->s);
 	if (req.dry_run && !code)
 		zl_calibrate_session_print_plan(&st, stdout);
-	else if (st.measured && !co.json)
-		zl_calibrate_session_print_text(&st, stdout);
-	else if (st.measured && print_json(&st))
+	else if (st.measured && render(&st))
 		code = ZL_EXIT_FAILED;
 out:
 	zl_calibrate_session_release(&st);
@@ -149,8 +181,9 @@ const struct zl_command zl_cmd_calibrate = {
 	.refused_settings = ZL_SETF_NODE,
 	.summary = "measure this machine's run-to-run noise: the floor compare uses",
 	.usage = "[--backend B] (--ops LIST | --op OP) [--runs K] [--devices D] [--out DIR]\n"
-		 "                         [--json] [--db PATH] [run settings] [-- <pytest args>]\n"
-		 "       zlbench calibrate --resume DIR [--json] [--db PATH]",
+		 "                         [--json] [--json-out FILE] [--db PATH] [--progress MODE]\n"
+		 "                         [run settings] [-- <pytest args>]\n"
+		 "       zlbench calibrate --resume DIR [--json] [--json-out FILE] [--db PATH] [--progress MODE]",
 	.description =
 		"Measures how far identical runs land apart on this machine, and stores the floor that\n"
 		"`zlbench compare` and `zlbench ab` then use for it. The ops run K times (default " ZL_STR(ZL_CALIBRATE_DEFAULT_RUNS) ") with\n"
@@ -168,7 +201,11 @@ const struct zl_command zl_cmd_calibrate = {
 		"set-up. It cannot be stored without a device name (the backend's query tool) or a\n"
 		"FlagGems commit (a git checkout): then it is printed and written to DIR only.\n"
 		"DIR/calibration.json holds the figures; the last line on stdout is CALIBRATE_DIR=<path>\n"
-		"(with --json, stdout is the JSON document alone).\n",
+		"(with --json, stdout is the JSON document alone). The output puts the answer first: stored\n"
+		"or not (and why), the floor per size class, then the table (fitted to $COLUMNS, else the\n"
+		"terminal's width, else 80) and how it was measured. While the rounds go, a line on stderr\n"
+		"says which round, its ops done and what is left (ETA) when stderr is a terminal; else a\n"
+		"line per round (--progress).\n",
 	.notes =
 		"The run settings are given to every run of every round (--op-file and --test-node are refused:\n"
 		"a calibration names its ops). Environment: as for batch (ZL_KILL_GRACE, ZL_HISTORY_DB, ZL_HOME,\n"

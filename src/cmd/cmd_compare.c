@@ -1,5 +1,4 @@
 /* zlbench compare: check two runs' caliber, then compare them shape by shape. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +16,15 @@
 #include "zlbench/strbuf.h"
 #include "zlbench/strvec.h"
 #include "zlbench/term.h"
+#include "zlbench/units.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
-static const char *opt_fail, *opt_threshold, *opt_db, *opt_sort, *opt_unit;
-static int opt_json, opt_csv, opt_markdown, opt_allow, opt_allow_missing, opt_fail_on_unsure, opt_only_changed,
-	opt_all;
+static const char *opt_fail, *opt_threshold, *opt_db;
+static int opt_json, opt_csv, opt_markdown, opt_allow, opt_allow_missing, opt_fail_on_unsure;
 static struct zl_exports opt_exports;
+static struct zl_view_args opt_view;
 
 static const struct zl_option compare_options[] = {
 	{ .type = ZL_OPT_GROUP, .help = "Options:" },
@@ -38,15 +38,7 @@ static const struct zl_option compare_options[] = {
 	ZL_OPT_CSV_OUT(&opt_exports),
 	ZL_OPT_MD_OUT(&opt_exports),
 	{ .type = ZL_OPT_GROUP, .help = "The view (the table and Markdown; JSON and CSV keep every row in the runs' order):" },
-	{ .type = ZL_OPT_STRING, .long_name = "sort", .value = &opt_sort, .argh = "KEY",
-	  .help = "order within each side: change (largest first), name (op, dtype, shape)\n"
-		  "or time (A's, longest first)", .default_doc = "change" },
-	{ .type = ZL_OPT_FLAG, .long_name = "only-changed", .value = &opt_only_changed, .defval = 1,
-	  .help = "list the rows called faster, slower or missing, nothing else" },
-	{ .type = ZL_OPT_FLAG, .long_name = "all", .value = &opt_all, .defval = 1,
-	  .help = "list every row: the unsure ones all, and those called same" },
-	{ .type = ZL_OPT_STRING, .long_name = "time-unit", .value = &opt_unit, .argh = "UNIT",
-	  .help = "show times in ns, us, ms or s", .default_doc = "auto: the median time's" },
+	ZL_VIEW_OPTION_ROWS(&opt_view),
 	{ .type = ZL_OPT_GROUP, .help = "Judgement:" },
 	{ .type = ZL_OPT_STRING, .long_name = "fail-on-regression", .value = &opt_fail, .argh = "PCT",
 	  .help = "exit 1 when the geomean, or a gems shape called slower, is > PCT % slower (see 4.)" },
@@ -64,29 +56,16 @@ static const struct zl_option compare_options[] = {
 	ZL_OPT_END_ROW
 };
 
-/* Plain decimal digits with at most one point: no hex, exponent, sign, inf or nan. */
-static int decimal_text(const char *s)
-{
-	size_t digits = strspn(s, "0123456789");
-
-	if (s[digits] == '.')
-		return (digits || isdigit((unsigned char)s[digits + 1])) &&
-		       !s[digits + 1 + strspn(s + digits + 1, "0123456789")];
-	return digits && !s[digits];
-}
-
-/* "5", "2.5" or "5%": a decimal percentage >= 0. */
+/* "5", "2.5" or "5%": a decimal percentage >= 0 (units.h). 0, or -1 after a message. */
 static int parse_pct(const char *name, const char *s, double *out)
 {
-	size_t len = strlen(s);
-	char *num = xstrndup(s, len && s[len - 1] == '%' ? len - 1 : len);
-	int bad = !decimal_text(num) || zl_parse_double(num, out) || *out < 0;
+	struct strbuf err = STRBUF_INIT;
+	int ret = zl_parse_pct(name, s, out, &err);
 
-	free(num);
-	if (bad)
-		zl_print_error("invalid %s '%s': expected a decimal percentage >= 0 (e.g. 3, 2.5 or 5%%)",
-			       name, s);
-	return bad ? -1 : 0;
+	if (ret)
+		zl_print_error("%s", err.buf);
+	strbuf_release(&err);
+	return ret;
 }
 
 /*
@@ -197,24 +176,16 @@ static int render(const struct zl_compare *c, const struct zl_view_opts *view)
 	return ret;
 }
 
-/* --sort, --time-unit and the width into view. 0, or -1 after a message. */
+/* The view's options and the exports' files. 0, or -1 after a message. */
 static int read_view(struct zl_view_opts *view)
 {
 	struct strbuf err = STRBUF_INIT;
-	int bad = (opt_sort && zl_row_sort_parse(opt_sort, &view->sort, &err)) ||
-		  (opt_unit && zl_time_unit_parse(opt_unit, &view->unit, &err)) ||
-		  zl_exports_check(&opt_exports, &err);
+	int bad = zl_view_opts_read(&opt_view, 1, view, &err) || zl_exports_check(&opt_exports, &err);
 
 	if (bad)
 		zl_print_error("%s", err.buf);
-	else if (opt_only_changed && opt_all)
-		zl_print_error("--only-changed and --all cannot be combined");
-	view->only_changed = opt_only_changed;
-	view->all = opt_all;
-	view->width = zl_term_width(1);
-	view->use_color = zl_use_color(1);
 	strbuf_release(&err);
-	return bad || (opt_only_changed && opt_all) ? -1 : 0;
+	return bad ? -1 : 0;
 }
 
 /* The options and operands checked, opts filled; -1 with the usage error printed. */

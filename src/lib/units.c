@@ -1,4 +1,5 @@
 /* Times and durations for people (include/zlbench/units.h). */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,4 +111,28 @@ void zl_fmt_duration(struct strbuf *sb, double s)
 		strbuf_addf(sb, "%ldm%02lds", t / 60, t % 60);
 	else
 		strbuf_addf(sb, "%lds", t);
+}
+
+/* Plain decimal digits with at most one point: no hex, exponent, sign, inf or nan. */
+static int decimal_text(const char *s)
+{
+	size_t digits = strspn(s, "0123456789");
+
+	if (s[digits] == '.')
+		return (digits || isdigit((unsigned char)s[digits + 1])) &&
+		       !s[digits + 1 + strspn(s + digits + 1, "0123456789")];
+	return digits && !s[digits];
+}
+
+int zl_parse_pct(const char *name, const char *s, double *out, struct strbuf *err)
+{
+	size_t len = strlen(s);
+	char *num = xstrndup(s, len && s[len - 1] == '%' ? len - 1 : len);
+	int bad = !decimal_text(num) || zl_parse_double(num, out) || *out < 0;
+
+	free(num);
+	if (bad)
+		return zl_error(err, "invalid %s '%s': expected a decimal percentage >= 0 (e.g. 3, 2.5 or 5%%)",
+				name, s);
+	return 0;
 }

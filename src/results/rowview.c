@@ -44,6 +44,21 @@ int zl_row_sort_parse(const char *s, enum zl_row_sort *out, struct strbuf *err)
 	return zl_error(err, "invalid value '%s' for --sort: choose change, name or time", s);
 }
 
+int zl_view_opts_read(const struct zl_view_args *a, int fd, struct zl_view_opts *o, struct strbuf *err)
+{
+	if (a->sort && zl_row_sort_parse(a->sort, &o->sort, err))
+		return -1;
+	if (a->unit && zl_time_unit_parse(a->unit, &o->unit, err))
+		return -1;
+	if (a->only_changed && a->all)
+		return zl_error(err, "--only-changed and --all cannot be combined");
+	o->only_changed = a->only_changed;
+	o->all = a->all;
+	o->width = zl_term_width(fd);
+	o->use_color = zl_use_color(fd);
+	return 0;
+}
+
 void zl_view_init(struct zl_view *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -369,6 +384,11 @@ static void build_table(const struct zl_view *v, const struct keyed *k, size_t n
 	for (col = 0; col < COL__COUNT; col++)
 		if (!shows(v, (enum col)col, verdict))
 			t->hidden |= 1UL << col;
+	/* a gate column with nothing in it says nothing */
+	for (i = 0; i < n && !k[i].r->gate_failed; i++)
+		;
+	if (i == n)
+		t->hidden |= 1UL << COL_GATE;
 	if (width)
 		zl_table_fit(t, width, drop_order, ZL_ARRAY_SIZE(drop_order));
 	strbuf_release(&sb);
@@ -416,11 +436,48 @@ static int same_group(const struct zl_view_row *a, const struct zl_view_row *b)
 	return a->unsure == b->unsure && !strcmp(a->advice ? a->advice : "", b->advice ? b->advice : "");
 }
 
+/*
+ * The unsure rows k[0..n) in groups: by kind (enum zl_unsure's order), then by advice in
+ * the order the rows come. Fills group (n entries) and starts (the index in group where
+ * each group starts, ngroups + 1 entries); returns the number of groups.
+ */
+static size_t unsure_groups(const struct keyed *k, size_t n, struct keyed *group, size_t *starts)
+{
+	char *done = xcalloc(n + 1, 1);
+	size_t i, j, g = 0, ng = 0;
+	int kind;
+
+	for (kind = ZL_UNSURE_NONE; kind <= ZL_UNSURE_OVERLAP; kind++)
+		for (i = 0; i < n; i++) {
+			if (done[i] || (int)k[i].r->unsure != kind)
+				continue;
+			starts[ng++] = g;
+			for (j = i; j < n; j++)
+				if (!done[j] && same_group(k[i].r, k[j].r)) {
+					group[g++] = k[j];
+					done[j] = 1;
+				}
+		}
+	/* a kind outside the enum's range still gets its group */
+	for (i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		starts[ng++] = g;
+		for (j = i; j < n; j++)
+			if (!done[j] && same_group(k[i].r, k[j].r)) {
+				group[g++] = k[j];
+				done[j] = 1;
+			}
+	}
+	starts[ng] = g;
+	free(done);
+	return ng;
+}
+
 void zl_view_print_unsure(const struct zl_view *v, const struct zl_view_opts *o, FILE *out)
 {
-	size_t n, i, j, listed = 0, limit = o->all ? (size_t)-1 : UNSURE_LISTED;
+	size_t n, i, ng, listed = 0, limit = o->all ? (size_t)-1 : UNSURE_LISTED, *starts;
 	struct keyed *k, *group;
-	char *done;
 
 	if (o->only_changed)
 		return;
@@ -430,31 +487,26 @@ void zl_view_print_unsure(const struct zl_view *v, const struct zl_view_opts *o,
 		return;
 	}
 	fprintf(out, "unsure: %zu rows, by reason (neither faster, slower nor same: what would decide them):\n", n);
-	done = xcalloc(n, 1);
 	group = xcalloc(n, sizeof(*group));
-	for (i = 0; i < n; i++) {
-		size_t g = 0, show;
+	starts = xcalloc(n + 1, sizeof(*starts));
+	ng = unsure_groups(k, n, group, starts);
+	for (i = 0; i < ng; i++) {
+		const struct keyed *first = &group[starts[i]];
+		size_t g = starts[i + 1] - starts[i];
+		size_t show = listed >= limit ? 0 : g < limit - listed ? g : limit - listed;
 
-		if (done[i])
-			continue;
-		for (j = i; j < n; j++)
-			if (!done[j] && same_group(k[i].r, k[j].r)) {
-				group[g++] = k[j];
-				done[j] = 1;
-			}
-		show = listed >= limit ? 0 : g < limit - listed ? g : limit - listed;
-		fprintf(out, "  %s: %zu row%s\n  advice: %s\n", zl_unsure_name(k[i].r->unsure), g, g == 1 ? "" : "s",
-			k[i].r->advice ? k[i].r->advice : "-");
+		fprintf(out, "  %s: %zu row%s\n  advice: %s\n", zl_unsure_name(first->r->unsure), g, g == 1 ? "" : "s",
+			first->r->advice ? first->r->advice : "-");
 		if (show)
-			print_table(v, o, group, show, 0, out);
+			print_table(v, o, first, show, 0, out);
 		if (show < g)
 			fprintf(out, "  ... and %zu more (--all lists them; --json and --csv give each row's reason)\n",
 				g - show);
 		listed += show;
 		fputc('\n', out);
 	}
+	free(starts);
 	free(group);
-	free(done);
 	free(k);
 }
 
@@ -529,28 +581,23 @@ static void md_table(const struct zl_view *v, const struct keyed *k, size_t n, i
 
 static void md_unsure(const struct zl_view *v, const struct zl_view_opts *o, struct strbuf *sb)
 {
-	size_t n, i, j;
+	size_t n, i, ng;
 	struct keyed *k = select_rows(v, o, keep_unsure, &n), *group = xcalloc(n + 1, sizeof(*group));
-	char *done = xcalloc(n + 1, 1);
+	size_t *starts = xcalloc(n + 1, sizeof(*starts));
 
+	ng = unsure_groups(k, n, group, starts);
 	if (n)
 		strbuf_addf(sb, "**Unsure: %zu rows**, by reason\n\n", n);
-	for (i = 0; i < n; i++) {
-		size_t g = 0;
+	for (i = 0; i < ng; i++) {
+		const struct keyed *first = &group[starts[i]];
+		size_t g = starts[i + 1] - starts[i];
 
-		if (done[i])
-			continue;
-		for (j = i; j < n; j++)
-			if (!done[j] && same_group(k[i].r, k[j].r)) {
-				group[g++] = k[j];
-				done[j] = 1;
-			}
-		strbuf_addf(sb, "*%s*: %zu row%s. Advice: %s\n\n", zl_unsure_name(k[i].r->unsure), g, g == 1 ? "" : "s",
-			    k[i].r->advice ? k[i].r->advice : "-");
-		md_table(v, group, g, 0, sb);
+		strbuf_addf(sb, "*%s*: %zu row%s. Advice: %s\n\n", zl_unsure_name(first->r->unsure), g, g == 1 ? "" : "s",
+			    first->r->advice ? first->r->advice : "-");
+		md_table(v, first, g, 0, sb);
 		strbuf_addch(sb, '\n');
 	}
-	free(done);
+	free(starts);
 	free(group);
 	free(k);
 }
