@@ -47,4 +47,15 @@ double zl_progress_eta(double elapsed_s, double done, double total, double curre
 /* "ETA 3m05s", or "ETA ?" for a negative eta_s. */
 void zl_progress_add_eta(struct strbuf *sb, double eta_s);
 
+/*
+ * The process's one progress line for work deep in a library (report's pages loading
+ * thousands of runs) that the command cannot see step by step: the command starts it,
+ * the loops call zl_progress_step() (nothing happens when it is not started, or not
+ * live), the command stops it before printing. In auto mode the line shows after a
+ * second, so that a quick command draws none; asked for by name (live), at once.
+ */
+void zl_progress_global_start(enum zl_progress_mode mode);
+void zl_progress_step(const char *what, size_t done, size_t total);
+void zl_progress_global_stop(void);
+
 #endif

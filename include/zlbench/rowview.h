@@ -12,9 +12,10 @@
  * time (A's, longest first; B's when A has none); ties keep the source's order.
  * Times are shown in one unit for A and B of every table (picked from all the rows'
  * times so that their median lies in [1, 1000), or fixed by --time-unit), three
- * significant digits; a change and its 95% interval as percentages. A table wider
- * than the width asked for loses its 95% CI column first, then p, then the extra
- * column (ab's B/A per round), then method; what is left may still overflow.
+ * significant digits; a change and its 95% interval as percentages; a dtype without
+ * its "torch." prefix. A table wider than the width asked for loses its 95% CI column
+ * first, then p, then the extra column (compare's floor, ab's B/A per round), method
+ * and gate (the gate's own lines name its failed rows); what is left may overflow.
  *
  * Owner: struct zl_view is the caller's (_init/_release); the strings of its rows are
  * borrowed except method and extra, which it frees.

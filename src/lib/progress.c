@@ -88,3 +88,38 @@ void zl_progress_add_eta(struct strbuf *sb, double eta_s)
 	else
 		zl_fmt_duration(sb, eta_s);
 }
+
+/* The line zl_progress_step() draws (progress.h): one per process. */
+static struct {
+	struct zl_progress p;
+	int on;
+	double t0;
+} global;
+
+void zl_progress_global_start(enum zl_progress_mode mode)
+{
+	zl_progress_init(&global.p, mode);
+	global.on = global.p.live;
+	global.t0 = zl_now_monotonic();
+	/* asked for by name it shows at once; else after a second, so that a quick command draws none */
+	global.p.next_refresh = mode == ZL_PROGRESS_LIVE ? 0 : global.t0 + 1.0;
+}
+
+void zl_progress_step(const char *what, size_t done, size_t total)
+{
+	struct strbuf line = STRBUF_INIT;
+	double now;
+
+	if (!global.on || (now = zl_now_monotonic()) < global.p.next_refresh)
+		return;
+	strbuf_addf(&line, "%s %zu/%zu  ", what, done, total);
+	zl_progress_add_eta(&line, zl_progress_eta(now - global.t0, (double)done, (double)total, 0));
+	zl_progress_line(&global.p, line.buf, 0);
+	strbuf_release(&line);
+}
+
+void zl_progress_global_stop(void)
+{
+	zl_progress_clear(&global.p);
+	global.on = 0;
+}

@@ -259,8 +259,8 @@ static int keep_all(const struct zl_view_row *r)
 enum col { COL_OP, COL_DTYPE, COL_SHAPE, COL_SIDE, COL_A, COL_B, COL_CHANGE, COL_CI, COL_P, COL_VERDICT,
 	   COL_METHOD, COL_EXTRA, COL_GATE, COL__COUNT };
 
-/* The columns a narrow terminal drops, the first first. */
-static const size_t drop_order[] = { COL_CI, COL_P, COL_EXTRA, COL_METHOD };
+/* The columns a narrow terminal drops, the first first (the gate's lines name the failed rows too). */
+static const size_t drop_order[] = { COL_CI, COL_P, COL_EXTRA, COL_METHOD, COL_GATE };
 
 static void ci_cell(struct strbuf *sb, double lo, double hi)
 {
@@ -301,7 +301,8 @@ static void cell(const struct zl_view *v, const struct zl_view_row *r, enum col 
 		strbuf_addstr(sb, r->op ? r->op : "-");
 		break;
 	case COL_DTYPE:
-		strbuf_addstr(sb, r->dtype ? r->dtype : "-");
+		/* every dtype is torch's: "float16" says as much as "torch.float16" in less room */
+		strbuf_addstr(sb, !r->dtype ? "-" : zl_starts_with(r->dtype, "torch.") ? r->dtype + 6 : r->dtype);
 		break;
 	case COL_SHAPE:
 		strbuf_addstr(sb, r->shape ? r->shape : "-");
