@@ -53,8 +53,15 @@ if grep -q $'\033' "$TMP/ab.out"; then fail "escape codes in stdout"; fi
 [ "$(tail -n 1 "$TMP/ab.out")" = "AB_DIR=$TMP/ab1" ] || fail "stdout: $(tail -n 1 "$TMP/ab.out")"
 
 # no terminal: a line per run, no live line, no ETA
-run_zl ab "${common[@]}" --op add --rounds 1 --out ab2 -- --iter 10
+run_zl ab "${common[@]}" --op add --rounds 1 --out ab2 --json-out ab2.json --md-out ab2.md -- --iter 10
 expect_rc 0
+# the exports: ab.json's document, documented (docs/json.md), and the Markdown
+schema_documented ab2.json
+cmp -s ab2.json ab2/ab.json || "$ZL_TEST_PYTHON" -c '
+import json, sys
+sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' ab2.json ab2/ab.json || fail "--json-out is not ab.json"
+contains ab2.md "**Verdict:**"
+head -n 1 "$TMP/out" | grep -q '^gems: ' || fail "ab: the verdict line first: $(head -n 2 "$TMP/out")"
 contains "$TMP/err" "ab: A1 (1/2) ..."
 contains "$TMP/err" "ab: B1: passed (exit 0)"
 lacks "$TMP/err" "ETA"
@@ -80,8 +87,10 @@ grep -q 'ETA [0-9]' "$TMP/cal.tty" || fail "no ETA in round 2: $(cat -v "$TMP/ca
 contains "$TMP/cal.tty" "round 2/2: 1 of 1 ops passed"
 head -n 1 "$TMP/cal.out" | grep -q '^stored: calibration 1 ' || fail "calibrate: the answer first: $(head -n 3 "$TMP/cal.out")"
 # resumed with no terminal: the round lines, no live line
-run_zl calibrate --resume cal
+run_zl calibrate --resume cal --json-out cal.json
 expect_rc 0
+schema_documented cal.json
+schema_documented cal/calibration.json
 contains "$TMP/err" "round 1/2: 1 of 1 ops passed"
 lacks "$TMP/err" "ETA"
 if grep -q $'\033' "$TMP/err"; then fail "escape codes on a stderr that is no terminal"; fi
