@@ -487,7 +487,8 @@ void zl_view_print_unsure(const struct zl_view *v, const struct zl_view_opts *o,
 		free(k);
 		return;
 	}
-	fprintf(out, "unsure: %zu rows, by reason (neither faster, slower nor same: what would decide them):\n", n);
+	fprintf(out, "unsure: %zu row%s, by reason (neither faster, slower nor same: what would decide them):\n", n,
+		n == 1 ? "" : "s");
 	group = xcalloc(n, sizeof(*group));
 	starts = xcalloc(n + 1, sizeof(*starts));
 	ng = unsure_groups(k, n, group, starts);
@@ -520,11 +521,11 @@ void zl_view_print_rest(const struct zl_view *v, const struct zl_view_opts *o, F
 		return;
 	k = select_rows(v, o, keep_rest, &n);
 	if (n && o->all) {
-		fprintf(out, "same: %zu rows, gems first, %s:\n", n, sort_words[o->sort]);
+		fprintf(out, "same: %zu row%s, gems first, %s:\n", n, n == 1 ? "" : "s", sort_words[o->sort]);
 		print_table(v, o, k, n, 0, out);
 		fputc('\n', out);
 	} else if (n) {
-		fprintf(out, "same: %zu rows, not listed (--all lists them)\n\n", n);
+		fprintf(out, "same: %zu row%s, not listed (--all lists them)\n\n", n, n == 1 ? "" : "s");
 	}
 	free(k);
 }
@@ -588,7 +589,7 @@ static void md_unsure(const struct zl_view *v, const struct zl_view_opts *o, str
 
 	ng = unsure_groups(k, n, group, starts);
 	if (n)
-		strbuf_addf(sb, "**Unsure: %zu rows**, by reason\n\n", n);
+		strbuf_addf(sb, "**Unsure: %zu row%s**, by reason\n\n", n, n == 1 ? "" : "s");
 	for (i = 0; i < ng; i++) {
 		const struct keyed *first = &group[starts[i]];
 		size_t g = starts[i + 1] - starts[i];
