@@ -51,10 +51,11 @@
 
 #include "compare.h"
 #include "runload.h"
+#include "schema.h"
 #include "strbuf.h"
 #include "strvec.h"
 
-#define ZL_AB_SCHEMA "zlbench.ab/1"
+#define ZL_AB_SCHEMA ZL_SCHEMA_AB
 /* The prior's weight in pairs' degrees of freedom (see above). */
 #define ZL_AB_PRIOR_DF 4.0
 #define ZL_AB_MAX_ROUNDS 50
@@ -137,11 +138,19 @@ void zl_ab_gate_add(struct zl_ab *ab, const char *reason);
 size_t zl_ab_caliber(const struct zl_run *a, const struct zl_run *b, const struct strvec *allowed,
 		     struct strvec *refusals);
 
-/* Renderers of the analysis (rows, geomeans, gate). Text to out; the others append. */
-void zl_ab_print_text(const struct zl_ab *ab, FILE *out, int use_color);
+/*
+ * Renderers of the analysis (rows, geomeans, gate). Text to out, in two parts so that a
+ * caller can put its own between them: the answer (the verdict line, then rowview.h's
+ * sections laid out by the view; NULL: ZL_VIEW_OPTS_INIT) and the details (floor, verdict
+ * counts, both geomeans per round, the gate). The others append to sb; JSON and CSV carry
+ * every row in order whatever the view.
+ */
+struct zl_view_opts;
+void zl_ab_print_answer(const struct zl_ab *ab, const struct zl_view_opts *o, FILE *out);
+void zl_ab_print_details(const struct zl_ab *ab, FILE *out);
 /* rows, verdicts, geomean and gate into the JSON object doc; -1 out of memory. */
 int zl_ab_json(const struct zl_ab *ab, cJSON *doc);
 void zl_ab_render_csv(const struct zl_ab *ab, struct strbuf *sb);
-void zl_ab_render_markdown(const struct zl_ab *ab, struct strbuf *sb);
+void zl_ab_render_markdown(const struct zl_ab *ab, const struct zl_view_opts *o, struct strbuf *sb);
 
 #endif

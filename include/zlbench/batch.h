@@ -40,6 +40,7 @@
 #include <sys/types.h>
 
 #include "child.h"
+#include "progress.h"
 #include "strbuf.h"
 #include "strvec.h"
 
@@ -268,11 +269,9 @@ int zl_batch_config_add_session(const struct zl_batch_config *c, const char *con
 
 /* ---- running a batch ------------------------------------------------------------ */
 
-enum zl_batch_progress { ZL_PROGRESS_AUTO, ZL_PROGRESS_LIVE, ZL_PROGRESS_PLAIN, ZL_PROGRESS_NONE };
-
 struct zl_batch_run_opts {
 	int retry_failed;
-	enum zl_batch_progress progress;
+	enum zl_progress_mode progress;
 	const char *self_exe;      /* the zlbench binary to run as the child */
 };
 
@@ -324,29 +323,12 @@ void zl_batch_outcome_count(const struct zl_batch_config *c, const struct zl_bat
 			    struct zl_batch_outcome *out);
 
 /*
- * The progress output both launchers share, on stderr: in live mode one line
- * redrawn in place, in plain mode one line per finished op. Owner: the caller
- * (no allocations inside).
+ * The line of an op that ended, on the progress display both launchers share (progress.h):
+ * "[done/total] op: status (exit N) on device D after S s, run_dir: reason". Plain mode
+ * prints every op; live mode the ones that did not pass.
  */
-struct zl_batch_display {
-	int live, plain, color;
-	size_t live_len;           /* characters of the live line on screen (0: none) */
-	double next_refresh;       /* monotonic time of the next unforced redraw */
-};
-/* Decide live/plain/colour from the mode, --quiet and whether stderr is a terminal. */
-void zl_batch_display_init(struct zl_batch_display *d, enum zl_batch_progress mode);
-/* Redraw the live line (cut to the terminal's width); unforced at most once a second. */
-void zl_batch_display_line(struct zl_batch_display *d, const char *text, int force);
-/* Wipe the live line so that other output starts on a clean line. */
-void zl_batch_display_clear(struct zl_batch_display *d);
-/*
- * The line of an op that ended: "[done/total] op: status (exit N) on device D after
- * S s, run_dir: reason". Plain mode prints every op; live mode the ones that did not pass.
- */
-void zl_batch_display_finished(struct zl_batch_display *d, size_t done, size_t total,
+void zl_batch_display_finished(struct zl_progress *d, size_t done, size_t total,
 			       const struct zl_batch_row *r);
-/* "42s", "3m05s", "1h02m". */
-void zl_batch_fmt_duration(struct strbuf *sb, double s);
 
 /* Print the summary table of the batch's final state to out. */
 void zl_batch_print_summary(const struct zl_batch_config *c, FILE *out, int use_color);

@@ -114,8 +114,14 @@ int zl_calib_key_matches(const struct zl_run *run, const struct zl_calibration *
 int zl_calibration_lookup(const char *db, struct zl_history **h, const struct zl_run *a, const struct zl_run *b,
 			  struct zl_calibration *cal, struct strbuf *note);
 
-/* Renderers: the classes as a table (text) and as a JSON array of class objects (NULL: out of memory). */
-void zl_calib_print_text(const struct zl_calib_result *r, FILE *out);
+/*
+ * Renderers: the classes as a table (text; fitted to width columns, 0: no limit, by leaving
+ * out the spread's upper bound, the tail and the 2 and 5 % rates in that order), the
+ * recommended floors on one line ("<5us 2.3%, 5-50us 1.1%"), and the classes as a JSON
+ * array of class objects (NULL: out of memory).
+ */
+void zl_calib_print_text(const struct zl_calib_result *r, size_t width, FILE *out);
+void zl_calib_floors(const struct zl_calib_result *r, struct strbuf *sb);
 cJSON *zl_calib_classes_json(const struct zl_calib_result *r);
 
 #endif

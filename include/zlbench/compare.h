@@ -293,6 +293,10 @@ struct zl_compare {
 	size_t gems_rows;            /* gems rows in A or B */
 	struct strvec gate_reasons;  /* one line per failure: runs and lost shapes, the geomean, rows */
 	struct strvec warnings;      /* notes of both runs, missing shapes, baseline drift */
+	/* what is compared with what, said before anything else (zl_compare_alerts) */
+	int same_run;                /* A and B are one run: the same directory, or the same run id */
+	struct strvec ops_only_a;    /* operators with rows in A and none in B (both have rows) */
+	struct strvec ops_only_b;    /* and the other way round */
 };
 
 void zl_caliber_init(struct zl_caliber *c);
@@ -311,6 +315,14 @@ void zl_compare_release(struct zl_compare *c);
 
 /* What compare prints for an identity field that has no value. */
 #define ZL_COMPARE_NONE_TEXT "(none)"
+
+/*
+ * The lines that say A and B are no proper pair, one each, for the top of every output:
+ * the same run on both sides, operators on one side only. Appended to lines.
+ */
+void zl_compare_alerts(const struct zl_compare *c, struct strvec *lines);
+/* 1 when A and B have rows and no operator in common: nothing to pair. */
+int zl_compare_disjoint_ops(const struct zl_compare *c);
 
 /* "op dtype shape [#k] (side)": a row as the gate's reasons and the renderers name it. */
 void zl_compare_row_label(struct strbuf *sb, const struct zl_compare_row *r);
@@ -344,10 +356,16 @@ uint64_t zl_splitmix64(uint64_t *state);
 void zl_geomean_ci(const double *ratios, size_t n, int resamples, uint64_t seed,
 		   struct zl_geomean *g);
 
-/* Renderers. Text goes to out (colour only when use_color); the others append to sb. */
-void zl_compare_print_text(const struct zl_compare *c, FILE *out, int use_color);
+/*
+ * Renderers. Text goes to out, the answer first (the verdict line, what qualifies it,
+ * then rowview.h's sections, then how A and B were measured and judged); the others
+ * append to sb. JSON and CSV carry every row in the runs' order whatever the view; the
+ * view (NULL: ZL_VIEW_OPTS_INIT) lays out the text and the Markdown.
+ */
+struct zl_view_opts;
+void zl_compare_print_text(const struct zl_compare *c, const struct zl_view_opts *o, FILE *out);
 int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct strbuf *err);
 void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb);
-void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb);
+void zl_compare_render_markdown(const struct zl_compare *c, const struct zl_view_opts *o, struct strbuf *sb);
 
 #endif

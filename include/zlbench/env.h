@@ -36,6 +36,7 @@ enum zl_env_id {
 	/* others', read */
 	ZL_ENV_NO_COLOR,
 	ZL_ENV_TERM,
+	ZL_ENV_COLUMNS,
 	ZL_ENV_TMPDIR,
 	ZL_ENV_HOME_DIR,
 	ZL_ENV_XDG_DATA_HOME,

@@ -192,7 +192,7 @@ struct zl_slurm_run_opts {
 	const struct strvec *sbatch_args;
 	int detach;                 /* submit and return */
 	int retry_failed;           /* with resume */
-	enum zl_batch_progress progress;
+	enum zl_progress_mode progress;
 	const char *self_exe;       /* the zlbench binary (absolute) the tasks run */
 };
 

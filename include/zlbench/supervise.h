@@ -20,6 +20,9 @@ struct zl_supervise_opts {
 	int log_fd;            /* the child's stdout and stderr are appended here */
 	int echo_fd;           /* and copied here too when >= 0 (e.g. 2 with --verbose) */
 	double kill_after_s;   /* SIGKILL this long after the first forwarded stop signal */
+	/* called every POLL_MS or so while the child runs (a progress line), or NULL */
+	void (*tick)(void *arg);
+	void *tick_arg;
 };
 
 /*

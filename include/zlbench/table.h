@@ -32,6 +32,7 @@ int zl_csv_read_record(const char *text, size_t len, size_t *pos, struct strvec 
 struct zl_table {
 	size_t ncols;
 	unsigned long right;      /* bit i: column i right-aligned (numbers) */
+	unsigned long hidden;     /* bit i: column i not printed (zl_table_fit) */
 	struct strvec cells;      /* row-major */
 	enum zl_color *colors;    /* one per cell */
 	size_t alloc_colors;
@@ -40,7 +41,15 @@ void zl_table_init(struct zl_table *t, size_t ncols, unsigned long right_mask);
 void zl_table_add(struct zl_table *t, const char *cell, enum zl_color color);
 void zl_table_addf(struct zl_table *t, enum zl_color color, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Print the columns not hidden; a line never ends in blanks. */
 void zl_table_print(const struct zl_table *t, FILE *out, int use_color);
+/* The width of the printed lines: the widest row of the columns not hidden. */
+size_t zl_table_width(const struct zl_table *t);
+/*
+ * Fit a terminal of width columns: hide the columns drop lists (indexes, the first to go
+ * first) one by one until the table fits or the list ends. Returns how many were hidden.
+ */
+size_t zl_table_fit(struct zl_table *t, size_t width, const size_t *drop, size_t ndrop);
 void zl_table_release(struct zl_table *t);
 
 #endif

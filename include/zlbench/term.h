@@ -2,6 +2,8 @@
 #ifndef ZLBENCH_TERM_H
 #define ZLBENCH_TERM_H
 
+#include <stddef.h>
+
 enum zl_color {
 	ZL_COLOR_NONE = 0, ZL_COLOR_GREEN, ZL_COLOR_RED, ZL_COLOR_YELLOW, ZL_COLOR_BOLD,
 	ZL_COLOR_DIM, ZL_COLOR_BOLD_RED
@@ -12,6 +14,12 @@ int zl_use_color(int fd);
 /* The escape sequence that starts a colour ("" for none) and the reset sequence. */
 const char *zl_color_start(enum zl_color c);
 #define ZL_COLOR_RESET "\033[0m"
+/*
+ * The width a table for people is fitted to: $COLUMNS when it is a whole number > 0
+ * (as Python's shutil and pytest read it), else the terminal's when fd is one, else 80.
+ */
+#define ZL_TERM_DEFAULT_WIDTH 80
+size_t zl_term_width(int fd);
 /* Back to the start of the line and erase it: a progress line rewritten in place. */
 #define ZL_TERM_CLEAR_LINE "\r\033[K"
 

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1019,52 +1018,7 @@ void zl_batch_outcome_count(const struct zl_batch_config *c, const struct zl_bat
 	}
 }
 
-void zl_batch_fmt_duration(struct strbuf *sb, double s)
-{
-	long t = (long)(s + 0.5);
-
-	if (t >= 3600)
-		strbuf_addf(sb, "%ldh%02ldm", t / 3600, (t / 60) % 60);
-	else if (t >= 60)
-		strbuf_addf(sb, "%ldm%02lds", t / 60, t % 60);
-	else
-		strbuf_addf(sb, "%lds", t);
-}
-
-void zl_batch_display_init(struct zl_batch_display *d, enum zl_batch_progress mode)
-{
-	memset(d, 0, sizeof(*d));
-	d->live = zl_verbosity >= 0 && (mode == ZL_PROGRESS_LIVE || (mode == ZL_PROGRESS_AUTO && isatty(2)));
-	d->plain = zl_verbosity >= 0 && !d->live && mode != ZL_PROGRESS_NONE;
-	d->color = zl_use_color(2);
-}
-
-void zl_batch_display_clear(struct zl_batch_display *d)
-{
-	if (d->live && d->live_len)
-		fputs(ZL_TERM_CLEAR_LINE, stderr);
-	d->live_len = 0;
-}
-
-void zl_batch_display_line(struct zl_batch_display *d, const char *text, int force)
-{
-	struct winsize ws;
-	size_t width = 80, len = strlen(text);
-	double now = zl_now_monotonic();
-
-	if (!d->live || (!force && now < d->next_refresh))
-		return;
-	d->next_refresh = now + 1.0;
-	if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col > 10)
-		width = ws.ws_col;
-	if (len > width - 1)
-		len = width - 1;
-	fprintf(stderr, ZL_TERM_CLEAR_LINE "%.*s", (int)len, text);
-	fflush(stderr);
-	d->live_len = len;
-}
-
-void zl_batch_display_finished(struct zl_batch_display *d, size_t done, size_t total,
+void zl_batch_display_finished(struct zl_progress *d, size_t done, size_t total,
 			       const struct zl_batch_row *r)
 {
 	const char *st = r->v[ZL_BCOL_STATUS] ? r->v[ZL_BCOL_STATUS] : "?";
@@ -1084,7 +1038,7 @@ void zl_batch_display_finished(struct zl_batch_display *d, size_t done, size_t t
 		strbuf_addf(&line, ", %s", r->v[ZL_BCOL_RUN_DIR]);
 	if (!ok && r->v[ZL_BCOL_REASON])
 		strbuf_addf(&line, ": %s", r->v[ZL_BCOL_REASON]);
-	zl_batch_display_clear(d);
+	zl_progress_clear(d);
 	fprintf(stderr, "%s\n", line.buf);
 	d->next_refresh = 0;
 	fflush(stderr);

@@ -32,6 +32,7 @@
 #include "zlbench/resolve.h"
 #include "zlbench/run.h"
 #include "zlbench/settings.h"
+#include "zlbench/units.h"
 #include "zlbench/util.h"
 #include "zlbench/worker.h"
 #include "zlbench/zlbench.h"
@@ -110,7 +111,7 @@ struct sched {
 	double t0;
 	double wall_sum;
 	size_t wall_n;
-	struct zl_batch_display disp;
+	struct zl_progress disp;
 	char host[256];
 	struct strvec base_env;    /* the environment edits of every child (child_base_env) */
 	/* --start worker: one per device, and the directory of their sockets and exit records */
@@ -1169,8 +1170,8 @@ static void refresh_live(struct sched *s, int force)
 	if (eta < 0)
 		strbuf_addstr(&line, "?");
 	else
-		zl_batch_fmt_duration(&line, eta);
-	zl_batch_display_line(&s->disp, line.buf, 1);
+		zl_fmt_duration(&line, eta);
+	zl_progress_line(&s->disp, line.buf, 1);
 	strbuf_release(&line);
 	strbuf_release(&label);
 }
@@ -1264,7 +1265,7 @@ static int worker_for(struct sched *s, size_t d, struct zl_worker_slot **out)
 		strbuf_release(&err);
 		return 0;
 	}
-	zl_batch_display_clear(&s->disp);
+	zl_progress_clear(&s->disp);
 	zl_print_warning("device %s: cannot start its worker: %s", w->device, err.buf);
 	w->failures = WORKER_MAX_FAILURES;
 	strbuf_release(&err);
@@ -1322,7 +1323,7 @@ static void forward_signal(struct sched *s, int sig)
 
 	if (!s->interrupt_sig)
 		s->interrupt_sig = sig;
-	zl_batch_display_clear(&s->disp);
+	zl_progress_clear(&s->disp);
 	fprintf(stderr, "zlbench: %s: forwarding to %zu running op%s; no new ops start\n", strsignal(sig),
 		running(s), running(s) == 1 ? "" : "s");
 	for (d = 0; d < s->c->devices.nr; d++) {
@@ -1344,7 +1345,7 @@ static void worker_ended(struct sched *s, struct zl_worker_slot *w, int status)
 
 	zl_worker_slot_reaped(w, status, starting ? "it ended before it was ready" : "it ended", s->sock_dir, s->c);
 	if (starting && !s->interrupt_sig) {
-		zl_batch_display_clear(&s->disp);
+		zl_progress_clear(&s->disp);
 		zl_print_warning("device %s: its worker ended before it was ready (exit %d; workers/%s.%d.log)%s",
 				 w->device, child_exit_code(status), w->device, w->generation,
 				 w->failures >= WORKER_MAX_FAILURES ? "; its ops start fresh" : "");
@@ -1562,7 +1563,7 @@ int zl_batch_execute(const struct zl_batch_config *c, const struct zl_batch_run_
 	s.on_device = xcalloc(c->devices.nr, sizeof(*s.on_device));
 	if (gethostname(s.host, sizeof(s.host) - 1))
 		snprintf(s.host, sizeof(s.host), "unknown");
-	zl_batch_display_init(&s.disp, o->progress);
+	zl_progress_init(&s.disp, o->progress);
 
 	if (zl_batch_status_open(&s.st, c->dir, &s.rows, err))
 		goto out;

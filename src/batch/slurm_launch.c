@@ -28,6 +28,7 @@
 #include "zlbench/plan.h"
 #include "zlbench/run.h"
 #include "zlbench/slurm.h"
+#include "zlbench/units.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -66,7 +67,7 @@ struct follower {
 	int history_off;
 	int interrupt_sig;
 	int cancelled;
-	struct zl_batch_display disp;
+	struct zl_progress disp;
 	int query_failing;         /* scontrol failed last time (said once) */
 };
 
@@ -314,10 +315,10 @@ static void refresh_live(struct follower *f)
 		strbuf_addf(&line, "  %zu pending%s%s%s", pending, why ? " (" : "", why ? why : "", why ? ")" : "");
 	strbuf_addstr(&line, "  ETA ");
 	if (f->wall_n && running)
-		zl_batch_fmt_duration(&line, f->wall_sum / (double)f->wall_n * (double)(f->total - f->done) / (double)running);
+		zl_fmt_duration(&line, f->wall_sum / (double)f->wall_n * (double)(f->total - f->done) / (double)running);
 	else
 		strbuf_addstr(&line, "?");
-	zl_batch_display_line(&f->disp, line.buf, 1);
+	zl_progress_line(&f->disp, line.buf, 1);
 	strbuf_release(&line);
 }
 
@@ -601,7 +602,7 @@ static long poll_submission(struct follower *f, const struct zl_slurm_submission
 			left += poll_task(f, &f->tasks[i], &job, now);
 out:
 	if (left < 0 && !f->query_failing) {
-		zl_batch_display_clear(&f->disp);
+		zl_progress_clear(&f->disp);
 		zl_print_warning("cannot ask Slurm about job %s (retrying): %s", sub->job_id, err.buf);
 		f->query_failing = 1;
 	} else if (left >= 0) {
@@ -719,7 +720,7 @@ static void follow(struct follower *f, enum follow_mode mode, int cancel)
 		for (sig = wait_interval(interval); sig; sig = zl_signals_take()) {
 			if (sig == SIGCHLD)
 				continue;
-			zl_batch_display_clear(&f->disp);
+			zl_progress_clear(&f->disp);
 			if (!f->interrupt_sig)
 				f->interrupt_sig = sig;
 			if (cancel && !f->cancelled) {
@@ -733,7 +734,7 @@ static void follow(struct follower *f, enum follow_mode mode, int cancel)
 			}
 		}
 	}
-	zl_batch_display_clear(&f->disp);
+	zl_progress_clear(&f->disp);
 }
 
 /* ---- set-up -------------------------------------------------------------------------------- */
@@ -751,7 +752,7 @@ static int follower_open(struct follower *f, const struct zl_batch_config *bc, c
 	f->t0 = zl_now_monotonic();
 	f->total = bc->ops.nr;
 	f->history_off = zl_history_disabled();
-	zl_batch_display_init(&f->disp, o->progress);
+	zl_progress_init(&f->disp, o->progress);
 	if (zl_batch_status_open(&f->st, bc->dir, &f->rows, err))
 		return -1;
 	for (i = 0; i < bc->ops.nr; i++) {

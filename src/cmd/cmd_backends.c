@@ -10,6 +10,7 @@
 #include "zlbench/error.h"
 #include "zlbench/json.h"
 #include "zlbench/options.h"
+#include "zlbench/schema.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/strvec.h"
 #include "zlbench/util.h"
@@ -204,7 +205,7 @@ static int print_json(FILE *out, struct strbuf *err)
 	const struct zl_backend *b;
 	char *text;
 
-	if (!arr)
+	if (!arr || zl_json_add_schema(root, ZL_SCHEMA_BACKENDS))
 		goto oom;
 	for (b = zl_backend_table; b->name; b++)
 		if (zl_json_add_item(arr, NULL, backend_json(b)))

@@ -528,24 +528,15 @@ static int slurm_opts(const struct batch_opts *o, const struct zl_batch_run_opts
 	return 0;
 }
 
-static int parse_progress(const char *p, enum zl_batch_progress *out)
+static int parse_progress(const char *p, enum zl_progress_mode *out)
 {
-	static const struct { const char *name; enum zl_batch_progress v; } modes[] = {
-		{ "auto", ZL_PROGRESS_AUTO }, { "live", ZL_PROGRESS_LIVE },
-		{ "plain", ZL_PROGRESS_PLAIN }, { "none", ZL_PROGRESS_NONE },
-	};
-	size_t i;
+	struct strbuf err = STRBUF_INIT;
+	int ret = zl_progress_mode_parse(p, out, &err);
 
-	*out = ZL_PROGRESS_AUTO;
-	if (!p)
-		return 0;
-	for (i = 0; i < ZL_ARRAY_SIZE(modes); i++)
-		if (!strcmp(p, modes[i].name)) {
-			*out = modes[i].v;
-			return 0;
-		}
-	zl_print_error("invalid value '%s' for --progress: choose auto, live, plain or none", p);
-	return -1;
+	if (ret)
+		zl_print_error("%s", err.buf);
+	strbuf_release(&err);
+	return ret;
 }
 
 /* The options that go together, the launcher, the push URL. 0, or -1 after a message. */

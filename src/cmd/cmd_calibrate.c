@@ -1,45 +1,19 @@
-/*
- * zlbench calibrate: K identical rounds of one batch over the given ops on one device,
- * then the run-to-run spread and false-flag rates per size class (calibrate.h) and
- * the floor compare will use, stored in the history database. docs/calibrate.md.
- *
- * Each round is a `zlbench batch` child (lib/supervise.h) in <dir>/round-<k>/, so a
- * round has everything a batch has: device pinning, per-op timeouts, ops_status.csv,
- * resumability (--resume continues the rounds with `zlbench batch --resume`) and
- * whatever start mode batch offers. The settings forwarded to every round are saved in
- * <dir>/calibrate.json before the first round starts.
- */
-#include <errno.h>
-#include <fcntl.h>
-#include <math.h>
+/* zlbench calibrate: the command line read into a request, the session run (calibrate_session.h), its result rendered. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "zlbench/backend.h"
-#include "zlbench/batch.h"
-#include "zlbench/calibrate.h"
-#include "zlbench/child.h"
+#include "zlbench/calibrate_session.h"
 #include "zlbench/cmd.h"
 #include "zlbench/error.h"
-#include "zlbench/fsutil.h"
-#include "zlbench/history.h"
-#include "zlbench/json.h"
-#include "zlbench/run.h"
-#include "zlbench/runload.h"
+#include "zlbench/export.h"
+#include "zlbench/options.h"
+#include "zlbench/progress.h"
 #include "zlbench/settings.h"
-#include "zlbench/supervise.h"
+#include "zlbench/term.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
-
-#define CALIBRATE_SCHEMA "zlbench.calibrate/1"
-#define CALIBRATE_FILE "calibrate.json"
-#define RESULT_FILE "calibration.json"
-#define DEFAULT_RUNS 3
-#define MAX_RUNS 50
 
 struct calibrate_opts {
 	struct strvec ops;
@@ -48,6 +22,8 @@ struct calibrate_opts {
 	const char *db;
 	int json;
 	int dry_run;
+	const char *progress;
+	struct zl_exports exports;
 	const char *timeout_per_op;  /* batch options each round's batch gets as given */
 	const char *start;
 };
@@ -58,7 +34,7 @@ static const struct zl_option calibrate_options[] = {
 	{ .type = ZL_OPT_STRLIST, .long_name = "ops", .value = &co.ops, .argh = "LIST",
 	  .help = "operators, comma-separated (repeatable); --op OP adds one", .values = ZL_VALUES_OP_LIST },
 	{ .type = ZL_OPT_STRING, .long_name = "runs", .value = &co.runs, .argh = "K",
-	  .help = "identical runs of each op, 2 to " ZL_STR(MAX_RUNS), .default_doc = ZL_STR(DEFAULT_RUNS) },
+	  .help = "identical runs of each op, 2 to " ZL_STR(ZL_CALIBRATE_MAX_RUNS), .default_doc = ZL_STR(ZL_CALIBRATE_DEFAULT_RUNS) },
 	/* the settings' own rows parse these two; what they mean to a calibration is said here */
 	{ .type = ZL_OPT_STRING, .long_name = "out", .argh = "DIR", .flags = ZL_OPT_DOC_ONLY,
 	  .help = "calibration directory (absent or empty)",
@@ -79,929 +55,122 @@ static const struct zl_option calibrate_options[] = {
 	  .default_doc = "$ZL_HISTORY_DB, else $ZL_HOME/history.db" },
 	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &co.json, .defval = 1,
 	  .help = "one JSON document on stdout (also DIR/calibration.json)" },
+	ZL_OPT_JSON_OUT(&co.exports),
+	{ .type = ZL_OPT_STRING, .long_name = "progress", .value = &co.progress, .argh = "MODE",
+	  .help = ZL_PROGRESS_HELP },
 	{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &co.dry_run, .defval = 1,
 	  .help = "print the plan and each round's batch argv; start nothing" },
 	ZL_OPT_END_ROW,
 };
 static const struct zl_option *const calibrate_tables[] = { calibrate_options, NULL };
 
-/* What a calibration directory saves (calibrate.json) and rounds need. */
-struct plan {
-	char *dir;                 /* absolute */
-	long runs;
-	struct strvec ops;
-	char *device;
-	char *backend;
-	struct strvec batch_args;  /* after `zlbench batch`, before --out */
-	char *db;                  /* --db, or NULL */
-};
-
-struct round {
-	int exit_code;             /* the batch's; -1 not run */
-	size_t passed, total;
-	struct strvec failed;      /* "op: status" */
-	double wall_s;
-};
-
-static void plan_init(struct plan *p)
-{
-	memset(p, 0, sizeof(*p));
-	strvec_init(&p->ops);
-	strvec_init(&p->batch_args);
-}
-
-static void plan_release(struct plan *p)
-{
-	free(p->dir);
-	free(p->device);
-	free(p->backend);
-	free(p->db);
-	strvec_clear(&p->ops);
-	strvec_clear(&p->batch_args);
-	plan_init(p);
-}
-
-static void round_init(struct round *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->exit_code = -1;
-	strvec_init(&r->failed);
-}
-
-/* The device: the one given, else the first the backend enumerates, else 0. */
-static int choose_device(const struct zl_settings *s, char **out)
-{
-	struct zl_devlist dl = ZL_DEVLIST_INIT;
-
-	if (s->devices.nr > 1) {
-		zl_print_error("a calibration measures one device; %s '%s' names %zu", s->v[ZL_SET_DEVICES].from,
-			       s->v[ZL_SET_DEVICES].raw, s->devices.nr);
-		return -1;
-	}
-	if (s->devices.nr) {
-		*out = xstrdup(s->devices.v[0]);
-		return 0;
-	}
-	zl_backend_enumerate(s->backend, &dl);
-	*out = dl.available && dl.nr ? xstrfmt("%d", dl.v[0].index) : xstrdup("0");
-	zl_devlist_release(&dl);
-	return 0;
-}
-
-static char *default_dir(const struct zl_settings *s)
-{
-	char stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	if (!gmtime_r(&now, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm))
-		snprintf(stamp, sizeof(stamp), "00000000-000000");
-	return xstrfmt("%s/%s-%s-calibrate", s->v[ZL_SET_RUNS_DIR].raw ? s->v[ZL_SET_RUNS_DIR].raw : "runs", stamp,
-		       s->backend->name);
-}
-
 /*
- * What every round's batch gets before its --out: the backend, the forwarded settings and
- * batch options, the one device, the ops, the pytest arguments.
+ * The request from the command line: a new calibration (no setting it refuses, --runs in
+ * range, the settings resolved) or a resumed one (nothing that would change its saved
+ * plan). 0, or -1 after a message.
  */
-static void plan_batch_args(const struct zl_settings *s, struct plan *p)
-{
-	struct strbuf list = STRBUF_INIT;
-	size_t i;
-
-	strvec_pushf(&p->batch_args, "--backend=%s", p->backend);
-	zl_settings_forward_args(s, &p->batch_args);
-	zl_options_forward(calibrate_tables, &p->batch_args);
-	strvec_pushf(&p->batch_args, "--devices=%s", p->device);
-	for (i = 0; i < p->ops.nr; i++)
-		strbuf_addf(&list, "%s%s", i ? "," : "", p->ops.v[i]);
-	strvec_pushf(&p->batch_args, "--ops=%s", list.buf);
-	strvec_push(&p->batch_args, "--progress=plain");
-	if (s->passthrough.nr) {
-		strvec_push(&p->batch_args, "--");
-		strvec_pushv(&p->batch_args, s->passthrough.v);
-	}
-	strbuf_release(&list);
-}
-
-/* A new calibration's plan from the command line. 0, or the exit code after a message. */
-static int plan_new(const struct zl_cmd_ctx *ctx, struct plan *p)
+static int read_request(struct zl_cmd_ctx *ctx, struct zl_calibrate_request *req, struct strvec *forwarded)
 {
 	struct zl_settings *s = ctx->s;
-	const struct calibrate_opts *o = &co;
-	const struct zl_setting_value *v = zl_settings_given(s, ctx->cmd->refused_settings);
 	struct strbuf err = STRBUF_INIT;
-	char *dir = NULL;
-	size_t i;
-	int code = ZL_EXIT_USAGE;
+	const struct zl_setting_value *v;
 
-	if (v) {
-		zl_print_error("%s names one run; a calibration takes --ops LIST (or --op OP)", v->from);
-		goto out;
-	}
-	p->runs = DEFAULT_RUNS;
-	if (o->runs && (zl_parse_long(o->runs, &p->runs) || p->runs < 2 || p->runs > MAX_RUNS)) {
-		zl_print_error("invalid value '%s' for --runs: a whole number from 2 to %d (pairs of identical runs)",
-			       o->runs, MAX_RUNS);
-		goto out;
-	}
-	if (zl_settings_resolve(s, &err)) {
-		zl_print_error("%s", err.buf);
-		goto out;
-	}
-	for (i = 0; i < o->ops.nr; i++)
-		zl_batch_ops_add_list(&p->ops, o->ops.v[i]);
-	if (s->v[ZL_SET_OP].source == ZL_SRC_FLAG)
-		strvec_push(&p->ops, s->v[ZL_SET_OP].raw);
-	if (!p->ops.nr) {
-		zl_print_error("no operators: give --ops LIST (or --op OP)");
-		goto out;
-	}
-	if (zl_batch_ops_check(&p->ops, &err)) {
-		zl_print_error("%s", err.buf);
-		goto out;
-	}
-	if (choose_device(s, &p->device))
-		goto out;
-	p->backend = xstrdup(s->backend->name);
-	dir = s->v[ZL_SET_OUT].raw ? xstrdup(s->v[ZL_SET_OUT].raw) : default_dir(s);
-	p->dir = zl_absolute_path(dir);
-	if (!zl_dir_absent_or_empty(p->dir)) {
-		zl_print_error("calibration directory '%s' exists and is not empty: continue it with --resume %s, "
-			       "or choose a new --out", p->dir, p->dir);
-		goto out;
-	}
-	if (o->db)
-		p->db = zl_absolute_path(o->db);
-	plan_batch_args(s, p);
-	code = 0;
-out:
-	free(dir);
-	strbuf_release(&err);
-	return code;
-}
-
-static int plan_save(const struct plan *p, int argc, const char **argv, struct strbuf *err)
-{
-	cJSON *doc = cJSON_CreateObject();
-	struct strvec args = STRVEC_INIT;
-	char *path = zl_path_join(p->dir, CALIBRATE_FILE), stamp[32];
-	int i, ret = -1;
-
-	zl_utc_iso8601(stamp, zl_now_epoch());
-	for (i = 0; i < argc; i++)
-		strvec_push(&args, argv[i]);
-	if (!doc || zl_json_add_string(doc, "schema", CALIBRATE_SCHEMA) ||
-	    zl_json_add_string(doc, "created_at", stamp) || zl_json_add_item(doc, "argv", zl_json_strvec(&args)) ||
-	    zl_json_add_string(doc, "backend", p->backend) || zl_json_add_string(doc, "device", p->device) ||
-	    zl_json_add_number(doc, "runs", (double)p->runs) || zl_json_add_item(doc, "ops", zl_json_strvec(&p->ops)) ||
-	    zl_json_add_item(doc, "batch_args", zl_json_strvec(&p->batch_args)) ||
-	    zl_json_add_string(doc, "db", p->db)) {
-		zl_error(err, "cannot build '%s': out of memory", path);
-		goto out;
-	}
-	ret = zl_json_write_atomic(path, doc, err);
-out:
-	cJSON_Delete(doc);
-	strvec_clear(&args);
-	free(path);
-	return ret;
-}
-
-static int plan_load(struct plan *p, const char *dir, struct strbuf *err)
-{
-	char *path, *abs = zl_absolute_path(dir);
-	cJSON *doc;
-	const cJSON *runs;
-	int ret = -1;
-
-	path = zl_path_join(abs, CALIBRATE_FILE);
-	doc = zl_json_read_schema(path, CALIBRATE_SCHEMA, "a directory made by zlbench calibrate", err);
-	if (!doc)
-		goto out;
-	runs = zl_json_path(doc, "runs");
-	p->dir = abs;
-	abs = NULL;
-	p->backend = zl_json_path_dup(doc, "backend");
-	p->device = zl_json_path_dup(doc, "device");
-	p->db = zl_json_path_dup(doc, "db");
-	p->runs = zl_json_long(runs, 0);
-	if (!p->backend || !p->device || p->runs < 2 || p->runs > MAX_RUNS ||
-	    zl_json_to_strvec(zl_json_path(doc, "ops"), &p->ops) || !p->ops.nr ||
-	    zl_json_to_strvec(zl_json_path(doc, "batch_args"), &p->batch_args)) {
-		zl_error(err, "'%s' lacks backend, device, runs, ops or batch_args: not a calibration's plan", path);
-		goto out;
-	}
-	ret = 0;
-out:
-	cJSON_Delete(doc);
-	free(abs);
-	free(path);
-	return ret;
-}
-
-static char *round_dir(const struct plan *p, long k)
-{
-	char *name = xstrfmt("round-%ld", k), *dir = zl_path_join(p->dir, name);
-
-	free(name);
-	return dir;
-}
-
-/* The batch's rows of round k's directory, or -1 (no ops_status.csv yet). */
-static int round_rows(const char *dir, struct zl_batch_rows *rows)
-{
-	char *path = zl_path_join(dir, ZL_BATCH_STATUS_FILE);
-	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
-	size_t complete;
-	int ret = -1;
-
-	if (zl_is_file(path) && strbuf_read_file(&text, path) >= 0)
-		ret = zl_batch_rows_parse(text.buf, text.len, rows, &complete, &err);
-	free(path);
-	strbuf_release(&text);
-	strbuf_release(&err);
-	return ret;
-}
-
-/* Counts of round k from its ops_status.csv: the last row of each op decides. */
-static void round_count(const struct plan *p, const char *dir, struct round *r)
-{
-	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
-	size_t i;
-
-	r->total = p->ops.nr;
-	r->passed = 0;
-	strvec_clear(&r->failed);
-	if (round_rows(dir, &rows)) {
-		zl_batch_rows_release(&rows);
-		return;
-	}
-	for (i = 0; i < p->ops.nr; i++) {
-		const struct zl_batch_row *row = zl_batch_rows_last(&rows, p->ops.v[i]);
-		const char *status = row ? row->v[ZL_BCOL_STATUS] : NULL;
-
-		if (status && !strcmp(status, "passed"))
-			r->passed++;
-		else
-			strvec_pushf(&r->failed, "%s: %s", p->ops.v[i], status ? status : "not run");
-	}
-	zl_batch_rows_release(&rows);
-}
-
-/*
- * Rounds after the first replay the first round's autotune winners (merged over its ops
- * into DIR/records), so every round runs the same kernel configs and the calibration
- * measures the timer's and the machine's run-to-run spread, not the autotuner's choices
- * (on an H200 two independent tunings of layer_norm picked other configs for 2 of its 5
- * keys, 2.3x apart). Not when the runs replay a source of their own, or record nothing.
- */
-static int replays_round_one(const struct plan *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->batch_args.nr && strcmp(p->batch_args.v[i], "--"); i++)
-		if (zl_starts_with(p->batch_args.v[i], "--replay-from") ||
-		    !strcmp(p->batch_args.v[i], "--no-autotune-records"))
-			return 0;
-	return 1;
-}
-
-static char *records_dir(const struct plan *p)
-{
-	return zl_path_join(p->dir, "records");
-}
-
-/* The argv of round k's batch: a new batch, or --resume of one that has started. */
-static void round_argv(const struct plan *p, const char *exe, long k, const char *dir, struct strvec *argv)
-{
-	char *config = zl_path_join(dir, ZL_BATCH_CONFIG_FILE);
-	size_t i;
-
-	strvec_push(argv, exe);
-	strvec_push(argv, "batch");
-	if (zl_is_file(config)) {
-		strvec_pushf(argv, "--resume=%s", dir);
-	} else {
-		for (i = 0; i < p->batch_args.nr && strcmp(p->batch_args.v[i], "--"); i++)
-			strvec_push(argv, p->batch_args.v[i]);
-		if (k > 1 && replays_round_one(p)) {
-			char *records = records_dir(p);
-
-			strvec_pushf(argv, "--replay-from=%s", records);
-			free(records);
-		}
-		strvec_pushf(argv, "--out=%s", dir);
-		for (; i < p->batch_args.nr; i++)
-			strvec_push(argv, p->batch_args.v[i]);
-	}
-	free(config);
-}
-
-static void print_dry_run(const struct plan *p, const char *exe)
-{
-	struct strvec argv = STRVEC_INIT;
-	char *dir;
-	size_t i;
-	long k;
-
-	printf("calibration dir: %s\n", p->dir);
-	printf("backend: %s, device %s\n", p->backend, p->device);
-	printf("ops:");
-	for (i = 0; i < p->ops.nr; i++)
-		printf(" %s", p->ops.v[i]);
-	printf("\nrounds: %ld (each a batch over the ops; every pair of an op's runs is compared)\n", p->runs);
-	for (k = 1; k <= p->runs; k++) {
-		dir = round_dir(p, k);
-		round_argv(p, exe, k, dir, &argv);
-		printf("round %ld argv:\n", k);
-		for (i = 0; i < argv.nr; i++)
-			printf("  %s\n", argv.v[i]);
-		strvec_clear(&argv);
-		free(dir);
-	}
-}
-
-/*
- * DIR/records: the autotune winners of round 1's passed runs, merged (once; a resumed
- * calibration keeps the merge it made). 0, or -1 with err.
- */
-static int make_records(const struct plan *p, struct strbuf *err)
-{
-	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
-	struct zl_merge_stats st;
-	struct strvec runs = STRVEC_INIT;
-	char *records = records_dir(p), *first = round_dir(p, 1), *merged = zl_path_join(records, "merge.json");
-	size_t i;
-	int ret = 0;
-
-	if (zl_is_file(merged))
-		goto out;
-	if (!round_rows(first, &rows)) {
-		for (i = 0; i < p->ops.nr; i++) {
-			const struct zl_batch_row *row = zl_batch_rows_last(&rows, p->ops.v[i]);
-
-			if (row && row->v[ZL_BCOL_STATUS] && !strcmp(row->v[ZL_BCOL_STATUS], "passed") &&
-			    row->v[ZL_BCOL_RUN_DIR]) {
-				char *run = zl_path_join(first, row->v[ZL_BCOL_RUN_DIR]);
-
-				strvec_push(&runs, run);
-				free(run);
-			}
-		}
-	}
-	zl_merge_stats_init(&st);
-	ret = zl_batch_merge_records(&runs, records, &st, err);
-	if (!ret && zl_verbosity >= 0)
-		fprintf(stderr, "rounds 2 to %ld replay round 1's autotune winners: %ld kernels, %ld keys from %zu runs "
-			"(%s)%s\n", p->runs, st.kernels, st.entries, runs.nr, records,
-			st.conflicts ? "; a key two ops recorded differently keeps the first op's config" : "");
-	zl_merge_stats_release(&st);
-out:
-	zl_batch_rows_release(&rows);
-	strvec_clear(&runs);
-	free(records);
-	free(first);
-	free(merged);
-	return ret;
-}
-
-/*
- * Run round k's batch into its directory, its output in logs/round-<k>.log. 0, or
- * -1 when it could not start (err); *stop the stop signal forwarded to it.
- */
-static int run_round(const struct plan *p, const char *exe, long k, struct round *r, int *stop, struct strbuf *err)
-{
-	struct child_process cp = CHILD_PROCESS_INIT;
-	struct zl_supervise_opts so;
-	char *dir = round_dir(p, k), *logs = zl_path_join(p->dir, "logs"), *name = xstrfmt("round-%ld.log", k);
-	char *log = zl_path_join(logs, name);
-	double t0 = zl_now_monotonic();
-	int fd = -1, ret = -1;
-
-	if (zl_mkdir_p(logs, err))
-		goto out;
-	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		zl_error(err, "cannot open '%s': %s", log, strerror(errno));
-		goto out;
-	}
-	if (k > 1 && replays_round_one(p) && make_records(p, err))
-		goto out;
-	round_argv(p, exe, k, dir, &cp.args);
-	if (p->db)
-		strvec_pushf(&cp.env, "ZL_HISTORY_DB=%s", p->db);
-	memset(&so, 0, sizeof(so));
-	so.log_fd = fd;
-	so.echo_fd = zl_verbosity > 0 ? 2 : -1;
-	/* the batch ends its runs with ZL_KILL_GRACE each; then it must be gone */
-	so.kill_after_s = zl_kill_grace() + 60;
-	if (zl_verbosity >= 0)
-		fprintf(stderr, "round %ld/%ld: zlbench batch in %s (log: logs/%s)\n", k, p->runs, dir, name);
-	if (zl_supervise(&cp, &so, &r->exit_code, stop, err))
-		goto out;
-	r->wall_s = zl_now_monotonic() - t0;
-	round_count(p, dir, r);
-	ret = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	child_release(&cp);
-	free(dir);
-	free(logs);
-	free(name);
-	free(log);
-	return ret;
-}
-
-static void print_round(long k, const struct plan *p, const struct round *r)
-{
-	size_t i;
-
-	if (zl_verbosity < 0)
-		return;
-	fprintf(stderr, "round %ld/%ld: %zu of %zu ops passed (batch exit %d, %.1f s)", k, p->runs, r->passed, r->total,
-		r->exit_code, r->wall_s);
-	for (i = 0; i < r->failed.nr; i++)
-		fprintf(stderr, "%s%s", i ? ", " : "; ", r->failed.v[i]);
-	fputc('\n', stderr);
-}
-
-/* The loaded runs of the calibration: runs[o * K + k] is op o's run of round k (NULL: none passed). */
-struct loaded {
-	struct zl_run *runs;
-	int *ok;
-	size_t nr;
-};
-
-static void load_runs(const struct plan *p, struct loaded *l, struct strvec *notes)
-{
-	size_t o;
-	long k;
-
-	l->nr = p->ops.nr * (size_t)p->runs;
-	l->runs = xcalloc(l->nr, sizeof(*l->runs));
-	l->ok = xcalloc(l->nr, sizeof(*l->ok));
-	for (k = 1; k <= p->runs; k++) {
-		struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
-		char *dir = round_dir(p, k);
-		int have = !round_rows(dir, &rows);
-
-		for (o = 0; o < p->ops.nr; o++) {
-			size_t idx = o * (size_t)p->runs + (size_t)(k - 1);
-			const struct zl_batch_row *row = have ? zl_batch_rows_last(&rows, p->ops.v[o]) : NULL;
-			struct strbuf err = STRBUF_INIT;
-			char *run_dir;
-
-			zl_run_init(&l->runs[idx]);
-			if (!row || !row->v[ZL_BCOL_STATUS] || strcmp(row->v[ZL_BCOL_STATUS], "passed") ||
-			    !row->v[ZL_BCOL_RUN_DIR])
-				continue;
-			run_dir = zl_path_join(dir, row->v[ZL_BCOL_RUN_DIR]);
-			if (zl_run_load(run_dir, &l->runs[idx], &err)) {
-				strvec_pushf(notes, "round %ld, %s: %s", k, p->ops.v[o], err.buf);
-				zl_run_release(&l->runs[idx]);
-				zl_run_init(&l->runs[idx]);
-			} else {
-				l->ok[idx] = 1;
-			}
-			free(run_dir);
-			strbuf_release(&err);
-		}
-		zl_batch_rows_release(&rows);
-		free(dir);
-	}
-}
-
-static void loaded_release(struct loaded *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->nr; i++)
-		zl_run_release(&l->runs[i]);
-	free(l->runs);
-	free(l->ok);
-}
-
-/*
- * The calibration's key from the first run that passed; runs with another key are left
- * out (noted). *keyed: the key is complete (the calibration can be stored).
- */
-static void choose_key(const struct plan *p, struct loaded *l, struct zl_calibration *cal, int *keyed,
-		       struct strbuf *why, struct strvec *notes)
-{
-	const struct zl_run *first = NULL;
-	size_t i;
-
-	for (i = 0; i < l->nr && !first; i++)
-		if (l->ok[i])
-			first = &l->runs[i];
-	*keyed = 0;
-	if (!first) {
-		strbuf_addstr(why, "no run passed");
-		return;
-	}
-	*keyed = !zl_calib_key(first, cal, why);
-	for (i = 0; *keyed && i < l->nr; i++) {
-		if (!l->ok[i] || zl_calib_key_matches(&l->runs[i], cal))
-			continue;
-		strvec_pushf(notes, "round %zu, %s: run %s has another backend, device, timer or FlagGems commit "
-			     "than run %s: left out", i % (size_t)p->runs + 1, p->ops.v[i / (size_t)p->runs],
-			     l->runs[i].run_id ? l->runs[i].run_id : "?", first->run_id ? first->run_id : "?");
-		l->ok[i] = 0;
-	}
-}
-
-static const char floor_rule[] =
-	"the smallest floor >= max(3 x the spread's 95% upper bound, 0.5%), raised by 1.25x steps, at which "
-	"compare calls at most 0.1% of the class's A/A rows faster or slower";
-
-static cJSON *rounds_json(const struct plan *p, const struct round *rounds)
-{
-	cJSON *rs = cJSON_CreateArray();
-	long k;
-
-	for (k = 0; rs && k < p->runs; k++) {
-		cJSON *o = cJSON_CreateObject();
-		char *name = xstrfmt("round-%ld", k + 1);
-		int bad = !o || zl_json_add_number(o, "round", (double)(k + 1)) || zl_json_add_string(o, "dir", name) ||
-			  zl_json_add_number(o, "exit_code", rounds[k].exit_code >= 0 ? rounds[k].exit_code : NAN) ||
-			  zl_json_add_number(o, "passed", (double)rounds[k].passed) ||
-			  zl_json_add_number(o, "ops", (double)rounds[k].total) ||
-			  zl_json_add_item(o, "not_passed", zl_json_strvec(&rounds[k].failed));
-
-		free(name);
-		if (bad)
-			cJSON_Delete(o);
-		/* zl_json_add_item deletes what it cannot attach */
-		if (bad || zl_json_add_item(rs, NULL, o)) {
-			cJSON_Delete(rs);
-			rs = NULL;
-		}
-	}
-	return rs;
-}
-
-/* The key of a keyed calibration, else JSON null. */
-static cJSON *key_json(const struct zl_calibration *cal, int keyed)
-{
-	cJSON *key;
-
-	if (!keyed)
-		return cJSON_CreateNull();
-	key = cJSON_CreateObject();
-	if (key && (zl_json_add_string(key, "backend", cal->backend) ||
-		    zl_json_add_string(key, "device_name", cal->device_name) ||
-		    zl_json_add_string(key, "timer", cal->timer) ||
-		    zl_json_add_string(key, "flaggems_commit", cal->flaggems_commit))) {
-		cJSON_Delete(key);
-		key = NULL;
-	}
-	return key;
-}
-
-/* Where a stored calibration went, else JSON null. */
-static cJSON *stored_json(const struct zl_calibration *cal, const char *db_path)
-{
-	struct strbuf d = STRBUF_INIT;
-	cJSON *o;
-
-	if (cal->id <= 0)
-		return cJSON_CreateNull();
-	zl_calibration_describe(cal, &d);
-	o = cJSON_CreateObject();
-	if (o && (zl_json_add_number(o, "id", (double)cal->id) || zl_json_add_string(o, "db", db_path) ||
-		  zl_json_add_string(o, "describe", d.buf) || zl_json_add_string(o, "created_at", cal->created_at))) {
-		cJSON_Delete(o);
-		o = NULL;
-	}
-	strbuf_release(&d);
-	return o;
-}
-
-/* The whole result as one JSON document (NULL: out of memory). */
-static cJSON *result_json(const struct plan *p, const struct round *rounds, const struct zl_calib_result *cr,
-			  const struct zl_calibration *cal, int keyed, const char *not_stored, const char *db_path,
-			  const struct strvec *notes)
-{
-	cJSON *doc = cJSON_CreateObject();
-
-	if (!doc || zl_json_add_string(doc, "schema", "zlbench.calibration/1") ||
-	    zl_json_add_string(doc, "dir", p->dir) || zl_json_add_string(doc, "backend", p->backend) ||
-	    zl_json_add_string(doc, "device", p->device) || zl_json_add_item(doc, "ops", zl_json_strvec(&p->ops)) ||
-	    zl_json_add_number(doc, "runs", (double)p->runs) || zl_json_add_item(doc, "rounds", rounds_json(p, rounds)) ||
-	    zl_json_add_item(doc, "key", key_json(cal, keyed)) ||
-	    zl_json_add_number(doc, "ops_measured", (double)cr->ops) ||
-	    zl_json_add_number(doc, "pairs", (double)cr->pairs) || zl_json_add_number(doc, "rows", (double)cr->rows) ||
-	    zl_json_add_item(doc, "classes", zl_calib_classes_json(cr)) ||
-	    zl_json_add_string(doc, "floor_rule", floor_rule) || zl_json_add_number(doc, "target", ZL_CALIB_TARGET) ||
-	    zl_json_add_item(doc, "stored", stored_json(cal, db_path)) ||
-	    zl_json_add_string(doc, "not_stored", not_stored) || zl_json_add_item(doc, "notes", zl_json_strvec(notes))) {
-		cJSON_Delete(doc);
-		return NULL;
-	}
-	return doc;
-}
-
-static void print_text(const struct plan *p, const struct zl_calib_result *cr, const struct zl_calibration *cal,
-		       int keyed, const char *not_stored, const char *db_path, const struct strvec *notes)
-{
-	size_t i;
-
-	if (keyed)
-		printf("calibration of %s, %s, %s timer, flaggems %s: ", cal->backend, cal->device_name, cal->timer,
-		       cal->flaggems_commit);
-	else
-		printf("calibration (not keyed): ");
-	printf("%zu op%s x %ld runs on device %s, %zu pairs of runs, %zu A/A rows\n", cr->ops, cr->ops == 1 ? "" : "s",
-	       p->runs, p->device, cr->pairs, cr->rows);
-	zl_calib_print_text(cr, stdout);
-	printf("floor: %s (docs/calibrate.md)\n", floor_rule);
-	for (i = 0; i < notes->nr; i++)
-		printf("note: %s\n", notes->v[i]);
-	if (cal->id > 0) {
-		struct strbuf d = STRBUF_INIT;
-
-		zl_calibration_describe(cal, &d);
-		printf("stored: %s in '%s'\n", d.buf, db_path);
-		printf("compare and ab now use calibration %ld as the floor for runs of %s, %s, %s timer, flaggems %s\n",
-		       cal->id, cal->backend, cal->device_name, cal->timer, cal->flaggems_commit);
-		strbuf_release(&d);
-	} else {
-		printf("not stored: %s\n", not_stored ? not_stored : "nothing was measured");
-	}
-	printf("CALIBRATE_DIR=%s\n", p->dir);
-}
-
-/* Store cal; 0 stored, -1 not (why says so). */
-static int store(const struct plan *p, const struct zl_calib_result *cr, struct zl_calibration *cal,
-		 char **db_path, struct strbuf *why)
-{
-	struct zl_history *h = NULL;
-	struct strbuf err = STRBUF_INIT;
-	cJSON *detail = cJSON_CreateObject();
-	char *text = NULL;
-	int ret = -1;
-
-	if (!p->db && zl_history_disabled()) {
-		strbuf_addstr(why, "ZL_NO_HISTORY is set (give --db PATH to store it anyway)");
-		goto out;
-	}
-	if (!detail || zl_json_add_string(detail, "dir", p->dir) || zl_json_add_string(detail, "device", p->device) ||
-	    zl_json_add_number(detail, "pairs", (double)cr->pairs) ||
-	    zl_json_add_item(detail, "classes", zl_calib_classes_json(cr)) ||
-	    zl_json_add_string(detail, "floor_rule", floor_rule) || !(text = cJSON_PrintUnformatted(detail))) {
-		strbuf_addstr(why, "out of memory");
-		goto out;
-	}
-	cal->detail = xstrdup(text);
-	if (zl_history_open(p->db, &h, &err) || zl_history_store_calibration(h, cal, &err)) {
-		strbuf_addstr(why, err.buf);
-		goto out;
-	}
-	*db_path = xstrdup(zl_history_path(h));
-	ret = 0;
-out:
-	zl_history_close(h);
-	cJSON_Delete(detail);
-	cJSON_free(text);
-	strbuf_release(&err);
-	return ret;
-}
-
-/* Each op's runs that loaded: ops[o].runs points at its p->runs slots of ptrs, the first ops[o].nr filled. */
-static void group_runs(const struct plan *p, const struct loaded *l, struct zl_calib_op *ops, const struct zl_run **ptrs)
-{
-	size_t o, i;
-	long k;
-
-	for (o = 0; o < p->ops.nr; o++) {
-		ops[o].op = p->ops.v[o];
-		ops[o].runs = ptrs + o * (size_t)p->runs;
-		for (k = 0; k < p->runs; k++) {
-			i = o * (size_t)p->runs + (size_t)k;
-			if (l->ok[i])
-				ptrs[o * (size_t)p->runs + ops[o].nr++] = &l->runs[i];
-		}
-	}
-}
-
-/* Fill cal from cr and the runs it came from, then store it; 1 when stored, else 0 (why says so). */
-static int keep(const struct plan *p, const struct loaded *l, const struct zl_calib_result *cr,
-		struct zl_calibration *cal, char **db_path, struct strbuf *why)
-{
-	size_t i;
-
-	cal->runs = p->runs;
-	strvec_pushv(&cal->ops, p->ops.v);
-	for (i = 0; i < l->nr; i++)
-		if (l->ok[i] && l->runs[i].run_id)
-			strvec_push(&cal->run_ids, l->runs[i].run_id);
-	zl_calib_fill(cr, cal);
-	return !store(p, cr, cal, db_path, why);
-}
-
-/* The result document written to path (an error printed when it cannot be), and printed with --json. */
-static void write_result(const char *path, const cJSON *doc, int json)
-{
-	struct strbuf err = STRBUF_INIT;
-
-	if (!doc || zl_json_write_atomic(path, doc, &err))
-		zl_print_error("%s", doc ? err.buf : "cannot build the calibration's JSON: out of memory");
-	if (json && doc) {
-		char *text = cJSON_Print(doc);
-
-		if (text)
-			printf("%s\n", text);
-		cJSON_free(text);
-	}
-	strbuf_release(&err);
-}
-
-/* Measure the rounds' runs, store, print. Returns the exit code. */
-static int measure(const struct plan *p, const struct round *rounds, int json)
-{
-	struct loaded l;
-	struct zl_calib_op *ops = xcalloc(p->ops.nr, sizeof(*ops));
-	const struct zl_run **ptrs = xcalloc(p->ops.nr * (size_t)p->runs, sizeof(*ptrs));
-	struct zl_calib_result cr;
-	struct zl_calibration cal;
-	struct strvec notes = STRVEC_INIT;
-	struct strbuf why = STRBUF_INIT;
-	char *db_path = NULL, *result_path = zl_path_join(p->dir, RESULT_FILE);
-	cJSON *doc;
-	size_t i, failed = 0;
-	int keyed, stored = 0, code;
-	long k;
-
-	zl_calib_result_init(&cr);
-	zl_calibration_init(&cal);
-	load_runs(p, &l, &notes);
-	choose_key(p, &l, &cal, &keyed, &why, &notes);
-	group_runs(p, &l, ops, ptrs);
-	for (k = 0; k < p->runs; k++)
-		failed += rounds[k].passed < rounds[k].total;
-	zl_calib_compute(ops, p->ops.nr, &cr);
-	for (i = 0; i < cr.notes.nr; i++)
-		strvec_push(&notes, cr.notes.v[i]);
-	if (!cr.rows && !why.len)
-		strbuf_addstr(&why, "no A/A row: no op has two runs that passed with a latency");
-	if (keyed && cr.rows)
-		stored = keep(p, &l, &cr, &cal, &db_path, &why);
-	doc = result_json(p, rounds, &cr, &cal, keyed, stored ? NULL : why.buf, db_path, &notes);
-	write_result(result_path, doc, json);
-	if (!json)
-		print_text(p, &cr, &cal, keyed, stored ? NULL : why.buf, db_path, &notes);
-	if (!stored)
-		zl_print_error("the calibration was not stored: %s", why.buf);
-	code = stored && !failed ? ZL_EXIT_OK : ZL_EXIT_FAILED;
-	cJSON_Delete(doc);
-	zl_calibration_release(&cal);
-	zl_calib_result_release(&cr);
-	loaded_release(&l);
-	strvec_clear(&notes);
-	strbuf_release(&why);
-	free(ops);
-	free(ptrs);
-	free(db_path);
-	free(result_path);
-	return code;
-}
-
-/* Run the rounds that have not finished, then measure. Returns the exit code. */
-static int run_rounds(const struct plan *p, const char *exe, int json)
-{
-	struct round *rounds = xcalloc((size_t)p->runs, sizeof(*rounds));
-	struct strbuf err = STRBUF_INIT;
-	int code = ZL_EXIT_OK, stop = 0;
-	long k;
-
-	for (k = 0; k < p->runs; k++)
-		round_init(&rounds[k]);
-	if (zl_signals_install(&err)) {
-		zl_print_error("%s", err.buf);
-		code = ZL_EXIT_USAGE;
-		goto out;
-	}
-	for (k = 1; k <= p->runs; k++) {
-		struct round *r = &rounds[k - 1];
-
-		stop = zl_supervise_pending_stop();
-		if (stop)
-			break;
-		if (run_round(p, exe, k, r, &stop, &err)) {
-			zl_print_error("round %ld: %s", k, err.buf);
-			code = ZL_EXIT_USAGE;
-			goto out;
-		}
-		print_round(k, p, r);
-		if (stop || r->exit_code >= ZL_EXIT_SIGNAL_BASE) {
-			stop = stop ? stop : r->exit_code - ZL_EXIT_SIGNAL_BASE;
-			break;
-		}
-		/* a round that could not start its runs at all: the next would fail alike */
-		if (r->exit_code == ZL_EXIT_USAGE || r->exit_code == ZL_EXIT_PREFLIGHT) {
-			zl_print_error("round %ld: the batch exited %d (see %s/logs/round-%ld.log); the calibration stops",
-				       k, r->exit_code, p->dir, k);
-			code = r->exit_code;
-			goto out;
-		}
-	}
-	if (stop) {
-		zl_print_error("interrupted (signal %d, %s): continue with zlbench calibrate --resume %s", stop,
-			       strsignal(stop), p->dir);
-		code = ZL_EXIT_SIGNAL_BASE + stop;
-		goto out;
-	}
-	code = measure(p, rounds, json);
-out:
-	zl_signals_restore();
-	for (k = 0; k < p->runs; k++)
-		strvec_clear(&rounds[k].failed);
-	free(rounds);
-	strbuf_release(&err);
-	return code;
-}
-
-/* The plan of the calibration --resume names; run settings and options cannot change it. 0, or -1. */
-static int plan_resume(const struct zl_settings *s, struct plan *p)
-{
-	struct strvec forwarded = STRVEC_INIT;
-	struct strbuf err = STRBUF_INIT;
-	int given = co.ops.nr || co.runs || s->passthrough.nr || zl_settings_given(s, ZL_SETF_ALL);
-
-	zl_options_forward(calibrate_tables, &forwarded);
-	given |= forwarded.nr > 0;
-	strvec_clear(&forwarded);
-	if (given) {
-		zl_print_error("--resume uses the settings saved in the calibration directory; run settings, "
-			       "--ops, --runs, batch options and pytest arguments cannot change them");
-		return -1;
-	}
-	if (plan_load(p, co.resume, &err)) {
+	zl_options_forward(calibrate_tables, forwarded);
+	if (zl_progress_mode_parse(co.progress, &req->progress, &err) || zl_exports_check(&co.exports, &err)) {
 		zl_print_error("%s", err.buf);
 		strbuf_release(&err);
 		return -1;
 	}
-	if (co.db) {
-		free(p->db);
-		p->db = zl_absolute_path(co.db);
+	req->ops = &co.ops;
+	req->runs = ZL_CALIBRATE_DEFAULT_RUNS;
+	req->resume = co.resume;
+	req->db = co.db;
+	req->dry_run = co.dry_run;
+	req->forwarded = forwarded;
+	req->argc = ctx->argc;
+	req->argv = ctx->argv;
+	if (co.resume) {
+		if (co.ops.nr || co.runs || s->passthrough.nr || zl_settings_given(s, ZL_SETF_ALL) || forwarded->nr) {
+			zl_print_error("--resume uses the settings saved in the calibration directory; run settings, "
+				       "--ops, --runs, batch options and pytest arguments cannot change them");
+			return -1;
+		}
+		return 0;
+	}
+	v = zl_settings_given(s, ctx->cmd->refused_settings);
+	if (v) {
+		zl_print_error("%s names one run; a calibration takes --ops LIST (or --op OP)", v->from);
+		return -1;
+	}
+	if (co.runs && (zl_parse_long(co.runs, &req->runs) || req->runs < 2 || req->runs > ZL_CALIBRATE_MAX_RUNS)) {
+		zl_print_error("invalid value '%s' for --runs: a whole number from 2 to %d (pairs of identical runs)",
+			       co.runs, ZL_CALIBRATE_MAX_RUNS);
+		return -1;
+	}
+	if (zl_settings_resolve(s, &err)) {
+		zl_print_error("%s", err.buf);
+		strbuf_release(&err);
+		return -1;
 	}
 	return 0;
 }
 
-/* The calibration directory for this process: claimed and calibrate.json saved, or locked. The fd, or -1. */
-static int claim(const struct zl_cmd_ctx *ctx, const struct plan *p)
+/* The result document (calibrate has JSON only). */
+static int render_format(enum zl_export_format f, const void *data, struct strbuf *sb, struct strbuf *err)
 {
-	struct strbuf err = STRBUF_INIT;
-	int fd;
+	cJSON *doc = zl_calibrate_session_json(data);
+	char *text = doc ? cJSON_Print(doc) : NULL;
 
-	if (!co.resume) {
-		/* claimed like a batch directory: of two calibrations started with one --out, one writes */
-		fd = zl_batch_claim_dir(p->dir, &err);
-		if (fd >= 0 && plan_save(p, ctx->argc, ctx->argv, &err)) {
-			close(fd);
-			fd = -1;
-		}
-	} else {
-		fd = zl_batch_lock(p->dir, 0, &err);
+	(void)f;
+	if (text)
+		strbuf_addf(sb, "%s\n", text);
+	cJSON_free(text);
+	cJSON_Delete(doc);
+	return text ? 0 : zl_error(err, "cannot build the calibration's JSON: out of memory");
+}
+
+/* The result on stdout (the text or the JSON), then the exports. 0, or -1 after a message. */
+static int render(const struct zl_calibrate_session *st)
+{
+	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+	int ret = 0;
+
+	if (co.json)
+		ret = render_format(ZL_EXPORT_JSON, st, &sb, &err);
+	else
+		zl_calibrate_session_print_text(st, zl_term_width(1), stdout);
+	if (ret || fwrite(sb.buf, 1, sb.len, stdout) != sb.len || fflush(stdout) || ferror(stdout)) {
+		zl_print_error("cannot write the calibration to standard output%s%s", ret ? ": " : "", err.buf);
+		ret = -1;
 	}
-	if (fd < 0)
+	if (!ret && zl_exports_write(&co.exports, render_format, st, &err)) {
 		zl_print_error("%s", err.buf);
+		ret = -1;
+	}
+	strbuf_release(&sb);
 	strbuf_release(&err);
-	return fd;
+	return ret;
 }
 
 static int cmd_calibrate(struct zl_cmd_ctx *ctx)
 {
-	struct plan p;
-	char *exe = zl_self_exe();
-	int code = ZL_EXIT_USAGE, lock_fd = -1;
+	struct zl_calibrate_request req;
+	struct zl_calibrate_session st;
+	struct strvec forwarded = STRVEC_INIT;
+	int code = ZL_EXIT_USAGE;
 
-	plan_init(&p);
-	if (co.resume)
-		code = plan_resume(ctx->s, &p) ? ZL_EXIT_USAGE : 0;
-	else
-		code = plan_new(ctx, &p);
-	if (code)
+	memset(&req, 0, sizeof(req));
+	zl_calibrate_session_init(&st);
+	if (read_request(ctx, &req, &forwarded))
 		goto out;
-	if (co.dry_run) {
-		print_dry_run(&p, exe);
-		goto out;
-	}
-	code = ZL_EXIT_USAGE;
-	lock_fd = claim(ctx, &p);
-	if (lock_fd < 0)
-		goto out;
-	if (zl_verbosity >= 0)
-		fprintf(stderr, "zlbench calibrate: %zu op%s x %ld runs, backend %s, device %s%s: %s\n", p.ops.nr,
-			p.ops.nr == 1 ? "" : "s", p.runs, p.backend, p.device, co.resume ? " (resumed)" : "", p.dir);
-	code = run_rounds(&p, exe, co.json);
+	code = zl_calibrate_session_run(&st, &req, ctx->s);
+	if (req.dry_run && !code)
+		zl_calibrate_session_print_plan(&st, stdout);
+	else if (st.measured && render(&st))
+		code = ZL_EXIT_FAILED;
 out:
-	if (lock_fd >= 0)
-		close(lock_fd);
-	plan_release(&p);
-	free(exe);
+	zl_calibrate_session_release(&st);
+	strvec_clear(&forwarded);
 	return code;
 }
 
@@ -1014,11 +183,12 @@ const struct zl_command zl_cmd_calibrate = {
 	.refused_settings = ZL_SETF_NODE,
 	.summary = "measure this machine's run-to-run noise: the floor compare uses",
 	.usage = "[--backend B] (--ops LIST | --op OP) [--runs K] [--devices D] [--out DIR]\n"
-		 "                         [--json] [--db PATH] [run settings] [-- <pytest args>]\n"
-		 "       zlbench calibrate --resume DIR [--json] [--db PATH]",
+		 "                         [--json] [--json-out FILE] [--db PATH] [--progress MODE]\n"
+		 "                         [run settings] [-- <pytest args>]\n"
+		 "       zlbench calibrate --resume DIR [--json] [--json-out FILE] [--db PATH] [--progress MODE]",
 	.description =
 		"Measures how far identical runs land apart on this machine, and stores the floor that\n"
-		"`zlbench compare` and `zlbench ab` then use for it. The ops run K times (default " ZL_STR(DEFAULT_RUNS) ") with\n"
+		"`zlbench compare` and `zlbench ab` then use for it. The ops run K times (default " ZL_STR(ZL_CALIBRATE_DEFAULT_RUNS) ") with\n"
 		"identical settings on one device: K rounds, each one `zlbench batch` over the ops in\n"
 		"DIR/round-<k>/ (device pinning, timeouts, ops_status.csv and run directories as batch has\n"
 		"them). Then every pair of an op's runs is compared with compare's own verdict engine, and\n"
@@ -1033,7 +203,11 @@ const struct zl_command zl_cmd_calibrate = {
 		"set-up. It cannot be stored without a device name (the backend's query tool) or a\n"
 		"FlagGems commit (a git checkout): then it is printed and written to DIR only.\n"
 		"DIR/calibration.json holds the figures; the last line on stdout is CALIBRATE_DIR=<path>\n"
-		"(with --json, stdout is the JSON document alone).\n",
+		"(with --json, stdout is the JSON document alone). The output puts the answer first: stored\n"
+		"or not (and why), the floor per size class, then the table (fitted to $COLUMNS, else the\n"
+		"terminal's width, else 80) and how it was measured. While the rounds go, a line on stderr\n"
+		"says which round, its ops done and what is left (ETA) when stderr is a terminal; else a\n"
+		"line per round (--progress).\n",
 	.notes =
 		"The run settings are given to every run of every round (--op-file and --test-node are refused:\n"
 		"a calibration names its ops). Environment: as for batch (ZL_KILL_GRACE, ZL_HISTORY_DB, ZL_HOME,\n"

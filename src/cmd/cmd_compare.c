@@ -1,5 +1,4 @@
 /* zlbench compare: check two runs' caliber, then compare them shape by shape. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,19 +8,24 @@
 #include "zlbench/compare.h"
 #include "zlbench/efficiency.h"
 #include "zlbench/error.h"
+#include "zlbench/export.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/history.h"
 #include "zlbench/options.h"
+#include "zlbench/rowview.h"
 #include "zlbench/runload.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/strvec.h"
 #include "zlbench/term.h"
+#include "zlbench/units.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
 static const char *opt_fail, *opt_threshold, *opt_db;
 static int opt_json, opt_csv, opt_markdown, opt_allow, opt_allow_missing, opt_fail_on_unsure, opt_efficiency;
+static struct zl_exports opt_exports;
+static struct zl_view_args opt_view;
 
 static const struct zl_option compare_options[] = {
 	{ .type = ZL_OPT_GROUP, .help = "Options:" },
@@ -34,6 +38,11 @@ static const struct zl_option compare_options[] = {
 	{ .type = ZL_OPT_FLAG, .long_name = "efficiency", .value = &opt_efficiency, .defval = 1,
 	  .help = "after the table, each row's bytes, FLOPs, GB/s and TFLOP/s against the device's peaks "
 		  "(--json always has them)" },
+	ZL_OPT_JSON_OUT(&opt_exports),
+	ZL_OPT_CSV_OUT(&opt_exports),
+	ZL_OPT_MD_OUT(&opt_exports),
+	{ .type = ZL_OPT_GROUP, .help = "The view (the table and Markdown; JSON and CSV keep every row in the runs' order):" },
+	ZL_VIEW_OPTION_ROWS(&opt_view),
 	{ .type = ZL_OPT_GROUP, .help = "Judgement:" },
 	{ .type = ZL_OPT_STRING, .long_name = "fail-on-regression", .value = &opt_fail, .argh = "PCT",
 	  .help = "exit 1 when the geomean, or a gems shape called slower, is > PCT % slower (see 4.)" },
@@ -51,29 +60,16 @@ static const struct zl_option compare_options[] = {
 	ZL_OPT_END_ROW
 };
 
-/* Plain decimal digits with at most one point: no hex, exponent, sign, inf or nan. */
-static int decimal_text(const char *s)
-{
-	size_t digits = strspn(s, "0123456789");
-
-	if (s[digits] == '.')
-		return (digits || isdigit((unsigned char)s[digits + 1])) &&
-		       !s[digits + 1 + strspn(s + digits + 1, "0123456789")];
-	return digits && !s[digits];
-}
-
-/* "5", "2.5" or "5%": a decimal percentage >= 0. */
+/* "5", "2.5" or "5%": a decimal percentage >= 0 (units.h). 0, or -1 after a message. */
 static int parse_pct(const char *name, const char *s, double *out)
 {
-	size_t len = strlen(s);
-	char *num = xstrndup(s, len && s[len - 1] == '%' ? len - 1 : len);
-	int bad = !decimal_text(num) || zl_parse_double(num, out) || *out < 0;
+	struct strbuf err = STRBUF_INIT;
+	int ret = zl_parse_pct(name, s, out, &err);
 
-	free(num);
-	if (bad)
-		zl_print_error("invalid %s '%s': expected a decimal percentage >= 0 (e.g. 3, 2.5 or 5%%)",
-			       name, s);
-	return bad ? -1 : 0;
+	if (ret)
+		zl_print_error("%s", err.buf);
+	strbuf_release(&err);
+	return ret;
 }
 
 /*
@@ -130,19 +126,45 @@ out:
 	return ret;
 }
 
-static int render(const struct zl_compare *c)
+/* An export's document: JSON, CSV or the Markdown of the view. */
+struct export_data {
+	const struct zl_compare *c;
+	const struct zl_view_opts *view;
+};
+
+static int render_format(enum zl_export_format f, const void *data, struct strbuf *sb, struct strbuf *err)
 {
+	const struct export_data *d = data;
+
+	switch (f) {
+	case ZL_EXPORT_JSON:
+		return zl_compare_render_json(d->c, sb, err);
+	case ZL_EXPORT_CSV:
+		zl_compare_render_csv(d->c, sb);
+		return 0;
+	case ZL_EXPORT_MD:
+	case ZL_EXPORT__COUNT:
+		break;
+	}
+	zl_compare_render_markdown(d->c, d->view, sb);
+	return 0;
+}
+
+/* Standard output in the format asked for, then the exports. 0, or -1 after a message. */
+static int render(const struct zl_compare *c, const struct zl_view_opts *view)
+{
+	struct export_data d = { c, view };
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	int ret = 0;
 
 	if (opt_json)
-		ret = zl_compare_render_json(c, &sb, &err);
+		ret = render_format(ZL_EXPORT_JSON, &d, &sb, &err);
 	else if (opt_csv)
-		zl_compare_render_csv(c, &sb);
+		ret = render_format(ZL_EXPORT_CSV, &d, &sb, &err);
 	else if (opt_markdown)
-		zl_compare_render_markdown(c, &sb);
+		ret = render_format(ZL_EXPORT_MD, &d, &sb, &err);
 	else
-		zl_compare_print_text(c, stdout, zl_use_color(1));
+		zl_compare_print_text(c, view, stdout);
 	if (opt_efficiency && !opt_json && !opt_csv && !opt_markdown)
 		zl_compare_print_efficiency(c, stdout, zl_use_color(1));
 	if (ret) {
@@ -151,9 +173,25 @@ static int render(const struct zl_compare *c)
 		zl_print_error("cannot write the comparison to standard output");
 		ret = -1;
 	}
+	if (!ret && zl_exports_write(&opt_exports, render_format, &d, &err)) {
+		zl_print_error("%s", err.buf);
+		ret = -1;
+	}
 	strbuf_release(&sb);
 	strbuf_release(&err);
 	return ret;
+}
+
+/* The view's options and the exports' files. 0, or -1 after a message. */
+static int read_view(struct zl_view_opts *view)
+{
+	struct strbuf err = STRBUF_INIT;
+	int bad = zl_view_opts_read(&opt_view, 1, view, &err) || zl_exports_check(&opt_exports, &err);
+
+	if (bad)
+		zl_print_error("%s", err.buf);
+	strbuf_release(&err);
+	return bad ? -1 : 0;
 }
 
 /* The options and operands checked, opts filled; -1 with the usage error printed. */
@@ -181,11 +219,25 @@ static int read_opts(const struct strvec *args, struct zl_compare_opts *opts)
 	return 0;
 }
 
-/* A and B were not measured alike: each difference, and the way to compare anyway. */
+/*
+ * A and B were not measured alike: each difference, and the way to compare anyway; or,
+ * when they ran no operator in common, which operators each ran.
+ */
 static void print_mismatches(const struct zl_compare *cmp)
 {
+	struct strvec alerts = STRVEC_INIT;
 	size_t i;
 
+	if (zl_compare_disjoint_ops(cmp)) {
+		zl_compare_alerts(cmp, &alerts);
+		zl_print_error("%s", alerts.v[alerts.nr - 1]);
+		fprintf(stderr, "hint: compare two runs of the same operators (their caliber differs too: ");
+		for (i = 0; i < cmp->caliber.mismatches.nr; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", cmp->caliber.mismatches.v[i].field);
+		fprintf(stderr, ")\n");
+		strvec_clear(&alerts);
+		return;
+	}
 	for (i = 0; i < cmp->caliber.mismatches.nr; i++) {
 		const struct zl_diff *d = &cmp->caliber.mismatches.v[i];
 		zl_print_error("caliber mismatch: %s: %s vs %s", d->field, d->a, d->b);
@@ -197,6 +249,7 @@ static void print_mismatches(const struct zl_compare *cmp)
 static int cmd_compare(struct zl_cmd_ctx *ctx)
 {
 	struct zl_compare_opts opts = ZL_COMPARE_OPTS_INIT;
+	struct zl_view_opts view = ZL_VIEW_OPTS_INIT;
 	const struct strvec *args = &ctx->args;
 	struct zl_history *h = NULL;
 	struct zl_calibration cal;
@@ -209,7 +262,7 @@ static int cmd_compare(struct zl_cmd_ctx *ctx)
 	zl_run_init(&b);
 	zl_calibration_init(&cal);
 	zl_compare_init(&cmp);
-	if (read_opts(args, &opts))
+	if (read_opts(args, &opts) || read_view(&view))
 		goto out;
 	if (load_side(args->v[0], &h, &a) || load_side(args->v[1], &h, &b))
 		goto out;
@@ -222,7 +275,7 @@ static int cmd_compare(struct zl_cmd_ctx *ctx)
 		print_mismatches(&cmp);
 		goto out;
 	}
-	if (render(&cmp)) {
+	if (render(&cmp, &view)) {
 		ret = ZL_EXIT_FAILED;
 		goto out;
 	}
@@ -243,9 +296,11 @@ const struct zl_command zl_cmd_compare = {
 	.flags = ZL_CMD_OPERANDS,
 	.options = compare_options,
 	.summary = "compare two runs after checking their caliber",
-	.usage = "A B [--json|--csv|--markdown] [--fail-on-regression PCT]\n"
-		 "                       [--fail-on-unsure] [--threshold PCT] [--allow-missing-shapes]\n"
-		 "                       [--allow-caliber-mismatch] [--efficiency] [--db PATH]",
+	.usage = "A B [--json|--csv|--markdown] [--json-out FILE] [--csv-out FILE] [--md-out FILE]\n"
+		 "                       [--sort change|name|time] [--only-changed|--all] [--time-unit UNIT]\n"
+		 "                       [--fail-on-regression PCT] [--fail-on-unsure] [--threshold PCT]\n"
+		 "                       [--allow-missing-shapes] [--allow-caliber-mismatch] [--efficiency]\n"
+		 "                       [--db PATH]",
 	.description =
 		"Compares run B against run A. A and B are run directories, or run ids (or a\n"
 		"unique prefix) looked up in the history database. A run whose directory is\n"
@@ -294,12 +349,21 @@ const struct zl_command zl_cmd_compare = {
 		"   must move and the FLOPs it must do (zlbench's rule for the op's family:\n"
 		"   pointwise, reduction, softmax, GEMM; else FlagGems' own gbps/tflops; else\n"
 		"   unknown), the GB/s and TFLOP/s A's and B's times achieve, and their share of\n"
-		"   the device's datasheet peaks (HBM bandwidth, dense FLOP/s of the dtype).\n",
+		"   the device's datasheet peaks (HBM bandwidth, dense FLOP/s of the dtype).\n\n"
+		"The table puts the answer first: one verdict line (the gate, each side's verdict\n"
+		"counts, the gems geomean with its CI), warnings when A and B are the same run or ran\n"
+		"different operators, the changed rows (faster, slower, missing on a side), the unsure\n"
+		"rows grouped by why, with one piece of advice per group, then (--all) the rest; how A\n"
+		"and B were measured and judged comes after. Within each, gems rows come before the\n"
+		"torch rows (the baseline), sorted by --sort. Times are in one unit, three significant\n"
+		"digits; the table fits $COLUMNS (else the terminal's width, else 80 columns) by\n"
+		"leaving out the 95% CI column first, then p, floor and method.\n",
 	.notes =
 		"Environment:\n"
 		"  ZL_HISTORY_DB  history database for run ids when --db is not given\n"
 		"  ZL_HOME        data directory holding history.db\n"
 		"  NO_COLOR       no colour (colour is used only on a terminal anyway)\n"
+		"  COLUMNS        the width the table fits (else the terminal's, else 80)\n"
 		"\nExit status:\n"
 		"  0  compared (and the gate, if any, passed)\n"
 		"  1  --fail-on-regression: the gate failed (also: the output could not be written)\n"
@@ -307,5 +371,6 @@ const struct zl_command zl_cmd_compare = {
 		"\nExamples:\n"
 		"  zlbench compare runs/A runs/B\n"
 		"  zlbench compare 20261129-101500-cuda-mm-1a2b3c 20261129-113000-cuda-mm-4d5e6f --markdown\n"
-		"  zlbench compare runs/A runs/B --fail-on-regression 3 --fail-on-unsure\n",
+		"  zlbench compare runs/A runs/B --fail-on-regression 3 --fail-on-unsure\n"
+		"  zlbench compare runs/A runs/B --fail-on-regression 3 --json-out compare.json --md-out pr.md\n",
 };

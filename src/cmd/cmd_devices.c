@@ -11,6 +11,7 @@
 #include "zlbench/error.h"
 #include "zlbench/json.h"
 #include "zlbench/options.h"
+#include "zlbench/schema.h"
 #include "zlbench/settings.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/strvec.h"
@@ -176,7 +177,7 @@ static cJSON *devices_json(const struct choice *c, const struct zl_devlist *dl)
 
 	if (!root)
 		return NULL;
-	if (zl_json_add_string(root, "backend", c->b->name) ||
+	if (zl_json_add_schema(root, ZL_SCHEMA_DEVICES) || zl_json_add_string(root, "backend", c->b->name) ||
 	    zl_json_add_string(root, "backend_source", c->source) ||
 	    zl_json_add_string(root, "backend_why", c->why.buf) ||
 	    zl_json_add_string(root, "vendor", c->b->vendor_name) ||

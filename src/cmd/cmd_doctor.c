@@ -32,7 +32,7 @@ static const struct zl_option doctor_options[] = {
 	  .help = "bound of each step that starts Python", .env = "ZL_DOCTOR_TIMEOUT",
 	  .default_doc = ZL_STR(DOCTOR_TIMEOUT_DEFAULT), .source = &step_timeout_source },
 	{ .type = ZL_OPT_FLAG, .long_name = "json", .value = &opt_json, .defval = 1,
-	  .help = "print {op, backend, flaggems_dir, level, ok, failed_step, warnings,\n"
+	  .help = "print {schema, op, backend, flaggems_dir, level, ok, failed_step, warnings,\n"
 		  "steps: [{number, name, title, status, summary, evidence, fix, seen}],\n"
 		  "commands}" },
 	ZL_OPT_END_ROW,

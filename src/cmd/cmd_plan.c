@@ -10,6 +10,7 @@
 #include "zlbench/error.h"
 #include "zlbench/json.h"
 #include "zlbench/plan.h"
+#include "zlbench/schema.h"
 #include "zlbench/settings.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -45,7 +46,7 @@ static int print_json(const char *backend, const struct zl_plan *plan)
 	cJSON *plugins = NULL, *reasons = NULL;
 	char *text = NULL;
 	size_t i;
-	int ok = root && cJSON_AddStringToObject(root, "backend", backend) &&
+	int ok = root && !zl_json_add_schema(root, ZL_SCHEMA_PLAN) && cJSON_AddStringToObject(root, "backend", backend) &&
 		 cJSON_AddStringToObject(root, "timer", plan->timer) &&
 		 cJSON_AddStringToObject(root, "fallback", plan->fallback) &&
 		 cJSON_AddNumberToObject(root, "noise_target", plan->noise_target) &&

@@ -12,6 +12,7 @@
 #include "zlbench/fsutil.h"
 #include "zlbench/history.h"
 #include "zlbench/options.h"
+#include "zlbench/progress.h"
 #include "zlbench/report.h"
 #include "zlbench/runload.h"
 #include "zlbench/strbuf.h"
@@ -22,12 +23,14 @@
 
 #define DEFAULT_OUTPUT "report.html"
 
-static const char *opt_out, *opt_op, *opt_since, *opt_backend, *opt_db, *opt_fail, *opt_threshold;
+static const char *opt_out, *opt_op, *opt_since, *opt_backend, *opt_db, *opt_fail, *opt_threshold, *opt_progress;
 static int opt_compare, opt_history, opt_allow;
 
 static const struct zl_option report_options[] = {
 	{ .type = ZL_OPT_STRING, .long_name = "output", .short_name = 'o', .value = &opt_out, .argh = "FILE",
 	  .help = "write the page to FILE (default " DEFAULT_OUTPUT "; - for standard output)" },
+	{ .type = ZL_OPT_STRING, .long_name = "progress", .value = &opt_progress, .argh = "MODE",
+	  .help = "a line with an ETA on stderr while many runs load: auto (on a terminal), live or none" },
 	{ .type = ZL_OPT_GROUP, .help = "What to report (default: the directory given):" },
 	{ .type = ZL_OPT_FLAG, .long_name = "compare", .value = &opt_compare, .defval = 1,
 	  .help = "compare two runs, A and B (directories or run ids)" },
@@ -274,7 +277,8 @@ static int cmd_report(struct zl_cmd_ctx *ctx)
 {
 	struct zl_compare_opts opts = ZL_COMPARE_OPTS_INIT;
 	const struct strvec *args = &ctx->args;
-	struct strbuf page = STRBUF_INIT;
+	struct strbuf page = STRBUF_INIT, err = STRBUF_INIT;
+	enum zl_progress_mode progress;
 	char now[32];
 	int ret = ZL_EXIT_USAGE;
 	size_t want;
@@ -302,6 +306,11 @@ static int cmd_report(struct zl_cmd_ctx *ctx)
 	    (opt_threshold && parse_pct("--threshold", opt_threshold, &opts.threshold_pct)))
 		goto out;
 	opts.allow_mismatch = opt_allow;
+	if (zl_progress_mode_parse(opt_progress, &progress, &err)) {
+		zl_print_error("%s", err.buf);
+		goto out;
+	}
+	zl_progress_global_start(progress);
 	zl_utc_iso8601(now, zl_now_epoch());
 	if (opt_compare)
 		ret = page_compare(args, &opts, now, &page);
@@ -309,10 +318,12 @@ static int cmd_report(struct zl_cmd_ctx *ctx)
 		ret = page_history(now, &page);
 	else
 		ret = page_dir(args->v[0], &opts, now, &page);
+	zl_progress_global_stop();
 	if (ret == ZL_EXIT_OK)
 		ret = write_page(&page);
 out:
 	strbuf_release(&page);
+	strbuf_release(&err);
 	return ret;
 }
 
@@ -322,7 +333,7 @@ const struct zl_command zl_cmd_report = {
 	.flags = ZL_CMD_OPERANDS,
 	.options = report_options,
 	.summary = "write one self-contained HTML page of a run, batch, comparison or history",
-	.usage = "RUN_DIR|BATCH_DIR|AB_DIR [-o FILE]\n"
+	.usage = "RUN_DIR|BATCH_DIR|AB_DIR [-o FILE] [--progress MODE]\n"
 		 "   or: zlbench report --compare A B [--fail-on-regression PCT] [--threshold PCT]\n"
 		 "                      [--allow-caliber-mismatch] [-o FILE]\n"
 		 "   or: zlbench report --history [--op OP] [--since DATE] [--backend B] [-o FILE]",

@@ -16,6 +16,7 @@
 #include "zlbench/json.h"
 #include "zlbench/plan.h"
 #include "zlbench/resolve.h"
+#include "zlbench/schema.h"
 #include "zlbench/shapes.h"
 #include "zlbench/tunercache.h"
 #include "zlbench/util.h"
@@ -1581,7 +1582,7 @@ struct cJSON *zl_doctor_to_json(const struct zl_doctor *d)
 
 	for (i = 0; i < ZL_DOCTOR_STEPS; i++)
 		warnings += d->results[i].status == ZL_DOCTOR_WARN;
-	ok = ok && !zl_json_add_string(root, "op", op_name(d)) &&
+	ok = ok && !zl_json_add_schema(root, ZL_SCHEMA_DOCTOR) && !zl_json_add_string(root, "op", op_name(d)) &&
 	     !zl_json_add_string(root, "backend", d->s->backend ? d->s->backend->name : NULL) &&
 	     !zl_json_add_string(root, "flaggems_dir", d->s->flaggems_dir) &&
 	     !zl_json_add_string(root, "level", d->s->level) &&

@@ -50,6 +50,7 @@ const struct zl_env_def zl_env_defs[ZL_ENV__COUNT] = {
 
 	FOREIGN(ZL_ENV_NO_COLOR, "NO_COLOR", "set and not empty: no colour (colour is used only on a terminal)", NULL),
 	FOREIGN(ZL_ENV_TERM, "TERM", "dumb or empty: no colour", NULL),
+	FOREIGN(ZL_ENV_COLUMNS, "COLUMNS", "the width the tables for people fit", "the terminal's width, else 80"),
 	FOREIGN(ZL_ENV_TMPDIR, "TMPDIR", "where temporary files and directories go", "/tmp"),
 	FOREIGN(ZL_ENV_HOME_DIR, "HOME", "the defaults of ZL_HOME and of the caches below", NULL),
 	FOREIGN(ZL_ENV_XDG_DATA_HOME, "XDG_DATA_HOME", "ZL_HOME's default is $XDG_DATA_HOME/zlbench",

@@ -131,6 +131,8 @@ int zl_supervise(struct child_process *cp, const struct zl_supervise_opts *o, in
 		}
 		if (w.reaped && w.open && r == 0 && zl_now_monotonic() >= w.drain_until)
 			break;
+		if (o->tick && !w.reaped)
+			o->tick(o->tick_arg);
 	}
 	if (cp->out_fd >= 0)
 		close(cp->out_fd);

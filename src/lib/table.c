@@ -97,6 +97,7 @@ void zl_table_init(struct zl_table *t, size_t ncols, unsigned long right_mask)
 {
 	t->ncols = ncols;
 	t->right = right_mask;
+	t->hidden = 0;
 	strvec_init(&t->cells);
 	t->colors = NULL;
 	t->alloc_colors = 0;
@@ -132,31 +133,82 @@ static size_t text_width(const char *s)
 	return w;
 }
 
-void zl_table_print(const struct zl_table *t, FILE *out, int use_color)
+static int hidden_col(const struct zl_table *t, size_t col)
+{
+	return col < 8 * sizeof(t->hidden) && (t->hidden >> col) & 1;
+}
+
+/* Each column's width (0 for a hidden one); the caller frees. */
+static size_t *col_widths(const struct zl_table *t)
 {
 	size_t *width = xcalloc(t->ncols ? t->ncols : 1, sizeof(*width));
 	size_t i;
 
 	for (i = 0; i < t->cells.nr; i++) {
 		size_t w = text_width(t->cells.v[i]);
-		if (w > width[i % t->ncols])
+
+		if (!hidden_col(t, i % t->ncols) && w > width[i % t->ncols])
 			width[i % t->ncols] = w;
 	}
+	return width;
+}
+
+size_t zl_table_width(const struct zl_table *t)
+{
+	size_t *width = col_widths(t), col, total = 0, shown = 0;
+
+	for (col = 0; col < t->ncols; col++)
+		if (!hidden_col(t, col)) {
+			total += width[col];
+			shown++;
+		}
+	free(width);
+	return total + (shown ? 2 * (shown - 1) : 0);
+}
+
+size_t zl_table_fit(struct zl_table *t, size_t width, const size_t *drop, size_t ndrop)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ndrop && zl_table_width(t) > width; i++) {
+		if (drop[i] >= t->ncols || drop[i] >= 8 * sizeof(t->hidden) || hidden_col(t, drop[i]))
+			continue;
+		t->hidden |= 1UL << drop[i];
+		n++;
+	}
+	return n;
+}
+
+void zl_table_print(const struct zl_table *t, FILE *out, int use_color)
+{
+	size_t *width = col_widths(t);
+	struct strbuf line = STRBUF_INIT;
+	size_t i, last = 0;
+
+	for (i = 0; i < t->ncols; i++)
+		if (!hidden_col(t, i))
+			last = i;
 	for (i = 0; i < t->cells.nr; i++) {
 		size_t col = i % t->ncols;
 		size_t pad = width[col] - text_width(t->cells.v[i]);
 		int right = col < 8 * sizeof(t->right) && (t->right >> col) & 1;
-		int colored = use_color && t->colors[i] != ZL_COLOR_NONE;
-		int last = col == t->ncols - 1;
+		int colored = use_color && t->colors[i] != ZL_COLOR_NONE && *t->cells.v[i];
 
+		if (hidden_col(t, col))
+			continue;
 		if (right)
-			fprintf(out, "%*s", (int)pad, "");
-		fprintf(out, "%s%s%s", colored ? zl_color_start(t->colors[i]) : "", t->cells.v[i],
-			colored ? ZL_COLOR_RESET : "");
-		if (!right && !last)
-			fprintf(out, "%*s", (int)pad, "");
-		fputs(last ? "\n" : "  ", out);
+			strbuf_addf(&line, "%*s", (int)pad, "");
+		strbuf_addf(&line, "%s%s%s", colored ? zl_color_start(t->colors[i]) : "", t->cells.v[i],
+			    colored ? ZL_COLOR_RESET : "");
+		if (col != last) {
+			strbuf_addf(&line, "%*s", right ? 2 : (int)pad + 2, "");
+			continue;
+		}
+		strbuf_rtrim(&line);
+		fprintf(out, "%s\n", line.buf);
+		strbuf_reset(&line);
 	}
+	strbuf_release(&line);
 	free(width);
 }
 

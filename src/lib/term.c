@@ -1,6 +1,7 @@
 /* Colour on a terminal (include/zlbench/term.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "zlbench/env.h"
@@ -35,4 +36,17 @@ int zl_use_color(int fd)
 	if (term && term[0] == 'd' && !strcmp(term, "dumb"))
 		return 0;
 	return isatty(fd);
+}
+
+size_t zl_term_width(int fd)
+{
+	const char *columns = zl_env(ZL_ENV_COLUMNS);
+	struct winsize ws;
+	long n;
+
+	if (columns && !zl_parse_long(columns, &n) && n > 0)
+		return (size_t)n;
+	if (isatty(fd) && !ioctl(fd, TIOCGWINSZ, &ws) && ws.ws_col > 0)
+		return ws.ws_col;
+	return ZL_TERM_DEFAULT_WIDTH;
 }

@@ -14,6 +14,7 @@
 #include "zlbench/batch_schedule.h"
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
+#include "zlbench/progress.h"
 #include "zlbench/report.h"
 #include "zlbench/report/html.h"
 #include "zlbench/report/parts.h"
@@ -104,6 +105,7 @@ static int view_load(struct batch_view *v, const char *dir, struct strbuf *err)
 		struct op_view *o = &v->ops[i];
 		const char *rel;
 
+		zl_progress_step("report: loading the batch's runs", i, v->nops);
 		o->op = v->c.ops.v[i];
 		o->last = zl_batch_rows_last(&v->rows, o->op);
 		o->speedup = NAN;

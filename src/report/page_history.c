@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "zlbench/history.h"
+#include "zlbench/progress.h"
 #include "zlbench/report.h"
 #include "zlbench/report/html.h"
 #include "zlbench/report/parts.h"
@@ -503,6 +504,7 @@ static void load_runs(struct zl_history *h, const struct zl_history_list *list, 
 		const char *id = list->v[i].v[ZL_HCOL_RUN_ID];
 		struct zl_run *run = &hr->loaded[hr->n];
 
+		zl_progress_step("report: loading the history's runs", list->nr - 1 - i, list->nr);
 		zl_run_init(run);
 		strbuf_reset(&why);
 		if (!id || zl_history_load_run(h, id, run, &why)) {

@@ -7,15 +7,16 @@
 #include "zlbench/ab.h"
 #include "zlbench/history.h"
 #include "zlbench/json.h"
+#include "zlbench/rowview.h"
 #include "zlbench/stats.h"
 #include "zlbench/table.h"
 #include "zlbench/term.h"
+#include "zlbench/units.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
 /* Text and Markdown list at most this many unsure rows (JSON and CSV: all). */
-#define UNSURE_LISTED 20
 
 void zl_ab_position(size_t k, int *arm, size_t *round)
 {
@@ -648,14 +649,6 @@ static void floor_source(const struct zl_ab *ab, const struct zl_ab_row *r, stru
 		strbuf_addstr(sb, "fixed");
 }
 
-static void fmt_num(struct strbuf *sb, double v, const char *fmt)
-{
-	if (isfinite(v))
-		strbuf_addf(sb, fmt, v);
-	else
-		strbuf_addch(sb, '-');
-}
-
 static void pair_list(struct strbuf *sb, const struct zl_ab_row *r, const char *sep)
 {
 	size_t i;
@@ -702,58 +695,6 @@ static void geomean_text(struct strbuf *sb, const struct zl_ab_geomean *g, size_
 		strbuf_addf(sb, " %.4f", g->pair[k]);
 }
 
-/* One row of the text table, its cells in the order of zl_ab_print_text's head; sb is scratch. */
-static void text_row(struct zl_table *t, const struct zl_ab_row *r, int with_gate, struct strbuf *sb)
-{
-	zl_table_add(t, r->op, ZL_COLOR_NONE);
-	zl_table_add(t, r->dtype, ZL_COLOR_NONE);
-	zl_table_add(t, r->shape, ZL_COLOR_NONE);
-	zl_table_add(t, zl_side_name(r->side), ZL_COLOR_NONE);
-	strbuf_reset(sb);
-	fmt_num(sb, r->v.a_ms, "%.6f");
-	zl_table_add(t, sb->buf, ZL_COLOR_NONE);
-	strbuf_reset(sb);
-	fmt_num(sb, r->v.b_ms, "%.6f");
-	zl_table_add(t, sb->buf, ZL_COLOR_NONE);
-	strbuf_reset(sb);
-	fmt_num(sb, r->v.ratio, "%.4f");
-	zl_table_add(t, sb->buf, zl_verdict_color(r->v.verdict));
-	strbuf_reset(sb);
-	ci_text(sb, r->v.ci_low, r->v.ci_high);
-	zl_table_add(t, sb->buf, ZL_COLOR_NONE);
-	strbuf_reset(sb);
-	fmt_num(sb, r->v.p_value, "%.2g");
-	zl_table_add(t, sb->buf, ZL_COLOR_NONE);
-	zl_table_add(t, zl_verdict_name(r->v.verdict), zl_verdict_color(r->v.verdict));
-	strbuf_reset(sb);
-	pair_list(sb, r, " ");
-	zl_table_add(t, sb->len ? sb->buf : "-", ZL_COLOR_NONE);
-	if (with_gate)
-		zl_table_add(t, r->gate_failed ? "FAILED" : "", ZL_COLOR_RED);
-}
-
-/* The unsure rows with their reasons and advice, at most UNSURE_LISTED of them. */
-static void print_unsure(const struct zl_ab *ab, FILE *out, const char *warn, const char *reset)
-{
-	size_t i, shown = 0;
-
-	if (!ab->counts[ZL_VERDICT_UNSURE])
-		return;
-	fprintf(out, "%sunsure: %zu rows:%s\n", warn, ab->counts[ZL_VERDICT_UNSURE], reset);
-	for (i = 0; i < ab->nr_rows && shown < UNSURE_LISTED; i++) {
-		const struct zl_ab_row *r = &ab->rows[i];
-
-		if (r->v.verdict != ZL_VERDICT_UNSURE)
-			continue;
-		fprintf(out, "  %s %s %s %s: %s\n    advice: %s\n", r->op, r->dtype, r->shape, zl_side_name(r->side),
-			r->unsure_reason, r->advice);
-		shown++;
-	}
-	if (ab->counts[ZL_VERDICT_UNSURE] > shown)
-		fprintf(out, "  ... and %zu more (--json and --csv list them all)\n",
-			ab->counts[ZL_VERDICT_UNSURE] - shown);
-}
-
 /* The lines under the table: verdict counts, both geomeans, the gate and the runs that did not pass. */
 static void print_totals(const struct zl_ab *ab, FILE *out)
 {
@@ -778,25 +719,88 @@ static void print_totals(const struct zl_ab *ab, FILE *out)
 	strbuf_release(&sb);
 }
 
-void zl_ab_print_text(const struct zl_ab *ab, FILE *out, int use_color)
+/* The people's view of the rows: each row's figures, its method and B/A per round. */
+static void ab_view(const struct zl_ab *ab, const struct zl_view_opts *o, struct zl_view *v)
 {
-	static const char *const head[] = { "op", "dtype", "shape", "side", "A ms", "B ms", "B/A", "95% CI",
-					    "p", "verdict", "B/A per round", "gate" };
-	size_t ncols = ZL_ARRAY_SIZE(head) - (ab->opts.fail_pct < 0), i;
-	const char *warn = use_color ? zl_color_start(ZL_COLOR_YELLOW) : "", *reset = use_color ? ZL_COLOR_RESET : "";
-	struct zl_table t;
 	struct strbuf sb = STRBUF_INIT;
+	size_t i;
 
-	fprintf(out, "floor: %s\n", ab->floor_summary ? ab->floor_summary : "-");
-	zl_table_init(&t, ncols, (1ul << 4) | (1ul << 5) | (1ul << 6) | (1ul << 8));
-	for (i = 0; i < ncols; i++)
-		zl_table_add(&t, head[i], ZL_COLOR_BOLD);
-	for (i = 0; i < ab->nr_rows; i++)
-		text_row(&t, &ab->rows[i], ncols == ZL_ARRAY_SIZE(head), &sb);
-	zl_table_print(&t, out, use_color);
-	zl_table_release(&t);
+	zl_view_init(v);
+	v->method = 1;
+	v->extra_head = "B/A per round";
+	v->gate = ab->opts.fail_pct >= 0;
+	for (i = 0; i < ab->nr_rows; i++) {
+		const struct zl_ab_row *r = &ab->rows[i];
+		struct zl_view_row *w = zl_view_add(v);
+
+		w->op = r->op;
+		w->dtype = r->dtype;
+		w->shape = r->shape;
+		w->occurrence = r->occurrence;
+		w->side = r->side;
+		w->a_ms = r->v.a_ms;
+		w->b_ms = r->v.b_ms;
+		w->ratio = r->v.ratio;
+		w->ci_low = r->v.ci_low;
+		w->ci_high = r->v.ci_high;
+		w->p_value = r->v.p_value;
+		w->verdict = r->v.verdict;
+		w->unsure = r->v.unsure;
+		w->advice = r->advice;
+		w->gate_failed = r->gate_failed;
+		w->method = xstrdup(method_of(r));
+		strbuf_reset(&sb);
+		pair_list(&sb, r, " ");
+		w->extra = xstrdup(sb.len ? sb.buf : "-");
+	}
+	zl_view_settle(v, o);
 	strbuf_release(&sb);
-	print_unsure(ab, out, warn, reset);
+}
+
+/* The answer in one line: the gate, each side's counts, the gems geomean over the rounds. */
+static void verdict_line(const struct zl_ab *ab, const struct zl_view *v, struct strbuf *sb, const char *on,
+			 const char *off)
+{
+	const struct zl_ab_geomean *g = &ab->gems;
+
+	if (ab->opts.fail_pct >= 0)
+		strbuf_addf(sb, "gate (--fail-on-regression %g%%): %s%s%s; ", ab->opts.fail_pct, on,
+			    ab->gate_failed ? "FAILED" : "passed", off);
+	strbuf_addstr(sb, "gems: ");
+	zl_view_counts(v, ZL_SIDE_GEMS, sb);
+	if (g->rows && isfinite(g->geomean)) {
+		strbuf_addf(sb, "; geomean B/A %.4f (", g->geomean);
+		zl_fmt_change(sb, g->geomean);
+		strbuf_addstr(sb, ") ");
+		ci_text(sb, g->lo, g->hi);
+	} else {
+		strbuf_addstr(sb, "; geomean B/A: none");
+	}
+	strbuf_addf(sb, " over %zu round%s; torch: ", ab->pairs, ab->pairs == 1 ? "" : "s");
+	zl_view_counts(v, ZL_SIDE_TORCH, sb);
+}
+
+void zl_ab_print_answer(const struct zl_ab *ab, const struct zl_view_opts *opts, FILE *out)
+{
+	struct zl_view_opts defaults = ZL_VIEW_OPTS_INIT;
+	const struct zl_view_opts *o = opts ? opts : &defaults;
+	const char *on = o->use_color ? zl_color_start(ab->gate_failed ? ZL_COLOR_BOLD_RED : ZL_COLOR_GREEN) : "";
+	struct strbuf sb = STRBUF_INIT;
+	struct zl_view v;
+
+	ab_view(ab, o, &v);
+	verdict_line(ab, &v, &sb, on, o->use_color ? ZL_COLOR_RESET : "");
+	fprintf(out, "%s\n\n", sb.buf);
+	zl_view_print_changed(&v, o, out);
+	zl_view_print_unsure(&v, o, out);
+	zl_view_print_rest(&v, o, out);
+	zl_view_release(&v);
+	strbuf_release(&sb);
+}
+
+void zl_ab_print_details(const struct zl_ab *ab, FILE *out)
+{
+	fprintf(out, "floor: %s\n", ab->floor_summary ? ab->floor_summary : "-");
 	print_totals(ab, out);
 }
 
@@ -969,28 +973,12 @@ void zl_ab_render_csv(const struct zl_ab *ab, struct strbuf *sb)
 	strbuf_release(&f);
 }
 
-/* A Markdown table cell: no bar or line break may end it early. */
-static void md_cell(struct strbuf *sb, const char *s)
-{
-	strbuf_addstr(sb, " ");
-	for (; *s; s++) {
-		if (*s == '|')
-			strbuf_addstr(sb, "\\|");
-		else if (*s == '\n' || *s == '\r')
-			strbuf_addch(sb, ' ');
-		else
-			strbuf_addch(sb, *s);
-	}
-	strbuf_addstr(sb, " |");
-}
-
-/* The lines above the Markdown table: rounds, floor, verdicts, both geomeans and the gate. */
+/* The lines under the Markdown tables: floor, verdicts, both geomeans and the gate. */
 static void md_header(const struct zl_ab *ab, struct strbuf *sb)
 {
 	struct strbuf f = STRBUF_INIT;
 	size_t i;
 
-	strbuf_addf(sb, "**zlbench ab**: %zu interleaved rounds (ABBA)\n\n", ab->pairs);
 	strbuf_addf(sb, "- floor: %s\n", ab->floor_summary ? ab->floor_summary : "-");
 	counts_line(ab, &f);
 	strbuf_addf(sb, "- verdicts: %s\n", f.buf);
@@ -1008,64 +996,17 @@ static void md_header(const struct zl_ab *ab, struct strbuf *sb)
 	strbuf_release(&f);
 }
 
-/* One row of the Markdown table; f is scratch. */
-static void md_row(struct strbuf *sb, const struct zl_ab_row *r, struct strbuf *f)
+void zl_ab_render_markdown(const struct zl_ab *ab, const struct zl_view_opts *opts, struct strbuf *sb)
 {
-	strbuf_addch(sb, '|');
-	md_cell(sb, r->op);
-	md_cell(sb, r->dtype);
-	md_cell(sb, r->shape);
-	md_cell(sb, zl_side_name(r->side));
-	strbuf_reset(f);
-	fmt_num(f, r->v.a_ms, "%.6f");
-	md_cell(sb, f->buf);
-	strbuf_reset(f);
-	fmt_num(f, r->v.b_ms, "%.6f");
-	md_cell(sb, f->buf);
-	strbuf_reset(f);
-	fmt_num(f, r->v.ratio, "%.4f");
-	md_cell(sb, f->buf);
-	strbuf_reset(f);
-	ci_text(f, r->v.ci_low, r->v.ci_high);
-	md_cell(sb, f->buf);
-	strbuf_reset(f);
-	fmt_num(f, r->v.p_value, "%.2g");
-	md_cell(sb, f->buf);
-	md_cell(sb, r->v.verdict == ZL_VERDICT_SLOWER ? "**slower**" : zl_verdict_name(r->v.verdict));
-	strbuf_reset(f);
-	pair_list(f, r, ", ");
-	md_cell(sb, f->len ? f->buf : "-");
-	strbuf_addch(sb, '\n');
-}
+	struct zl_view_opts defaults = ZL_VIEW_OPTS_INIT;
+	const struct zl_view_opts *o = opts ? opts : &defaults;
+	struct zl_view v;
 
-/* The unsure rows with their reasons and advice, at most UNSURE_LISTED of them. */
-static void md_unsure(const struct zl_ab *ab, struct strbuf *sb)
-{
-	size_t i, shown = 0;
-
-	if (ab->counts[ZL_VERDICT_UNSURE])
-		strbuf_addstr(sb, "\n**Unsure rows**\n\n");
-	for (i = 0; i < ab->nr_rows && shown < UNSURE_LISTED; i++) {
-		const struct zl_ab_row *r = &ab->rows[i];
-
-		if (r->v.verdict != ZL_VERDICT_UNSURE)
-			continue;
-		strbuf_addf(sb, "- %s %s %s %s: %s. Advice: %s\n", r->op, r->dtype, r->shape, zl_side_name(r->side),
-			    r->unsure_reason, r->advice);
-		shown++;
-	}
-}
-
-void zl_ab_render_markdown(const struct zl_ab *ab, struct strbuf *sb)
-{
-	struct strbuf f = STRBUF_INIT;
-	size_t i;
-
+	ab_view(ab, o, &v);
+	strbuf_addf(sb, "**zlbench ab**: %zu interleaved rounds (ABBA)\n\n**Verdict:** ", ab->pairs);
+	verdict_line(ab, &v, sb, "**", "**");
+	strbuf_addstr(sb, "\n\n");
+	zl_view_markdown(&v, o, sb);
 	md_header(ab, sb);
-	strbuf_addstr(sb, "\n| op | dtype | shape | side | A ms | B ms | B/A | 95% CI | p | verdict | B/A per round |\n"
-			  "|---|---|---|---|---:|---:|---:|---|---:|---|---|\n");
-	for (i = 0; i < ab->nr_rows; i++)
-		md_row(sb, &ab->rows[i], &f);
-	md_unsure(ab, sb);
-	strbuf_release(&f);
+	zl_view_release(&v);
 }

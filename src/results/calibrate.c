@@ -358,10 +358,12 @@ static void pct_cell(struct zl_table *t, double frac)
 		zl_table_add(t, "-", ZL_COLOR_NONE);
 }
 
-void zl_calib_print_text(const struct zl_calib_result *r, FILE *out)
+void zl_calib_print_text(const struct zl_calib_result *r, size_t width, FILE *out)
 {
 	static const char *const heads[] = { "size class", "rows", "spread", "upper 95%", "|B/A-1| p99", "max",
 					     "flagged at 1%", "at 2%", "at 5%", "floor", "flagged at floor" };
+	/* a narrow terminal loses the spread's bound first, then the tail, then the 2 and 5 % rates */
+	static const size_t drop[] = { 3, 5, 4, 7, 8 };
 	struct zl_table t;
 	size_t c, k;
 
@@ -387,8 +389,25 @@ void zl_calib_print_text(const struct zl_calib_result *r, FILE *out)
 			zl_table_add(&t, "-", ZL_COLOR_NONE);
 		}
 	}
+	if (width)
+		zl_table_fit(&t, width, drop, ZL_ARRAY_SIZE(drop));
 	zl_table_print(&t, out, 0);
 	zl_table_release(&t);
+}
+
+void zl_calib_floors(const struct zl_calib_result *r, struct strbuf *sb)
+{
+	const char *sep = "";
+	size_t c;
+
+	for (c = 0; c < ZL_SIZE__COUNT; c++) {
+		if (!r->cls[c].rows)
+			continue;
+		strbuf_addf(sb, "%s%s %.1f%%", sep, zl_size_class_name((enum zl_size_class)c), r->cls[c].floor_pct);
+		sep = ", ";
+	}
+	if (!*sep)
+		strbuf_addstr(sb, "none (no A/A row)");
 }
 
 cJSON *zl_calib_classes_json(const struct zl_calib_result *r)

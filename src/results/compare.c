@@ -636,6 +636,8 @@ void zl_compare_init(struct zl_compare *c)
 	geomean_init(&c->drift.torch);
 	strvec_init(&c->gate_reasons);
 	strvec_init(&c->warnings);
+	strvec_init(&c->ops_only_a);
+	strvec_init(&c->ops_only_b);
 }
 
 void zl_compare_release(struct zl_compare *c)
@@ -660,6 +662,8 @@ void zl_compare_release(struct zl_compare *c)
 	free(c->drift.torch_b);
 	strvec_clear(&c->gate_reasons);
 	strvec_clear(&c->warnings);
+	strvec_clear(&c->ops_only_a);
+	strvec_clear(&c->ops_only_b);
 	zl_compare_init(c);
 }
 
@@ -1217,6 +1221,109 @@ static void apply_gate(struct zl_compare *c)
 		gate_row(c, &c->rows[i], limit);
 }
 
+/* The same run on both sides: one directory (symbolic links followed), or one run id. */
+static int same_run(const struct zl_run *a, const struct zl_run *b)
+{
+	char *da, *db;
+	int same;
+
+	if (a->run_id && b->run_id && !strcmp(a->run_id, b->run_id))
+		return 1;
+	if (!a->dir || !b->dir)
+		return 0;
+	da = zl_absolute_path(a->dir);
+	db = zl_absolute_path(b->dir);
+	same = !strcmp(da, db);
+	free(da);
+	free(db);
+	return same;
+}
+
+/* The operators of run's rows, each once, in row order. */
+static void run_ops(const struct zl_run *run, struct strvec *ops)
+{
+	size_t i;
+
+	const char *last = NULL;
+
+	/* rows come grouped by op: look a name up only where it changes */
+	for (i = 0; i < run->nr_results; i++) {
+		const char *op = run->results[i].op;
+
+		if (!op || (last && !strcmp(op, last)))
+			continue;
+		last = op;
+		if (strvec_find(ops, op) < 0)
+			strvec_push(ops, op);
+	}
+}
+
+/* Operators with rows in one run only, when both have rows. */
+static void build_op_sets(struct zl_compare *c)
+{
+	struct strvec a = STRVEC_INIT, b = STRVEC_INIT;
+	size_t i;
+
+	run_ops(c->a, &a);
+	run_ops(c->b, &b);
+	for (i = 0; a.nr && b.nr && i < a.nr; i++)
+		if (strvec_find(&b, a.v[i]) < 0)
+			strvec_push(&c->ops_only_a, a.v[i]);
+	for (i = 0; a.nr && b.nr && i < b.nr; i++)
+		if (strvec_find(&a, b.v[i]) < 0)
+			strvec_push(&c->ops_only_b, b.v[i]);
+	strvec_clear(&a);
+	strvec_clear(&b);
+}
+
+int zl_compare_disjoint_ops(const struct zl_compare *c)
+{
+	struct strvec a = STRVEC_INIT;
+	int disjoint;
+
+	run_ops(c->a, &a);
+	disjoint = a.nr && c->ops_only_a.nr == a.nr;
+	strvec_clear(&a);
+	return disjoint;
+}
+
+static void join_ops(struct strbuf *sb, const struct strvec *ops)
+{
+	size_t i;
+
+	for (i = 0; i < ops->nr; i++)
+		strbuf_addf(sb, "%s%s", i ? ", " : "", ops->v[i]);
+}
+
+void zl_compare_alerts(const struct zl_compare *c, struct strvec *lines)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (c->same_run) {
+		strbuf_addf(&sb, "A and B are the same run (%s", c->a->run_id ? c->a->run_id : ZL_COMPARE_NONE_TEXT);
+		if (c->a->dir)
+			strbuf_addf(&sb, " in '%s'", c->a->dir);
+		strbuf_addstr(&sb, "): every row is compared with itself; give two runs");
+		strvec_push(lines, sb.buf);
+		strbuf_reset(&sb);
+	}
+	if (c->ops_only_a.nr || c->ops_only_b.nr) {
+		strbuf_addstr(&sb, "A and B ran different operators:");
+		if (c->ops_only_a.nr) {
+			strbuf_addstr(&sb, " only in A: ");
+			join_ops(&sb, &c->ops_only_a);
+		}
+		if (c->ops_only_b.nr) {
+			strbuf_addstr(&sb, c->ops_only_a.nr ? "; only in B: " : " only in B: ");
+			join_ops(&sb, &c->ops_only_b);
+		}
+		strbuf_addstr(&sb, zl_compare_disjoint_ops(c) ? " (none in common: nothing to pair)" :
+			      " (their rows have no partner: missing on the other side)");
+		strvec_push(lines, sb.buf);
+	}
+	strbuf_release(&sb);
+}
+
 void zl_compare_runs(const struct zl_run *a, const struct zl_run *b,
 		     const struct zl_compare_opts *opts, struct zl_compare *out)
 {
@@ -1227,6 +1334,8 @@ void zl_compare_runs(const struct zl_run *a, const struct zl_run *b,
 	if (opts)
 		out->opts = *opts;
 	zl_caliber_check(a, b, &out->caliber);
+	out->same_run = same_run(a, b);
+	build_op_sets(out);
 	build_rows(out, &only_a, &only_b);
 	build_drift(out);
 	build_warnings(out, only_a, only_b);

@@ -15,7 +15,10 @@
 #include "zlbench/history.h"
 #include "zlbench/efficiency.h"
 #include "zlbench/json.h"
+#include "zlbench/rowview.h"
+#include "zlbench/schema.h"
 #include "zlbench/table.h"
+#include "zlbench/units.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -23,9 +26,6 @@
 #define NONE_TEXT ZL_COMPARE_NONE_TEXT
 
 /* ---- rendering -------------------------------------------------------------- */
-
-/* Unsure rows listed one by one in text and Markdown; JSON and CSV carry them all. */
-#define UNSURE_LISTED 20
 
 static int has_mismatch(const struct zl_compare *c)
 {
@@ -162,38 +162,6 @@ static const char *no_control_reason(const struct zl_compare *c, struct strbuf *
 	return sb->buf;
 }
 
-static void fmt_ms(struct strbuf *sb, double v)
-{
-	if (isfinite(v))
-		strbuf_addf(sb, "%.6f", v);
-	else
-		strbuf_addch(sb, '-');
-}
-
-static void fmt_change(struct strbuf *sb, double ratio)
-{
-	if (isfinite(ratio))
-		strbuf_addf(sb, "%+.1f%%", (ratio - 1) * 100);
-	else
-		strbuf_addch(sb, '-');
-}
-
-static void fmt_row_ci(struct strbuf *sb, const struct zl_compare_row *r)
-{
-	if (isfinite(r->ci_low) && isfinite(r->ci_high))
-		strbuf_addf(sb, "[%.4f, %.4f]", r->ci_low, r->ci_high);
-	else
-		strbuf_addch(sb, '-');
-}
-
-static void fmt_p(struct strbuf *sb, double p)
-{
-	if (isfinite(p))
-		strbuf_addf(sb, "%.2g", p);
-	else
-		strbuf_addch(sb, '-');
-}
-
 /* "samples 2000/2000", "medians iqr ±0.000123", "medians ±5%". */
 static void fmt_method(struct strbuf *sb, const struct zl_compare_row *r)
 {
@@ -205,13 +173,6 @@ static void fmt_method(struct strbuf *sb, const struct zl_compare_row *r)
 		strbuf_addf(sb, "medians ±%g%%", r->threshold_pct);
 	else
 		strbuf_addch(sb, '-');
-}
-
-static void shape_cell(struct strbuf *sb, const struct zl_compare_row *r)
-{
-	strbuf_addstr(sb, r->shape);
-	if (r->occurrence > 1)
-		strbuf_addf(sb, " #%d", r->occurrence);
 }
 
 static void fmt_geomean(struct strbuf *sb, const struct zl_geomean *g)
@@ -249,87 +210,6 @@ static void print_diffs(FILE *out, const char *title, const struct zl_diffs *d)
 	fprintf(out, "%s\n", title);
 	for (i = 0; i < d->nr; i++)
 		fprintf(out, "  %s: %s -> %s\n", d->v[i].field, d->v[i].a, d->v[i].b);
-}
-
-static void print_rows_table(const struct zl_compare *c, FILE *out, int use_color)
-{
-	static const char *const head[] = { "op", "dtype", "shape", "side", "A ms", "B ms", "B/A",
-					    "change", "95% CI", "p", "verdict", "method", "gate" };
-	/* the gate column only when there is a gate */
-	size_t ncols = ZL_ARRAY_SIZE(head) - (c->opts.fail_pct < 0);
-	struct zl_table t;
-	struct strbuf sb = STRBUF_INIT;
-	size_t i;
-
-	zl_table_init(&t, ncols, (1ul << 4) | (1ul << 5) | (1ul << 6) | (1ul << 7) | (1ul << 9));
-	for (i = 0; i < ncols; i++)
-		zl_table_add(&t, head[i], ZL_COLOR_BOLD);
-	for (i = 0; i < c->nr_rows; i++) {
-		const struct zl_compare_row *r = &c->rows[i];
-
-		zl_table_add(&t, r->op, ZL_COLOR_NONE);
-		zl_table_add(&t, r->dtype, ZL_COLOR_NONE);
-		strbuf_reset(&sb);
-		shape_cell(&sb, r);
-		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
-		zl_table_add(&t, zl_side_name(r->side), ZL_COLOR_NONE);
-		strbuf_reset(&sb);
-		fmt_ms(&sb, r->a_ms);
-		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
-		strbuf_reset(&sb);
-		fmt_ms(&sb, r->b_ms);
-		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
-		strbuf_reset(&sb);
-		if (isfinite(r->ratio))
-			strbuf_addf(&sb, "%.4f", r->ratio);
-		else
-			strbuf_addch(&sb, '-');
-		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
-		strbuf_reset(&sb);
-		fmt_change(&sb, r->ratio);
-		zl_table_add(&t, sb.buf, zl_verdict_color(r->verdict));
-		strbuf_reset(&sb);
-		fmt_row_ci(&sb, r);
-		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
-		strbuf_reset(&sb);
-		fmt_p(&sb, r->p_value);
-		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
-		zl_table_add(&t, zl_verdict_name(r->verdict), zl_verdict_color(r->verdict));
-		strbuf_reset(&sb);
-		fmt_method(&sb, r);
-		zl_table_add(&t, sb.buf, ZL_COLOR_NONE);
-		if (ncols == ZL_ARRAY_SIZE(head))
-			zl_table_add(&t, r->gate_failed ? "FAILED" : "", ZL_COLOR_RED);
-	}
-	zl_table_print(&t, out, use_color);
-	zl_table_release(&t);
-	strbuf_release(&sb);
-}
-
-/* Each unsure row with its reason and advice, at most UNSURE_LISTED of them. */
-static void print_unsure(const struct zl_compare *c, FILE *out, const char *warn, const char *reset)
-{
-	struct strbuf sb = STRBUF_INIT;
-	size_t i, shown = 0;
-
-	if (!c->rows_unsure)
-		return;
-	fprintf(out, "%sunsure: %zu rows (--fail-on-unsure makes the gate fail on gems rows among them "
-		"that may be too slow):%s\n", warn, c->rows_unsure, reset);
-	for (i = 0; i < c->nr_rows && shown < UNSURE_LISTED; i++) {
-		const struct zl_compare_row *r = &c->rows[i];
-
-		if (r->verdict != ZL_VERDICT_UNSURE)
-			continue;
-		strbuf_reset(&sb);
-		zl_compare_row_label(&sb, r);
-		fprintf(out, "  %s: %s\n    advice: %s\n", sb.buf, r->unsure_reason, r->advice);
-		shown++;
-	}
-	if (c->rows_unsure > shown)
-		fprintf(out, "  ... and %zu more (--json and --csv list them all)\n", c->rows_unsure - shown);
-	fputc('\n', out);
-	strbuf_release(&sb);
 }
 
 static void print_geomeans(const struct zl_compare *c, FILE *out, int use_color)
@@ -423,7 +303,7 @@ static void print_gate(const struct zl_compare *c, FILE *out, int use_color)
 
 	if (c->opts.fail_pct < 0)
 		return;
-	fprintf(out, "gate (--fail-on-regression %g%%): %s%s%s\n", c->opts.fail_pct,
+	fprintf(out, "\ngate (--fail-on-regression %g%%) in detail: %s%s%s\n", c->opts.fail_pct,
 		c->gate_failed ? red : green, c->gate_failed ? "FAILED" : "passed", reset);
 	gate_rule(c, &sb);
 	fprintf(out, "  rule: %s\n", sb.buf);
@@ -434,19 +314,108 @@ static void print_gate(const struct zl_compare *c, FILE *out, int use_color)
 	strbuf_release(&sb);
 }
 
-void zl_compare_print_text(const struct zl_compare *c, FILE *out, int use_color)
+/* The people's view of the rows: each row's figures, its method, floor and advice. */
+static void compare_view(const struct zl_compare *c, const struct zl_view_opts *o, struct zl_view *v)
 {
-	const char *warn = use_color ? zl_color_start(ZL_COLOR_YELLOW) : "";
-	const char *reset = use_color ? ZL_COLOR_RESET : "";
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
 
+	zl_view_init(v);
+	v->method = 1;
+	v->extra_head = "floor";
+	v->gate = c->opts.fail_pct >= 0;
+	for (i = 0; i < c->nr_rows; i++) {
+		const struct zl_compare_row *r = &c->rows[i];
+		struct zl_view_row *w = zl_view_add(v);
+
+		w->op = r->op;
+		w->dtype = r->dtype;
+		w->shape = r->shape;
+		w->occurrence = r->occurrence;
+		w->side = r->side;
+		w->a_ms = r->a_ms;
+		w->b_ms = r->b_ms;
+		w->ratio = r->ratio;
+		w->ci_low = r->ci_low;
+		w->ci_high = r->ci_high;
+		w->p_value = r->p_value;
+		w->verdict = r->verdict;
+		w->unsure = r->detail.unsure;
+		w->advice = r->advice;
+		w->gate_failed = r->gate_failed;
+		strbuf_reset(&sb);
+		fmt_method(&sb, r);
+		w->method = xstrdup(sb.buf);
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%g%% ", r->floor_pct);
+		floor_source(c, r, &sb);
+		w->extra = xstrdup(sb.buf);
+	}
+	zl_view_settle(v, o);
+	strbuf_release(&sb);
+}
+
+/*
+ * The answer in one line: the gate, each side's verdict counts, the gems geomean with its
+ * interval. bold/red/green/reset frame the gate's word (colour, or Markdown's **).
+ */
+static void verdict_line(const struct zl_compare *c, const struct zl_view *v, struct strbuf *sb, const char *on,
+			 const char *off)
+{
+	const struct zl_geomean *g = &c->overall;
+
+	if (c->opts.fail_pct >= 0)
+		strbuf_addf(sb, "gate (--fail-on-regression %g%%): %s%s%s; ", c->opts.fail_pct, on,
+			    c->gate_failed ? "FAILED" : "passed", off);
+	strbuf_addstr(sb, "gems: ");
+	zl_view_counts(v, ZL_SIDE_GEMS, sb);
+	if (g->n) {
+		strbuf_addf(sb, "; geomean B/A %.4f (", g->geomean);
+		zl_fmt_change(sb, g->geomean);
+		strbuf_addf(sb, ") [%.4f, %.4f]", g->lo, g->hi);
+	} else {
+		strbuf_addstr(sb, "; geomean B/A: none (no gems shape on both sides)");
+	}
+	strbuf_addstr(sb, "; torch: ");
+	zl_view_counts(v, ZL_SIDE_TORCH, sb);
+}
+
+/* The first line of the text: the verdict. */
+static void print_verdict(const struct zl_compare *c, const struct zl_view *v, int use_color, FILE *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *on = use_color ? zl_color_start(c->gate_failed ? ZL_COLOR_BOLD_RED : ZL_COLOR_GREEN) : "";
+
+	verdict_line(c, v, &sb, on, use_color ? ZL_COLOR_RESET : "");
+	fprintf(out, "%s\n", sb.buf);
+	strbuf_release(&sb);
+}
+
+/* What qualifies every figure: the same run twice, operators on one side, an allowed mismatch. */
+static void print_alerts(const struct zl_compare *c, FILE *out, const char *warn, const char *reset)
+{
+	struct strvec lines = STRVEC_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	zl_compare_alerts(c, &lines);
+	for (i = 0; i < lines.nr; i++)
+		fprintf(out, "%swarning: %s%s\n", warn, lines.v[i], reset);
 	if (has_mismatch(c)) {
 		mismatch_summary(c, &sb, "; ");
-		fprintf(out, "%sWARNING: caliber mismatch allowed (--allow-caliber-mismatch): %s%s\n",
-			warn, sb.buf, reset);
-		strbuf_reset(&sb);
+		fprintf(out, "%sWARNING: caliber mismatch allowed (--allow-caliber-mismatch): %s%s\n", warn, sb.buf,
+			reset);
 	}
+	fputc('\n', out);
+	strvec_clear(&lines);
+	strbuf_release(&sb);
+}
+
+/* How A and B were measured and judged: the runs, the caliber, the floor, the rules. */
+static void print_setup(const struct zl_compare *c, FILE *out, const char *warn, const char *reset)
+{
+	struct strbuf sb = STRBUF_INIT;
+
 	print_run_line(out, "A", c->a, warn, reset);
 	print_run_line(out, "B", c->b, warn, reset);
 	print_caliber(c, out, warn, reset);
@@ -455,11 +424,15 @@ void zl_compare_print_text(const struct zl_compare *c, FILE *out, int use_color)
 	strbuf_reset(&sb);
 	verdict_summary(c, &sb);
 	fprintf(out, "verdicts: %s\n\n", sb.buf);
-	print_rows_table(c, out, use_color);
-	fputc('\n', out);
-	print_unsure(c, out, warn, reset);
-	print_geomeans(c, out, use_color);
-	strbuf_reset(&sb);
+	strbuf_release(&sb);
+}
+
+/* The drift line, or why the torch side is no control; then the comparison's warnings. */
+static void print_warnings(const struct zl_compare *c, FILE *out, const char *warn, const char *reset)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
 	if (c->drift.moved) {
 		drift_line(c, &sb);
 		fprintf(out, "%s%s%s\n", warn, sb.buf, reset);
@@ -468,11 +441,31 @@ void zl_compare_print_text(const struct zl_compare *c, FILE *out, int use_color)
 	}
 	for (i = 0; i < c->warnings.nr; i++)
 		fprintf(out, "%swarning: %s%s\n", warn, c->warnings.v[i], reset);
-	print_gate(c, out, use_color);
+	strbuf_release(&sb);
+}
+
+void zl_compare_print_text(const struct zl_compare *c, const struct zl_view_opts *opts, FILE *out)
+{
+	struct zl_view_opts defaults = ZL_VIEW_OPTS_INIT;
+	const struct zl_view_opts *o = opts ? opts : &defaults;
+	const char *warn = o->use_color ? zl_color_start(ZL_COLOR_YELLOW) : "";
+	const char *reset = o->use_color ? ZL_COLOR_RESET : "";
+	struct zl_view v;
+
+	compare_view(c, o, &v);
+	print_verdict(c, &v, o->use_color, out);
+	print_alerts(c, out, warn, reset);
+	zl_view_print_changed(&v, o, out);
+	zl_view_print_unsure(&v, o, out);
+	zl_view_print_rest(&v, o, out);
+	print_setup(c, out, warn, reset);
+	print_geomeans(c, out, o->use_color);
+	print_warnings(c, out, warn, reset);
+	print_gate(c, out, o->use_color);
 	if (has_mismatch(c))
 		fprintf(out, "%sWARNING: A and B differ in caliber; the figures above may not be "
 			"comparable%s\n", warn, reset);
-	strbuf_release(&sb);
+	zl_view_release(&v);
 }
 
 /* JSON */
@@ -780,12 +773,28 @@ static int gate_json(cJSON *root, const struct zl_compare *c)
 	return bad ? -1 : 0;
 }
 
+/* What is compared with what: the same run twice, operators on one side only. */
+static int alerts_json(cJSON *root, const struct zl_compare *c)
+{
+	struct strvec lines = STRVEC_INIT;
+	int bad;
+
+	zl_compare_alerts(c, &lines);
+	bad = zl_json_add_bool(root, "same_run", c->same_run) ||
+	      zl_json_add_item(root, "ops_only_a", zl_json_strvec(&c->ops_only_a)) ||
+	      zl_json_add_item(root, "ops_only_b", zl_json_strvec(&c->ops_only_b)) ||
+	      zl_json_add_item(root, "alerts", zl_json_strvec(&lines));
+	strvec_clear(&lines);
+	return bad ? -1 : 0;
+}
+
 int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct strbuf *err)
 {
 	cJSON *root = cJSON_CreateObject();
 	char *text;
 
-	if (!root || run_json(root, "a", c->a) || run_json(root, "b", c->b) || caliber_json(root, c) ||
+	if (!root || zl_json_add_schema(root, ZL_SCHEMA_COMPARE) || alerts_json(root, c) ||
+	    run_json(root, "a", c->a) || run_json(root, "b", c->b) || caliber_json(root, c) ||
 	    mismatch_json(root, c) || verdicts_json(root, c) || noise_json(root, c) || rows_json(root, c) ||
 	    geomeans_json(root, c) || drift_json(root, c) || gate_json(root, c) || zl_compare_eff_json(root, c) ||
 	    zl_json_add_item(root, "warnings", zl_json_strvec(&c->warnings)))
@@ -947,18 +956,6 @@ static void md_code(struct strbuf *sb, const char *s)
 		strbuf_addch(sb, '`');
 }
 
-/* Markdown for a PR comment. */
-static void md_cell(struct strbuf *sb, const char *s)
-{
-	strbuf_addch(sb, ' ');
-	for (; *s; s++) {
-		if (*s == '|')
-			strbuf_addch(sb, '\\');
-		strbuf_addch(sb, *s);
-	}
-	strbuf_addstr(sb, " |");
-}
-
 static void md_geomeans(const struct zl_compare *c, struct strbuf *sb)
 {
 	int norm = c->drift.control;
@@ -980,108 +977,27 @@ static void md_geomeans(const struct zl_compare *c, struct strbuf *sb)
 			strbuf_addstr(&cell, g->op);
 		else
 			strbuf_addstr(&cell, i == c->nr_ops ? "**overall**" : "torch side (control)");
-		md_cell(sb, cell.buf);
+		zl_view_md_cell(sb, cell.buf);
 		strbuf_reset(&cell);
 		fmt_geomean(&cell, g);
-		md_cell(sb, cell.buf);
+		zl_view_md_cell(sb, cell.buf);
 		strbuf_reset(&cell);
 		fmt_ci(&cell, g);
-		md_cell(sb, cell.buf);
+		zl_view_md_cell(sb, cell.buf);
 		strbuf_addf(sb, " %zu |", g->n);
 		if (norm) {
 			strbuf_reset(&cell);
 			if (i <= c->nr_ops)
 				fmt_norm(&cell, g, 0);
-			md_cell(sb, cell.buf);
+			zl_view_md_cell(sb, cell.buf);
 			strbuf_reset(&cell);
 			if (i <= c->nr_ops)
 				fmt_norm(&cell, g, 1);
-			md_cell(sb, cell.buf);
+			zl_view_md_cell(sb, cell.buf);
 		}
 		strbuf_addch(sb, '\n');
 	}
 	strbuf_release(&cell);
-}
-
-static void md_rows(const struct zl_compare *c, struct strbuf *sb)
-{
-	struct strbuf cell = STRBUF_INIT;
-	size_t i;
-
-	strbuf_addf(sb, "<details><summary>%zu rows</summary>\n\n", c->nr_rows);
-	strbuf_addstr(sb, "| op | dtype | shape | side | A ms | B ms | B/A | 95% CI | p | verdict | method "
-		      "| floor |\n|---|---|---|---|---:|---:|---:|---:|---:|---|---|---|\n");
-	for (i = 0; i < c->nr_rows; i++) {
-		const struct zl_compare_row *r = &c->rows[i];
-
-		strbuf_addch(sb, '|');
-		md_cell(sb, r->op);
-		md_cell(sb, r->dtype);
-		strbuf_reset(&cell);
-		shape_cell(&cell, r);
-		md_cell(sb, cell.buf);
-		md_cell(sb, zl_side_name(r->side));
-		strbuf_reset(&cell);
-		fmt_ms(&cell, r->a_ms);
-		md_cell(sb, cell.buf);
-		strbuf_reset(&cell);
-		fmt_ms(&cell, r->b_ms);
-		md_cell(sb, cell.buf);
-		strbuf_reset(&cell);
-		if (isfinite(r->ratio))
-			strbuf_addf(&cell, "%.4f", r->ratio);
-		else
-			strbuf_addch(&cell, '-');
-		md_cell(sb, cell.buf);
-		strbuf_reset(&cell);
-		fmt_row_ci(&cell, r);
-		md_cell(sb, cell.buf);
-		strbuf_reset(&cell);
-		fmt_p(&cell, r->p_value);
-		md_cell(sb, cell.buf);
-		strbuf_reset(&cell);
-		strbuf_addf(&cell, r->verdict == ZL_VERDICT_SLOWER ? "**%s**" : "%s",
-			    zl_verdict_name(r->verdict));
-		if (r->gate_failed)
-			strbuf_addstr(&cell, ", **gate failed**");
-		md_cell(sb, cell.buf);
-		strbuf_reset(&cell);
-		fmt_method(&cell, r);
-		md_cell(sb, cell.buf);
-		strbuf_reset(&cell);
-		strbuf_addf(&cell, "%g%% ", r->floor_pct);
-		floor_source(c, r, &cell);
-		md_cell(sb, cell.buf);
-		strbuf_addch(sb, '\n');
-	}
-	strbuf_addstr(sb, "\n</details>\n\n");
-	strbuf_release(&cell);
-}
-
-static void md_unsure(const struct zl_compare *c, struct strbuf *sb)
-{
-	struct strbuf label = STRBUF_INIT;
-	size_t i, shown = 0;
-
-	if (!c->rows_unsure)
-		return;
-	strbuf_addf(sb, "**Unsure: %zu rows** (not judged; `--fail-on-unsure` gates them)\n\n", c->rows_unsure);
-	for (i = 0; i < c->nr_rows && shown < UNSURE_LISTED; i++) {
-		const struct zl_compare_row *r = &c->rows[i];
-
-		if (r->verdict != ZL_VERDICT_UNSURE)
-			continue;
-		strbuf_reset(&label);
-		zl_compare_row_label(&label, r);
-		strbuf_addstr(sb, "- ");
-		md_code(sb, label.buf);
-		strbuf_addf(sb, ": %s. Advice: %s\n", r->unsure_reason, r->advice);
-		shown++;
-	}
-	if (c->rows_unsure > shown)
-		strbuf_addf(sb, "- ... and %zu more (`--json` lists them all)\n", c->rows_unsure - shown);
-	strbuf_addch(sb, '\n');
-	strbuf_release(&label);
 }
 
 /* The title (A → B) and the notes on how each run was loaded. */
@@ -1152,12 +1068,33 @@ static void md_gate(const struct zl_compare *c, struct strbuf *sb)
 	strbuf_release(&rule);
 }
 
-void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
+/* The verdict line, then the lines that qualify every figure. */
+static void md_verdict(const struct zl_compare *c, const struct zl_view *v, struct strbuf *sb)
 {
-	struct strbuf cell = STRBUF_INIT;
+	struct strvec lines = STRVEC_INIT;
 	size_t i;
 
+	strbuf_addstr(sb, "**Verdict:** ");
+	verdict_line(c, v, sb, "**", "**");
+	strbuf_addstr(sb, "\n\n");
+	zl_compare_alerts(c, &lines);
+	for (i = 0; i < lines.nr; i++)
+		strbuf_addf(sb, "> :warning: **%s**\n\n", lines.v[i]);
+	strvec_clear(&lines);
+}
+
+void zl_compare_render_markdown(const struct zl_compare *c, const struct zl_view_opts *opts, struct strbuf *sb)
+{
+	struct zl_view_opts defaults = ZL_VIEW_OPTS_INIT;
+	const struct zl_view_opts *o = opts ? opts : &defaults;
+	struct strbuf cell = STRBUF_INIT;
+	struct zl_view v;
+	size_t i;
+
+	compare_view(c, o, &v);
 	md_title(c, sb);
+	md_verdict(c, &v, sb);
+	zl_view_markdown(&v, o, sb);
 	md_caliber(c, sb);
 	zl_compare_floor_summary(c, &cell);
 	strbuf_addf(sb, "**Floor:** %s\n\n", cell.buf);
@@ -1173,12 +1110,11 @@ void zl_compare_render_markdown(const struct zl_compare *c, struct strbuf *sb)
 		strbuf_addf(sb, "\nDrift control: none (%s).\n", cell.buf);
 	}
 	strbuf_addch(sb, '\n');
-	md_unsure(c, sb);
-	md_rows(c, sb);
 	for (i = 0; i < c->warnings.nr; i++)
 		strbuf_addf(sb, "- warning: %s\n", c->warnings.v[i]);
 	if (c->warnings.nr)
 		strbuf_addch(sb, '\n');
 	md_gate(c, sb);
+	zl_view_release(&v);
 	strbuf_release(&cell);
 }

@@ -13,6 +13,7 @@
 #include "zlbench/json.h"
 #include "zlbench/preflight.h"
 #include "zlbench/pyprobe.h"
+#include "zlbench/schema.h"
 #include "zlbench/sha256.h"
 #include "zlbench/shapes.h"
 #include "zlbench/util.h"
@@ -508,7 +509,7 @@ int zl_preflight_json(struct zl_preflight *pf, FILE *out, const struct zl_check 
 	char *text;
 
 	*first = NULL;
-	checks = root ? cJSON_AddArrayToObject(root, "checks") : NULL;
+	checks = root && !zl_json_add_schema(root, ZL_SCHEMA_PREFLIGHT) ? cJSON_AddArrayToObject(root, "checks") : NULL;
 	if (!checks) {
 		cJSON_Delete(root);
 		zl_print_error("out of memory");

@@ -118,3 +118,21 @@ demo_checkout() {
 	git -C "$1" -c user.email=test@example.com -c user.name=test commit -qm demo
 	fake_tool nvidia-smi 'printf "0, NVIDIA H200, GPU-aaaa, 00000000:00:06.0, 143771, 570.1\n"'
 }
+
+# schema_documented FILE: the JSON document in FILE (an object, or an array of objects) names
+# its schema in its first key, and the section of docs/json.md headed by that schema names
+# every top-level key it has (as `key`)
+schema_documented() {
+	"$ZL_TEST_PYTHON" - "$1" "$ZL_SOURCE_DIR/docs/json.md" <<'PY' || fail "'$1': schema or keys not documented in docs/json.md"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+docs = open(sys.argv[2]).read()
+for obj in d if isinstance(d, list) else [d]:
+    assert list(obj)[0] == "schema", list(obj)[:3]
+    schema = obj["schema"]
+    m = re.search(r"^## `%s`\n(.*?)(?=^## |\Z)" % re.escape(schema), docs, re.S | re.M)
+    assert m, "no section for %s" % schema
+    missing = [k for k in obj if "`%s`" % k not in m.group(1)]
+    assert not missing, (schema, missing)
+PY
+}

@@ -135,14 +135,14 @@ for r in rows:
     assert float(r["ci_low"]) < float(r["ratio"]) < float(r["ci_high"])
 PY
 run_zl compare "$TMP/a" "$TMP/b3" --markdown
-contains "$TMP/out" "| op | dtype | shape | side | A ms | B ms | B/A | 95% CI | p | verdict | method | floor |"
+contains "$TMP/out" "| op | dtype | shape | side | A us | B us | change | 95% CI | p | verdict | method | floor |"
 contains "$TMP/out" "**Floor:** calibration 3 ("
 contains "$TMP/out" "| **slower** | samples 500/500 | 1% calibration 3 |"
-run_zl compare "$TMP/a" "$TMP/b3"
-grep -qE '^op +dtype +shape +side +A ms +B ms +B/A +change +95% CI +p +verdict +method$' "$TMP/out" ||
+COLUMNS=200 run_zl compare "$TMP/a" "$TMP/b3"
+grep -qE '^op +dtype +shape +side +A us +B us +change +95% CI +p +verdict +method +floor$' "$TMP/out" ||
 	fail "text: the table's head"
-grep -qE '^mm +torch.float16 .* gems .* \[1\.0[0-9]+, 1\.0[0-9]+\] +[0-9.e-]+ +slower +samples 500/500$' "$TMP/out" ||
-	fail "text: a slower row with its interval, p and method"
+grep -qE '^mm +float16 .* gems .* \[\+[0-9.]+%, \+[0-9.]+%\] +[0-9.e-]+ +slower +samples 500/500 +1% calibration 3$' "$TMP/out" ||
+	fail "text: a slower row with its interval, p, method and floor"
 # a calibration of another timer does not match: the fixed floor, and why
 mk "$TMP/ag" --run-id 20261129-170000-cuda-mm-hhhhhh --results "$R" --raw-samples 50 --seed 7 \
 	--set timer='{"plan": "graph", "used": "graph"}'

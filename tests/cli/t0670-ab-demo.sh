@@ -15,7 +15,8 @@ run_zl calibrate "${common[@]}" --ops add,softmax --out cal -- --iter 20
 expect_rc 0
 contains "$TMP/out" "stored: calibration 1"
 
-run_zl ab "${common[@]}" --op add --b-env FLAGGEMS_DEMO_SLOWDOWN=add=50 --rounds 4 --fail-on-regression 5 --out ab -- --iter 20
+# wide enough for every column (the B/A per round one too; a narrow terminal drops it)
+COLUMNS=250 run_zl ab "${common[@]}" --op add --b-env FLAGGEMS_DEMO_SLOWDOWN=add=50 --rounds 4 --fail-on-regression 5 --out ab -- --iter 20
 expect_rc 1
 [ "$(tail -n 1 "$TMP/out")" = "AB_DIR=$TMP/ab" ] || fail "last line: $(tail -n 1 "$TMP/out")"
 for want in "ab: add, 4 rounds: A1 B1 B2 A2 A3 B3 B4 A4" "B: env FLAGGEMS_DEMO_SLOWDOWN=add=50" \

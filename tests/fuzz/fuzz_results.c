@@ -70,9 +70,9 @@ static void compare_with_itself(const struct zl_run *run)
 	if (zl_compare_render_json(&c, &sb, &err))
 		fuzz_fail("compare's json: %s", err.buf);
 	zl_compare_render_csv(&c, &sb);
-	zl_compare_render_markdown(&c, &sb);
+	zl_compare_render_markdown(&c, NULL, &sb);
 	if (null) {
-		zl_compare_print_text(&c, null, 0);
+		zl_compare_print_text(&c, NULL, null);
 		zl_compare_print_efficiency(&c, null, 0);
 		fclose(null);
 	}

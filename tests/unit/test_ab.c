@@ -295,7 +295,7 @@ static void test_analyse_samples(void **state)
 	zl_ab_render_csv(&ab, &sb);
 	assert_non_null(strstr(sb.buf, "op,dtype,shape,occurrence,side,a_ms,b_ms,ratio,ci_low,ci_high,p_value,verdict"));
 	strbuf_reset(&sb);
-	zl_ab_render_markdown(&ab, &sb);
+	zl_ab_render_markdown(&ab, NULL, &sb);
 	assert_non_null(strstr(sb.buf, "**slower**"));
 	strbuf_release(&sb);
 	zl_ab_release(&ab);

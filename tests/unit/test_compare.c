@@ -992,7 +992,7 @@ static void test_compare_on_samples(void **state)
 	assert_non_null(strstr(sb.buf, "ci_low,ci_high,p_value,verdict,method,floor_pct,floor_source"));
 	assert_non_null(strstr(sb.buf, ",slower,samples,1,calibration 7,"));
 	strbuf_reset(&sb);
-	zl_compare_render_markdown(&c, &sb);
+	zl_compare_render_markdown(&c, NULL, &sb);
 	assert_non_null(strstr(sb.buf, "**Floor:** calibration 7 ("));
 	assert_non_null(strstr(sb.buf, "| **slower**, **gate failed** | samples 400/400 | 1% calibration 7 |"));
 	zl_compare_release(&c);
@@ -1135,12 +1135,12 @@ static void test_missing_rows_and_renderers(void **state)
 	assert_non_null(strstr(sb.buf, "mismatch allowed: level: core vs comprehensive"));
 
 	strbuf_reset(&sb);
-	zl_compare_render_markdown(&c, &sb);
+	zl_compare_render_markdown(&c, NULL, &sb);
 	assert_non_null(strstr(sb.buf, "caliber mismatch allowed"));
 
 	out = open_memstream(&text, &len);
 	assert_non_null(out);
-	zl_compare_print_text(&c, out, 0);
+	zl_compare_print_text(&c, NULL, out);
 	fclose(out);
 	assert_non_null(strstr(text, "WARNING: caliber mismatch allowed"));
 	assert_non_null(strstr(text, "15 shapes are only in A"));
