@@ -439,7 +439,7 @@ const struct zl_check zl_checks[] = {
 	{ "flaggems_dir", check_flaggems_dir, "point --flaggems-dir or FLAGGEMS_DIR at a FlagGems checkout" },
 	{ "benchmark_dir", check_benchmark_dir, "the checkout needs benchmark/ with conftest.py (FlagGems' own)" },
 	{ "benchmark_file", check_benchmark_file, "give a node or file relative to the FlagGems root, e.g. benchmark/test_mm.py::test_mm" },
-	{ "op_resolution", check_op_resolution, "name an operator that has benchmark/test_<op>.py or an @pytest.mark.<op> marker" },
+	{ "op_resolution", check_op_resolution, "name an operator mark of the suite (@pytest.mark.<op>; zlbench completion --list-ops lists them), or run a whole file with --op-file" },
 	{ "shape_file", check_shape_file, "give a readable YAML mapping of op -> {shapes: [...]}, like FlagGems' core_shapes.yaml" },
 	{ "replay_from", check_replay_from, "point --replay-from at an earlier run directory recorded with autotune records" },
 	{ "python", check_python, "install Python or pass --python / ZL_PYTHON (Debian's is /usr/bin/python3)" },
