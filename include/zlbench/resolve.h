@@ -72,7 +72,7 @@ const struct zl_mark *zl_marks_find(const struct zl_marks *m, const char *name);
 void zl_marks_release(struct zl_marks *m);
 
 /*
- * The operator marks of one Python source, in order of first appearance, each once:
+ * Append the operator marks of one Python source, in order of first appearance, each once:
  * every pytest.mark.<name> in code (not in comments or strings; pytest's own marks
  * left out). The one reader of marks: the index and resolution both use it.
  */

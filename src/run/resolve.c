@@ -77,19 +77,6 @@ static const char *skip_string(const char *p)
 	return p;
 }
 
-/* [s, e) is a string prefix (r, b, u, f, rb, br, fr, rf in either case). */
-static int string_prefix(const char *s, const char *e)
-{
-	const char *p;
-
-	if (e - s > 2)
-		return 0;
-	for (p = s; p < e; p++)
-		if (!strchr("rRbBuUfF", *p))
-			return 0;
-	return 1;
-}
-
 static int builtin_mark(const char *name, size_t len)
 {
 	const char *const *b;
@@ -100,6 +87,25 @@ static int builtin_mark(const char *name, size_t len)
 	return 0;
 }
 
+/* Is the len bytes of name among marks[first..]? */
+static int added(const struct strvec *marks, size_t first, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = first; i < marks->nr; i++)
+		if (!strncmp(marks->v[i], name, len) && !marks->v[i][len])
+			return 1;
+	return 0;
+}
+
+static void strvec_push_n(struct strvec *sv, const char *s, size_t len)
+{
+	char *word = xstrndup(s, len);
+
+	strvec_push(sv, word);
+	free(word);
+}
+
 /*
  * The one reader of marks. Python code, not text: comments and string literals are
  * skipped (FlagGems' test__reshape_alias.py names @pytest.mark._reshape_alias in a
@@ -108,41 +114,35 @@ static int builtin_mark(const char *name, size_t len)
  */
 void zl_marks_in_source(const char *text, struct strvec *marks)
 {
+	static const char needle[] = "pytest.mark.";
 	const char *p = text;
+	size_t first = marks->nr;   /* each once among what this call adds */
 
-	while (*p) {
-		const char *s, *e;
+	/* only a comment, a string or a "p" can change anything: skip to the next one */
+	while (*(p += strcspn(p, "#\"'p"))) {
+		const char *name, *end;
 
 		if (*p == '#') {
 			p = strchrnul(p, '\n');
 			continue;
 		}
-		if (*p == '"' || *p == '\'') {
+		if (*p != 'p') {
+			/* a prefix (r, b, f, ...) changes nothing about where the string ends */
 			p = skip_string(p);
 			continue;
 		}
-		if (!is_ident((unsigned char)*p)) {
+		if ((p > text && (is_ident((unsigned char)p[-1]) || p[-1] == '.')) ||
+		    strncmp(p, needle, sizeof(needle) - 1) || !is_ident_start((unsigned char)p[sizeof(needle) - 1])) {
 			p++;
 			continue;
 		}
-		s = p;
-		e = skip_ident(s);
-		p = e;
-		if ((*e == '"' || *e == '\'') && string_prefix(s, e)) {
-			p = skip_string(e);
-		} else if (e - s == 6 && !strncmp(s, "pytest", 6) && !strncmp(e, ".mark.", 6) &&
-			   (s == text || s[-1] != '.') && is_ident_start((unsigned char)e[6])) {
-			const char *name = e + 6, *end = skip_ident(name);
-			char *word;
-
-			p = end;
-			if (builtin_mark(name, (size_t)(end - name)))
-				continue;
-			word = xstrndup(name, (size_t)(end - name));
-			if (strvec_find(marks, word) < 0)
-				strvec_push(marks, word);
-			free(word);
-		}
+		name = p + sizeof(needle) - 1;
+		end = skip_ident(name);
+		p = end;
+		if (builtin_mark(name, (size_t)(end - name)))
+			continue;
+		if (!added(marks, first, name, (size_t)(end - name)))
+			strvec_push_n(marks, name, (size_t)(end - name));
 	}
 }
 
@@ -255,24 +255,26 @@ struct mark_hit {
 };
 
 struct marks_walk {
-	struct strvec names, files;   /* parallel: mark names[i] is carried by files[i] */
-	size_t scanned;
+	struct strvec names;          /* every mark of every file, in walk order */
+	struct strvec files;          /* every file read, in walk order */
+	size_t *file_of;              /* file_of[i]: the index in files of names[i]'s file */
+	size_t alloc;
 	struct strbuf buf;
-	struct strvec marks;
 };
 
 static void marks_one(const char *path, const char *rel, void *data)
 {
 	struct marks_walk *w = data;
-	size_t i;
+	size_t first = w->names.nr;
 
-	w->scanned++;
-	strvec_clear(&w->marks);
-	file_marks(path, &w->buf, &w->marks);
-	for (i = 0; i < w->marks.nr; i++) {
-		strvec_push(&w->names, w->marks.v[i]);
-		strvec_push(&w->files, rel);
+	strvec_push(&w->files, rel);
+	file_marks(path, &w->buf, &w->names);
+	if (w->names.nr > w->alloc) {
+		w->alloc = w->names.nr * 2;
+		w->file_of = xrealloc(w->file_of, w->alloc * sizeof(*w->file_of));
 	}
+	while (first < w->names.nr)
+		w->file_of[first++] = w->files.nr - 1;
 }
 
 static int by_name_then_file(const void *a, const void *b)
@@ -285,7 +287,7 @@ static int by_name_then_file(const void *a, const void *b)
 
 void zl_marks_scan(const char *flaggems_dir, struct zl_marks *out)
 {
-	struct marks_walk w = { STRVEC_INIT, STRVEC_INIT, 0, STRBUF_INIT, STRVEC_INIT };
+	struct marks_walk w = { STRVEC_INIT, STRVEC_INIT, NULL, 0, STRBUF_INIT };
 	char *bench = zl_path_join(flaggems_dir, "benchmark");
 	struct mark_hit *hits;
 	size_t i;
@@ -295,7 +297,7 @@ void zl_marks_scan(const char *flaggems_dir, struct zl_marks *out)
 	free(bench);
 	hits = xcalloc(w.names.nr + 1, sizeof(*hits));
 	for (i = 0; i < w.names.nr; i++)
-		hits[i] = (struct mark_hit){ w.names.v[i], w.files.v[i] };
+		hits[i] = (struct mark_hit){ w.names.v[i], w.files.v[w.file_of[i]] };
 	qsort(hits, w.names.nr, sizeof(*hits), by_name_then_file);
 	for (i = 0; i < w.names.nr; i++) {
 		struct zl_mark *m = out->nr ? &out->v[out->nr - 1] : NULL;
@@ -312,11 +314,11 @@ void zl_marks_scan(const char *flaggems_dir, struct zl_marks *out)
 		/* a file lists a mark once (zl_marks_in_source), and the walk visits a file once */
 		strvec_push(&m->files, hits[i].file);
 	}
-	out->files_scanned = w.scanned;
+	out->files_scanned = w.files.nr;
 	free(hits);
+	free(w.file_of);
 	strvec_clear(&w.names);
 	strvec_clear(&w.files);
-	strvec_clear(&w.marks);
 	strbuf_release(&w.buf);
 }
 
