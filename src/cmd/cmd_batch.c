@@ -341,6 +341,9 @@ static int new_batch(const struct zl_cmd_ctx *ctx, struct zl_batch_config *c, in
 	}
 	if (choose_ops(s, slurm, c))
 		return ZL_EXIT_USAGE;
+	/* every unknown operator refused before any runs, as `zlbench run --op` refuses it */
+	if (zl_preflight_batch_ops(s->flaggems_dir, &c->ops, bo.dry_run ? stdout : NULL))
+		return ZL_EXIT_PREFLIGHT;
 	/* with Slurm the devices are Slurm's to grant, on whichever node runs the task */
 	code = slurm ? 0 : choose_devices(s, &c->devices);
 	if (code)
@@ -797,7 +800,8 @@ const struct zl_command zl_cmd_batch = {
 		"with Slurm also ZL_SLURM_POLL (seconds between polls, default 1), ZL_SLURM_TIMEOUT (seconds\n"
 		"one Slurm command may take, default 30) and SLURM_CONF.\n\n"
 		"Exit codes: 0 every operator passed, 1 an operator failed, crashed or timed out, 2 usage,\n"
-		"3 every operator failed preflight (a broken environment; also a bad --devices list),\n"
+		"3 every operator failed preflight (a broken environment; also a bad --devices list,\n"
+		"or an operator no benchmark carries: all such are refused before any runs),\n"
 		"130 interrupted (128+N for signal N; the running operators are recorded as interrupted).\n\n"
 		"Examples:\n"
 		"  zlbench batch --backend cuda --devices 0,1 --ops mm,bmm,addmm\n"

@@ -463,6 +463,55 @@ void zl_preflight_report_failure(const char *check, const char *msg)
 	strbuf_release(&line);
 }
 
+int zl_preflight_batch_ops(const char *flaggems_dir, const struct strvec *ops, FILE *plan)
+{
+	char *bench = zl_path_join(flaggems_dir, "benchmark");
+	struct zl_marks idx = ZL_MARKS_INIT;
+	struct strvec refused = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT, line = STRBUF_INIT;
+	size_t i, own = 0;
+	double t0 = zl_now_monotonic();
+	int rc;
+
+	if (!zl_is_dir(bench)) {
+		free(bench);
+		return 0;
+	}
+	free(bench);
+	zl_marks_scan(flaggems_dir, &idx);
+	for (i = 0; i < ops->nr; i++) {
+		struct zl_nodes n = ZL_NODES_INIT;
+
+		strbuf_reset(&err);
+		if (zl_resolve_op_in(flaggems_dir, &idx, ops->v[i], &n, &err) != ZL_RESOLVE_OK)
+			strvec_push(&refused, err.buf);
+		else
+			own += !strcmp(n.how, "file");
+		zl_nodes_release(&n);
+	}
+	if (refused.nr) {
+		fprintf(stderr, "PREFLIGHT_FAILED check=op_resolution\n");
+		fprintf(stderr, "zlbench: preflight 'op_resolution' failed for %zu of the batch's %zu operators; "
+				"nothing was run:\n", refused.nr, ops->nr);
+		for (i = 0; i < refused.nr; i++) {
+			strbuf_reset(&line);
+			strbuf_add_printable(&line, refused.v[i]);
+			fprintf(stderr, "  %s\n", line.buf);
+		}
+		fflush(stderr);
+	} else if (plan) {
+		fprintf(plan, "operators resolved: %zu of %zu (%zu by their own file, %zu by marker scan; "
+			      "%zu benchmark files scanned in %.1f ms)\n", ops->nr, ops->nr, own, ops->nr - own,
+			idx.files_scanned, (zl_now_monotonic() - t0) * 1e3);
+	}
+	rc = refused.nr ? -1 : 0;
+	zl_marks_release(&idx);
+	strvec_clear(&refused);
+	strbuf_release(&err);
+	strbuf_release(&line);
+	return rc;
+}
+
 int zl_preflight_run(struct zl_preflight *pf, int all, FILE *report,
 		     const struct zl_check **failed, struct strbuf *msg)
 {
