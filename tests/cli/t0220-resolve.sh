@@ -91,7 +91,7 @@ run_zl run --backend cuda --flaggems-dir fg --op mm --shape-file fg/benchmark/co
 expect_rc 0
 args=$(sed -n '/^argv:/,$p' "$TMP/out" | tail -n +2 | sed 's/^  //' | tr '\n' ' ')
 case "$args" in
-*" -m pytest benchmark/test_mm.py -m mm -p zl_vendor_guard -p zl_timer -p zl_profiler_timer -p zl_graph_timer -p zl_foreign_vendor -p zl_autotune --level core --mode kernel --record json --output $TMP/r1/results.json -s --shape_file $TMP/fg/benchmark/core_shapes.yaml --dtypes float16 ") ;;
+*" -m pytest benchmark/test_mm.py -m mm -p zl_vendor_guard -p zl_timer -p zl_profiler_timer -p zl_graph_timer -p zl_foreign_vendor -p zl_autotune -p zl_skips --level core --mode kernel --record json --output $TMP/r1/results.json -s --shape_file $TMP/fg/benchmark/core_shapes.yaml --dtypes float16 ") ;;
 *) fail "argv: $args" ;;
 esac
 pass
