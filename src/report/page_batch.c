@@ -138,7 +138,7 @@ static void summary(struct strbuf *out, const struct batch_view *v)
 		size_t n;
 	} parts[] = {
 		{ "passed", 0 }, { "failed", 0 }, { "crashed", 0 }, { "timeout", 0 }, { "preflight_failed", 0 },
-		{ "interrupted", 0 }, { "not run", 0 },
+		{ "interrupted", 0 }, { "not run", 0 }, { "skipped", 0 },
 	};
 	size_t counts[ZL_ARRAY_SIZE(parts)], i;
 
@@ -151,6 +151,7 @@ static void summary(struct strbuf *out, const struct batch_view *v)
 	counts[4] = oc.preflight_failed;
 	counts[5] = oc.interrupted;
 	counts[6] = oc.not_run;
+	counts[7] = oc.skipped;   /* a skip's reason is in the ops table */
 	strbuf_addf(out, "<p>%zu ops:", oc.total);
 	for (i = 0; i < ZL_ARRAY_SIZE(parts); i++)
 		if (counts[i])
