@@ -115,34 +115,29 @@ static void strvec_push_n(struct strvec *sv, const char *s, size_t len)
 void zl_marks_in_source(const char *text, struct strvec *marks)
 {
 	static const char needle[] = "pytest.mark.";
-	const char *p = text;
+	const char *p = text, *hit = strstr(text, needle);
 	size_t first = marks->nr;   /* each once among what this call adds */
 
-	/* only a comment, a string or a "p" can change anything: skip to the next one */
-	while (*(p += strcspn(p, "#\"'p"))) {
-		const char *name, *end;
+	/* strstr finds the candidates; only comments and strings between them need walking */
+	while (hit) {
+		const char *q = p + strcspn(p, "#\"'");
 
-		if (*p == '#') {
-			p = strchrnul(p, '\n');
+		if (hit < q) {
+			const char *name = hit + sizeof(needle) - 1, *end = skip_ident(name);
+
+			p = end;
+			if ((hit == text || (!is_ident((unsigned char)hit[-1]) && hit[-1] != '.')) &&
+			    is_ident_start((unsigned char)*name) && !builtin_mark(name, (size_t)(end - name)) &&
+			    !added(marks, first, name, (size_t)(end - name)))
+				strvec_push_n(marks, name, (size_t)(end - name));
+			hit = strstr(p, needle);
 			continue;
 		}
-		if (*p != 'p') {
-			/* a prefix (r, b, f, ...) changes nothing about where the string ends */
-			p = skip_string(p);
-			continue;
-		}
-		if ((p > text && (is_ident((unsigned char)p[-1]) || p[-1] == '.')) ||
-		    strncmp(p, needle, sizeof(needle) - 1) || !is_ident_start((unsigned char)p[sizeof(needle) - 1])) {
-			p++;
-			continue;
-		}
-		name = p + sizeof(needle) - 1;
-		end = skip_ident(name);
-		p = end;
-		if (builtin_mark(name, (size_t)(end - name)))
-			continue;
-		if (!added(marks, first, name, (size_t)(end - name)))
-			strvec_push_n(marks, name, (size_t)(end - name));
+		if (!*q)
+			break;
+		p = *q == '#' ? strchrnul(q, '\n') : skip_string(q);
+		if (hit < p)
+			hit = strstr(p, needle);
 	}
 }
 
@@ -285,21 +280,17 @@ static int by_name_then_file(const void *a, const void *b)
 	return c ? c : strcmp(x->file, y->file);
 }
 
-void zl_marks_scan(const char *flaggems_dir, struct zl_marks *out)
+/* The walk's hits as the index: of every mark, or only of the mark named only. */
+static void build_index(const struct marks_walk *w, const char *only, struct zl_marks *out)
 {
-	struct marks_walk w = { STRVEC_INIT, STRVEC_INIT, NULL, 0, STRBUF_INIT };
-	char *bench = zl_path_join(flaggems_dir, "benchmark");
-	struct mark_hit *hits;
-	size_t i;
+	struct mark_hit *hits = xcalloc(w->names.nr + 1, sizeof(*hits));
+	size_t i, n = 0;
 
-	zl_marks_release(out);
-	walk_tests(bench, "benchmark", marks_one, &w);
-	free(bench);
-	hits = xcalloc(w.names.nr + 1, sizeof(*hits));
-	for (i = 0; i < w.names.nr; i++)
-		hits[i] = (struct mark_hit){ w.names.v[i], w.files.v[w.file_of[i]] };
-	qsort(hits, w.names.nr, sizeof(*hits), by_name_then_file);
-	for (i = 0; i < w.names.nr; i++) {
+	for (i = 0; i < w->names.nr; i++)
+		if (!only || !strcmp(w->names.v[i], only))
+			hits[n++] = (struct mark_hit){ w->names.v[i], w->files.v[w->file_of[i]] };
+	qsort(hits, n, sizeof(*hits), by_name_then_file);
+	for (i = 0; i < n; i++) {
 		struct zl_mark *m = out->nr ? &out->v[out->nr - 1] : NULL;
 
 		if (!m || strcmp(m->name, hits[i].name)) {
@@ -314,12 +305,36 @@ void zl_marks_scan(const char *flaggems_dir, struct zl_marks *out)
 		/* a file lists a mark once (zl_marks_in_source), and the walk visits a file once */
 		strvec_push(&m->files, hits[i].file);
 	}
-	out->files_scanned = w.files.nr;
+	out->files_scanned = w->files.nr;
 	free(hits);
+}
+
+/*
+ * One walk. With only, the index holds that mark alone when a file carries it (resolving
+ * one op needs no more: nothing to sort or copy), else every mark, for the refusal's
+ * suggestions, from the same walk.
+ */
+static void marks_scan(const char *flaggems_dir, const char *only, struct zl_marks *out)
+{
+	struct marks_walk w = { STRVEC_INIT, STRVEC_INIT, NULL, 0, STRBUF_INIT };
+	char *bench = zl_path_join(flaggems_dir, "benchmark");
+
+	zl_marks_release(out);
+	walk_tests(bench, "benchmark", marks_one, &w);
+	free(bench);
+	if (only)
+		build_index(&w, only, out);
+	if (!out->nr)
+		build_index(&w, NULL, out);
 	free(w.file_of);
 	strvec_clear(&w.names);
 	strvec_clear(&w.files);
 	strbuf_release(&w.buf);
+}
+
+void zl_marks_scan(const char *flaggems_dir, struct zl_marks *out)
+{
+	marks_scan(flaggems_dir, NULL, out);
 }
 
 static int mark_by_name(const void *key, const void *elem)
@@ -671,7 +686,8 @@ static enum zl_resolve_fail resolve_op(const char *flaggems_dir, const char *op,
 		out->marker = xstrdup(op);
 		rc = ZL_RESOLVE_OK;
 	} else {
-		zl_marks_scan(flaggems_dir, &idx);
+		/* the files of this mark; every mark when none carries it, to refuse it with suggestions */
+		marks_scan(flaggems_dir, op, &idx);
 		rc = resolve_in(flaggems_dir, &idx, op, from, note, out, err);
 		zl_marks_release(&idx);
 	}
