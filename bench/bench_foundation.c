@@ -4,6 +4,8 @@
  *     the same with a slow vendor query tool on PATH  (goal <= 5 ms: device enumeration
  *     comes after the cheap checks, so the tool is never started)
  *   marker-scan resolution over a generated 722-file tree (goal <= 20 ms median)
+ *   an unknown operator refused over that tree: every file read for the marks, the
+ *     nearest file's marks and the did-you-mean (goal <= 50 ms median; issue 26)
  *   peak RSS of zlbench over those runs                (goal <= 8 MiB)
  * usage: bench_foundation ZLBENCH [RUNS]   (use a build without sanitizers)
  */
@@ -94,6 +96,23 @@ static int check_scan(const char *const *argv, const char *const *env, size_t *f
 	return ok ? 0 : -1;
 }
 
+/* The refusal timed must be the whole one: the own file's marks and the --op-file that runs it. */
+static int check_refusal(const char *const *argv, const char *const *env)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	int code = 0, ok;
+
+	ok = !zl_capture(argv, env, 60, &out, &code, &err) && code == 3 &&
+	     strstr(out.buf, "benchmark/test_op5.py has no mark 'op5' (its marks: op5_v0, op5_v1,") &&
+	     strstr(out.buf, "did you mean: op5_v0") && strstr(out.buf, "--op-file benchmark/test_op5.py");
+	if (!ok)
+		fprintf(stderr, "bench: the unknown op's refusal (exit %d) is not the whole one: %s%s\n", code,
+			err.buf, out.buf);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return ok ? 0 : -1;
+}
+
 static int make_tree(const char *root)
 {
 	struct strbuf err = STRBUF_INIT, body = STRBUF_INIT;
@@ -152,7 +171,7 @@ int main(int argc, char **argv)
 {
 	const char *zl;
 	int runs = argc > 2 ? atoi(argv[2]) : 41, i;
-	double *miss, *miss_tool, *scan, *floor_ms;
+	double *miss, *miss_tool, *scan, *floor_ms, *refuse;
 	long maxrss = 0;
 	size_t found = 0;
 	char *root = NULL, *tool_dir, *tool, *tool_path;
@@ -173,6 +192,7 @@ int main(int argc, char **argv)
 	miss_tool = xcalloc((size_t)runs, sizeof(*miss_tool));
 	scan = xcalloc((size_t)runs, sizeof(*scan));
 	floor_ms = xcalloc((size_t)runs, sizeof(*floor_ms));
+	refuse = xcalloc((size_t)runs, sizeof(*refuse));
 	if (zl_mkdtemp_in("/tmp", "zl-bench-tree-", &root, &err) || make_tree(root)) {
 		fprintf(stderr, "bench: cannot build the tree: %s\n", err.buf);
 		return 1;
@@ -190,7 +210,10 @@ int main(int argc, char **argv)
 		const char *a2[] = { zl, "run", "--backend", "cuda", "--flaggems-dir", root, "--op", "target_op",
 				     "--dry-run", "--python", "/bin/sh", NULL };
 
-		if (check_scan(a2, env, &found))
+		const char *a4[] = { zl, "run", "--backend", "cuda", "--flaggems-dir", root, "--op", "op5",
+				     "--dry-run", "--python", "/bin/sh", NULL };
+
+		if (check_scan(a2, env, &found) || check_refusal(a4, env))
 			return 1;
 	}
 	for (i = 0; i < runs; i++) {
@@ -198,18 +221,24 @@ int main(int argc, char **argv)
 				     "--op", "mm", NULL };
 		const char *a2[] = { zl, "run", "--backend", "cuda", "--flaggems-dir", root, "--op", "target_op",
 				     "--dry-run", "--python", "/bin/sh", NULL };
+		/* benchmark/test_op5.py carries op5_v0..op5_v5, not op5: refused with its marks */
+		const char *a4[] = { zl, "run", "--backend", "cuda", "--flaggems-dir", root, "--op", "op5",
+				     "--dry-run", "--python", "/bin/sh", NULL };
 		const char *a0[] = { "/bin/true", NULL };
-		struct bench_sample s0, s1, s2, s3;
+		struct bench_sample s0, s1, s2, s3, s4;
 
 		if (bench_run(a0, env, &s0) || bench_run(a1, env, &s1) || bench_run(a2, env, &s2) ||
-		    bench_run(a1, tool_env, &s3))
+		    bench_run(a1, tool_env, &s3) || bench_run(a4, env, &s4))
 			return 1;
 		floor_ms[i] = s0.wall_ms;
-		if (s1.exit_code != 3 || s2.exit_code != 0 || s3.exit_code != 3) {
-			fprintf(stderr, "bench: unexpected exit codes %d (want 3), %d (want 0) and %d (want 3)\n",
-				s1.exit_code, s2.exit_code, s3.exit_code);
+		if (s1.exit_code != 3 || s2.exit_code != 0 || s3.exit_code != 3 || s4.exit_code != 3) {
+			fprintf(stderr, "bench: unexpected exit codes %d (want 3), %d (want 0), %d and %d (want 3)\n",
+				s1.exit_code, s2.exit_code, s3.exit_code, s4.exit_code);
 			return 1;
 		}
+		refuse[i] = s4.wall_ms;
+		if (s4.maxrss_kib > maxrss)
+			maxrss = s4.maxrss_kib;
 		miss[i] = s1.wall_ms;
 		miss_tool[i] = s3.wall_ms;
 		if (s3.maxrss_kib > maxrss)
@@ -236,6 +265,8 @@ int main(int argc, char **argv)
 		bench_row("    and above the spawn floor", 5, mt - fl, "ms");
 		bench_row("marker scan, 722 files (median)", 20, sc, "ms");
 		bench_row("  the same, above the spawn floor", 20, sc - fl, "ms");
+		bench_row("unknown op refused, 722 files (median)", 50, bench_median(refuse, (size_t)runs), "ms");
+		bench_row("  the same, above the spawn floor", 50, bench_median(refuse, (size_t)runs) - fl, "ms");
 	}
 	bench_row("peak RSS of zlbench", 8, (double)maxrss / 1024.0, "MiB");
 	{
@@ -256,6 +287,7 @@ int main(int argc, char **argv)
 	free(miss_tool);
 	free(scan);
 	free(floor_ms);
+	free(refuse);
 	strbuf_release(&err);
 	return 0;
 }

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 		/* the child argv and environment zlbench builds (see `zlbench run --dry-run`) */
 		const char *dargv[] = { py, "-m", "pytest", "benchmark/test_sleepy.py", "-m", "sleepy",
 			"-p", "zl_vendor_guard", "-p", "zl_timer", "-p", "zl_graph_timer", "-p", "zl_foreign_vendor",
-			"-p", "zl_autotune", "--level", "core", "--mode", "kernel", "--record", "json",
+			"-p", "zl_autotune", "-p", "zl_skips", "--level", "core", "--mode", "kernel", "--record", "json",
 			"--output", results, "-s", NULL };
 		const char *zenv[] = { "ZL_DEV_ROOT=/nonexistent-dev", "ZL_FIXTURE_SLEEP=0.2", home,
 				       "FLAGGEMS_CACHE_DIR=/tmp/zl-bench-run-fg", "TRITON_CACHE_DIR=/tmp/zl-bench-run-tr", NULL };

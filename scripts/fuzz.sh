@@ -22,9 +22,9 @@ if [ "$secs" = 0 ]; then
 fi
 command -v clang >/dev/null || { echo "fuzz: clang is missing (scripts/deps.sh installs it)" >&2; exit 2; }
 
-# the build's output only when it fails (clang's warnings on code gcc is happy with are noise here)
+# the build's output only when it fails; -Werror: it is scripts/test.sh's clang Debug build
 mkdir -p "$build"
-if ! { CC=clang cmake -S . -B "$build" -DZL_FUZZ=ON -DZL_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug &&
+if ! { CC=clang cmake -S . -B "$build" -DZL_FUZZ=ON -DZL_TESTS=OFF -DZL_WERROR=ON -DCMAKE_BUILD_TYPE=Debug &&
 	cmake --build "$build" -j"$(nproc)" --target fuzzers; } >"$build/fuzz-build.log" 2>&1; then
 	cat "$build/fuzz-build.log" >&2
 	echo "fuzz: the build failed" >&2
@@ -52,7 +52,7 @@ dict_of() {
 	case "$1" in
 	shapes) echo tests/fuzz/dict/yaml.dict ;;
 	ops_status) echo tests/fuzz/dict/csv.dict ;;
-	results | identity | timer | records | batch_json | push_json) echo tests/fuzz/dict/json.dict ;;
+	results | identity | timer | records | batch_json | push_json | skips) echo tests/fuzz/dict/json.dict ;;
 	esac
 }
 

@@ -23,10 +23,10 @@
  *   .lock               flock()ed by the batch and inherited by its children, so a
  *                       resumed batch waits until no process of an earlier one is left
  *
- * What counts as final: the last row of an op decides; passed, failed, timeout
- * and crashed are final; interrupted and preflight_failed (a broken environment,
- * which the user may have fixed since) are not (with --retry-failed only passed
- * is). --resume runs the ops without a final row.
+ * What counts as final: the last row of an op decides; passed, skipped, failed,
+ * timeout and crashed are final; interrupted and preflight_failed (a broken environment,
+ * which the user may have fixed since) are not (with --retry-failed only passed and
+ * skipped are: a skip is no failure). --resume runs the ops without a final row.
  *
  * Owner: every struct here has an _init/_release pair; the caller owns what it
  * declares. Strings inside are owned by the struct that holds them.
@@ -53,7 +53,7 @@
 
 enum zl_batch_col {
 	ZL_BCOL_OP,
-	ZL_BCOL_STATUS,       /* passed|failed|preflight_failed|timeout|crashed|interrupted */
+	ZL_BCOL_STATUS,       /* passed|skipped|failed|preflight_failed|timeout|crashed|interrupted */
 	ZL_BCOL_EXIT_CODE,
 	ZL_BCOL_BACKEND,
 	ZL_BCOL_DEVICE,       /* the device index the (timed) run was pinned to */
@@ -295,6 +295,7 @@ void zl_batch_child_argv(const struct zl_batch_config *c, const char *self_exe, 
 /* Counts over the batch's final state (every op, earlier sessions included). */
 struct zl_batch_outcome {
 	size_t total, passed, failed, crashed, timeout, preflight_failed, interrupted, not_run;
+	size_t skipped;            /* every test skipped (a dtype the op does not support): no failure */
 	int interrupt_sig;         /* signal that interrupted this session, 0 if none */
 	double makespan_s;         /* this session's wall time */
 	size_t to_come;            /* Slurm: tasks submitted that have no row yet (queued, running, ending) */
@@ -321,6 +322,13 @@ void zl_batch_rows_add(struct zl_batch_rows *rows, const struct zl_batch_row *r)
  */
 void zl_batch_outcome_count(const struct zl_batch_config *c, const struct zl_batch_rows *rows,
 			    struct zl_batch_outcome *out);
+
+/*
+ * The skipped operators of the batch's final state (its ops_status.csv), grouped by reason:
+ * one line each, "skipped (N): op, op: reason", at most 10 then "... and N more reasons".
+ * Nothing when none was skipped. For the summary, after the counts.
+ */
+void zl_batch_print_skips(const struct zl_batch_config *c, FILE *out);
 
 /*
  * The line of an op that ended, on the progress display both launchers share (progress.h):

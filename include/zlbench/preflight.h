@@ -65,6 +65,15 @@ int zl_preflight_json(struct zl_preflight *pf, FILE *out, const struct zl_check 
 /* Print the PREFLIGHT_FAILED block on stderr (the contract batch scripts grep for). */
 void zl_preflight_report_failure(const char *check, const char *msg);
 
+/*
+ * A new batch's operators, resolved before any of them runs, as each run resolves its --op
+ * (one scan of the checkout for them all). Each operator no benchmark carries is refused on
+ * a line of its own, after one PREFLIGHT_FAILED check=op_resolution, with the suggestions a
+ * run gives. plan (a dry run's output), when not NULL, gets a line saying how they resolved.
+ * 0, or -1 after the lines. A checkout without benchmark/ is left to each run's preflight.
+ */
+int zl_preflight_batch_ops(const char *flaggems_dir, const struct strvec *ops, FILE *plan);
+
 /* The default run directory name: <runs_dir>/<UTC yyyymmdd-HHMMSS>-<backend>-<op>. Caller frees. */
 char *zl_default_run_dir(const struct zl_settings *s, const struct zl_nodes *nodes);
 

@@ -3,8 +3,10 @@
  * to the pytest node(s) and the -m marker.
  *   TEST_NODE: used as given; only its file half is checked.
  *   OP_FILE (+OP): that file, with -m OP when OP is set.
- *   OP: benchmark/test_<OP>.py when it exists, else every test_<x>.py under benchmark/
- *       carrying the exact marker @pytest.mark.<OP>, run with -m OP.
+ *   OP: benchmark/test_<OP>.py when it carries the mark @pytest.mark.<OP>, else every
+ *       test_<x>.py under benchmark/ (folders included) that does, run with -m OP; else
+ *       refused (ZL_RESOLVE_NO_MATCH) before pytest starts, naming the nearest file's
+ *       marks, the marks whose names are close and the --op-file that runs that file.
  * Owner: the caller owns struct zl_nodes; zl_nodes_release() frees it.
  */
 #ifndef ZLBENCH_RESOLVE_H
@@ -27,7 +29,7 @@ struct zl_nodes {
 	char *op;                 /* the operator (given, or NULL) */
 	const char *how;          /* "test node", "op file", "file", "marker scan" (static) */
 	size_t scanned;           /* files read by a marker scan */
-	struct strvec suggestions;/* closest operator names on NO_MATCH */
+	struct strvec suggestions;/* closest operator marks on NO_MATCH */
 };
 #define ZL_NODES_INIT { STRVEC_INIT, NULL, NULL, NULL, 0, STRVEC_INIT }
 void zl_nodes_release(struct zl_nodes *n);
@@ -60,7 +62,27 @@ enum zl_resolve_fail zl_resolve_nodes(const char *flaggems_dir, const char *test
 typedef void (*zl_walk_fn)(const char *path, const char *rel, void *data);
 void zl_walk_python(const char *dir, const char *rel, int tests_only, zl_walk_fn fn, void *data);
 
-/* Every operator name the checkout knows: test_<name>.py files and @pytest.mark.<name> markers. */
+/* Every operator mark of benchmark/ (pytest's own marks left out), each with the files carrying it. */
+struct zl_mark { char *name; struct strvec files; };   /* files: "benchmark/test_x.py", sorted */
+struct zl_marks { struct zl_mark *v; size_t nr, alloc; size_t files_scanned; };
+#define ZL_MARKS_INIT { NULL, 0, 0, 0 }
+/* Reads every test_*.py under benchmark/ once (zl_walk_python) into out, replacing what it held. Owner: the caller, zl_marks_release(). */
+void zl_marks_scan(const char *flaggems_dir, struct zl_marks *out);   /* sorted by name */
+const struct zl_mark *zl_marks_find(const struct zl_marks *m, const char *name);
+void zl_marks_release(struct zl_marks *m);
+
+/*
+ * Append the operator marks of one Python source, in order of first appearance, each once:
+ * every pytest.mark.<name> in code (not in comments or strings; pytest's own marks
+ * left out). The one reader of marks: the index and resolution both use it.
+ */
+void zl_marks_in_source(const char *text, struct strvec *marks);
+
+/* OP resolved against an index already scanned (a batch resolves all its ops with one scan). */
+enum zl_resolve_fail zl_resolve_op_in(const char *flaggems_dir, const struct zl_marks *idx, const char *op,
+				      struct zl_nodes *out, struct strbuf *err);
+
+/* Every operator name the checkout knows: the names of zl_marks_scan, sorted. */
 void zl_list_ops(const char *flaggems_dir, struct strvec *ops);
 
 /*

@@ -14,6 +14,8 @@
 /* Run statuses written to run_identity.json and ops_status.csv. */
 #define ZL_STATUS_RUNNING "running"
 #define ZL_STATUS_PASSED "passed"
+/* pytest passed and every test it ran was skipped (plugins/skips.json): exit 0, the reasons kept */
+#define ZL_STATUS_SKIPPED "skipped"
 #define ZL_STATUS_FAILED "failed"
 #define ZL_STATUS_PREFLIGHT_FAILED "preflight_failed"
 #define ZL_STATUS_TIMEOUT "timeout"

@@ -121,8 +121,12 @@ struct zl_run {
 	int has_results;         /* results.json was read */
 	int has_timer;           /* plugins/timer.jsonl was read */
 	size_t rows_with_samples;  /* results rows that got samples_ms */
+	size_t timer_unmatched;    /* timer.jsonl measurements whose key no results row has (a note says it too) */
 	struct strvec notes;     /* what was missing or odd, one lowercase line each */
 };
+
+/* The note of zl_run's timer_unmatched, with its count (compare states it once, as a warning of its own). */
+#define ZL_NOTE_TIMER_UNMATCHED "plugins/timer.jsonl: %zu measurements match no results row"
 
 void zl_run_init(struct zl_run *run);
 void zl_run_release(struct zl_run *run);

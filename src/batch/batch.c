@@ -160,7 +160,7 @@ int zl_batch_rows_parse(const char *text, size_t len, struct zl_batch_rows *out,
  * fixed --resume should run the op.
  */
 static const char *const final_statuses[] = {
-	ZL_STATUS_PASSED, ZL_STATUS_FAILED, ZL_STATUS_TIMEOUT, ZL_STATUS_CRASHED, NULL
+	ZL_STATUS_PASSED, ZL_STATUS_SKIPPED, ZL_STATUS_FAILED, ZL_STATUS_TIMEOUT, ZL_STATUS_CRASHED, NULL
 };
 
 int zl_batch_status_final(const char *status, int retry_failed)
@@ -170,7 +170,7 @@ int zl_batch_status_final(const char *status, int retry_failed)
 	if (!status)
 		return 0;
 	if (retry_failed)
-		return !strcmp(status, ZL_STATUS_PASSED);
+		return !strcmp(status, ZL_STATUS_PASSED) || !strcmp(status, ZL_STATUS_SKIPPED);
 	for (s = final_statuses; *s; s++)
 		if (!strcmp(status, *s))
 			return 1;
@@ -993,6 +993,7 @@ void zl_batch_outcome_count(const struct zl_batch_config *c, const struct zl_bat
 		size_t offset;
 	} counters[] = {
 		{ ZL_STATUS_PASSED, offsetof(struct zl_batch_outcome, passed) },
+		{ ZL_STATUS_SKIPPED, offsetof(struct zl_batch_outcome, skipped) },
 		{ ZL_STATUS_PREFLIGHT_FAILED, offsetof(struct zl_batch_outcome, preflight_failed) },
 		{ ZL_STATUS_TIMEOUT, offsetof(struct zl_batch_outcome, timeout) },
 		{ ZL_STATUS_CRASHED, offsetof(struct zl_batch_outcome, crashed) },
@@ -1022,13 +1023,13 @@ void zl_batch_display_finished(struct zl_progress *d, size_t done, size_t total,
 			       const struct zl_batch_row *r)
 {
 	const char *st = r->v[ZL_BCOL_STATUS] ? r->v[ZL_BCOL_STATUS] : "?";
-	int ok = !strcmp(st, ZL_STATUS_PASSED);
+	int ok = !strcmp(st, ZL_STATUS_PASSED), skipped = !strcmp(st, ZL_STATUS_SKIPPED);
 	struct strbuf line = STRBUF_INIT;
 
 	if ((!d->live && !d->plain) || (ok && !d->plain))
 		return;
 	strbuf_addf(&line, "[%zu/%zu] %s: %s%s%s", done, total, r->v[ZL_BCOL_OP],
-		    d->color ? zl_color_start(ok ? ZL_COLOR_GREEN : ZL_COLOR_RED) : "", st,
+		    d->color ? zl_color_start(ok ? ZL_COLOR_GREEN : skipped ? ZL_COLOR_YELLOW : ZL_COLOR_RED) : "", st,
 		    d->color ? ZL_COLOR_RESET : "");
 	if (r->v[ZL_BCOL_EXIT_CODE] && !ok)
 		strbuf_addf(&line, " (exit %s)", r->v[ZL_BCOL_EXIT_CODE]);
@@ -1053,9 +1054,69 @@ static enum zl_color status_color(const char *status)
 		return ZL_COLOR_NONE;
 	if (!strcmp(status, ZL_STATUS_PASSED))
 		return ZL_COLOR_GREEN;
-	if (!strcmp(status, ZL_STATUS_INTERRUPTED) || !strcmp(status, ZL_STATUS_PREFLIGHT_FAILED))
+	if (!strcmp(status, ZL_STATUS_INTERRUPTED) || !strcmp(status, ZL_STATUS_PREFLIGHT_FAILED) ||
+	    !strcmp(status, ZL_STATUS_SKIPPED))
 		return ZL_COLOR_YELLOW;
 	return ZL_COLOR_RED;
+}
+
+/* Reasons named one a line after a batch; the CSV keeps every one. */
+#define MAX_SKIP_REASONS 10
+
+static void print_skips(const struct zl_batch_config *c, const struct zl_batch_rows *rows, size_t max, FILE *out)
+{
+	struct strvec reasons = STRVEC_INIT;
+	struct strbuf *ops = xcalloc(c->ops.nr + 1, sizeof(*ops));
+	size_t i, *n = xcalloc(c->ops.nr + 1, sizeof(*n));
+
+	for (i = 0; i < c->ops.nr; i++) {
+		const struct zl_batch_row *r = zl_batch_rows_last(rows, c->ops.v[i]);
+		const char *why;
+		long k;
+
+		if (!r || !r->v[ZL_BCOL_STATUS] || strcmp(r->v[ZL_BCOL_STATUS], ZL_STATUS_SKIPPED))
+			continue;
+		why = r->v[ZL_BCOL_REASON] ? r->v[ZL_BCOL_REASON] : "no reason given";
+		if ((k = strvec_find(&reasons, why)) < 0) {
+			strvec_push(&reasons, why);
+			k = (long)reasons.nr - 1;
+			strbuf_init(&ops[k], 0);
+		}
+		strbuf_addf(&ops[k], "%s%s", n[k] ? ", " : "", c->ops.v[i]);
+		n[k]++;
+	}
+	for (i = 0; i < reasons.nr; i++) {
+		struct strbuf line = STRBUF_INIT;
+
+		if (i < max) {
+			strbuf_addf(&line, "skipped (%zu): %s: ", n[i], ops[i].buf);
+			strbuf_add_printable(&line, reasons.v[i]);
+			fprintf(out, "%s\n", line.buf);
+		}
+		strbuf_release(&line);
+		strbuf_release(&ops[i]);
+	}
+	if (reasons.nr > max)
+		fprintf(out, "... and %zu more reasons (ops_status.csv has them all)\n", reasons.nr - max);
+	strvec_clear(&reasons);
+	free(ops);
+	free(n);
+}
+
+void zl_batch_print_skips(const struct zl_batch_config *c, FILE *out)
+{
+	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	char *path = zl_path_join(c->dir, ZL_BATCH_STATUS_FILE);
+	size_t complete;
+
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL) &&
+	    !zl_batch_rows_parse(text.buf, text.len, &rows, &complete, &err))
+		print_skips(c, &rows, MAX_SKIP_REASONS, out);
+	zl_batch_rows_release(&rows);
+	strbuf_release(&text);
+	strbuf_release(&err);
+	free(path);
 }
 
 /* One line per device from workers/events.jsonl: how often a worker started, how long it took. */

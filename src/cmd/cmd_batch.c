@@ -344,6 +344,9 @@ static int new_batch(const struct zl_cmd_ctx *ctx, struct zl_batch_config *c, in
 	}
 	if (choose_ops(s, slurm, c))
 		return ZL_EXIT_USAGE;
+	/* every unknown operator refused before any runs, as `zlbench run --op` refuses it */
+	if (zl_preflight_batch_ops(s->flaggems_dir, &c->ops, bo.dry_run ? stdout : NULL))
+		return ZL_EXIT_PREFLIGHT;
 	/* with Slurm the devices are Slurm's to grant, on whichever node runs the task */
 	code = slurm ? 0 : choose_devices(s, &c->devices);
 	if (code)
@@ -428,7 +431,7 @@ static int exit_code_for(const struct zl_batch_outcome *oc)
 {
 	if (oc->interrupt_sig)
 		return ZL_EXIT_SIGNAL_BASE + oc->interrupt_sig;
-	if (oc->passed == oc->total)
+	if (oc->passed + oc->skipped == oc->total)
 		return ZL_EXIT_OK;
 	if (oc->preflight_failed == oc->total)
 		return ZL_EXIT_PREFLIGHT;
@@ -437,8 +440,13 @@ static int exit_code_for(const struct zl_batch_outcome *oc)
 
 static void print_counts(const struct zl_batch_outcome *oc)
 {
-	printf("%zu operators: %zu passed, %zu failed, %zu crashed, %zu timed out, %zu preflight failed, %zu interrupted, %zu not run (%.1f s)\n",
-	       oc->total, oc->passed, oc->failed, oc->crashed, oc->timeout, oc->preflight_failed,
+	char skipped[48] = "";
+
+	/* named only when there are some: scripts read the line as it always was */
+	if (oc->skipped)
+		snprintf(skipped, sizeof(skipped), ", %zu skipped", oc->skipped);
+	printf("%zu operators: %zu passed%s, %zu failed, %zu crashed, %zu timed out, %zu preflight failed, %zu interrupted, %zu not run (%.1f s)\n",
+	       oc->total, oc->passed, skipped, oc->failed, oc->crashed, oc->timeout, oc->preflight_failed,
 	       oc->interrupted, oc->not_run, oc->makespan_s);
 }
 
@@ -655,7 +663,8 @@ static int finish(const struct zl_batch_config *c, const struct zl_batch_outcome
 	 * --collect --no-wait: tasks still queued or running are no failure yet; an op
 	 * that never ran and will not, or a Slurm that did not answer, is
 	 */
-	if (bo.collect && bo.no_wait && !oc->interrupt_sig && !oc->query_failed && oc->passed + oc->to_come == oc->total)
+	if (bo.collect && bo.no_wait && !oc->interrupt_sig && !oc->query_failed &&
+	    oc->passed + oc->skipped + oc->to_come == oc->total)
 		code = ZL_EXIT_OK;
 	if (bo.collect && bo.no_wait && oc->query_failed) {
 		zl_print_error("Slurm did not answer about %zu task%s of %s: their state is unknown", oc->to_come,
@@ -665,6 +674,7 @@ static int finish(const struct zl_batch_config *c, const struct zl_batch_outcome
 	if (zl_verbosity >= 0) {
 		zl_batch_print_summary(c, stdout, zl_use_color(1));
 		print_counts(oc);
+		zl_batch_print_skips(c, stdout);
 	}
 	if (bo.push && zl_push_simple(c->dir, bo.push, &err))
 		zl_print_warning("push: %s", err.buf);
@@ -790,8 +800,10 @@ const struct zl_command zl_cmd_batch = {
 		"ZL_HISTORY_DB (history database for the start order and the runs; default $ZL_HOME/history.db), NO_COLOR;\n"
 		"with Slurm also ZL_SLURM_POLL (seconds between polls, default 1), ZL_SLURM_TIMEOUT (seconds\n"
 		"one Slurm command may take, default 30) and SLURM_CONF.\n\n"
-		"Exit codes: 0 every operator passed, 1 an operator failed, crashed or timed out, 2 usage,\n"
-		"3 every operator failed preflight (a broken environment; also a bad --devices list),\n"
+		"Exit codes: 0 every operator passed (or was skipped: every test skipped, e.g. a --dtypes\n"
+		"it does not support), 1 an operator failed, crashed or timed out, 2 usage,\n"
+		"3 every operator failed preflight (a broken environment; also a bad --devices list,\n"
+		"or an operator no benchmark carries: all such are refused before any runs),\n"
 		"130 interrupted (128+N for signal N; the running operators are recorded as interrupted).\n\n"
 		"Examples:\n"
 		"  zlbench batch --backend cuda --devices 0,1 --ops mm,bmm,addmm\n"

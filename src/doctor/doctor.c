@@ -411,7 +411,7 @@ static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 {
 	const struct zl_backend *b = d->s->backend;
 	cJSON *doc;
-	const char *det, *file, *error;
+	const char *det, *file, *error, *version;
 	char *foreign_pkg = NULL, *own_pkg = NULL;
 
 	if (d->vendor_check) {
@@ -430,8 +430,9 @@ static void step_vendor(struct zl_doctor *d, struct zl_doctor_result *r)
 		vendor_import_failed(d, r, doc, error);
 		goto out;
 	}
-	if (jstr(doc, "version"))
-		strvec_pushf(&r->evidence, "flag_gems %s imported from %s", jstr(doc, "version"), file ? file : "?");
+	version = jstr(doc, "version");
+	if (version)
+		strvec_pushf(&r->evidence, "flag_gems %s imported from %s", version, file ? file : "?");
 	else
 		strvec_pushf(&r->evidence, "flag_gems (no __version__) imported from %s", file ? file : "?");
 	if (file)

@@ -9,7 +9,9 @@
 int zl_verbosity;
 
 const struct zl_exit_doc zl_exit_docs[] = {
-	{ ZL_EXIT_OK, "0", "passed: the command did what it was asked (compare and ab: the gate, if any, passed)" },
+	{ ZL_EXIT_OK, "0", "passed: the command did what it was asked (compare and ab: the gate, if any, passed); "
+	  "also a run whose every test was skipped (status skipped: a --dtypes the op does not support, with the "
+	  "reason), and a batch whose operators all passed or were skipped" },
 	{ ZL_EXIT_FAILED, "1", "a benchmark failed, or its file did not collect; batch: an operator failed, crashed "
 	  "or timed out; compare and ab: the regression gate failed; ab: a run failed; calibrate: a run failed or "
 	  "the calibration could not be stored; history: an ingest failed or was refused; push: something was "
@@ -17,7 +19,8 @@ const struct zl_exit_doc zl_exit_docs[] = {
 	{ ZL_EXIT_USAGE, "2", "usage or configuration error (compare, ab, report: also a caliber mismatch without "
 	  "--allow-caliber-mismatch)" },
 	{ ZL_EXIT_PREFLIGHT, "3", "a preflight check failed (PREFLIGHT_FAILED check=<name>); batch and calibrate: "
-	  "every operator (of a round) failed preflight; ab: a run failed preflight; doctor: a step failed" },
+	  "every operator (of a round) failed preflight, or an operator no benchmark carries (refused before any "
+	  "runs); ab: a run failed preflight; doctor: a step failed" },
 	{ ZL_EXIT_PYTEST_USAGE, "4", "pytest refused its command line" },
 	{ ZL_EXIT_NO_TESTS, "5", "pytest collected no tests" },
 	{ ZL_EXIT_INTERNAL, "70", "pytest's internal error (pytest's own 3, moved so that 3 always means preflight)" },

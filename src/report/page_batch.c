@@ -142,7 +142,7 @@ static void verdict(struct strbuf *out, const struct batch_view *v)
 		size_t n;
 	} parts[] = {
 		{ "passed", 0 }, { "failed", 0 }, { "crashed", 0 }, { "timeout", 0 }, { "preflight_failed", 0 },
-		{ "interrupted", 0 }, { "not run", 0 },
+		{ "interrupted", 0 }, { "not run", 0 }, { "skipped", 0 },
 	};
 	size_t counts[ZL_ARRAY_SIZE(parts)], i, n = 0, any = 0;
 	double *sp = xcalloc(v->nops ? v->nops : 1, sizeof(*sp));
@@ -156,6 +156,7 @@ static void verdict(struct strbuf *out, const struct batch_view *v)
 	counts[4] = oc.preflight_failed;
 	counts[5] = oc.interrupted;
 	counts[6] = oc.not_run;
+	counts[7] = oc.skipped;   /* a skip's reason is in the ops table */
 	zl_report_verdict_begin(out);
 	zl_report_count(out, oc.total, "op", "ops", NULL);
 	strbuf_addch(out, ':');

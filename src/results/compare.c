@@ -1070,6 +1070,35 @@ static void kernel_warning(struct zl_compare *c)
 	strbuf_release(&sb);
 }
 
+/* The run's own note of its unmatched measurements, which unmatched_warning() says instead. */
+static int is_unmatched_note(const struct zl_run *r, const char *note)
+{
+	char *own;
+	int same;
+
+	if (!r->timer_unmatched)
+		return 0;
+	own = xstrfmt(ZL_NOTE_TIMER_UNMATCHED, r->timer_unmatched);
+	same = !strcmp(own, note);
+	free(own);
+	return same;
+}
+
+/*
+ * Timer measurements that match no results row lose their samples: the rows they belong to
+ * are judged on FlagGems' medians. Said once, with the counts, before the runs' other notes.
+ */
+static void unmatched_warning(struct zl_compare *c)
+{
+	size_t a = c->a->timer_unmatched, b = c->b->timer_unmatched;
+
+	if (!a && !b)
+		return;
+	strvec_pushf(&c->warnings, "%zu timer measurement%s of A and %zu of B match no results row (plugins/timer.jsonl "
+		     "keys them by another op, dtype or shape than results.json): their samples are unused, and "
+		     "the rows they belong to are judged by the medians rule", a, a == 1 ? "" : "s", b);
+}
+
 static void build_warnings(struct zl_compare *c, size_t only_a, size_t only_b)
 {
 	size_t i, no_latency = 0, torch_moved = 0, torch_rows = 0;
@@ -1086,10 +1115,13 @@ static void build_warnings(struct zl_compare *c, size_t only_a, size_t only_b)
 			     i ? "B" : "A", sb.buf);
 	}
 	strbuf_release(&sb);
+	unmatched_warning(c);
 	for (i = 0; i < c->a->notes.nr; i++)
-		strvec_pushf(&c->warnings, "A: %s", c->a->notes.v[i]);
+		if (!is_unmatched_note(c->a, c->a->notes.v[i]))
+			strvec_pushf(&c->warnings, "A: %s", c->a->notes.v[i]);
 	for (i = 0; i < c->b->notes.nr; i++)
-		strvec_pushf(&c->warnings, "B: %s", c->b->notes.v[i]);
+		if (!is_unmatched_note(c->b, c->b->notes.v[i]))
+			strvec_pushf(&c->warnings, "B: %s", c->b->notes.v[i]);
 	for (i = 0; i < c->nr_rows; i++) {
 		const struct zl_compare_row *r = &c->rows[i];
 

@@ -918,8 +918,8 @@ static int resolve_run(struct zl_history *h, const char *key, sqlite3_int64 *id,
 {
 	static const char *const sql[] = {
 		"SELECT id, run_id FROM runs WHERE run_id = ?1",
-		"SELECT id, run_id FROM runs WHERE substr(run_id, 1, length(?1)) = ?1"
-		" ORDER BY run_id LIMIT 3",
+		("SELECT id, run_id FROM runs WHERE substr(run_id, 1, length(?1)) = ?1"
+		 " ORDER BY run_id LIMIT 3"),
 		"SELECT id, run_id FROM runs WHERE run_dir = ?2 ORDER BY started_at DESC, id DESC LIMIT 1",
 	};
 	char *abs = zl_absolute_path(key);

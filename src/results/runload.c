@@ -582,9 +582,9 @@ static void load_timer(struct zl_run *run, const struct row_table *last)
 	if (bad)
 		strvec_pushf(&run->notes, "plugins/timer.jsonl: %zu of %zu lines are not json objects",
 			     bad, lineno);
+	run->timer_unmatched = unmatched;
 	if (unmatched)
-		strvec_pushf(&run->notes, "plugins/timer.jsonl: %zu measurements match no results row",
-			     unmatched);
+		strvec_pushf(&run->notes, ZL_NOTE_TIMER_UNMATCHED, unmatched);
 	if (bad_samples)
 		strvec_pushf(&run->notes, "plugins/timer.jsonl: %zu entries of samples_ms are not positive "
 			     "numbers and were skipped", bad_samples);

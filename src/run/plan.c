@@ -49,6 +49,7 @@ const struct zl_plugin_def zl_plugin_table[] = {
 	  "graph-capture timer with L2 flush: the graph plan, and the profiler plan's fallback" },
 	{ "zl_foreign_vendor", 0, NULL, NULL, "report other vendors' FlagGems modules loaded by the run" },
 	{ "zl_autotune", 0, NULL, want_autotune, "record autotune winners, or replay an earlier run's" },
+	{ "zl_skips", 0, NULL, NULL, "a dtype the benchmark does not support is a skip with its reason; the tests' outcomes for the run's status" },
 	{ "zl_shard", 0, NULL, want_shard, "keep a warm-up shard's share (ZL_WARMUP_SHARD=i/k) of each benchmark's shapes" },
 	{ NULL, 0, NULL, NULL, NULL },
 };

@@ -440,7 +440,7 @@ const struct zl_check zl_checks[] = {
 	{ "flaggems_dir", check_flaggems_dir, "point --flaggems-dir or FLAGGEMS_DIR at a FlagGems checkout" },
 	{ "benchmark_dir", check_benchmark_dir, "the checkout needs benchmark/ with conftest.py (FlagGems' own)" },
 	{ "benchmark_file", check_benchmark_file, "give a node or file relative to the FlagGems root, e.g. benchmark/test_mm.py::test_mm" },
-	{ "op_resolution", check_op_resolution, "name an operator that has benchmark/test_<op>.py or an @pytest.mark.<op> marker" },
+	{ "op_resolution", check_op_resolution, "name an operator mark of the suite (@pytest.mark.<op>; zlbench completion --list-ops lists them), or run a whole file with --op-file" },
 	{ "shape_file", check_shape_file, "give a readable YAML mapping of op -> {shapes: [...]}, like FlagGems' core_shapes.yaml" },
 	{ "replay_from", check_replay_from, "point --replay-from at an earlier run directory recorded with autotune records" },
 	{ "python", check_python, "install Python or pass --python / ZL_PYTHON (Debian's is /usr/bin/python3)" },
@@ -462,6 +462,55 @@ void zl_preflight_report_failure(const char *check, const char *msg)
 	fprintf(stderr, "zlbench: preflight '%s' failed: %s\n", check, line.buf);
 	fflush(stderr);
 	strbuf_release(&line);
+}
+
+int zl_preflight_batch_ops(const char *flaggems_dir, const struct strvec *ops, FILE *plan)
+{
+	char *bench = zl_path_join(flaggems_dir, "benchmark");
+	struct zl_marks idx = ZL_MARKS_INIT;
+	struct strvec refused = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT, line = STRBUF_INIT;
+	size_t i, own = 0;
+	double t0 = zl_now_monotonic();
+	int rc;
+
+	if (!zl_is_dir(bench)) {
+		free(bench);
+		return 0;
+	}
+	free(bench);
+	zl_marks_scan(flaggems_dir, &idx);
+	for (i = 0; i < ops->nr; i++) {
+		struct zl_nodes n = ZL_NODES_INIT;
+
+		strbuf_reset(&err);
+		if (zl_resolve_op_in(flaggems_dir, &idx, ops->v[i], &n, &err) != ZL_RESOLVE_OK)
+			strvec_push(&refused, err.buf);
+		else
+			own += !strcmp(n.how, "file");
+		zl_nodes_release(&n);
+	}
+	if (refused.nr) {
+		fprintf(stderr, "PREFLIGHT_FAILED check=op_resolution\n");
+		fprintf(stderr, "zlbench: preflight 'op_resolution' failed for %zu of the batch's %zu operators; "
+				"nothing was run:\n", refused.nr, ops->nr);
+		for (i = 0; i < refused.nr; i++) {
+			strbuf_reset(&line);
+			strbuf_add_printable(&line, refused.v[i]);
+			fprintf(stderr, "  %s\n", line.buf);
+		}
+		fflush(stderr);
+	} else if (plan) {
+		fprintf(plan, "operators resolved: %zu of %zu (%zu by their own file, %zu by marker scan; "
+			      "%zu benchmark files scanned in %.1f ms)\n", ops->nr, ops->nr, own, ops->nr - own,
+			idx.files_scanned, (zl_now_monotonic() - t0) * 1e3);
+	}
+	rc = refused.nr ? -1 : 0;
+	zl_marks_release(&idx);
+	strvec_clear(&refused);
+	strbuf_release(&err);
+	strbuf_release(&line);
+	return rc;
 }
 
 int zl_preflight_run(struct zl_preflight *pf, int all, FILE *report,

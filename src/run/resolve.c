@@ -44,48 +44,109 @@ static int is_ident(int c)
 	return isalnum(c) || c == '_';
 }
 
-/* Does text carry the marker pytest.mark.<op> with a word boundary after it? */
-static int has_marker(const char *text, const char *op)
+static int is_ident_start(int c)
 {
-	static const char needle[] = "pytest.mark.";
-	size_t oplen = strlen(op);
-	const char *p = text;
+	return isalpha(c) || c == '_';
+}
 
-	while ((p = strstr(p, needle))) {
-		const char *name = p + sizeof(needle) - 1;
+static const char *skip_ident(const char *p)
+{
+	while (is_ident((unsigned char)*p))
+		p++;
+	return p;
+}
 
-		if (!strncmp(name, op, oplen) && !is_ident((unsigned char)name[oplen]))
-			return 1;
-		p = name;
+/* Past the string literal whose opening quote is at p (an unterminated one-line string ends at its line). */
+static const char *skip_string(const char *p)
+{
+	char q = *p;
+	int triple = p[1] == q && p[2] == q;
+
+	p += triple ? 3 : 1;
+	while (*p) {
+		if (*p == '\\' && p[1]) {
+			p += 2;
+			continue;
+		}
+		if (*p == q && (!triple || (p[1] == q && p[2] == q)))
+			return p + (triple ? 3 : 1);
+		if (*p == '\n' && !triple)
+			return p;
+		p++;
 	}
+	return p;
+}
+
+static int builtin_mark(const char *name, size_t len)
+{
+	const char *const *b;
+
+	for (b = builtin_marks; *b; b++)
+		if (strlen(*b) == len && !strncmp(*b, name, len))
+			return 1;
 	return 0;
 }
 
-/* Collect the op names a file's markers declare. */
-static void collect_markers(const char *text, struct strvec *ops)
+/* Is the len bytes of name among marks[first..]? */
+static int added(const struct strvec *marks, size_t first, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = first; i < marks->nr; i++)
+		if (!strncmp(marks->v[i], name, len) && !marks->v[i][len])
+			return 1;
+	return 0;
+}
+
+static void strvec_push_n(struct strvec *sv, const char *s, size_t len)
+{
+	char *word = xstrndup(s, len);
+
+	strvec_push(sv, word);
+	free(word);
+}
+
+/*
+ * The one reader of marks. Python code, not text: comments and string literals are
+ * skipped (FlagGems' test__reshape_alias.py names @pytest.mark._reshape_alias in a
+ * comment), and "pytest" must be a name of its own ("from _pytest.mark.structures"
+ * is no mark "structures").
+ */
+void zl_marks_in_source(const char *text, struct strvec *marks)
 {
 	static const char needle[] = "pytest.mark.";
-	const char *p = text;
+	const char *p = text, *hit = strstr(text, needle);
+	size_t first = marks->nr;   /* each once among what this call adds */
 
-	while ((p = strstr(p, needle))) {
-		const char *name = p + sizeof(needle) - 1, *end = name;
-		const char *const *b;
-		char *word;
-		int builtin = 0;
+	/* strstr finds the candidates; only comments and strings between them need walking */
+	while (hit) {
+		const char *q = p + strcspn(p, "#\"'");
 
-		while (is_ident((unsigned char)*end))
-			end++;
-		p = end;
-		if (end == name)
+		if (hit < q) {
+			const char *name = hit + sizeof(needle) - 1, *end = skip_ident(name);
+
+			p = end;
+			if ((hit == text || (!is_ident((unsigned char)hit[-1]) && hit[-1] != '.')) &&
+			    is_ident_start((unsigned char)*name) && !builtin_mark(name, (size_t)(end - name)) &&
+			    !added(marks, first, name, (size_t)(end - name)))
+				strvec_push_n(marks, name, (size_t)(end - name));
+			hit = strstr(p, needle);
 			continue;
-		word = xstrndup(name, (size_t)(end - name));
-		for (b = builtin_marks; *b; b++)
-			if (!strcmp(*b, word))
-				builtin = 1;
-		if (!builtin && strvec_find(ops, word) < 0)
-			strvec_push(ops, word);
-		free(word);
+		}
+		if (!*q)
+			break;
+		p = *q == '#' ? strchrnul(q, '\n') : skip_string(q);
+		if (hit < p)
+			hit = strstr(p, needle);
 	}
+}
+
+/* The marks of one file, in order; none when it cannot be read. */
+static void file_marks(const char *path, struct strbuf *buf, struct strvec *marks)
+{
+	strbuf_reset(buf);
+	if (!zl_read_file(buf, path, NULL, ZL_CAP_DOC, NULL))
+		zl_marks_in_source(buf->buf, marks);
 }
 
 /* Walk dir recursively (sorted, so results are stable), calling fn for test_*.py files. */
@@ -182,54 +243,135 @@ void zl_walk_python(const char *dir, const char *rel, int tests_only, zl_walk_fn
 	free(seen.ids);
 }
 
-struct scan_ctx {
-	const char *op;
-	struct strvec *hits;
-	size_t scanned;
+/* ---- the mark index --------------------------------------------------------------- */
+
+struct mark_hit {
+	const char *name, *file;
+};
+
+struct marks_walk {
+	struct strvec names;          /* every mark of every file, in walk order */
+	struct strvec files;          /* every file read, in walk order */
+	size_t *file_of;              /* file_of[i]: the index in files of names[i]'s file */
+	size_t alloc;
 	struct strbuf buf;
 };
 
-static void scan_one(const char *path, const char *rel, void *data)
+static void marks_one(const char *path, const char *rel, void *data)
 {
-	struct scan_ctx *c = data;
+	struct marks_walk *w = data;
+	size_t first = w->names.nr;
 
-	strbuf_reset(&c->buf);
-	c->scanned++;
-	if (zl_read_file(&c->buf, path, NULL, ZL_CAP_DOC, NULL))
-		return;
-	if (has_marker(c->buf.buf, c->op))
-		strvec_push(c->hits, rel);
+	strvec_push(&w->files, rel);
+	file_marks(path, &w->buf, &w->names);
+	if (w->names.nr > w->alloc) {
+		w->alloc = w->names.nr * 2;
+		w->file_of = xrealloc(w->file_of, w->alloc * sizeof(*w->file_of));
+	}
+	while (first < w->names.nr)
+		w->file_of[first++] = w->files.nr - 1;
 }
 
-struct list_ctx {
-	struct strvec *ops;
-	struct strbuf buf;
-};
-
-static void list_one(const char *path, const char *rel, void *data)
+static int by_name_then_file(const void *a, const void *b)
 {
-	struct list_ctx *c = data;
-	const char *base = strrchr(rel, '/');
-	char *name;
+	const struct mark_hit *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
 
-	base = base ? base + 1 : rel;
-	name = xstrndup(base + 5, strlen(base) - 5 - 3); /* test_<name>.py */
-	if (*name && strvec_find(c->ops, name) < 0)
-		strvec_push(c->ops, name);
-	free(name);
-	strbuf_reset(&c->buf);
-	if (!zl_read_file(&c->buf, path, NULL, ZL_CAP_DOC, NULL))
-		collect_markers(c->buf.buf, c->ops);
+	return c ? c : strcmp(x->file, y->file);
+}
+
+/* The walk's hits as the index: of every mark, or only of the mark named only. */
+static void build_index(const struct marks_walk *w, const char *only, struct zl_marks *out)
+{
+	struct mark_hit *hits = xcalloc(w->names.nr + 1, sizeof(*hits));
+	size_t i, n = 0;
+
+	for (i = 0; i < w->names.nr; i++)
+		if (!only || !strcmp(w->names.v[i], only))
+			hits[n++] = (struct mark_hit){ w->names.v[i], w->files.v[w->file_of[i]] };
+	qsort(hits, n, sizeof(*hits), by_name_then_file);
+	for (i = 0; i < n; i++) {
+		struct zl_mark *m = out->nr ? &out->v[out->nr - 1] : NULL;
+
+		if (!m || strcmp(m->name, hits[i].name)) {
+			if (out->nr == out->alloc) {
+				out->alloc = out->alloc ? out->alloc * 2 : 256;
+				out->v = xrealloc(out->v, out->alloc * sizeof(*out->v));
+			}
+			m = &out->v[out->nr++];
+			m->name = xstrdup(hits[i].name);
+			strvec_init(&m->files);
+		}
+		/* a file lists a mark once (zl_marks_in_source), and the walk visits a file once */
+		strvec_push(&m->files, hits[i].file);
+	}
+	out->files_scanned = w->files.nr;
+	free(hits);
+}
+
+/*
+ * One walk. With only, the index holds that mark alone when a file carries it (resolving
+ * one op needs no more: nothing to sort or copy), else every mark, for the refusal's
+ * suggestions, from the same walk.
+ */
+static void marks_scan(const char *flaggems_dir, const char *only, struct zl_marks *out)
+{
+	struct marks_walk w = { STRVEC_INIT, STRVEC_INIT, NULL, 0, STRBUF_INIT };
+	char *bench = zl_path_join(flaggems_dir, "benchmark");
+
+	zl_marks_release(out);
+	walk_tests(bench, "benchmark", marks_one, &w);
+	free(bench);
+	if (only)
+		build_index(&w, only, out);
+	if (!out->nr)
+		build_index(&w, NULL, out);
+	free(w.file_of);
+	strvec_clear(&w.names);
+	strvec_clear(&w.files);
+	strbuf_release(&w.buf);
+}
+
+void zl_marks_scan(const char *flaggems_dir, struct zl_marks *out)
+{
+	marks_scan(flaggems_dir, NULL, out);
+}
+
+static int mark_by_name(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct zl_mark *)elem)->name);
+}
+
+const struct zl_mark *zl_marks_find(const struct zl_marks *m, const char *name)
+{
+	if (!m->nr)
+		return NULL;
+	return bsearch(name, m->v, m->nr, sizeof(*m->v), mark_by_name);
+}
+
+void zl_marks_release(struct zl_marks *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr; i++) {
+		free(m->v[i].name);
+		strvec_clear(&m->v[i].files);
+	}
+	free(m->v);
+	m->v = NULL;
+	m->nr = m->alloc = m->files_scanned = 0;
 }
 
 void zl_list_ops(const char *flaggems_dir, struct strvec *ops)
 {
-	struct list_ctx c = { ops, STRBUF_INIT };
-	char *bench = zl_path_join(flaggems_dir, "benchmark");
+	struct zl_marks marks = ZL_MARKS_INIT;
+	size_t i;
 
-	walk_tests(bench, "benchmark", list_one, &c);
-	strbuf_release(&c.buf);
-	free(bench);
+	zl_marks_scan(flaggems_dir, &marks);
+	for (i = 0; i < marks.nr; i++)
+		if (strvec_find(ops, marks.v[i].name) < 0)
+			strvec_push(ops, marks.v[i].name);
+	zl_marks_release(&marks);
 }
 
 /* The file half of a node "path/file.py::Class::test" */
@@ -288,55 +430,232 @@ static enum zl_resolve_fail resolve_op_file(const char *flaggems_dir, const char
 	return ZL_RESOLVE_OK;
 }
 
-/* No benchmark for op: the error, with the operators whose names are close. */
-static enum zl_resolve_fail no_match(const char *flaggems_dir, const char *op, const char *from, size_t scanned,
-				     struct strbuf *note, struct zl_nodes *out, struct strbuf *err)
+/* The file's name without "test_" and ".py". */
+static char *file_stem(const char *rel)
 {
-	struct strvec ops = STRVEC_INIT;
+	const char *base = strrchr(rel, '/');
+
+	base = base ? base + 1 : rel;
+	if (zl_starts_with(base, "test_"))
+		base += 5;
+	return xstrndup(base, strlen(base) - (zl_ends_with(base, ".py") ? 3 : 0));
+}
+
+/* The benchmark file whose name is closest to op (zl_suggest's rule), or NULL. */
+static const char *nearest_by_name(const struct zl_marks *idx, const char *op)
+{
+	struct strvec stems = STRVEC_INIT, near = STRVEC_INIT;
+	const char *best = NULL;
+	size_t i, j;
+
+	for (i = 0; i < idx->nr; i++)
+		for (j = 0; j < idx->v[i].files.nr; j++) {
+			char *stem = file_stem(idx->v[i].files.v[j]);
+
+			if (strvec_find(&stems, stem) < 0)
+				strvec_push(&stems, stem);
+			free(stem);
+		}
+	zl_suggest(op, &stems, 1, &near);
+	for (i = 0; near.nr && !best && i < idx->nr; i++)
+		for (j = 0; !best && j < idx->v[i].files.nr; j++) {
+			char *stem = file_stem(idx->v[i].files.v[j]);
+
+			if (!strcmp(stem, near.v[0]))
+				best = idx->v[i].files.v[j];
+			free(stem);
+		}
+	strvec_clear(&stems);
+	strvec_clear(&near);
+	return best;
+}
+
+/*
+ * The file to show for an op no benchmark carries: the first file of the closest mark
+ * (div_tensr -> div_tensor's benchmark/test_div.py), else the file whose name is closest.
+ */
+static const char *nearest_file(const struct zl_marks *idx, const char *op, const struct strvec *suggestions)
+{
+	const struct zl_mark *m = suggestions->nr ? zl_marks_find(idx, suggestions->v[0]) : NULL;
+
+	return m && m->files.nr ? m->files.v[0] : nearest_by_name(idx, op);
+}
+
+static int by_length_then_name(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t lx = strlen(x), ly = strlen(y);
+
+	return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x, y);
+}
+
+/*
+ * Did you mean: the marks that extend op by a word ("div" -> div_out, div_tensor), shorter
+ * first, then the closest by edit distance (zl_suggest); at most max.
+ */
+static void suggest_marks(const struct zl_marks *idx, const char *op, size_t max, struct strvec *out)
+{
+	struct strvec names = STRVEC_INIT, typos = STRVEC_INIT;
+	const char **longer = xcalloc(idx->nr + 1, sizeof(*longer));
+	size_t i, n = 0, len = strlen(op);
+
+	for (i = 0; i < idx->nr; i++) {
+		const char *name = idx->v[i].name;
+
+		strvec_push(&names, name);
+		if (!strncmp(name, op, len) && name[len] == '_')
+			longer[n++] = name;
+	}
+	qsort(longer, n, sizeof(*longer), by_length_then_name);
+	for (i = 0; i < n && out->nr < max; i++)
+		strvec_push(out, longer[i]);
+	zl_suggest(op, &names, max, &typos);
+	for (i = 0; i < typos.nr && out->nr < max; i++)
+		if (strvec_find(out, typos.v[i]) < 0)
+			strvec_push(out, typos.v[i]);
+	free(longer);
+	strvec_clear(&names);
+	strvec_clear(&typos);
+}
+
+/* At most this many of a file's marks are listed in a refusal. */
+#define MAX_FILE_MARKS 12
+
+static void add_list(struct strbuf *sb, const struct strvec *names, size_t max)
+{
 	size_t i;
 
-	zl_list_ops(flaggems_dir, &ops);
-	zl_suggest(op, &ops, 5, &out->suggestions);
-	strvec_clear(&ops);
-	zl_error(err, "no benchmark for operator '%s'%s: no benchmark/test_%s.py and no file with @pytest.mark.%s (%zu files scanned)",
-		 op, from_note(note, from), op, op, scanned);
+	for (i = 0; i < names->nr && i < max; i++)
+		strbuf_addf(sb, "%s%s", i ? ", " : "", names->v[i]);
+	if (names->nr > max)
+		strbuf_addf(sb, " and %zu more", names->nr - max);
+}
+
+/*
+ * No benchmark carries op: the refusal names the nearest file (benchmark/test_<op>.py when
+ * it exists) with its marks and how to run it whole, and the marks whose names are close.
+ */
+static enum zl_resolve_fail no_match(const char *flaggems_dir, const struct zl_marks *idx, const char *op,
+				     const char *from, struct strbuf *note, struct zl_nodes *out, struct strbuf *err)
+{
+	char *own = xstrfmt("benchmark/test_%s.py", op), *own_path = zl_path_join(flaggems_dir, own);
+	const char *near;
+	struct strvec near_marks = STRVEC_INIT;
+	struct strbuf buf = STRBUF_INIT;
+
+	suggest_marks(idx, op, 5, &out->suggestions);
+	near = zl_is_file(own_path) ? own : nearest_file(idx, op, &out->suggestions);
+	if (near) {
+		char *path = zl_path_join(flaggems_dir, near);
+
+		file_marks(path, &buf, &near_marks);
+		free(path);
+	}
+	zl_error(err, "no benchmark for operator '%s'%s: ", op, from_note(note, from));
+	if (near == own) {
+		strbuf_addf(err, "%s has no mark '%s' (its marks: ", own, op);
+		if (near_marks.nr)
+			add_list(err, &near_marks, MAX_FILE_MARKS);
+		else
+			strbuf_addstr(err, "none");
+		strbuf_addstr(err, ")");
+	} else {
+		strbuf_addf(err, "no %s", own);
+	}
+	strbuf_addf(err, " and no file carries @pytest.mark.%s (%zu files scanned)", op, idx->files_scanned);
 	if (out->suggestions.nr) {
 		strbuf_addstr(err, "; did you mean: ");
-		for (i = 0; i < out->suggestions.nr; i++)
-			strbuf_addf(err, "%s%s", i ? ", " : "", out->suggestions.v[i]);
+		add_list(err, &out->suggestions, out->suggestions.nr);
 	}
+	if (near && near != own && near_marks.nr) {
+		strbuf_addf(err, "; the nearest file, %s, has marks ", near);
+		add_list(err, &near_marks, MAX_FILE_MARKS);
+	}
+	if (near)
+		strbuf_addf(err, "; to run the whole file: --op-file %s", near);
+	strvec_clear(&near_marks);
+	strbuf_release(&buf);
+	free(own);
+	free(own_path);
 	return ZL_RESOLVE_NO_MATCH;
 }
 
-/* OP: benchmark/test_<op>.py, else every benchmark file that marks a test with it. */
+/* OP in the index: its own file when that carries it, else every file that does. */
+static enum zl_resolve_fail resolve_in(const char *flaggems_dir, const struct zl_marks *idx, const char *op,
+				       const char *from, struct strbuf *note, struct zl_nodes *out, struct strbuf *err)
+{
+	const struct zl_mark *m = zl_marks_find(idx, op);
+	char *own = xstrfmt("benchmark/test_%s.py", op);
+	size_t i;
+
+	out->scanned = idx->files_scanned;
+	if (!m) {
+		out->how = "marker scan";
+		free(own);
+		return no_match(flaggems_dir, idx, op, from, note, out, err);
+	}
+	if (strvec_find(&m->files, own) >= 0) {
+		out->how = "file";
+		strvec_push(&out->nodes, own);
+	} else {
+		out->how = "marker scan";
+		for (i = 0; i < m->files.nr; i++)
+			strvec_push(&out->nodes, m->files.v[i]);
+	}
+	out->marker = xstrdup(op);
+	free(own);
+	return ZL_RESOLVE_OK;
+}
+
+enum zl_resolve_fail zl_resolve_op_in(const char *flaggems_dir, const struct zl_marks *idx, const char *op,
+				      struct zl_nodes *out, struct strbuf *err)
+{
+	struct strbuf note = STRBUF_INIT;
+	enum zl_resolve_fail rc;
+
+	if (!zl_op_name_valid(op)) {
+		zl_error(err, "invalid operator name '%s': use letters, digits and '_' only", op);
+		return ZL_RESOLVE_BAD_NAME;
+	}
+	free(out->op);
+	out->op = xstrdup(op);
+	rc = resolve_in(flaggems_dir, idx, op, NULL, &note, out, err);
+	strbuf_release(&note);
+	return rc;
+}
+
+/*
+ * OP: benchmark/test_<op>.py when it carries the mark (one file read), else the whole
+ * index, the same rule as zl_resolve_op_in.
+ */
 static enum zl_resolve_fail resolve_op(const char *flaggems_dir, const char *op, const char *from,
 				       struct strbuf *note, struct zl_nodes *out, struct strbuf *err)
 {
 	char *rel = xstrfmt("benchmark/test_%s.py", op);
 	char *path = zl_path_join(flaggems_dir, rel);
-	struct scan_ctx c = { op, &out->nodes, 0, STRBUF_INIT };
-	char *bench;
-	int own_file = zl_is_file(path);
+	struct zl_marks idx = ZL_MARKS_INIT;
+	struct strvec marks = STRVEC_INIT;
+	struct strbuf buf = STRBUF_INIT;
+	enum zl_resolve_fail rc;
 
+	if (zl_is_file(path))
+		file_marks(path, &buf, &marks);
+	strbuf_release(&buf);
 	free(path);
-	if (own_file) {
+	if (strvec_find(&marks, op) >= 0) {
 		out->how = "file";
 		strvec_push(&out->nodes, rel);
 		out->marker = xstrdup(op);
-		free(rel);
-		return ZL_RESOLVE_OK;
+		rc = ZL_RESOLVE_OK;
+	} else {
+		/* the files of this mark; every mark when none carries it, to refuse it with suggestions */
+		marks_scan(flaggems_dir, op, &idx);
+		rc = resolve_in(flaggems_dir, &idx, op, from, note, out, err);
+		zl_marks_release(&idx);
 	}
+	strvec_clear(&marks);
 	free(rel);
-	bench = zl_path_join(flaggems_dir, "benchmark");
-	walk_tests(bench, "benchmark", scan_one, &c);
-	free(bench);
-	strbuf_release(&c.buf);
-	out->how = "marker scan";
-	out->scanned = c.scanned;
-	if (!out->nodes.nr)
-		return no_match(flaggems_dir, op, from, c.scanned, note, out, err);
-	out->marker = xstrdup(op);
-	return ZL_RESOLVE_OK;
+	return rc;
 }
 
 /* TEST_NODE wins over OP_FILE, which wins over OP alone. */
@@ -388,13 +707,6 @@ static void push_range(struct strvec *sv, const char *p, const char *end)
 	char *w = xstrndup(p, (size_t)(end - p));
 	strvec_push(sv, w);
 	free(w);
-}
-
-static const char *skip_ident(const char *p)
-{
-	while (is_ident((unsigned char)*p))
-		p++;
-	return p;
 }
 
 /* benchmark/base.py and the nodes' files, one after the other (a file that cannot be read is left out). */

@@ -14,6 +14,7 @@
 #include "zlbench/fsutil.h"
 #include "zlbench/preflight.h"
 #include "zlbench/run.h"
+#include "zlbench/skips.h"
 #include "zlbench/util.h"
 #include "zlbench/watch.h"
 #include "zlbench/zlbench.h"
@@ -466,6 +467,23 @@ static char *why_not_passed(const struct zl_watch *w, const char *run_dir, int s
 	return reason;
 }
 
+/*
+ * pytest's 0 also means "every test skipped" (a --dtypes the op does not support, a skipif):
+ * no numbers, and no failure either. plugins/skips.json tells; without it the run passed.
+ */
+static void all_skipped(const char *run_dir, struct zl_run_facts *f)
+{
+	struct zl_skips sk = ZL_SKIPS_INIT;
+	struct strbuf err = STRBUF_INIT;
+
+	if (!zl_skips_load(run_dir, &sk, &err) && zl_skips_all_skipped(&sk)) {
+		f->status = ZL_STATUS_SKIPPED;
+		f->reason = zl_skips_reason(&sk);
+	}
+	zl_skips_release(&sk);
+	strbuf_release(&err);
+}
+
 int zl_watch_outcome(const struct zl_watch *w, struct zl_run_ctx *c)
 {
 	struct zl_run_facts *f = &c->f;
@@ -490,6 +508,8 @@ int zl_watch_outcome(const struct zl_watch *w, struct zl_run_ctx *c)
 		f->reason = strbuf_detach(&msg, NULL);
 	} else if (strcmp(f->status, ZL_STATUS_PASSED)) {
 		f->reason = why_not_passed(w, c->run_dir, sig);
+	} else {
+		all_skipped(c->run_dir, f);
 	}
 	strbuf_release(&msg);
 	return exit_code;

@@ -30,8 +30,8 @@ json_get() {
 	"$ZL_TEST_PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"
 }
 
-all=zl_vendor_guard,zl_timer,zl_profiler_timer,zl_graph_timer,zl_foreign_vendor,zl_autotune
-without_timers=zl_vendor_guard,zl_timer,zl_foreign_vendor,zl_autotune
+all=zl_vendor_guard,zl_timer,zl_profiler_timer,zl_graph_timer,zl_foreign_vendor,zl_autotune,zl_skips
+without_timers=zl_vendor_guard,zl_timer,zl_foreign_vendor,zl_autotune,zl_skips
 # cuda: the profiler timer, the graph timer as its fallback
 plan_of cuda
 expect_plugins cuda profiler $all
@@ -39,7 +39,7 @@ expect_plugins cuda profiler $all
 	"('graph, direct', 0.005, 0.3, 'nvml')" ] || fail "cuda plan: $(cat "$TMP/cuda.json")"
 # rocm: the profiler timer, no graph capture
 plan_of rocm
-expect_plugins rocm profiler zl_vendor_guard,zl_timer,zl_profiler_timer,zl_foreign_vendor,zl_autotune
+expect_plugins rocm profiler zl_vendor_guard,zl_timer,zl_profiler_timer,zl_foreign_vendor,zl_autotune,zl_skips
 has_reason rocm "zl_graph_timer: dropped: backend rocm lacks the capability graph_capture"
 [ "$(json_get "$TMP/rocm.json" 'd["fallback"], d["clock_source"]')" = "('direct', 'none')" ] || fail "rocm fallback"
 # musa, ascend: direct, and the plan says why the profiler timer is not there
@@ -63,7 +63,7 @@ print(set(m) < set(c) and len(set(c)) == len(c))' "$TMP/cuda.json" "$TMP/musa.js
 
 # --timer picks the timer; the graph plugin stays the profiler's fallback unless turned off
 plan_of cuda --timer graph
-expect_plugins cuda graph zl_vendor_guard,zl_timer,zl_graph_timer,zl_foreign_vendor,zl_autotune
+expect_plugins cuda graph zl_vendor_guard,zl_timer,zl_graph_timer,zl_foreign_vendor,zl_autotune,zl_skips
 has_reason cuda "zl_profiler_timer: dropped: the timer plan is not profiler (--timer / ZL_TIMER)"
 ZL_TIMER=direct run_zl plan --backend cuda --json
 expect_rc 0
@@ -72,14 +72,14 @@ expect_plugins cuda direct $without_timers
 has_reason cuda "zl_graph_timer: dropped: the timer plan is direct"
 # --no-cudagraph keeps the profiler timer and drops the graph fallback
 plan_of cuda --no-cudagraph
-expect_plugins cuda profiler zl_vendor_guard,zl_timer,zl_profiler_timer,zl_foreign_vendor,zl_autotune
+expect_plugins cuda profiler zl_vendor_guard,zl_timer,zl_profiler_timer,zl_foreign_vendor,zl_autotune,zl_skips
 [ "$(json_get "$TMP/cuda.json" 'd["fallback"]')" = direct ] || fail "--no-cudagraph fallback"
 ZL_ENABLE_CUDAGRAPH=0 run_zl plan --backend cuda --json
 expect_rc 0
-[ "$(json_get "$TMP/out" '",".join(d["plugins"])')" = zl_vendor_guard,zl_timer,zl_profiler_timer,zl_foreign_vendor,zl_autotune ] ||
+[ "$(json_get "$TMP/out" '",".join(d["plugins"])')" = zl_vendor_guard,zl_timer,zl_profiler_timer,zl_foreign_vendor,zl_autotune,zl_skips ] ||
 	fail "ZL_ENABLE_CUDAGRAPH=0 kept the graph timer"
 plan_of rocm --no-autotune-records
-expect_plugins rocm profiler zl_vendor_guard,zl_timer,zl_profiler_timer,zl_foreign_vendor
+expect_plugins rocm profiler zl_vendor_guard,zl_timer,zl_profiler_timer,zl_foreign_vendor,zl_skips
 # the sampling settings reach the plan
 plan_of cuda --noise-target 0.002 --max-time-per-shape 1.5
 [ "$(json_get "$TMP/cuda.json" 'd["noise_target"], d["max_time_per_shape_s"]')" = "(0.002, 1.5)" ] || fail "sampling settings"
@@ -120,7 +120,7 @@ contains "$TMP/err" "invalid value 'soon' for ZL_MAX_TIME_PER_SHAPE"
 # the text form lists the same -p flags and names the timer, its noise target and fallbacks
 run_zl plan --backend ascend
 expect_rc 0
-grep -qx "plugins: -p zl_vendor_guard -p zl_timer -p zl_foreign_vendor -p zl_autotune" "$TMP/out" ||
+grep -qx "plugins: -p zl_vendor_guard -p zl_timer -p zl_foreign_vendor -p zl_autotune -p zl_skips" "$TMP/out" ||
 	fail "plan text for ascend: $(cat "$TMP/out")"
 run_zl plan --backend cuda
 expect_rc 0

@@ -17,7 +17,7 @@ grep -qE '^softmax +torch.float16 +\[\[4096\]\]' "$TMP/out" || fail "summary row
 for h in "zlbench " "backend:     cuda (flag: --backend), vendor nvidia, CUDA_VISIBLE_DEVICES=0" \
 	"device:      0  (not verified" "bundled demo: CPU stand-ins" "level:       core (default)" \
 	"shapes:      upstream:" "test node:   benchmark/test_softmax.py  -m softmax  (file)" \
-	"plugins:     zl_vendor_guard zl_timer zl_profiler_timer zl_graph_timer zl_foreign_vendor zl_autotune" \
+	"plugins:     zl_vendor_guard zl_timer zl_profiler_timer zl_graph_timer zl_foreign_vendor zl_autotune zl_skips" \
 	"timer:       profiler (device timestamps, each call from an idle device, L2 flushed outside it, leading transient cut; noise target 0.5 % (2 % under 5 us), at most 0.3 s per shape); fallback per shape: graph, direct; SM clock: nvml" "tuner cache: shared: $FLAGGEMS_CACHE_DIR, 0 winners already stored" \
 	"replay:      none" "run dir:     $TMP/r1"; do
 	contains "$TMP/err" "$h"

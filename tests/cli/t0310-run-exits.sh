@@ -19,8 +19,8 @@ R --op crash --out c
 expect_rc 139
 [ "$(status c 'd["status"], d["exit_code"], d["signal"]')" = "('crashed', 139, 11)" ] || fail "crash: $(status c 'd["status"], d["signal"]')"
 
-# no tests collected -> 5
-R --op empty --out e
+# no tests collected -> 5 (a file without tests; --op empty is refused before pytest: no file carries the mark)
+R --op-file benchmark/test_empty.py --out e
 expect_rc 5
 [ "$(status e 'd["status"], d["exit_code"]')" = "('failed', 5)" ] || fail "empty"
 
@@ -51,7 +51,7 @@ def pytest_addoption(parser):
 def pytest_collection_modifyitems(items):
     raise RuntimeError("internal error on purpose")
 PY
-printf 'def test_x():\n    pass\n' >ie/benchmark/test_x.py
+printf 'import pytest\n\n@pytest.mark.x\ndef test_x():\n    pass\n' >ie/benchmark/test_x.py
 R --flaggems-dir ie --op x --out i
 expect_rc 70
 [ "$(status i 'd["status"], d["exit_code"]')" = "('crashed', 70)" ] || fail "internal: $(status i 'd["status"], d["exit_code"]')"

@@ -37,5 +37,5 @@ done
 [ "$(envof musa 'd["ZL_TIMER_PLAN"], d["ZL_CLOCK_SOURCE"]')" = "('direct', 'none')" ] || fail "musa timer"
 [ "$(envof cuda 'd["CUDA_DEVICE_ORDER"]')" = PCI_BUS_ID ] || fail "cuda device order"
 # no graph-timer plugin in musa's argv, a strict subset of cuda's
-[ "$(json_get musa/run_identity.json 'd["plugins"]')" = "['zl_vendor_guard', 'zl_timer', 'zl_foreign_vendor', 'zl_autotune']" ] || fail "musa plugins"
+[ "$(json_get musa/run_identity.json 'd["plugins"]')" = "['zl_vendor_guard', 'zl_timer', 'zl_foreign_vendor', 'zl_autotune', 'zl_skips']" ] || fail "musa plugins"
 pass

@@ -17,7 +17,7 @@ lacks "$TMP/err" "zl_autotune"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["autotune"]["mode"] == "off" and d["autotune"]["recorded"] is None, d["autotune"]
-assert d["plugins"] == ["zl_vendor_guard", "zl_timer", "zl_profiler_timer", "zl_graph_timer", "zl_foreign_vendor"], d["plugins"]
+assert d["plugins"] == ["zl_vendor_guard", "zl_timer", "zl_profiler_timer", "zl_graph_timer", "zl_foreign_vendor", "zl_skips"], d["plugins"]
 assert "ZL_AUTOTUNE_MODE" not in d["env"], d["env"]
 assert "-p" in d["child_argv"] and "zl_autotune" not in d["child_argv"], d["child_argv"]
 PY

@@ -1,5 +1,5 @@
 #!/bin/bash
-# batch: exit 3 when every op fails preflight (a broken environment), 1 when some do;
+# batch: exit 3 when every op fails preflight (a broken environment) or an op is unknown (refused up front);
 # devices checked against the enumeration; usage errors exit 2 and create nothing.
 . "$(dirname "$0")/lib.sh"
 FIX="$ZL_SOURCE_DIR/tests/fixtures/flaggems"
@@ -50,12 +50,24 @@ run_zl batch --resume "$TMP/f" --progress plain
 expect_rc 0
 [ "$(wc -l <"$TMP/f/ops_status.csv")" -eq 5 ] || fail "a passed op ran again: $(cat "$TMP/f/ops_status.csv")"
 
-# one op fails preflight, the other passes: an op problem, not the environment
-batch --devices 0 --ops nosuchop,batch_p01 --out "$TMP/m"
-expect_rc 1
-contains "$TMP/out" "1 passed, 0 failed, 0 crashed, 0 timed out, 1 preflight failed"
-grep -q '^nosuchop,preflight_failed,3,.*no benchmark for operator' "$TMP/m/ops_status.csv" ||
-	fail "nosuchop row: $(cat "$TMP/m/ops_status.csv")"
+# an operator no benchmark carries is refused before anything runs, each on a line of its
+# own, with what to type instead (as `zlbench run --op` refuses it), exit 3: no batch directory
+batch --devices 0 --ops nosuchop,batch_p01,batch_p0l --out "$TMP/m"
+expect_rc 3
+contains "$TMP/err" "PREFLIGHT_FAILED check=op_resolution"
+contains "$TMP/err" "failed for 2 of the batch's 3 operators; nothing was run:"
+contains "$TMP/err" "  no benchmark for operator 'nosuchop': no benchmark/test_nosuchop.py and no file carries @pytest.mark.nosuchop"
+contains "$TMP/err" "  no benchmark for operator 'batch_p0l': "
+contains "$TMP/err" "did you mean: batch_p01"
+[ "$(grep -c "^  no benchmark for operator" "$TMP/err")" -eq 2 ] || fail "one line per unknown op: $(cat "$TMP/err")"
+[ -e "$TMP/m" ] && fail "an unknown operator created the batch directory"
+# the same with --dry-run; a dry run of known ones says how they resolved
+batch --devices 0 --ops nosuchop --dry-run --out "$TMP/m"
+expect_rc 3
+contains "$TMP/err" "PREFLIGHT_FAILED check=op_resolution"
+batch --devices 0 --ops batch_p01,sleepy --dry-run --out "$TMP/m"
+expect_rc 0
+contains "$TMP/out" "operators resolved: 2 of 2 (1 by their own file, 1 by marker scan;"
 
 # with a query tool the devices are checked before anything starts
 fake_tool nvidia-smi "exec /bin/cat '$ZL_FIXTURES_DIR/devices/nvidia-smi-h200x2/query-gpu-noheader-nounits.csv'"

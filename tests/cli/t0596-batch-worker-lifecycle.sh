@@ -104,13 +104,24 @@ PY
 none_alive $(worker_pids "$B")
 
 # ---- a run that never reaches the worker (its preflight stops it) leaves the worker as it is ----
-run_zl "${ARGS[@]}" --start worker --devices 0 --ops batch_p05,no_such_op,batch_p06 --out "$TMP/p"
+# (an unknown op is refused before the batch starts: here the op's file goes away after that)
+cp -rL "$FIX" "$TMP/fx"
+printf 'import pytest\n\n@pytest.mark.gone_op\ndef test_gone_op():\n    pass\n' >"$TMP/fx/benchmark/test_gone_op.py"
+ZL_BATCH_PLAN='{"batch_p05":{"sleep":3}}' "$ZLBENCH" "${ARGS[@]}" --flaggems-dir "$TMP/fx" --start worker --devices 0 \
+	--ops batch_p05,gone_op,batch_p06 --out "$TMP/p" >"$TMP/out" 2>"$TMP/err" &
+bpid=$!
+for _ in $(seq 100); do [ -e "$TMP/p/batch.json" ] && break; sleep 0.05; done
+rm "$TMP/fx/benchmark/test_gone_op.py"
+set +e
+wait $bpid
+RC=$?
+set -e
 expect_rc 1
 "$ZL_TEST_PYTHON" - "$TMP/p" <<'PY' || fail "preflight in between"
 import csv, json, os, sys
 b = sys.argv[1]
 rows = {r["op"]: r for r in csv.DictReader(open(os.path.join(b, "ops_status.csv"), newline=""))}
-assert rows["no_such_op"]["status"] != "passed", rows["no_such_op"]
+assert rows["gone_op"]["status"] == "preflight_failed", rows["gone_op"]
 pid = lambda op: json.load(open(os.path.join(b, "runs", op, "run_identity.json")))["start"]["worker_pid"]
 assert (rows["batch_p06"]["start"], rows["batch_p06"]["ops_before"]) == ("reused", "1"), rows["batch_p06"]
 assert pid("batch_p05") == pid("batch_p06")

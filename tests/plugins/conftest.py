@@ -20,7 +20,7 @@ PLUGINS_DIR = os.path.join(SOURCE_DIR, "plugins")
 FAKES_DIR = os.path.join(HERE, "fakes")
 TREES_DIR = os.path.join(HERE, "trees")
 ALL_PLUGINS = ("zl_timer", "zl_profiler_timer", "zl_graph_timer", "zl_vendor_guard",
-               "zl_foreign_vendor", "zl_autotune")
+               "zl_foreign_vendor", "zl_autotune", "zl_skips")
 
 # The fakes and the generated trees are not tests of this session.
 collect_ignore_glob = ["fakes/*", "trees/*", "gpu/*"]
