@@ -12,11 +12,14 @@
 #   AAX: AA over 10 operators no test or document of the project names (issue 25: rsqrt, tanh,
 #       erf, div_tensor, addcmul, where_self, index_select, var_mean, cumprod, clamp; OPS_X
 #       changes them).
+#   S26: issue 26 on the real suite: --op div refused (and how fast), an int-only op skipped
+#       under --dtypes float16, embedding's timer rows matched to its results rows, a dry run
+#       over every mark.
 #   SPEED: issue 25: the ops (default the 10 core ops) and arctan with every dtype in the
 #       device's worker: the timer's wall per measurement, each op's wall and where it went.
 #   SAMPLE: issue 25: N (default 40) marks drawn with SEED (default 25) from every mark of the
 #       checkout, every dtype, in the device's worker: the mean wall per passing mark.
-# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|SPEED|SAMPLE OUTDIR
+# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|SAMPLE OUTDIR
 #   A2: as A, every run on the same kernel configs (rounds and the fresh batch replay round 1's
 #       merged winners), calibrate first; the fresh batch is compared with round 2.
 # Environment: ZLBENCH, FLAGGEMS_DIR (as gpu-validate.sh), OPS (default the 10 core ops),
@@ -118,6 +121,31 @@ B)
 		zl abProd ab $F --op prod --b-flaggems-dir "$fgB" --out "$out/abProd" --json -- --dtypes $DTYPES
 	python3 "$here/gpu-wave-digest.py" B "$out" | tee -a "$out/wave.log"
 	;;
+S26)
+	t0=$(date +%s%N)
+	"$ZLBENCH" run $F --op div >"$out/div.out" 2>"$out/div.err"
+	log "div rc=$? wall=$(( ($(date +%s%N) - t0) / 1000000 ))ms: $(grep -o "test_div.py has no mark 'div'[^;]*" "$out/div.err" | head -1)"
+	zl gcd run $F --op gcd --out "$out/gcd" -- --dtypes float16
+	log "gcd: $(grep -E '^status:' "$out/gcd.err")"
+	zl skipb batch $F --devices 0 --ops add,gcd,bitwise_and_tensor --start worker --progress plain --out "$out/skipb" -- --dtypes float16
+	grep -E "^[0-9]+ operators|^skipped" "$out/skipb.out" "$out/skipb.err" | tee -a "$out/wave.log"
+	zl emb run $F --op embedding --out "$out/emb"
+	ZL_HISTORY_DB="$out/none.db" zl embcmp compare "$out/emb" "$out/emb" --json
+	python3 - "$out" <<'PY' | tee -a "$out/wave.log"
+import json, sys
+try:
+    d = json.load(open(sys.argv[1] + "/embcmp.out"))
+except (OSError, ValueError) as e:
+    sys.exit("embedding: no compare JSON (%s)" % e)
+un = [w for w in d.get("warnings", []) if "match no results row" in w]
+print("embedding: %d rows, rows with samples %s of A; unmatched warning: %s; dtypes %s" % (
+    len(d["rows"]), d["a"].get("rows_with_samples"), un[0] if un else "none",
+    sorted({r["dtype"] for r in d["rows"]})))
+PY
+	"$ZLBENCH" completion --list-ops --flaggems-dir "$FLAGGEMS_DIR" >"$out/marks.txt"
+	zl dry batch $F --ops-file "$out/marks.txt" --dry-run
+	log "dry run: $(wc -l <"$out/marks.txt") marks: $(grep -m1 'operators resolved' "$out/dry.out" "$out/dry.err" | head -1)"
+	;;
 SPEED)
 	zl speed batch $F --devices 0 --ops "$OPS,arctan" --start worker --progress plain \
 		--timeout-per-op "${TIMEOUT_PER_OP:-240}" --out "$out/speed"
@@ -142,7 +170,7 @@ PY
 	python3 "$here/gpu-wave-digest.py" SAMPLE "$out" | tee -a "$out/wave.log"
 	;;
 *)
-	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|SPEED|SAMPLE OUTDIR" >&2
+	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|SAMPLE OUTDIR" >&2
 	exit 2
 	;;
 esac
