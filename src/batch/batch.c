@@ -24,6 +24,7 @@
 #include "zlbench/fsutil.h"
 #include "zlbench/history.h"
 #include "zlbench/json.h"
+#include "zlbench/redact.h"
 #include "zlbench/resolve.h"
 #include "zlbench/run.h"
 #include "zlbench/table.h"
@@ -752,8 +753,10 @@ int zl_batch_config_save(const struct zl_batch_config *c, struct strbuf *err)
 {
 	cJSON *doc = cJSON_CreateObject();
 	char *path = zl_path_join(c->dir, ZL_BATCH_CONFIG_FILE);
+	struct strvec argv = STRVEC_INIT;
 	int bad, rc = -1;
 
+	zl_redact_argv((const char *const *)c->argv.v, &argv); /* stored: no --push password, no token */
 	bad = !doc ||
 	      zl_json_add_string(doc, "schema", ZL_BATCH_SCHEMA) ||
 	      zl_json_add_string(doc, "zlbench_version", ZL_VERSION_STRING) ||
@@ -772,13 +775,14 @@ int zl_batch_config_save(const struct zl_batch_config *c, struct strbuf *err)
 	      zl_json_add_string(doc, "shape_mode", c->shape_mode_file ? "file" : "upstream") ||
 	      zl_json_add_string(doc, "shape_file", c->shape_file) ||
 	      zl_json_add_string(doc, "start", c->start ? c->start : "fresh") ||
-	      zl_json_add_item(doc, "argv", zl_json_strvec(&c->argv)) ||
+	      zl_json_add_item(doc, "argv", zl_json_strvec(&argv)) ||
 	      zl_json_add_item(doc, "sessions", cJSON_CreateArray());
 	if (bad)
 		zl_error(err, "out of memory building '%s'", path);
 	else
 		rc = zl_json_write_atomic(path, doc, err);
 	cJSON_Delete(doc);
+	strvec_clear(&argv);
 	free(path);
 	return rc;
 }
@@ -845,7 +849,7 @@ int zl_batch_config_add_session(const struct zl_batch_config *c, const char *con
 		goto out;
 	}
 	zl_utc_iso8601(stamp, zl_now_epoch());
-	strvec_pushv(&args, (const char **)argv);
+	zl_redact_argv(argv, &args); /* stored: a --push URL's password and tokens never are */
 	s = cJSON_CreateObject();
 	if (zl_json_add_item(sessions, NULL, s)) {
 		zl_error(err, "out of memory updating '%s'", path);

@@ -177,6 +177,11 @@ fail:
 
 int zl_write_file_atomic(const char *path, const void *data, size_t len, struct strbuf *err)
 {
+	return zl_write_file_atomic_mode(path, data, len, 0644, err);
+}
+
+int zl_write_file_atomic_mode(const char *path, const void *data, size_t len, mode_t mode, struct strbuf *err)
+{
 	char *tmp = xstrfmt("%s.tmp.XXXXXX", path);
 	int fd = mkstemp(tmp);
 	int saved;
@@ -186,7 +191,7 @@ int zl_write_file_atomic(const char *path, const void *data, size_t len, struct 
 		free(tmp);
 		return -1;
 	}
-	if (fchmod(fd, 0644) || zl_write_all(fd, data, len) || fsync(fd)) {
+	if (fchmod(fd, mode) || zl_write_all(fd, data, len) || fsync(fd)) {
 		saved = errno;
 		close(fd);
 		unlink(tmp);

@@ -15,6 +15,7 @@
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/progress.h"
+#include "zlbench/redact.h"
 #include "zlbench/report.h"
 #include "zlbench/report/html.h"
 #include "zlbench/report/parts.h"
@@ -201,8 +202,10 @@ static void settings(struct strbuf *out, const struct batch_view *v)
 	zl_html_cal(out, "FlagGems dir", v->c.flaggems_dir);
 	zl_html_cal(out, "created", v->c.created_at);
 	strbuf_reset(&t);
-	for (i = 0; i < v->c.argv.nr; i++)
-		strbuf_addf(&t, "%s%s", i ? " " : "", v->c.argv.v[i]);
+	for (i = 0; i < v->c.argv.nr; i++) {
+		strbuf_addstr(&t, i ? " " : "");
+		zl_redact_add(&t, v->c.argv.v[i]); /* a batch.json of an older zlbench may hold a secret */
+	}
 	zl_html_cal(out, "command", t.len ? t.buf : NULL);
 	zl_html_cal_end(out);
 	strbuf_release(&t);
