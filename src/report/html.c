@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -125,6 +126,16 @@ void zl_html_escape(struct strbuf *sb, const char *s)
 		zl_html_escape_len(sb, s, strlen(s));
 }
 
+void zl_html_class_word(struct strbuf *sb, const char *prefix, const char *word)
+{
+	strbuf_addstr(sb, prefix);
+	for (; word && *word; word++) {
+		unsigned char c = (unsigned char)*word;
+
+		strbuf_addch(sb, isalnum(c) || c == '-' || c == '_' ? c : '_');
+	}
+}
+
 void zl_html_textf(struct strbuf *sb, const char *fmt, ...)
 {
 	struct strbuf tmp = STRBUF_INIT;
@@ -198,7 +209,9 @@ void zl_html_notes(struct strbuf *sb, const char *cls, const char *heading, cons
 
 	if (!lines->nr)
 		return;
-	strbuf_addf(sb, "<div class=\"%s\">", cls);
+	strbuf_addstr(sb, "<div class=\"");
+	zl_html_escape(sb, cls);
+	strbuf_addstr(sb, "\">");
 	if (heading)
 		zl_html_elem(sb, "strong", NULL, heading);
 	strbuf_addstr(sb, "<ul>");
@@ -227,10 +240,13 @@ void zl_html_tr(struct strbuf *sb)
 
 void zl_html_td(struct strbuf *sb, const char *text, const char *cls)
 {
-	if (cls)
-		strbuf_addf(sb, "<td class=\"%s\">", cls);
-	else
+	if (cls) {
+		strbuf_addstr(sb, "<td class=\"");
+		zl_html_escape(sb, cls);
+		strbuf_addstr(sb, "\">");
+	} else {
 		strbuf_addstr(sb, "<td>");
+	}
 	zl_html_escape(sb, text ? text : "");
 	strbuf_addstr(sb, "</td>");
 }
