@@ -19,6 +19,7 @@
 #include "zlbench/schema.h"
 #include "zlbench/table.h"
 #include "zlbench/units.h"
+#include "zlbench/term.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -209,7 +210,8 @@ static void print_diffs(FILE *out, const char *title, const struct zl_diffs *d)
 		return;
 	fprintf(out, "%s\n", title);
 	for (i = 0; i < d->nr; i++)
-		fprintf(out, "  %s: %s -> %s\n", d->v[i].field, d->v[i].a, d->v[i].b);
+		fprintf(out, "  %s: %s -> %s\n", zl_term_str(d->v[i].field), zl_term_str(d->v[i].a),
+			zl_term_str(d->v[i].b));
 }
 
 static void print_geomeans(const struct zl_compare *c, FILE *out, int use_color)
@@ -265,10 +267,10 @@ static void print_run_line(FILE *out, const char *side, const struct zl_run *r, 
 {
 	const char *note = zl_history_loaded_note(r);
 
-	fprintf(out, "%s: %s  %s  %s\n", side, r->run_id, r->status ? r->status : "?",
-		r->dir ? r->dir : NONE_TEXT);
+	fprintf(out, "%s: %s  %s  %s\n", side, zl_term_str(r->run_id), zl_term_str(r->status ? r->status : "?"),
+		zl_term_str(r->dir ? r->dir : NONE_TEXT));
 	if (note)
-		fprintf(out, "%s   %s%s\n", warn, note, reset);
+		fprintf(out, "%s   %s%s\n", warn, zl_term_str(note), reset);
 }
 
 /* The caliber lines: ok or the mismatches, autotune, the flags and the A/B variables. */
@@ -278,17 +280,17 @@ static void print_caliber(const struct zl_compare *c, FILE *out, const char *war
 
 	if (!c->caliber.mismatches.nr)
 		fprintf(out, "caliber: ok (backend %s, device %s, level %s, shape mode %s, timer plan %s, "
-			"tuner cache %s)\n", c->a->backend ? c->a->backend : NONE_TEXT,
-			c->a->device_name ? c->a->device_name : NONE_TEXT,
-			c->a->level ? c->a->level : NONE_TEXT,
-			c->a->shape_mode ? c->a->shape_mode : NONE_TEXT,
-			c->a->timer_plan ? c->a->timer_plan : NONE_TEXT,
-			c->a->tuner_cache_mode ? c->a->tuner_cache_mode : NONE_TEXT);
+			"tuner cache %s)\n", zl_term_str(c->a->backend ? c->a->backend : NONE_TEXT),
+			zl_term_str(c->a->device_name ? c->a->device_name : NONE_TEXT),
+			zl_term_str(c->a->level ? c->a->level : NONE_TEXT),
+			zl_term_str(c->a->shape_mode ? c->a->shape_mode : NONE_TEXT),
+			zl_term_str(c->a->timer_plan ? c->a->timer_plan : NONE_TEXT),
+			zl_term_str(c->a->tuner_cache_mode ? c->a->tuner_cache_mode : NONE_TEXT));
 	else
 		print_diffs(out, "caliber: MISMATCH (allowed)", &c->caliber.mismatches);
-	fprintf(out, "autotune: %s\n", c->caliber.autotune);
+	fprintf(out, "autotune: %s\n", zl_term_str(c->caliber.autotune));
 	for (i = 0; i < c->caliber.flags.nr; i++)
-		fprintf(out, "%sflag: %s%s\n", warn, c->caliber.flags.v[i], reset);
+		fprintf(out, "%sflag: %s%s\n", warn, zl_term_str(c->caliber.flags.v[i]), reset);
 	print_diffs(out, "A/B variables:", &c->caliber.variables);
 }
 
@@ -308,7 +310,7 @@ static void print_gate(const struct zl_compare *c, FILE *out, int use_color)
 	gate_rule(c, &sb);
 	fprintf(out, "  rule: %s\n", sb.buf);
 	for (i = 0; i < c->gate_reasons.nr; i++)
-		fprintf(out, "  %s\n", c->gate_reasons.v[i]);
+		fprintf(out, "  %s\n", zl_term_str(c->gate_reasons.v[i]));
 	fprintf(out, "  %zu of %zu gems shapes failed the gate%s\n", c->gate_rows, c->gems_rows,
 		c->gate_rows ? " (FAILED in the gate column)" : "");
 	strbuf_release(&sb);
@@ -400,11 +402,11 @@ static void print_alerts(const struct zl_compare *c, FILE *out, const char *warn
 
 	zl_compare_alerts(c, &lines);
 	for (i = 0; i < lines.nr; i++)
-		fprintf(out, "%swarning: %s%s\n", warn, lines.v[i], reset);
+		fprintf(out, "%swarning: %s%s\n", warn, zl_term_str(lines.v[i]), reset);
 	if (has_mismatch(c)) {
 		mismatch_summary(c, &sb, "; ");
-		fprintf(out, "%sWARNING: caliber mismatch allowed (--allow-caliber-mismatch): %s%s\n", warn, sb.buf,
-			reset);
+		fprintf(out, "%sWARNING: caliber mismatch allowed (--allow-caliber-mismatch): %s%s\n", warn,
+			zl_term_str(sb.buf), reset);
 	}
 	fputc('\n', out);
 	strvec_clear(&lines);
@@ -440,7 +442,7 @@ static void print_warnings(const struct zl_compare *c, FILE *out, const char *wa
 		fprintf(out, "drift control: none (%s)\n", sb.buf);
 	}
 	for (i = 0; i < c->warnings.nr; i++)
-		fprintf(out, "%swarning: %s%s\n", warn, c->warnings.v[i], reset);
+		fprintf(out, "%swarning: %s%s\n", warn, zl_term_str(c->warnings.v[i]), reset);
 	strbuf_release(&sb);
 }
 
@@ -791,7 +793,6 @@ static int alerts_json(cJSON *root, const struct zl_compare *c)
 int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct strbuf *err)
 {
 	cJSON *root = cJSON_CreateObject();
-	char *text;
 
 	if (!root || zl_json_add_schema(root, ZL_SCHEMA_COMPARE) || alerts_json(root, c) ||
 	    run_json(root, "a", c->a) || run_json(root, "b", c->b) || caliber_json(root, c) ||
@@ -799,12 +800,9 @@ int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct
 	    geomeans_json(root, c) || drift_json(root, c) || gate_json(root, c) || zl_compare_eff_json(root, c) ||
 	    zl_json_add_item(root, "warnings", zl_json_strvec(&c->warnings)))
 		goto oom;
-	text = cJSON_Print(root);
-	if (!text)
+	if (zl_json_print(sb, root, 1, "compare --json"))
 		goto oom;
-	strbuf_addstr(sb, text);
 	strbuf_addch(sb, '\n');
-	cJSON_free(text);
 	cJSON_Delete(root);
 	return 0;
 oom:
