@@ -46,6 +46,13 @@ int zl_read_file(struct strbuf *sb, const char *path, const char *what, size_t c
 int zl_write_all(int fd, const void *data, size_t len);
 /* The running binary's path (for starting itself again). Caller frees. */
 char *zl_self_exe(void);
+/*
+ * 1 when rel, a path read back from one of our own files (ops_status.csv's run_dir,
+ * ab.json's rounds), stays inside the directory it is relative to: not empty, not
+ * absolute, no ".." component. (A symlink inside may still lead out: the readers
+ * take regular files only, and nothing is written through such a path.)
+ */
+int zl_path_is_inside(const char *rel);
 /* Write data to path atomically: a temp file beside it, fsync, rename; mode 0644. */
 int zl_write_file_atomic(const char *path, const void *data, size_t len, struct strbuf *err);
 /* The same with the file's mode (0600: readable by its owner only, from its creation on). */

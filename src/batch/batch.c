@@ -787,6 +787,38 @@ int zl_batch_config_save(const struct zl_batch_config *c, struct strbuf *err)
 	return rc;
 }
 
+/* A device as the batch names it: an index, as the settings resolver makes it. */
+static int device_name_valid(const char *d)
+{
+	size_t n = strspn(d, "0123456789");
+
+	return n > 0 && n <= 9 && !d[n];
+}
+
+/*
+ * The names batch.json gives that become paths (runs/<op>, logs/<op>.log, a worker's
+ * <device>.sock) are checked as the command line's are: a crafted batch.json naming
+ * "../../x" must not make --resume move or write anything outside the batch.
+ */
+static int check_names(const struct zl_batch_config *c, const char *path, struct strbuf *err)
+{
+	size_t i;
+
+	for (i = 0; i < c->ops.nr; i++)
+		if (!zl_op_name_valid(c->ops.v[i]))
+			return zl_error(err, "'%s' names the operator '%s': not an operator name (letters, digits "
+				       "and '_'); refusing to use it", path, c->ops.v[i]);
+	for (i = 0; i < c->warmup_ops.nr; i++)
+		if (!zl_op_name_valid(c->warmup_ops.v[i]))
+			return zl_error(err, "'%s' names the warm-up operator '%s': not an operator name (letters, "
+				       "digits and '_'); refusing to use it", path, c->warmup_ops.v[i]);
+	for (i = 0; i < c->devices.nr; i++)
+		if (!device_name_valid(c->devices.v[i]))
+			return zl_error(err, "'%s' names the device '%s': not a device index; refusing to use it", path,
+				       c->devices.v[i]);
+	return 0;
+}
+
 int zl_batch_config_load(struct zl_batch_config *c, const char *batch_dir, struct strbuf *err)
 {
 	char *path = zl_path_join(batch_dir, ZL_BATCH_CONFIG_FILE);
@@ -822,6 +854,8 @@ int zl_batch_config_load(struct zl_batch_config *c, const char *batch_dir, struc
 		zl_error(err, "'%s' lacks backend, flaggems_dir, devices, ops or run_args", path);
 		goto out;
 	}
+	if (check_names(c, path, err))
+		goto out;
 	rc = 0;
 out:
 	cJSON_Delete(doc);

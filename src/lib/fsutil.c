@@ -451,3 +451,21 @@ char *zl_self_exe(void)
 		return xstrdup("/proc/self/exe");
 	return xstrdup(buf);
 }
+
+int zl_path_is_inside(const char *rel)
+{
+	const char *p = rel;
+
+	if (!rel || !*rel || *rel == '/')
+		return 0;
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return 0;
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return 1;
+}

@@ -112,7 +112,11 @@ static int view_load(struct batch_view *v, const char *dir, struct strbuf *err)
 		o->speedup = NAN;
 		zl_run_init(&o->run);
 		rel = o->last ? o->last->v[ZL_BCOL_RUN_DIR] : NULL;
-		if (rel) {
+		if (rel && !zl_path_is_inside(rel)) {
+			/* ops_status.csv is read like user input: its runs are the batch's own */
+			strvec_pushf(&v->notes, "%s: its run '%s' is not a directory inside the batch: not loaded", o->op,
+				     rel);
+		} else if (rel) {
 			char *run_dir = zl_path_join(dir, rel);
 
 			strbuf_reset(&why);
