@@ -47,6 +47,14 @@ int zl_write_all(int fd, const void *data, size_t len);
 /* The running binary's path (for starting itself again). Caller frees. */
 char *zl_self_exe(void);
 /*
+ * Why path is no directory zlbench can use, as words that follow it in a message
+ * ("'x' does not exist", "'x' is a symbolic link loop ..."), from stat's errno; NULL
+ * when it is a directory. A static string.
+ */
+const char *zl_dir_problem(const char *path);
+/* 1 when something is named path (lstat: a dangling or looping link counts). */
+int zl_path_exists(const char *path);
+/*
  * 1 when rel, a path read back from one of our own files (ops_status.csv's run_dir,
  * ab.json's rounds), stays inside the directory it is relative to: not empty, not
  * absolute, no ".." component. (A symlink inside may still lead out: the readers

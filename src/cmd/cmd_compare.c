@@ -82,7 +82,8 @@ static int load_side(const char *arg, struct zl_history **h, struct zl_run *run)
 	char *dir = NULL;
 	int ret = -1;
 
-	if (zl_is_dir(arg)) {
+	if (zl_is_dir(arg) || zl_path_exists(arg)) {
+		/* something of that name is there (a loop or dangling link too): it says what is wrong */
 		if (zl_run_load(arg, run, &err))
 			goto fail;
 		ret = 0;

@@ -469,3 +469,33 @@ int zl_path_is_inside(const char *rel)
 	}
 	return 1;
 }
+
+const char *zl_dir_problem(const char *path)
+{
+	struct stat st;
+
+	if (!stat(path, &st))
+		return S_ISDIR(st.st_mode) ? NULL : "is not a directory";
+	switch (errno) {
+	case ENOENT:
+		/* a dangling link is there, but leads nowhere */
+		return !lstat(path, &st) && S_ISLNK(st.st_mode) ? "is a symbolic link to nothing" : "does not exist";
+	case ELOOP:
+		return "is a symbolic link loop (too many levels of symbolic links)";
+	case ENOTDIR:
+		return "cannot be reached: a part of it is not a directory";
+	case EACCES:
+		return "cannot be reached: permission denied";
+	case ENAMETOOLONG:
+		return "is too long a name";
+	default:
+		return "cannot be reached";
+	}
+}
+
+int zl_path_exists(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st);
+}

@@ -658,9 +658,9 @@ static void load_identity_fields(struct zl_run *run)
 
 int zl_run_load_with_identity(const char *dir, cJSON *identity, struct zl_run *run, struct strbuf *err)
 {
-	if (!zl_is_dir(dir)) {
+	if (zl_dir_problem(dir)) {
 		cJSON_Delete(identity);
-		return zl_error(err, "'%s' is not a run directory: no such directory", dir);
+		return zl_error(err, "'%s' is not a run directory: it %s", dir, zl_dir_problem(dir));
 	}
 	run->dir = zl_absolute_path(dir);
 	run->identity = identity;
@@ -689,8 +689,8 @@ int zl_run_load(const char *dir, struct zl_run *run, struct strbuf *err)
 	struct strbuf text = STRBUF_INIT;
 	char *path;
 
-	if (!zl_is_dir(dir))
-		return zl_error(err, "'%s' is not a run directory: no such directory", dir);
+	if (zl_dir_problem(dir))
+		return zl_error(err, "'%s' is not a run directory: it %s", dir, zl_dir_problem(dir));
 	run->dir = zl_absolute_path(dir);
 	path = zl_path_join(run->dir, "run_identity.json");
 	if (zl_read_file(&text, path, NULL, ZL_CAP_DOC, err)) {

@@ -94,9 +94,11 @@ static int check_level(struct zl_preflight *pf, struct strbuf *msg)
 
 static int check_flaggems_dir(struct zl_preflight *pf, struct strbuf *msg)
 {
-	if (!zl_is_dir(pf->s->flaggems_dir))
-		return zl_error(msg, "FlagGems directory '%s' does not exist (from %s)",
-				pf->s->flaggems_dir, pf->s->v[ZL_SET_FLAGGEMS_DIR].from);
+	const char *why = zl_dir_problem(pf->s->flaggems_dir);
+
+	if (why)
+		return zl_error(msg, "FlagGems directory '%s' %s (from %s)", pf->s->flaggems_dir, why,
+				pf->s->v[ZL_SET_FLAGGEMS_DIR].from);
 	return 0;
 }
 
