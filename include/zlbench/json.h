@@ -63,6 +63,9 @@ int zl_json_to_strvec(const cJSON *array, struct strvec *sv);
  * ("compare --json", a file's path). 0, or -1 when cJSON could not allocate.
  */
 int zl_json_print(struct strbuf *sb, const cJSON *doc, int formatted, const char *what);
+/* The same in pieces (a document streamed a part at a time): count into *replaced, then warn once. */
+int zl_json_print_valid(struct strbuf *sb, const cJSON *doc, int formatted, size_t *replaced);
+void zl_json_warn_replaced(const char *what, size_t replaced);
 /* Append text[0..len) to out with each byte that starts no valid UTF-8 character as U+FFFD; returns how many. */
 size_t zl_utf8_make_valid(struct strbuf *out, const char *text, size_t len);
 /* Print doc (zl_json_print) and write it to path atomically. */

@@ -150,19 +150,32 @@ size_t zl_utf8_make_valid(struct strbuf *out, const char *text, size_t len)
 	return replaced;
 }
 
-int zl_json_print(struct strbuf *sb, const cJSON *doc, int formatted, const char *what)
+int zl_json_print_valid(struct strbuf *sb, const cJSON *doc, int formatted, size_t *replaced)
 {
 	char *text = formatted ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
-	size_t replaced;
 
 	if (!text)
 		return -1;
 	/* cJSON copies a string's bytes as they came: a file's invalid UTF-8 would pass through */
-	replaced = zl_utf8_make_valid(sb, text, strlen(text));
+	*replaced += zl_utf8_make_valid(sb, text, strlen(text));
 	cJSON_free(text);
+	return 0;
+}
+
+void zl_json_warn_replaced(const char *what, size_t replaced)
+{
 	if (replaced)
 		zl_print_warning("%s: %zu byte%s that %s not UTF-8 written as U+FFFD", what, replaced,
 				 replaced == 1 ? "" : "s", replaced == 1 ? "was" : "were");
+}
+
+int zl_json_print(struct strbuf *sb, const cJSON *doc, int formatted, const char *what)
+{
+	size_t replaced = 0;
+
+	if (zl_json_print_valid(sb, doc, formatted, &replaced))
+		return -1;
+	zl_json_warn_replaced(what, replaced);
 	return 0;
 }
 

@@ -236,7 +236,7 @@ static void pool_arm(const struct ab *ab, int arm, struct zl_run *pooled)
 
 static void pool_samples(const struct ab *ab, int arm, struct zl_samples *out)
 {
-	size_t k, i, j;
+	size_t k, i;
 
 	for (k = 0; k < ab->nr; k++) {
 		struct zl_samples one;
@@ -246,17 +246,8 @@ static void pool_samples(const struct ab *ab, int arm, struct zl_samples *out)
 		zl_samples_init(&one);
 		zl_samples_load(ab->v[k].dir, &one);
 		for (i = 0; i < one.nr; i++) {
-			struct zl_samples_entry *e = NULL;
+			struct zl_samples_entry *e = zl_samples_add(out, one.v[i].key);
 
-			for (j = 0; j < out->nr && !e; j++)
-				if (!strcmp(out->v[j].key, one.v[i].key))
-					e = &out->v[j];
-			if (!e) {
-				ALLOC_GROW(out->v, out->nr + 1, out->alloc);
-				e = &out->v[out->nr++];
-				memset(e, 0, sizeof(*e));
-				e->key = xstrdup(one.v[i].key);
-			}
 			e->v = xrealloc(e->v, (e->n + one.v[i].n + 1) * sizeof(*e->v));
 			memcpy(e->v + e->n, one.v[i].v, one.v[i].n * sizeof(*e->v));
 			e->n += one.v[i].n;
