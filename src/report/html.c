@@ -1,4 +1,3 @@
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -124,16 +123,6 @@ void zl_html_escape(struct strbuf *sb, const char *s)
 {
 	if (s)
 		zl_html_escape_len(sb, s, strlen(s));
-}
-
-void zl_html_class_word(struct strbuf *sb, const char *prefix, const char *word)
-{
-	strbuf_addstr(sb, prefix);
-	for (; word && *word; word++) {
-		unsigned char c = (unsigned char)*word;
-
-		strbuf_addch(sb, isalnum(c) || c == '-' || c == '_' ? c : '_');
-	}
 }
 
 void zl_html_textf(struct strbuf *sb, const char *fmt, ...)

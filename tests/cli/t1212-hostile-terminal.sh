@@ -44,11 +44,21 @@ if grep -q "$ESC" "$TMP/out"; then
 fi
 contains "$TMP/out" 'mm\x1b]0;pwned\x07'
 contains "$TMP/out" 'H200\x1b[2J\x1b[H'
+# history's list: the run's op (from its identity) with a screen-clearing escape
+"$ZL_TEST_PYTHON" - a/run_identity.json <<'PY' || fail "cannot craft the op"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["op"] = "mm\x1b[2J\x1b[H"
+json.dump(d, open(sys.argv[1], "w"))
+PY
 run_zl history --ingest a
 expect_rc 0
 run_zl history
 expect_rc 0
-grep -q "$ESC" "$TMP/out" && fail "history sent an escape sequence to the terminal"
-contains "$TMP/out" 'H200\x1b[2J'
+if grep -q "$ESC" "$TMP/out"; then
+	cat -v "$TMP/out" >&2
+	fail "history sent an escape sequence to the terminal"
+fi
+contains "$TMP/out" 'mm\x1b[2J\x1b[H'
 
 pass

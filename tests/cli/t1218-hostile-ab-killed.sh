@@ -38,7 +38,7 @@ contains "$TMP/ab.html" "This ab did not finish"
 contains "$TMP/ab.html" "ab.json says &quot;running&quot;: this ab is still running, or its process was killed"
 contains "$TMP/ab.html" "of the 4 rounds ended; the figures below are those rounds&#39; only"
 # the rounds that never ran are shown as ab.json says them
-contains "$TMP/ab.html" '<td class="v-pending">pending</td>'
+contains "$TMP/ab.html" '<td class="v-other">pending</td>'
 
 # the B1 child ends on its own; wait for it so that nothing outlives the test
 for i in $(seq 600); do

@@ -11,7 +11,8 @@
  * and attributes in double quotes, text with & < > escaped, every tag closed in order) and
  * holds no element or attribute that the input made: every tag and attribute name is one
  * of the renderer's own (below), every attribute value has its attribute's fixed form
- * (numbers, path data, class and id names of letters, digits, '-' and '_', the one style),
+ * (numbers, path data, class and id names of letters, digits, '-' and '_', links to an id
+ * in the page, the one style),
  * so no <script>, no on*=, no javascript: can appear, whatever the files held.
  */
 #include <stdio.h>
@@ -45,10 +46,11 @@ static const struct {
 	{ "caption", 0, 0 }, { "thead", 0, 0 }, { "tbody", 0, 0 }, { "tr", 0, 0 }, { "th", 0, 0 }, { "td", 0, 0 },
 	{ "figure", 0, 0 }, { "figcaption", 0, 0 }, { "details", 0, 0 }, { "summary", 0, 0 }, { "footer", 0, 0 },
 	{ "svg", 0, 0 }, { "g", 0, 0 }, { "text", 0, 0 }, { "path", 0, 1 }, { "rect", 0, 1 }, { "circle", 0, 1 },
+	{ "a", 0, 0 }, { "pre", 0, 0 },
 };
 
 /* What an attribute's value may be: the writer's own forms; TEXT is escaped text (aria-label). */
-enum form { NUMBER, NUMBERS, PATH, NAMES, FIXED, TEXT };
+enum form { NUMBER, NUMBERS, PATH, NAMES, FRAGMENT, FIXED, TEXT };
 
 static const struct {
 	const char *name;
@@ -60,6 +62,7 @@ static const struct {
 	{ "role", FIXED, "img" }, { "style", FIXED, "stroke-width:2.5" }, { "class", NAMES, NULL },
 	{ "id", NAMES, NULL }, { "viewBox", NUMBERS, NULL }, { "aria-label", TEXT, NULL }, { "x", NUMBER, NULL },
 	{ "y", NUMBER, NULL }, { "cx", NUMBER, NULL }, { "cy", NUMBER, NULL }, { "r", NUMBER, NULL },
+	{ "href", FRAGMENT, NULL },
 	{ "width", NUMBER, NULL }, { "height", NUMBER, NULL }, { "rx", NUMBER, NULL }, { "d", PATH, NULL },
 };
 
@@ -135,6 +138,10 @@ static void attr_value(struct page *pg, size_t a, const char *v, size_t n)
 		break;
 	case NAMES:
 		ok = n && in_set(v, n, names);
+		break;
+	case FRAGMENT:
+		/* a link within the page only: "#" and an id */
+		ok = n > 1 && v[0] == '#' && in_set(v + 1, n - 1, names) && !memchr(v, ' ', n);
 		break;
 	case FIXED:
 		ok = fixed_value(v, n, attrs[a].fixed);

@@ -5,8 +5,9 @@
  *
  * The HTML edge (docs/architecture.md, "Edges"): every string that came from a file
  * (an op, a status, a reason, a run id, a path) reaches the page through
- * zl_html_escape (text and quoted attribute values), or zl_html_class_word when it
- * names a class; nothing formats one into markup with %s. Text arguments are escaped
+ * zl_html_escape (text and quoted attribute values), or zl_report_status_class
+ * (parts.h: a known status's class, else v-other) when it names a class; nothing
+ * formats one into markup with %s. Text arguments are escaped
  * here, and so are the `cls` arguments; `attrs` is markup the caller writes (never a
  * file's string). Owner: the caller owns the strbuf; nothing here allocates beyond it.
  */
@@ -21,12 +22,6 @@
 /* Append s with & < > " ' replaced by entities (fit for text and quoted attributes). */
 void zl_html_escape(struct strbuf *sb, const char *s);
 void zl_html_escape_len(struct strbuf *sb, const char *s, size_t len);
-/*
- * A class name made of prefix and a word from a file ("v-" and a status): the word's
- * letters, digits, '-' and '_' as they are, anything else as '_', so that it is one
- * class, never markup nor a second class ("v-passed onload=x" -> "v-passed_onload_x").
- */
-void zl_html_class_word(struct strbuf *sb, const char *prefix, const char *word);
 /* Format, then append the result escaped. */
 void zl_html_textf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* <tag attrs>text</tag>, text escaped; attrs may be NULL. */
