@@ -179,6 +179,17 @@ int zl_json_print(struct strbuf *sb, const cJSON *doc, int formatted, const char
 	return 0;
 }
 
+int zl_json_fprint(FILE *out, const cJSON *doc, const char *what)
+{
+	struct strbuf text = STRBUF_INIT;
+	int rc = zl_json_print(&text, doc, 1, what);
+
+	if (!rc)
+		fprintf(out, "%s\n", text.buf);
+	strbuf_release(&text);
+	return rc;
+}
+
 int zl_json_write_atomic(const char *path, const cJSON *doc, struct strbuf *err)
 {
 	struct strbuf text = STRBUF_INIT;

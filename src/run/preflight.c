@@ -557,7 +557,6 @@ int zl_preflight_json(struct zl_preflight *pf, FILE *out, const struct zl_check 
 	const struct zl_check *c;
 	int failed = 0;
 	size_t i;
-	char *text;
 
 	*first = NULL;
 	checks = root && !zl_json_add_schema(root, ZL_SCHEMA_PREFLIGHT) ? cJSON_AddArrayToObject(root, "checks") : NULL;
@@ -593,13 +592,11 @@ int zl_preflight_json(struct zl_preflight *pf, FILE *out, const struct zl_check 
 	/* a warning that cannot be added is left out: the checks' verdict is what counts */
 	for (i = 0; warnings && i < pf->warnings.nr; i++)
 		(void)zl_json_add_item(warnings, NULL, cJSON_CreateString(pf->warnings.v[i]));
-	if (!cJSON_AddBoolToObject(root, "ok", !failed) || !(text = cJSON_Print(root))) {
+	if (!cJSON_AddBoolToObject(root, "ok", !failed) || zl_json_fprint(out, root, "preflight --json")) {
 		cJSON_Delete(root);
 		zl_print_error("out of memory");
 		return ZL_EXIT_INTERNAL;
 	}
-	fprintf(out, "%s\n", text);
-	free(text);
 	cJSON_Delete(root);
 	return failed ? ZL_EXIT_PREFLIGHT : ZL_EXIT_OK;
 }
