@@ -540,6 +540,13 @@ void zl_view_md_cell(struct strbuf *sb, const char *s)
 			strbuf_addstr(sb, "\\|");
 		else if (*s == '\n' || *s == '\r')
 			strbuf_addch(sb, ' ');
+		/* Markdown is rendered as HTML (a PR comment): a file's markup is shown, never made */
+		else if (*s == '<')
+			strbuf_addstr(sb, "&lt;");
+		else if (*s == '>')
+			strbuf_addstr(sb, "&gt;");
+		else if (*s == '&')
+			strbuf_addstr(sb, "&amp;");
 		else
 			strbuf_addch(sb, *s);
 	}

@@ -19,6 +19,7 @@
 #include "zlbench/redact.h"
 #include "zlbench/report/html.h"
 #include "zlbench/report/parts.h"
+#include "zlbench/rowview.h"
 #include "zlbench/strbuf.h"
 #include "zlbench/strvec.h"
 #include "zlbench/table.h"
@@ -177,6 +178,10 @@ static void test_html(void **state)
 	assert_string_equal(zl_report_status_class("passed"), "v-passed");
 	assert_string_equal(zl_report_status_class("passed\" onload=\"x"), "v-other");
 	assert_string_equal(zl_report_status_class(NULL), "v-other");
+	/* a Markdown cell (a PR comment renders it as HTML): no markup, no column */
+	zl_view_md_cell(&sb, "<img src=x onerror=alert(1)>|&x\n");
+	assert_string_equal(sb.buf, " &lt;img src=x onerror=alert(1)&gt;\\|&amp;x  |");
+	strbuf_reset(&sb);
 	zl_html_td(&sb, "<b>", "v-\"><script>");
 	assert_string_equal(sb.buf, "<td class=\"v-&quot;&gt;&lt;script&gt;\">&lt;b&gt;</td>");
 	strbuf_release(&sb);
