@@ -53,6 +53,7 @@ dict_of() {
 	shapes) echo tests/fuzz/dict/yaml.dict ;;
 	ops_status) echo tests/fuzz/dict/csv.dict ;;
 	results | identity | timer | records | batch_json | push_json | skips) echo tests/fuzz/dict/json.dict ;;
+	report) echo tests/fuzz/dict/report.dict ;;
 	esac
 }
 

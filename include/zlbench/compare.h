@@ -230,9 +230,10 @@ struct zl_caliber {
 };
 
 struct zl_compare_row {
-	char *op;
-	char *dtype;
-	char *shape;
+	/* the key, borrowed from the row of A (else B) it stands for: valid while the runs are */
+	const char *op;
+	const char *dtype;
+	const char *shape;
 	int occurrence;
 	enum zl_side side;
 	double a_ms, b_ms, ratio;    /* NAN when missing; samples: the trimmed means */
@@ -366,6 +367,12 @@ struct zl_view_opts;
 void zl_compare_print_text(const struct zl_compare *c, const struct zl_view_opts *o, FILE *out);
 int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct strbuf *err);
 void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb);
+/*
+ * The JSON and CSV written to out as they are made (a million rows are never held as one
+ * text); the JSON's "rows" come last. 0, or -1 (JSON: with err) when out refused them.
+ */
+int zl_compare_write_json(const struct zl_compare *c, FILE *out, struct strbuf *err);
+int zl_compare_write_csv(const struct zl_compare *c, FILE *out);
 void zl_compare_render_markdown(const struct zl_compare *c, const struct zl_view_opts *o, struct strbuf *sb);
 
 #endif

@@ -3,6 +3,7 @@
 #define ZLBENCH_FSUTIL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include "strbuf.h"
 
 /*
@@ -45,8 +46,25 @@ int zl_read_file(struct strbuf *sb, const char *path, const char *what, size_t c
 int zl_write_all(int fd, const void *data, size_t len);
 /* The running binary's path (for starting itself again). Caller frees. */
 char *zl_self_exe(void);
-/* Write data to path atomically: a temp file beside it, fsync, rename. */
+/*
+ * Why path is no directory zlbench can use, as words that follow it in a message
+ * ("'x' does not exist", "'x' is a symbolic link loop ..."), from stat's errno; NULL
+ * when it is a directory. A static string.
+ */
+const char *zl_dir_problem(const char *path);
+/* 1 when something is named path (lstat: a dangling or looping link counts). */
+int zl_path_exists(const char *path);
+/*
+ * 1 when rel, a path read back from one of our own files (ops_status.csv's run_dir,
+ * ab.json's rounds), stays inside the directory it is relative to: not empty, not
+ * absolute, no ".." component. (A symlink inside may still lead out: the readers
+ * take regular files only, and nothing is written through such a path.)
+ */
+int zl_path_is_inside(const char *rel);
+/* Write data to path atomically: a temp file beside it, fsync, rename; mode 0644. */
 int zl_write_file_atomic(const char *path, const void *data, size_t len, struct strbuf *err);
+/* The same with the file's mode (0600: readable by its owner only, from its creation on). */
+int zl_write_file_atomic_mode(const char *path, const void *data, size_t len, mode_t mode, struct strbuf *err);
 /* mkdir -p with mode 0777 (umask applies). */
 int zl_mkdir_p(const char *path, struct strbuf *err);
 /*

@@ -4,14 +4,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "redact.h"
 #include "runctx.h"
 
 #define ZL_IDENTITY_SCHEMA_VERSION 1
 
-/* Names whose values are never written: they contain TOKEN, SECRET, PASSWORD or KEY, in any case. */
-int zl_env_name_is_secret(const char *name);
-/* text with the user:password of every URL in it replaced by "<redacted>". Caller frees. */
-char *zl_redact_url_credentials(const char *text);
+/* Secrets (a secret-named variable's value, a URL's password and tokens) are redacted by redact.h's rule. */
 
 /* The identity document of the run as its context has it now (caller deletes it), or NULL with err. */
 cJSON *zl_identity_build(const struct zl_run_ctx *c, struct strbuf *err);

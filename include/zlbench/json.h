@@ -9,6 +9,8 @@
 #ifndef ZLBENCH_JSON_H
 #define ZLBENCH_JSON_H
 
+#include <stdio.h>
+
 #include <cjson/cJSON.h>
 
 #include "strbuf.h"
@@ -56,7 +58,21 @@ int zl_json_add_item(cJSON *obj, const char *key, cJSON *item);
 cJSON *zl_json_strvec(const struct strvec *sv);
 /* Push an array's strings onto sv; -1 when it is not an array of strings. */
 int zl_json_to_strvec(const cJSON *array, struct strvec *sv);
-/* Print doc and write it to path atomically. */
+/*
+ * The JSON edge (docs/architecture.md, "Edges"): append doc printed (formatted: indented)
+ * to sb as valid UTF-8 always: a byte of a string that is not UTF-8 (cJSON keeps a file's
+ * bytes as they were) becomes U+FFFD, and a warning on stderr counts them, naming what
+ * ("compare --json", a file's path). 0, or -1 when cJSON could not allocate.
+ */
+int zl_json_print(struct strbuf *sb, const cJSON *doc, int formatted, const char *what);
+/* The same in pieces (a document streamed a part at a time): count into *replaced, then warn once. */
+int zl_json_print_valid(struct strbuf *sb, const cJSON *doc, int formatted, size_t *replaced);
+void zl_json_warn_replaced(const char *what, size_t replaced);
+/* doc printed (zl_json_print, indented) to out with a newline: the --json of a command. 0, or -1 (out of memory). */
+int zl_json_fprint(FILE *out, const cJSON *doc, const char *what);
+/* Append text[0..len) to out with each byte that starts no valid UTF-8 character as U+FFFD; returns how many. */
+size_t zl_utf8_make_valid(struct strbuf *out, const char *text, size_t len);
+/* Print doc (zl_json_print) and write it to path atomically. */
 int zl_json_write_atomic(const char *path, const cJSON *doc, struct strbuf *err);
 
 /*

@@ -52,6 +52,8 @@
  */
 struct zl_push_opts {
 	const char *url;          /* target; for flush NULL means each file's recorded URL */
+	const char *env_url;      /* ZL_PUSH_URL: flush sends a file whose stored URL lost its secrets
+				     (push_spool.h) to it when it redacts to that same URL */
 	const char *token;        /* bearer token or NULL: header only, never printed/stored */
 	int insecure;             /* skip TLS verification (--insecure) */
 	long connect_timeout_ms;
@@ -67,7 +69,7 @@ struct zl_push_opts {
 /* Built-in defaults; reads no environment. */
 void zl_push_opts_init(struct zl_push_opts *o);
 /*
- * Apply the environment: ZL_PUSH_URL (only when o->url is NULL), ZL_PUSH_TOKEN,
+ * Apply the environment: ZL_PUSH_URL (o->env_url; o->url too when it is NULL), ZL_PUSH_TOKEN,
  * ZL_PUSH_BACKOFF_MS. Returns -1 when a value is invalid (message in err never
  * quotes the token).
  */

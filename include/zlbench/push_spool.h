@@ -1,7 +1,10 @@
 /*
  * Push's spool: each payload that could not be delivered, written atomically to
- * its own file in $ZL_HOME/spool (or o->spool_dir), private to the user, as two
- * lines: {"schema":"zlbench.spool/1","url":URL} and the document as sent.
+ * its own file in $ZL_HOME/spool (or o->spool_dir; the directory 0700, each file
+ * 0600), as two lines: {"schema":"zlbench.spool/1","url":URL} and the document as sent.
+ * URL is stored redacted (redact.h: no password, no secret query value), with
+ * "url_redacted":true when that changed it: such a file is resent only to a URL
+ * given again (push --flush-spool --url URL, or ZL_PUSH_URL), never to the stored one.
  */
 #ifndef ZLBENCH_PUSH_SPOOL_H
 #define ZLBENCH_PUSH_SPOOL_H
@@ -23,7 +26,8 @@ int zl_spool_files(const char *dir, struct strvec *out, struct strbuf *err);
 
 /* One spool file read back. Owner: the caller; zl_spooled_release(). */
 struct zl_spooled {
-	char *url;
+	char *url;           /* as stored: redacted */
+	int url_redacted;    /* its secrets were cut: it cannot be sent to as it is */
 	char *name;          /* the payload's run_id, else the file's name */
 	char *body;
 };

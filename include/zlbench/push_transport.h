@@ -47,7 +47,7 @@ enum zl_send_result zl_push_send(struct zl_pusher *p, const char *url, const cha
 				 const char *body, struct zl_send_info *info,
 				 struct strbuf *err);
 
-/* The URL as shown to people: user:password removed. Caller frees. */
+/* The URL as shown or stored (redact.h: its password and secret query values as ***). Caller frees. */
 char *zl_push_display_url(const char *url);
 /*
  * The wait before retry number retry (0 = the first retry): backoff_ms * 2^retry,

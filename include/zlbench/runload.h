@@ -128,6 +128,12 @@ struct zl_run {
 /* The note of zl_run's timer_unmatched, with its count (compare states it once, as a warning of its own). */
 #define ZL_NOTE_TIMER_UNMATCHED "plugins/timer.jsonl: %zu measurements match no results row"
 
+/*
+ * results.json is walked row by row (jscan.h) and only what that scan refuses is parsed
+ * as one tree; set to 1 (the fuzz harness does, to compare the two) to always parse it whole.
+ */
+extern int zl_runload_whole_tree;
+
 void zl_run_init(struct zl_run *run);
 void zl_run_release(struct zl_run *run);
 

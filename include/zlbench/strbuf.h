@@ -36,12 +36,18 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_rtrim(struct strbuf *sb);
 void strbuf_trim(struct strbuf *sb);
 /*
- * Append s with control characters escaped (\n, \r, \t, else \xNN; DEL too), so that a
- * value echoed in a message stays on its line and cannot forge another one.
+ * The terminal's edge (docs/architecture.md, "Edges"): append s with what a terminal
+ * would act on shown instead of sent, as git's quote_c_style does: \n, \r, \t, other
+ * control bytes and DEL as \xNN ("\x1b"), the C1 controls U+0080..U+009F as their two
+ * bytes ("\xc2\x9b"), and bytes that are not UTF-8 as \xNN. So a value echoed in a
+ * message or a table stays on its line, cannot forge another one, nor move the cursor,
+ * set the title or clear the screen.
  */
 void strbuf_add_printable(struct strbuf *sb, const char *s);
-/* 1 when s holds a control character (what strbuf_add_printable escapes). */
+/* 1 when s holds a control byte (below 0x20, or DEL). */
 int zl_has_control_char(const char *s);
+/* The length (1..4) of the valid UTF-8 character at s[0..n), or 0 when none starts there. */
+size_t zl_utf8_seq_len(const unsigned char *s, size_t n);
 
 /*
  * Read a whole fd or file, whatever it is. Returns bytes read or -1 with errno set.

@@ -23,4 +23,13 @@ size_t zl_term_width(int fd);
 /* Back to the start of the line and erase it: a progress line rewritten in place. */
 #define ZL_TERM_CLEAR_LINE "\r\033[K"
 
+/*
+ * s as a terminal may show it (strbuf_add_printable: control bytes shown as \x1b, never
+ * sent), for a printf argument that came from a file: fprintf(out, "A: %s\n",
+ * zl_term_str(run_id)). The result lives in one of ZL_TERM_STR_SLOTS buffers used in
+ * turn, valid until that many more calls; NULL gives "".
+ */
+#define ZL_TERM_STR_SLOTS 8
+const char *zl_term_str(const char *s);
+
 #endif

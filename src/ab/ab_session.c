@@ -17,6 +17,7 @@
 #include "zlbench/fsutil.h"
 #include "zlbench/history.h"
 #include "zlbench/json.h"
+#include "zlbench/redact.h"
 #include "zlbench/run.h"
 #include "zlbench/runload.h"
 #include "zlbench/settings.h"
@@ -154,10 +155,11 @@ static cJSON *arm_json(const struct zl_ab_session *st, int arm)
 
 	for (i = 0; !bad && i < o->env[arm].nr; i++) {
 		const char *e = o->env[arm].v[i], *eq = strchr(e, '=');
-		char *name = xstrndup(e, (size_t)(eq - e));
+		char *name = xstrndup(e, (size_t)(eq - e)), *shown = zl_redact_env_value(name, eq + 1);
 
 		cJSON_DeleteItemFromObjectCaseSensitive(env, name); /* the last one of a name wins, as in the run */
-		bad = zl_json_add_string(env, name, eq + 1);
+		bad = zl_json_add_string(env, name, shown);
+		free(shown);
 		free(name);
 	}
 	if (bad) {
@@ -339,6 +341,15 @@ static const char *status_word(const struct zl_ab_slot *r)
 	return zl_batch_status_from_exit(r->exit_code, r->exit_code >= ZL_EXIT_SIGNAL_BASE);
 }
 
+/* prefix, word redacted (redact.h: a secret NAME=value is printed NAME=<redacted>), suffix. */
+static void print_redacted(FILE *out, const char *prefix, const char *word, const char *suffix)
+{
+	char *shown = zl_redact_word(word);
+
+	fprintf(out, "%s%s%s", prefix, shown, suffix);
+	free(shown);
+}
+
 /* Run k; 0, or -1 when it could not start (err). *stop: a stop signal forwarded to it. */
 /* The live line while run st->current runs: which, how long, what is left. */
 static void refresh_live(void *arg)
@@ -436,9 +447,9 @@ void zl_ab_session_print_plan(const struct zl_ab_session *st, FILE *out)
 		run_child(st, s, exe, k, &cp);
 		fprintf(out, "%s argv:\n", st->runs[k].name);
 		for (i = 0; i < cp.args.nr; i++)
-			fprintf(out, "  %s\n", cp.args.v[i]);
+			print_redacted(out, "  ", cp.args.v[i], "\n");
 		for (i = 0; i < cp.env.nr; i++)
-			fprintf(out, "  env %s\n", cp.env.v[i]);
+			print_redacted(out, "  env ", cp.env.v[i], "\n");
 		child_release(&cp);
 	}
 }
@@ -455,7 +466,7 @@ static void print_header(const struct zl_ab_session *st, FILE *out)
 	for (arm = 0; arm < 2; arm++) {
 		fprintf(out, "%c:", arm ? 'B' : 'A');
 		for (i = 0; i < st->req->env[arm].nr; i++)
-			fprintf(out, " env %s", st->req->env[arm].v[i]);
+			print_redacted(out, " env ", st->req->env[arm].v[i], "");
 		if (st->req->dir[arm])
 			fprintf(out, " flaggems-dir %s", st->req->dir[arm]);
 		if (st->req->python[arm])
@@ -666,8 +677,11 @@ static int plan_ab(struct zl_ab_session *st)
 		zl_print_error("ab directory '%s' exists and is not empty: choose a new --out", st->dir);
 		return -1;
 	}
-	for (i = 0; i < req->argc; i++)
-		strvec_push(&st->argv, req->argv[i]);
+	for (i = 0; i < req->argc; i++) {
+		char *shown = zl_redact_word(req->argv[i]); /* ab.json's: no secret stored */
+		strvec_push(&st->argv, shown);
+		free(shown);
+	}
 	for (arm = 0; arm < 2; arm++) {
 		st->flaggems_dir[arm] = req->dir[arm] ? zl_absolute_path(req->dir[arm]) : xstrdup(s->flaggems_dir);
 		st->python[arm] = req->python[arm] ? req->python[arm] : s->python;

@@ -24,6 +24,7 @@
 #include "zlbench/fsutil.h"
 #include "zlbench/history.h"
 #include "zlbench/json.h"
+#include "zlbench/redact.h"
 #include "zlbench/resolve.h"
 #include "zlbench/run.h"
 #include "zlbench/table.h"
@@ -752,8 +753,10 @@ int zl_batch_config_save(const struct zl_batch_config *c, struct strbuf *err)
 {
 	cJSON *doc = cJSON_CreateObject();
 	char *path = zl_path_join(c->dir, ZL_BATCH_CONFIG_FILE);
+	struct strvec argv = STRVEC_INIT;
 	int bad, rc = -1;
 
+	zl_redact_argv((const char *const *)c->argv.v, &argv); /* stored: no --push password, no token */
 	bad = !doc ||
 	      zl_json_add_string(doc, "schema", ZL_BATCH_SCHEMA) ||
 	      zl_json_add_string(doc, "zlbench_version", ZL_VERSION_STRING) ||
@@ -772,15 +775,48 @@ int zl_batch_config_save(const struct zl_batch_config *c, struct strbuf *err)
 	      zl_json_add_string(doc, "shape_mode", c->shape_mode_file ? "file" : "upstream") ||
 	      zl_json_add_string(doc, "shape_file", c->shape_file) ||
 	      zl_json_add_string(doc, "start", c->start ? c->start : "fresh") ||
-	      zl_json_add_item(doc, "argv", zl_json_strvec(&c->argv)) ||
+	      zl_json_add_item(doc, "argv", zl_json_strvec(&argv)) ||
 	      zl_json_add_item(doc, "sessions", cJSON_CreateArray());
 	if (bad)
 		zl_error(err, "out of memory building '%s'", path);
 	else
 		rc = zl_json_write_atomic(path, doc, err);
 	cJSON_Delete(doc);
+	strvec_clear(&argv);
 	free(path);
 	return rc;
+}
+
+/* A device as the batch names it: an index, as the settings resolver makes it. */
+static int device_name_valid(const char *d)
+{
+	size_t n = strspn(d, "0123456789");
+
+	return n > 0 && n <= 9 && !d[n];
+}
+
+/*
+ * The names batch.json gives that become paths (runs/<op>, logs/<op>.log, a worker's
+ * <device>.sock) are checked as the command line's are: a crafted batch.json naming
+ * "../../x" must not make --resume move or write anything outside the batch.
+ */
+static int check_names(const struct zl_batch_config *c, const char *path, struct strbuf *err)
+{
+	size_t i;
+
+	for (i = 0; i < c->ops.nr; i++)
+		if (!zl_op_name_valid(c->ops.v[i]))
+			return zl_error(err, "'%s' names the operator '%s': not an operator name (letters, digits "
+				       "and '_'); refusing to use it", path, c->ops.v[i]);
+	for (i = 0; i < c->warmup_ops.nr; i++)
+		if (!zl_op_name_valid(c->warmup_ops.v[i]))
+			return zl_error(err, "'%s' names the warm-up operator '%s': not an operator name (letters, "
+				       "digits and '_'); refusing to use it", path, c->warmup_ops.v[i]);
+	for (i = 0; i < c->devices.nr; i++)
+		if (!device_name_valid(c->devices.v[i]))
+			return zl_error(err, "'%s' names the device '%s': not a device index; refusing to use it", path,
+				       c->devices.v[i]);
+	return 0;
 }
 
 int zl_batch_config_load(struct zl_batch_config *c, const char *batch_dir, struct strbuf *err)
@@ -818,6 +854,8 @@ int zl_batch_config_load(struct zl_batch_config *c, const char *batch_dir, struc
 		zl_error(err, "'%s' lacks backend, flaggems_dir, devices, ops or run_args", path);
 		goto out;
 	}
+	if (check_names(c, path, err))
+		goto out;
 	rc = 0;
 out:
 	cJSON_Delete(doc);
@@ -845,7 +883,7 @@ int zl_batch_config_add_session(const struct zl_batch_config *c, const char *con
 		goto out;
 	}
 	zl_utc_iso8601(stamp, zl_now_epoch());
-	strvec_pushv(&args, (const char **)argv);
+	zl_redact_argv(argv, &args); /* stored: a --push URL's password and tokens never are */
 	s = cJSON_CreateObject();
 	if (zl_json_add_item(sessions, NULL, s)) {
 		zl_error(err, "out of memory updating '%s'", path);

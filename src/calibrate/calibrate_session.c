@@ -356,7 +356,7 @@ static int make_records(const struct zl_calibrate_plan *p, struct strbuf *err)
 			const struct zl_batch_row *row = zl_batch_rows_last(&rows, p->ops.v[i]);
 
 			if (row && row->v[ZL_BCOL_STATUS] && !strcmp(row->v[ZL_BCOL_STATUS], "passed") &&
-			    row->v[ZL_BCOL_RUN_DIR]) {
+			    zl_path_is_inside(row->v[ZL_BCOL_RUN_DIR])) {
 				char *run = zl_path_join(first, row->v[ZL_BCOL_RUN_DIR]);
 
 				strvec_push(&runs, run);
@@ -516,7 +516,7 @@ static void load_runs(const struct zl_calibrate_plan *p, struct loaded *l, struc
 
 			zl_run_init(&l->runs[idx]);
 			if (!row || !row->v[ZL_BCOL_STATUS] || strcmp(row->v[ZL_BCOL_STATUS], "passed") ||
-			    !row->v[ZL_BCOL_RUN_DIR])
+			    !zl_path_is_inside(row->v[ZL_BCOL_RUN_DIR]))
 				continue;
 			run_dir = zl_path_join(dir, row->v[ZL_BCOL_RUN_DIR]);
 			if (zl_run_load(run_dir, &l->runs[idx], &err)) {

@@ -183,7 +183,7 @@ static int render_format(enum zl_export_format f, const void *data, struct strbu
 {
 	const struct export_data *d = data;
 	cJSON *doc;
-	char *text;
+	int bad;
 
 	switch (f) {
 	case ZL_EXPORT_CSV:
@@ -197,12 +197,11 @@ static int render_format(enum zl_export_format f, const void *data, struct strbu
 		break;
 	}
 	doc = zl_ab_session_json(d->st);
-	text = doc ? cJSON_Print(doc) : NULL;
-	if (text)
-		strbuf_addf(sb, "%s\n", text);
-	cJSON_free(text);
+	bad = !doc || zl_json_print(sb, doc, 1, "ab --json");
+	if (!bad)
+		strbuf_addch(sb, '\n');
 	cJSON_Delete(doc);
-	return text ? 0 : zl_error(err, "cannot build the result's JSON: out of memory");
+	return bad ? zl_error(err, "cannot build the result's JSON: out of memory") : 0;
 }
 
 /* The result in the chosen format, then the exports; 0, or -1 after a message. */

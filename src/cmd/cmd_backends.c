@@ -203,18 +203,14 @@ static int print_json(FILE *out, struct strbuf *err)
 	cJSON *root = cJSON_CreateObject();
 	cJSON *arr = root ? cJSON_AddArrayToObject(root, "backends") : NULL;
 	const struct zl_backend *b;
-	char *text;
 
 	if (!arr || zl_json_add_schema(root, ZL_SCHEMA_BACKENDS))
 		goto oom;
 	for (b = zl_backend_table; b->name; b++)
 		if (zl_json_add_item(arr, NULL, backend_json(b)))
 			goto oom;
-	text = cJSON_Print(root);
-	if (!text)
+	if (zl_json_fprint(out, root, "backends --json"))
 		goto oom;
-	fprintf(out, "%s\n", text);
-	cJSON_free(text);
 	cJSON_Delete(root);
 	return 0;
 oom:

@@ -119,14 +119,13 @@ static int read_request(struct zl_cmd_ctx *ctx, struct zl_calibrate_request *req
 static int render_format(enum zl_export_format f, const void *data, struct strbuf *sb, struct strbuf *err)
 {
 	cJSON *doc = zl_calibrate_session_json(data);
-	char *text = doc ? cJSON_Print(doc) : NULL;
+	int bad = !doc || zl_json_print(sb, doc, 1, "calibrate --json");
 
 	(void)f;
-	if (text)
-		strbuf_addf(sb, "%s\n", text);
-	cJSON_free(text);
+	if (!bad)
+		strbuf_addch(sb, '\n');
 	cJSON_Delete(doc);
-	return text ? 0 : zl_error(err, "cannot build the calibration's JSON: out of memory");
+	return bad ? zl_error(err, "cannot build the calibration's JSON: out of memory") : 0;
 }
 
 /* The result on stdout (the text or the JSON), then the exports. 0, or -1 after a message. */

@@ -82,7 +82,8 @@ static int load_side(const char *arg, struct zl_history **h, struct zl_run *run)
 	char *dir = NULL;
 	int ret = -1;
 
-	if (zl_is_dir(arg)) {
+	if (zl_is_dir(arg) || zl_path_exists(arg)) {
+		/* something of that name is there (a loop or dangling link too): it says what is wrong */
 		if (zl_run_load(arg, run, &err))
 			goto fail;
 		ret = 0;
@@ -157,10 +158,11 @@ static int render(const struct zl_compare *c, const struct zl_view_opts *view)
 	struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
 	int ret = 0;
 
+	/* JSON and CSV go out as they are made: a million rows are not held as one text */
 	if (opt_json)
-		ret = render_format(ZL_EXPORT_JSON, &d, &sb, &err);
+		ret = zl_compare_write_json(c, stdout, &err);
 	else if (opt_csv)
-		ret = render_format(ZL_EXPORT_CSV, &d, &sb, &err);
+		ret = zl_compare_write_csv(c, stdout) ? zl_error(&err, "cannot write the comparison to standard output") : 0;
 	else if (opt_markdown)
 		ret = render_format(ZL_EXPORT_MD, &d, &sb, &err);
 	else

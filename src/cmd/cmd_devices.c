@@ -205,13 +205,11 @@ static int print_json(FILE *out, const struct choice *c, const struct zl_devlist
 		      struct strbuf *err)
 {
 	cJSON *root = devices_json(c, dl);
-	char *text = root ? cJSON_Print(root) : NULL;
+	int bad = !root || zl_json_fprint(out, root, "devices --json");
 
 	cJSON_Delete(root);
-	if (!text)
+	if (bad)
 		return zl_error(err, "out of memory while building the devices JSON");
-	fprintf(out, "%s\n", text);
-	cJSON_free(text);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "zlbench/cmd.h"
 #include "zlbench/doctor.h"
+#include "zlbench/json.h"
 #include "zlbench/error.h"
 #include "zlbench/resolve.h"
 #include "zlbench/settings.h"
@@ -109,15 +110,13 @@ static void print_text(const struct zl_doctor *d, FILE *out)
 static int print_json(const struct zl_doctor *d)
 {
 	cJSON *root = zl_doctor_to_json(d);
-	char *text = root ? cJSON_Print(root) : NULL;
+	int bad = !root || zl_json_fprint(stdout, root, "doctor --json");
 
 	cJSON_Delete(root);
-	if (!text) {
+	if (bad) {
 		zl_print_error("out of memory");
 		return -1;
 	}
-	printf("%s\n", text);
-	free(text);
 	return 0;
 }
 

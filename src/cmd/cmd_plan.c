@@ -44,7 +44,6 @@ static int print_json(const char *backend, const struct zl_plan *plan)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON *plugins = NULL, *reasons = NULL;
-	char *text = NULL;
 	size_t i;
 	int ok = root && !zl_json_add_schema(root, ZL_SCHEMA_PLAN) && cJSON_AddStringToObject(root, "backend", backend) &&
 		 cJSON_AddStringToObject(root, "timer", plan->timer) &&
@@ -60,14 +59,12 @@ static int print_json(const char *backend, const struct zl_plan *plan)
 	for (i = 0; ok && i < plan->reasons.nr; i++)
 		ok = !zl_json_add_item(reasons, NULL, cJSON_CreateString(plan->reasons.v[i]));
 	if (ok)
-		text = cJSON_Print(root);
+		ok = !zl_json_fprint(stdout, root, "plan --json");
 	cJSON_Delete(root);
-	if (!text) {
+	if (!ok) {
 		zl_print_error("out of memory");
 		return ZL_EXIT_INTERNAL;
 	}
-	printf("%s\n", text);
-	free(text);
 	return ZL_EXIT_OK;
 }
 

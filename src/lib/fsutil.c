@@ -177,6 +177,11 @@ fail:
 
 int zl_write_file_atomic(const char *path, const void *data, size_t len, struct strbuf *err)
 {
+	return zl_write_file_atomic_mode(path, data, len, 0644, err);
+}
+
+int zl_write_file_atomic_mode(const char *path, const void *data, size_t len, mode_t mode, struct strbuf *err)
+{
 	char *tmp = xstrfmt("%s.tmp.XXXXXX", path);
 	int fd = mkstemp(tmp);
 	int saved;
@@ -186,7 +191,7 @@ int zl_write_file_atomic(const char *path, const void *data, size_t len, struct 
 		free(tmp);
 		return -1;
 	}
-	if (fchmod(fd, 0644) || zl_write_all(fd, data, len) || fsync(fd)) {
+	if (fchmod(fd, mode) || zl_write_all(fd, data, len) || fsync(fd)) {
 		saved = errno;
 		close(fd);
 		unlink(tmp);
@@ -445,4 +450,52 @@ char *zl_self_exe(void)
 	if (zl_ends_with(buf, " (deleted)"))
 		return xstrdup("/proc/self/exe");
 	return xstrdup(buf);
+}
+
+int zl_path_is_inside(const char *rel)
+{
+	const char *p = rel;
+
+	if (!rel || !*rel || *rel == '/')
+		return 0;
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return 0;
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return 1;
+}
+
+const char *zl_dir_problem(const char *path)
+{
+	struct stat st;
+
+	if (!stat(path, &st))
+		return S_ISDIR(st.st_mode) ? NULL : "is not a directory";
+	switch (errno) {
+	case ENOENT:
+		/* a dangling link is there, but leads nowhere */
+		return !lstat(path, &st) && S_ISLNK(st.st_mode) ? "is a symbolic link to nothing" : "does not exist";
+	case ELOOP:
+		return "is a symbolic link loop (too many levels of symbolic links)";
+	case ENOTDIR:
+		return "cannot be reached: a part of it is not a directory";
+	case EACCES:
+		return "cannot be reached: permission denied";
+	case ENAMETOOLONG:
+		return "is too long a name";
+	default:
+		return "cannot be reached";
+	}
+}
+
+int zl_path_exists(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st);
 }

@@ -129,15 +129,79 @@ int zl_json_to_strvec(const cJSON *array, struct strvec *sv)
 	return 0;
 }
 
-int zl_json_write_atomic(const char *path, const cJSON *doc, struct strbuf *err)
+size_t zl_utf8_make_valid(struct strbuf *out, const char *text, size_t len)
 {
-	char *text = cJSON_Print(doc);
-	int rc;
+	const unsigned char *s = (const unsigned char *)text;
+	size_t replaced = 0, start = 0, i = 0;
+
+	while (i < len) {
+		size_t n = zl_utf8_seq_len(s + i, len - i);
+
+		if (n) {
+			i += n;
+			continue;
+		}
+		strbuf_add(out, text + start, i - start);
+		strbuf_addstr(out, "\xef\xbf\xbd"); /* U+FFFD */
+		replaced++;
+		start = ++i;
+	}
+	strbuf_add(out, text + start, len - start);
+	return replaced;
+}
+
+int zl_json_print_valid(struct strbuf *sb, const cJSON *doc, int formatted, size_t *replaced)
+{
+	char *text = formatted ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
 
 	if (!text)
-		return zl_error(err, "out of memory printing '%s'", path);
-	rc = zl_write_file_atomic(path, text, strlen(text), err);
-	free(text);
+		return -1;
+	/* cJSON copies a string's bytes as they came: a file's invalid UTF-8 would pass through */
+	*replaced += zl_utf8_make_valid(sb, text, strlen(text));
+	cJSON_free(text);
+	return 0;
+}
+
+void zl_json_warn_replaced(const char *what, size_t replaced)
+{
+	if (replaced)
+		zl_print_warning("%s: %zu byte%s that %s not UTF-8 written as U+FFFD", what, replaced,
+				 replaced == 1 ? "" : "s", replaced == 1 ? "was" : "were");
+}
+
+int zl_json_print(struct strbuf *sb, const cJSON *doc, int formatted, const char *what)
+{
+	size_t replaced = 0;
+
+	if (zl_json_print_valid(sb, doc, formatted, &replaced))
+		return -1;
+	zl_json_warn_replaced(what, replaced);
+	return 0;
+}
+
+int zl_json_fprint(FILE *out, const cJSON *doc, const char *what)
+{
+	struct strbuf text = STRBUF_INIT;
+	int rc = zl_json_print(&text, doc, 1, what);
+
+	if (!rc)
+		fprintf(out, "%s\n", text.buf);
+	strbuf_release(&text);
+	return rc;
+}
+
+int zl_json_write_atomic(const char *path, const cJSON *doc, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	char *what = xstrfmt("'%s'", path);
+	int rc;
+
+	if (zl_json_print(&text, doc, 1, what))
+		rc = zl_error(err, "out of memory printing '%s'", path);
+	else
+		rc = zl_write_file_atomic(path, text.buf, text.len, err);
+	strbuf_release(&text);
+	free(what);
 	return rc;
 }
 

@@ -166,21 +166,65 @@ long strbuf_read_file(struct strbuf *sb, const char *path)
 	return n;
 }
 
-void strbuf_add_printable(struct strbuf *sb, const char *s)
+size_t zl_utf8_seq_len(const unsigned char *s, size_t n)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	size_t len, i;
+	unsigned cp;
 
-		if (c == '\n')
+	if (!n)
+		return 0;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1fu;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0fu;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07u;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3fu);
+	}
+	/* overlong forms, UTF-16 surrogates and beyond U+10FFFF are not UTF-8 */
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || (cp >= 0xd800 && cp <= 0xdfff) ||
+	    cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+void strbuf_add_printable(struct strbuf *sb, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str);
+
+	while (n) {
+		size_t len = zl_utf8_seq_len(s, n);
+
+		if (len == 1 && *s >= 0x20 && *s != 0x7f) {
+			strbuf_addch(sb, *s);
+		} else if (*s == '\n') {
 			strbuf_addstr(sb, "\\n");
-		else if (c == '\r')
+		} else if (*s == '\r') {
 			strbuf_addstr(sb, "\\r");
-		else if (c == '\t')
+		} else if (*s == '\t') {
 			strbuf_addstr(sb, "\\t");
-		else if (c < 0x20 || c == 0x7f)
-			strbuf_addf(sb, "\\x%02x", c);
-		else
-			strbuf_addch(sb, c);
+		} else if (len == 2 && s[0] == 0xc2 && s[1] < 0xa0) {
+			/* U+0080..U+009F: C1 controls (U+009B is CSI to a terminal) */
+			strbuf_addf(sb, "\\x%02x\\x%02x", s[0], s[1]);
+		} else if (len > 1) {
+			strbuf_add(sb, s, len);
+		} else {
+			/* a control byte, or a byte that starts no UTF-8 character */
+			strbuf_addf(sb, "\\x%02x", *s);
+			len = 1;
+		}
+		s += len;
+		n -= len;
 	}
 }
 

@@ -9,11 +9,48 @@
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
 
+/* A plain decimal number ("-1.5", "+2e-3"): a spreadsheet reads it as the number, never a formula. */
+static int plain_number(const char *s)
+{
+	int digits = 0;
+
+	if (*s == '-' || *s == '+')
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++)
+		digits++;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			digits++;
+	if (digits && (*s == 'e' || *s == 'E')) {
+		s++;
+		if (*s == '-' || *s == '+')
+			s++;
+		if (!(*s >= '0' && *s <= '9'))
+			return 0;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return digits && !*s;
+}
+
+/*
+ * OWASP's CSV injection rule: a cell a spreadsheet would take for a formula (it starts
+ * with = + - @ TAB or CR) is written with a ' before it. A cell that starts with ' and
+ * would need one after it gets one too, so that the reader can take exactly one off.
+ */
+static int needs_formula_guard(const char *s)
+{
+	while (*s == '\'')
+		s++;
+	return *s && strchr("=+-@\t\r", *s) && !plain_number(s);
+}
+
 void zl_csv_field(struct strbuf *sb, const char *field, int first_in_row)
 {
 	const char *s = field ? field : "";
 	size_t len = strlen(s);
-	int quote = strpbrk(s, ",\"\r\n") != NULL ||
+	int guard = needs_formula_guard(s);
+	int quote = guard || strpbrk(s, ",\"\r\n") != NULL ||
 		    (len && (s[0] == ' ' || s[len - 1] == ' '));
 
 	if (!first_in_row)
@@ -23,6 +60,8 @@ void zl_csv_field(struct strbuf *sb, const char *field, int first_in_row)
 		return;
 	}
 	strbuf_addch(sb, '"');
+	if (guard)
+		strbuf_addch(sb, '\'');
 	for (; *s; s++) {
 		if (*s == '"')
 			strbuf_addch(sb, '"');
@@ -34,6 +73,16 @@ void zl_csv_field(struct strbuf *sb, const char *field, int first_in_row)
 void zl_csv_end_row(struct strbuf *sb)
 {
 	strbuf_addstr(sb, "\r\n");
+}
+
+/* A field as it was before zl_csv_field guarded it: a quoted one loses the ' it was given. */
+static void push_field(struct strvec *fields, const struct strbuf *field, int quoted)
+{
+	const char *f = field->buf;
+
+	if (quoted && f[0] == '\'' && needs_formula_guard(f + 1))
+		f++;
+	strvec_push(fields, f);
 }
 
 int zl_csv_read_record(const char *text, size_t len, size_t *pos, struct strvec *fields)
@@ -71,7 +120,7 @@ int zl_csv_read_record(const char *text, size_t len, size_t *pos, struct strvec 
 		if (c == '"' && !field.len && !quoted) {
 			in_quotes = quoted = 1;
 		} else if (c == ',') {
-			strvec_push(fields, field.buf);
+			push_field(fields, &field, quoted);
 			strbuf_reset(&field);
 			quoted = 0;
 		} else if (c == '\r' || c == '\n') {
@@ -82,7 +131,7 @@ int zl_csv_read_record(const char *text, size_t len, size_t *pos, struct strvec 
 				strvec_clear(fields);
 				return -1;
 			}
-			strvec_push(fields, field.buf);
+			push_field(fields, &field, quoted);
 			break;
 		} else {
 			strbuf_addch(&field, c);
@@ -105,9 +154,14 @@ void zl_table_init(struct zl_table *t, size_t ncols, unsigned long right_mask)
 
 void zl_table_add(struct zl_table *t, const char *cell, enum zl_color color)
 {
+	struct strbuf shown = STRBUF_INIT;
+
 	ALLOC_GROW(t->colors, t->cells.nr + 1, t->alloc_colors);
 	t->colors[t->cells.nr] = color;
-	strvec_push(&t->cells, cell ? cell : "");
+	/* the terminal's edge: kept as it may be shown (strbuf_add_printable), a cell sends no control sequence */
+	strbuf_add_printable(&shown, cell ? cell : "");
+	strvec_push(&t->cells, shown.buf);
+	strbuf_release(&shown);
 }
 
 void zl_table_addf(struct zl_table *t, enum zl_color color, const char *fmt, ...)

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "zlbench/env.h"
+#include "zlbench/strbuf.h"
 #include "zlbench/term.h"
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
@@ -49,4 +50,17 @@ size_t zl_term_width(int fd)
 	if (isatty(fd) && !ioctl(fd, TIOCGWINSZ, &ws) && ws.ws_col > 0)
 		return ws.ws_col;
 	return ZL_TERM_DEFAULT_WIDTH;
+}
+
+const char *zl_term_str(const char *s)
+{
+	static struct strbuf slots[ZL_TERM_STR_SLOTS];
+	static size_t next;
+	struct strbuf *sb = &slots[next++ % ZL_TERM_STR_SLOTS];
+
+	if (!sb->buf)
+		strbuf_init(sb, 0);
+	strbuf_reset(sb);
+	strbuf_add_printable(sb, s ? s : "");
+	return sb->buf;
 }

@@ -198,7 +198,9 @@ void zl_html_notes(struct strbuf *sb, const char *cls, const char *heading, cons
 
 	if (!lines->nr)
 		return;
-	strbuf_addf(sb, "<div class=\"%s\">", cls);
+	strbuf_addstr(sb, "<div class=\"");
+	zl_html_escape(sb, cls);
+	strbuf_addstr(sb, "\">");
 	if (heading)
 		zl_html_elem(sb, "strong", NULL, heading);
 	strbuf_addstr(sb, "<ul>");
@@ -227,10 +229,13 @@ void zl_html_tr(struct strbuf *sb)
 
 void zl_html_td(struct strbuf *sb, const char *text, const char *cls)
 {
-	if (cls)
-		strbuf_addf(sb, "<td class=\"%s\">", cls);
-	else
+	if (cls) {
+		strbuf_addstr(sb, "<td class=\"");
+		zl_html_escape(sb, cls);
+		strbuf_addstr(sb, "\">");
+	} else {
 		strbuf_addstr(sb, "<td>");
+	}
 	zl_html_escape(sb, text ? text : "");
 	strbuf_addstr(sb, "</td>");
 }

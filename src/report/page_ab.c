@@ -6,10 +6,12 @@
  * directory (docs/report.md says the same):
  *   - ab.json is a JSON object. Its rounds are listed in "rounds" (or "runs"): each
  *     an object with the run directory in "run_dir" (or "dir", "path"; relative to
- *     the ab directory), the round's name in "name" (or "round", "label") and its
+ *     the ab directory and inside it: another path is left out, with a note), the round's name in "name" (or "round", "label") and its
  *     arm in "arm" (or "side"): "A"/"B", else the name's first letter; or a plain
  *     string, the run directory. Without such a list, the sub-directories (and
  *     those under runs/) named A<n>/B<n> that hold a run_identity.json are the rounds.
+ *   - ab.json's "status" other than "done" ("running": killed, or still running) is
+ *     said first, and each round's "status" stands for a round that did not load.
  *   - When ab.json holds "rows" (objects with op, dtype, shape, side, ratio, ci_low,
  *     ci_high, verdict as docs/verdicts.md names them), those rows are drawn.
  *   - Otherwise each arm is pooled: per row, the median latency over the arm's
@@ -42,6 +44,7 @@ struct round {
 	char *name;
 	int arm;               /* 0 A, 1 B */
 	char *dir;
+	const char *status;    /* ab.json's (in ab->doc), or NULL */
 	struct zl_run run;
 	int loaded;
 };
@@ -82,7 +85,7 @@ static void add_round(struct ab *ab, const char *name, int arm, const char *dir)
 	memset(r, 0, sizeof(*r));
 	r->name = xstrdup(name);
 	r->arm = arm;
-	r->dir = dir[0] == '/' ? xstrdup(dir) : zl_path_join(ab->dir, dir);
+	r->dir = zl_path_join(ab->dir, dir);
 	zl_run_init(&r->run);
 }
 
@@ -108,10 +111,16 @@ static void rounds_from_json(struct ab *ab)
 		if (!name)
 			name = base;
 		arm = arm_of(cJSON_IsString(it) ? NULL : first_string(it, arm_keys), name);
-		if (arm < 0)
+		if (arm < 0) {
 			strvec_pushf(&ab->notes, "ab.json: round '%s' is neither A nor B: left out", name);
-		else
+		} else if (!zl_path_is_inside(dir)) {
+			/* a round is one of the ab directory's own: another path is no reason to read elsewhere */
+			strvec_pushf(&ab->notes, "ab.json: round '%s' names '%s', not a directory inside '%s': left out",
+				     name, dir, ab->dir);
+		} else {
 			add_round(ab, name, arm, dir);
+			ab->v[ab->nr - 1].status = cJSON_IsString(it) ? NULL : zl_json_path_string(it, "status");
+		}
 	}
 }
 
@@ -227,7 +236,7 @@ static void pool_arm(const struct ab *ab, int arm, struct zl_run *pooled)
 
 static void pool_samples(const struct ab *ab, int arm, struct zl_samples *out)
 {
-	size_t k, i, j;
+	size_t k, i;
 
 	for (k = 0; k < ab->nr; k++) {
 		struct zl_samples one;
@@ -237,17 +246,8 @@ static void pool_samples(const struct ab *ab, int arm, struct zl_samples *out)
 		zl_samples_init(&one);
 		zl_samples_load(ab->v[k].dir, &one);
 		for (i = 0; i < one.nr; i++) {
-			struct zl_samples_entry *e = NULL;
+			struct zl_samples_entry *e = zl_samples_add(out, one.v[i].key);
 
-			for (j = 0; j < out->nr && !e; j++)
-				if (!strcmp(out->v[j].key, one.v[i].key))
-					e = &out->v[j];
-			if (!e) {
-				ALLOC_GROW(out->v, out->nr + 1, out->alloc);
-				e = &out->v[out->nr++];
-				memset(e, 0, sizeof(*e));
-				e->key = xstrdup(one.v[i].key);
-			}
 			e->v = xrealloc(e->v, (e->n + one.v[i].n + 1) * sizeof(*e->v));
 			memcpy(e->v + e->n, one.v[i].v, one.v[i].n * sizeof(*e->v));
 			e->n += one.v[i].n;
@@ -312,6 +312,7 @@ static void rounds_table(struct strbuf *out, const struct ab *ab, const char *ho
 {
 	static const char *const heads[] = { "round", "arm", "run", "status", "started", "duration",
 					     "FlagGems speedup (geomean)", "directory" };
+	const char *status;
 	size_t i;
 
 	strbuf_addstr(out, "<h2>Rounds</h2>\n");
@@ -329,8 +330,8 @@ static void rounds_table(struct strbuf *out, const struct ab *ab, const char *ho
 		zl_html_td(out, r->name, NULL);
 		zl_html_td(out, r->arm ? "B" : "A", NULL);
 		zl_html_td(out, r->loaded ? r->run.run_id : "not loaded", "mono");
-		zl_html_td(out, r->loaded ? r->run.status : NULL, r->loaded && r->run.status &&
-			    !strcmp(r->run.status, "passed") ? "v-passed" : "v-failed");
+		status = r->loaded && r->run.status ? r->run.status : r->status ? r->status : "not run";
+		zl_html_td(out, status, zl_report_status_class(status));
 		zl_html_td(out, r->loaded ? r->run.started_at : NULL, NULL);
 		zl_report_duration(buf, r->loaded ? r->run.duration_s : NAN);
 		zl_html_td(out, buf, "n");
@@ -345,6 +346,28 @@ static void rounds_table(struct strbuf *out, const struct ab *ab, const char *ho
 		strvec_clear(&ops);
 	}
 	zl_html_table_end(out);
+}
+
+/*
+ * ab.json's "status" when the ab did not finish: "running" is what a SIGKILLed ab leaves
+ * (or one still running), "interrupted" a stopped one. Lines for a notice, else none.
+ */
+static void unfinished(const struct ab *ab, struct strvec *lines)
+{
+	const char *status = zl_json_path_string(ab->doc, "status");
+	size_t i, ended = 0;
+
+	if (!status || !strcmp(status, "done"))
+		return;
+	for (i = 0; i < ab->nr; i++)
+		ended += ab->v[i].loaded && ab->v[i].run.status && strcmp(ab->v[i].run.status, "running");
+	if (!strcmp(status, "running"))
+		strvec_pushf(lines, "ab.json says \"running\": this ab is still running, or its process was "
+			     "killed before it could say how it ended");
+	else
+		strvec_pushf(lines, "ab.json says \"%s\", not \"done\"", status);
+	strvec_pushf(lines, "%zu of the %zu rounds ended; the figures below are those rounds' only, not the ab's "
+		     "result (no verdict of ab's own, no gate)", ended, ab->nr);
 }
 
 /* Read ab.json into ab->doc and find its rounds (listed, else the A<n>/B<n> directories). */
@@ -444,9 +467,12 @@ static void ab_render(const struct ab *ab, int own_rows, const struct zl_report_
 		      const struct zl_samples samples[2], const char *now, struct strbuf *out)
 {
 	struct strbuf extra = STRBUF_INIT, sub = STRBUF_INIT, title = STRBUF_INIT;
+	struct strvec notice = STRVEC_INIT;
 	size_t i;
 
-	strbuf_addf(&title, "zlbench ab: %s", pooled[0].op ? pooled[0].op : "B against A");
+	unfinished(ab, &notice);
+	strbuf_addf(&title, "zlbench ab: %s%s", pooled[0].op ? pooled[0].op : "B against A",
+		    notice.nr ? " (not finished)" : "");
 	for (i = 0; i < ab->nr; i++)
 		strbuf_addf(&sub, "%s%s", i ? " " : "", ab->v[i].name);
 	strbuf_addf(&sub, " \xc2\xb7 %s", ab->dir);
@@ -456,6 +482,8 @@ static void ab_render(const struct ab *ab, int own_rows, const struct zl_report_
 					    "the noise when it is wider than a round's own; the samples are the "
 					    "rounds' together. Each arm's caliber is its first round's.");
 	zl_html_page_begin(out, title.buf, NULL);
+	zl_html_notes(out, "bad", "This ab did not finish", &notice);
+	strvec_clear(&notice);
 	zl_report_compare_body(rc, &pooled[0], &pooled[1], &samples[0], &samples[1], sub.buf, extra.buf, out);
 	zl_html_page_end(out, now);
 	strbuf_release(&extra);

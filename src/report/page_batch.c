@@ -15,6 +15,7 @@
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/progress.h"
+#include "zlbench/redact.h"
 #include "zlbench/report.h"
 #include "zlbench/report/html.h"
 #include "zlbench/report/parts.h"
@@ -111,7 +112,11 @@ static int view_load(struct batch_view *v, const char *dir, struct strbuf *err)
 		o->speedup = NAN;
 		zl_run_init(&o->run);
 		rel = o->last ? o->last->v[ZL_BCOL_RUN_DIR] : NULL;
-		if (rel) {
+		if (rel && !zl_path_is_inside(rel)) {
+			/* ops_status.csv is read like user input: its runs are the batch's own */
+			strvec_pushf(&v->notes, "%s: its run '%s' is not a directory inside the batch: not loaded", o->op,
+				     rel);
+		} else if (rel) {
 			char *run_dir = zl_path_join(dir, rel);
 
 			strbuf_reset(&why);
@@ -201,8 +206,10 @@ static void settings(struct strbuf *out, const struct batch_view *v)
 	zl_html_cal(out, "FlagGems dir", v->c.flaggems_dir);
 	zl_html_cal(out, "created", v->c.created_at);
 	strbuf_reset(&t);
-	for (i = 0; i < v->c.argv.nr; i++)
-		strbuf_addf(&t, "%s%s", i ? " " : "", v->c.argv.v[i]);
+	for (i = 0; i < v->c.argv.nr; i++) {
+		strbuf_addstr(&t, i ? " " : "");
+		zl_redact_add(&t, v->c.argv.v[i]); /* a batch.json of an older zlbench may hold a secret */
+	}
 	zl_html_cal(out, "command", t.len ? t.buf : NULL);
 	zl_html_cal_end(out);
 	strbuf_release(&t);

@@ -317,6 +317,7 @@ static void caliber_section(struct strbuf *out, const struct zl_report_cmp *cmp,
 		zl_report_caliber_table(out, runs, names, 2);
 }
 
+/* ord[0..n) are the rows of op, in the order of attention. */
 static void forest(struct strbuf *out, const struct zl_report_cmp *cmp, const struct order *ord, size_t n,
 		   const char *op, size_t ops)
 {
@@ -333,8 +334,6 @@ static void forest(struct strbuf *out, const struct zl_report_cmp *cmp, const st
 		char ratio[32], am[32], bm[32], note[48];
 		struct zl_chart_row *row;
 
-		if (strcmp(r->op, op))
-			continue;
 		strbuf_reset(&label);
 		strbuf_reset(&tip);
 		row_label(&label, r, 0);
@@ -525,8 +524,11 @@ static void rows_table(struct strbuf *out, const struct zl_report_cmp *cmp, cons
 	strbuf_release(&t);
 }
 
-/* Per op, how close A's and B's times are to the hardware (the forest plot's row order). */
-static void efficiency_section(struct strbuf *out, const struct zl_report_cmp *cmp, const struct order *ord,
+/*
+ * Per op, how close A's and B's times are to the hardware (the forest plot's row order):
+ * op k's rows are by_op[start[k] .. start[k + 1]).
+ */
+static void efficiency_section(struct strbuf *out, const struct order *by_op, const size_t *start,
 			       const struct strvec *ops, const struct zl_run *a, const struct zl_run *b)
 {
 	struct strbuf label = STRBUF_INIT, id = STRBUF_INIT;
@@ -538,13 +540,11 @@ static void efficiency_section(struct strbuf *out, const struct zl_report_cmp *c
 
 		zl_report_eff_init(&e, "A", "B", a ? a->device_name : NULL, b ? b->device_name : NULL);
 		e.legend = "grey: torch rows, blue: FlagGems rows";
-		for (i = 0; i < cmp->nr; i++) {
-			const struct zl_report_row *r = ord[i].r;
+		for (i = start[k]; i < start[k + 1]; i++) {
+			const struct zl_report_row *r = by_op[i].r;
 			const struct zl_result *x = NULL;
 			struct zl_report_eff_row *er;
 
-			if (strcmp(r->op, ops->v[k]))
-				continue;
 			if (a)
 				x = zl_run_find(a, r->op, r->dtype, r->shape, r->occurrence, r->side);
 			if (!x && b)
@@ -576,13 +576,19 @@ void zl_report_compare_body(const struct zl_report_cmp *cmp, const struct zl_run
 			    const char *extra_html, struct strbuf *out)
 {
 	struct order *ord = xcalloc(cmp->nr ? cmp->nr : 1, sizeof(*ord));
+	struct order *by_op = xcalloc(cmp->nr ? cmp->nr : 1, sizeof(*by_op));
+	struct zl_strmap op_index = ZL_STRMAP_INIT;
 	struct strvec ops = STRVEC_INIT;
-	size_t i;
+	size_t *start, *fill, i;
 
+	/* the ops in first-seen order (hashed: a scan per row was quadratic in rows) */
 	for (i = 0; i < cmp->nr; i++) {
+		int added;
+
 		ord[i].r = &cmp->rows[i];
 		ord[i].idx = i;
-		if (strvec_find(&ops, cmp->rows[i].op) < 0)
+		zl_strmap_put(&op_index, cmp->rows[i].op, ops.nr, &added);
+		if (added)
 			strvec_push(&ops, cmp->rows[i].op);
 	}
 	if (cmp->nr)
@@ -590,20 +596,36 @@ void zl_report_compare_body(const struct zl_report_cmp *cmp, const struct zl_run
 	verdict(out, cmp);
 	if (subtitle)
 		zl_html_elem(out, "p", "class=\"sub\"", subtitle);
+	/* each op's rows together, in the order of attention: one forest each, without a scan of all rows */
+	start = xcalloc(ops.nr + 1, sizeof(*start));
+	fill = xcalloc(ops.nr + 1, sizeof(*fill));
+	for (i = 0; i < cmp->nr; i++)
+		start[*zl_strmap_get(&op_index, ord[i].r->op) + 1]++;
+	for (i = 0; i < ops.nr; i++)
+		start[i + 1] += start[i];
+	for (i = 0; i < cmp->nr; i++) {
+		size_t o = *zl_strmap_get(&op_index, ord[i].r->op);
+
+		by_op[start[o] + fill[o]++] = ord[i];
+	}
 	gate_block(out, cmp);
 	strbuf_addstr(out, "<h2>B/A per row</h2>\n");
 	if (cmp->method)
 		zl_html_elem(out, "p", "class=\"sub\"", cmp->method);
 	for (i = 0; i < ops.nr; i++)
-		forest(out, cmp, ord, cmp->nr, ops.v[i], ops.nr);
+		forest(out, cmp, by_op + start[i], start[i + 1] - start[i], ops.v[i], ops.nr);
 	if (extra_html)
 		strbuf_addstr(out, extra_html);
 	if (cmp->nr)
-		efficiency_section(out, cmp, ord, &ops, a, b);
+		efficiency_section(out, by_op, start, &ops, a, b);
 	caliber_section(out, cmp, a, b);
 	samples_section(out, cmp, sa, sb);
 	rows_table(out, cmp, ord);
 	strvec_clear(&ops);
+	zl_strmap_clear(&op_index);
+	free(start);
+	free(fill);
+	free(by_op);
 	free(ord);
 }
 

@@ -268,29 +268,34 @@ struct series_key {
 	int occurrence;
 };
 
+/* The op's series (dtype, shape, occurrence) over the runs, in first-seen order; hashed, not scanned. */
 static void keys_of(const char *op, struct zl_run *const *runs, size_t n, struct series_key **keys, size_t *nkeys)
 {
-	size_t i, j, k, alloc = 0;
+	struct zl_strmap seen = ZL_STRMAP_INIT;
+	struct strbuf key = STRBUF_INIT;
+	size_t i, j, alloc = 0;
 
 	*keys = NULL;
 	*nkeys = 0;
 	for (i = 0; i < n; i++)
 		for (j = 0; j < runs[i]->nr_results; j++) {
 			const struct zl_result *r = &runs[i]->results[j];
-			int seen = 0;
+			int added;
 
 			if (r->side != ZL_SIDE_GEMS || strcmp(r->op, op))
 				continue;
-			for (k = 0; k < *nkeys && !seen; k++)
-				seen = !strcmp((*keys)[k].dtype, r->dtype) && !strcmp((*keys)[k].shape, r->shape) &&
-				       (*keys)[k].occurrence == r->occurrence;
-			if (seen)
+			strbuf_reset(&key);
+			strbuf_addf(&key, "%s\n%s\n%d", r->dtype, r->shape, r->occurrence);
+			zl_strmap_put(&seen, key.buf, 0, &added);
+			if (!added)
 				continue;
 			ALLOC_GROW(*keys, *nkeys + 1, alloc);
 			(*keys)[*nkeys].dtype = xstrdup(r->dtype);
 			(*keys)[*nkeys].shape = xstrdup(r->shape);
 			(*keys)[(*nkeys)++].occurrence = r->occurrence;
 		}
+	zl_strmap_clear(&seen);
+	strbuf_release(&key);
 }
 
 static size_t shape_trend(struct strbuf *out, const char *op, const struct series_key *key, struct zl_run *const *runs,
@@ -521,19 +526,28 @@ static void load_runs(struct zl_history *h, const struct zl_history_list *list, 
 /* The ops of the runs in first-seen order: a run's own op, else every op in its results. */
 static void runs_ops(struct zl_run *const *runs, size_t n, struct strvec *ops)
 {
+	struct zl_strmap seen = ZL_STRMAP_INIT;
 	size_t i, j;
+	int added;
 
 	for (i = 0; i < n; i++) {
 		struct strvec run_ops = STRVEC_INIT;
 
-		if (runs[i]->op && strvec_find(ops, runs[i]->op) < 0)
-			strvec_push(ops, runs[i]->op);
+		if (runs[i]->op) {
+			zl_strmap_put(&seen, runs[i]->op, 0, &added);
+			if (added)
+				strvec_push(ops, runs[i]->op);
+			continue;
+		}
 		zl_report_run_ops(runs[i], &run_ops);
-		for (j = 0; !runs[i]->op && j < run_ops.nr; j++)
-			if (strvec_find(ops, run_ops.v[j]) < 0)
+		for (j = 0; j < run_ops.nr; j++) {
+			zl_strmap_put(&seen, run_ops.v[j], 0, &added);
+			if (added)
 				strvec_push(ops, run_ops.v[j]);
+		}
 		strvec_clear(&run_ops);
 	}
+	zl_strmap_clear(&seen);
 }
 
 /* "9 runs of mm on cuda since ... · <db path>" */

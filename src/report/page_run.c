@@ -13,11 +13,18 @@
 
 void zl_report_run_ops(const struct zl_run *run, struct strvec *ops)
 {
+	struct zl_strmap seen = ZL_STRMAP_INIT;
 	size_t i;
+	int added;
 
-	for (i = 0; i < run->nr_results; i++)
-		if (strvec_find(ops, run->results[i].op) < 0)
+	for (i = 0; i < ops->nr; i++)
+		zl_strmap_put(&seen, ops->v[i], 0, NULL);
+	for (i = 0; i < run->nr_results; i++) {
+		zl_strmap_put(&seen, run->results[i].op, 0, &added);
+		if (added)
 			strvec_push(ops, run->results[i].op);
+	}
+	zl_strmap_clear(&seen);
 }
 
 /* FlagGems' speedup of a gems row, else torch / gems when both are there. */

@@ -4,6 +4,7 @@
  * of one key paired by the order of their lines.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +29,23 @@ void zl_samples_release(struct zl_samples *s)
 		free(s->v[i].v);
 	}
 	free(s->v);
+	zl_strmap_clear(&s->index);
 	zl_samples_init(s);
+}
+
+struct zl_samples_entry *zl_samples_add(struct zl_samples *s, const char *key)
+{
+	int added;
+	size_t i = *zl_strmap_put(&s->index, key, s->nr, &added);
+	struct zl_samples_entry *e;
+
+	if (!added)
+		return &s->v[i];
+	ALLOC_GROW(s->v, s->nr + 1, s->alloc);
+	e = &s->v[s->nr++];
+	memset(e, 0, sizeof(*e));
+	e->key = xstrdup(key);
+	return e;
 }
 
 char *zl_samples_key(const char *op, const char *dtype, const char *shape, int occurrence, enum zl_side side)
@@ -39,7 +56,7 @@ char *zl_samples_key(const char *op, const char *dtype, const char *shape, int o
 		       zl_side_name(side));
 }
 
-static void add_line(struct zl_samples *s, const cJSON *rec, struct strvec *seen)
+static void add_line(struct zl_samples *s, const cJSON *rec, struct zl_strmap *seen)
 {
 	const char *op = zl_json_path_string(rec, "op"), *dtype = zl_json_path_string(rec, "dtype");
 	const cJSON *samples = cJSON_GetObjectItemCaseSensitive(rec, "samples_ms"), *it;
@@ -47,29 +64,28 @@ static void add_line(struct zl_samples *s, const cJSON *rec, struct strvec *seen
 	const char *stored = zl_json_path_string(rec, "samples_stored");
 	struct zl_samples_entry *e;
 	enum zl_side side;
-	char *shape, *base;
-	long occ;
-	size_t n = 0;
+	char *shape, *base, *key;
+	size_t occ;
 
 	if (!op || zl_side_parse(zl_json_path_string(rec, "side"), &side))
 		return;
 	shape = zl_json_shape_text(shape_item ? shape_item : cJSON_GetObjectItemCaseSensitive(rec, "shape_detail"));
 	/* the occurrence counts every line of the key, with samples or not, as runload pairs them */
 	base = zl_samples_key(op, dtype, shape, 0, side);
-	strvec_push(seen, base);
-	occ = 0;
-	for (n = 0; n < seen->nr; n++)
-		if (!strcmp(seen->v[n], base))
-			occ++;
+	occ = ++*zl_strmap_put(seen, base, 0, NULL);
 	free(base);
-	if (!cJSON_IsArray(samples) || !cJSON_GetArraySize(samples)) {
+	if (!cJSON_IsArray(samples) || !cJSON_GetArraySize(samples) || occ > INT_MAX) {
 		free(shape);
 		return;
 	}
-	ALLOC_GROW(s->v, s->nr + 1, s->alloc);
-	e = &s->v[s->nr++];
-	memset(e, 0, sizeof(*e));
-	e->key = zl_samples_key(op, dtype, shape, (int)occ, side);
+	key = zl_samples_key(op, dtype, shape, (int)occ, side);
+	e = zl_samples_add(s, key);
+	free(key);
+	if (e->v) {
+		/* one key twice (a crafted file): the first line's samples stand, as a scan found them */
+		free(shape);
+		return;
+	}
 	e->v = xcalloc((size_t)cJSON_GetArraySize(samples), sizeof(*e->v));
 	e->subset = stored && !strcmp(stored, "subset");
 	cJSON_ArrayForEach(it, samples)
@@ -82,7 +98,7 @@ void zl_samples_load(const char *run_dir, struct zl_samples *s)
 {
 	char *path = run_dir ? zl_path_join(run_dir, "plugins/timer.jsonl") : NULL;
 	struct strbuf text = STRBUF_INIT;
-	struct strvec seen = STRVEC_INIT;
+	struct zl_strmap seen = ZL_STRMAP_INIT;
 	char *line, *next;
 
 	if (!path || !zl_is_file(path) || strbuf_read_file(&text, path) < 0)
@@ -103,7 +119,7 @@ void zl_samples_load(const char *run_dir, struct zl_samples *s)
 		cJSON_Delete(rec);
 	}
 out:
-	strvec_clear(&seen);
+	zl_strmap_clear(&seen);
 	strbuf_release(&text);
 	free(path);
 }
@@ -112,12 +128,8 @@ const struct zl_samples_entry *zl_samples_find(const struct zl_samples *s, const
 					       const char *shape, int occurrence, enum zl_side side)
 {
 	char *key = zl_samples_key(op, dtype, shape, occurrence, side);
-	const struct zl_samples_entry *found = NULL;
-	size_t i;
+	const size_t *i = zl_strmap_get(&s->index, key);
 
-	for (i = 0; i < s->nr && !found; i++)
-		if (!strcmp(s->v[i].key, key))
-			found = &s->v[i];
 	free(key);
-	return found;
+	return i ? &s->v[*i] : NULL;
 }

@@ -715,7 +715,7 @@ static void print_totals(const struct zl_ab *ab, FILE *out)
 	else if (ab->gate_reasons.nr)
 		fprintf(out, "runs that did not pass:\n");
 	for (i = 0; i < ab->gate_reasons.nr; i++)
-		fprintf(out, "  %s\n", ab->gate_reasons.v[i]);
+		fprintf(out, "  %s\n", zl_term_str(ab->gate_reasons.v[i]));
 	strbuf_release(&sb);
 }
 

@@ -646,9 +646,6 @@ void zl_compare_release(struct zl_compare *c)
 
 	zl_caliber_release(&c->caliber);
 	for (i = 0; i < c->nr_rows; i++) {
-		free(c->rows[i].op);
-		free(c->rows[i].dtype);
-		free(c->rows[i].shape);
 		free(c->rows[i].unsure_reason);
 		free(c->rows[i].advice);
 		free(c->rows[i].a_kernels);
@@ -811,9 +808,10 @@ static void add_row(struct zl_compare *c, const struct zl_result *ra, const stru
 	ALLOC_GROW(c->rows, c->nr_rows + 1, c->alloc_rows);
 	row = &c->rows[c->nr_rows++];
 	memset(row, 0, sizeof(*row));
-	row->op = xstrdup(key->op);
-	row->dtype = xstrdup(key->dtype);
-	row->shape = xstrdup(key->shape);
+	/* borrowed, not copied: a million rows need no more copies of their keys */
+	row->op = key->op;
+	row->dtype = key->dtype;
+	row->shape = key->shape;
 	row->occurrence = key->occurrence;
 	row->side = key->side;
 	row->in_a = ra != NULL;
@@ -840,21 +838,15 @@ static void add_row(struct zl_compare *c, const struct zl_result *ra, const stru
 /* Rows of A in A's order (paired with B's by key), then B's rows that A lacks. */
 static void build_rows(struct zl_compare *c, size_t *only_a, size_t *only_b)
 {
-	struct key_index ib = { NULL, 0, 0 };
 	char *used = xcalloc(c->b->nr_results ? c->b->nr_results : 1, 1);
 	size_t i;
 
-	for (i = 0; i < c->b->nr_results; i++) {
-		const struct zl_result *r = &c->b->results[i];
-		index_add(&ib, row_key(r->op, r->dtype, r->shape, r->occurrence, (int)r->side), i);
-	}
-	index_sort(&ib);
+	/* B's own row index (runload.h) pairs each row of A: no second index of every key */
 	for (i = 0; i < c->a->nr_results; i++) {
 		const struct zl_result *ra = &c->a->results[i];
-		char *key = row_key(ra->op, ra->dtype, ra->shape, ra->occurrence, (int)ra->side);
-		size_t j = index_find(&ib, key);
+		const struct zl_result *rb = zl_run_find(c->b, ra->op, ra->dtype, ra->shape, ra->occurrence, ra->side);
+		size_t j = rb ? (size_t)(rb - c->b->results) : SIZE_MAX;
 
-		free(key);
 		if (j != SIZE_MAX)
 			used[j] = 1;
 		else if (ra->side == ZL_SIDE_GEMS)
@@ -868,7 +860,6 @@ static void build_rows(struct zl_compare *c, size_t *only_a, size_t *only_b)
 		add_row(c, NULL, &c->b->results[i]);
 	}
 	free(used);
-	index_release(&ib);
 }
 
 /* gems B/A over torch B/A of the same shape: what is left when the machine moved both. */

@@ -2,6 +2,7 @@
  * compare's output: the text report, JSON, CSV and Markdown of a struct zl_compare that
  * compare.c built (the caliber check, the rows and their verdicts, drift, the gate).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include "zlbench/schema.h"
 #include "zlbench/table.h"
 #include "zlbench/units.h"
+#include "zlbench/term.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -209,7 +211,8 @@ static void print_diffs(FILE *out, const char *title, const struct zl_diffs *d)
 		return;
 	fprintf(out, "%s\n", title);
 	for (i = 0; i < d->nr; i++)
-		fprintf(out, "  %s: %s -> %s\n", d->v[i].field, d->v[i].a, d->v[i].b);
+		fprintf(out, "  %s: %s -> %s\n", zl_term_str(d->v[i].field), zl_term_str(d->v[i].a),
+			zl_term_str(d->v[i].b));
 }
 
 static void print_geomeans(const struct zl_compare *c, FILE *out, int use_color)
@@ -265,10 +268,10 @@ static void print_run_line(FILE *out, const char *side, const struct zl_run *r, 
 {
 	const char *note = zl_history_loaded_note(r);
 
-	fprintf(out, "%s: %s  %s  %s\n", side, r->run_id, r->status ? r->status : "?",
-		r->dir ? r->dir : NONE_TEXT);
+	fprintf(out, "%s: %s  %s  %s\n", side, zl_term_str(r->run_id), zl_term_str(r->status ? r->status : "?"),
+		zl_term_str(r->dir ? r->dir : NONE_TEXT));
 	if (note)
-		fprintf(out, "%s   %s%s\n", warn, note, reset);
+		fprintf(out, "%s   %s%s\n", warn, zl_term_str(note), reset);
 }
 
 /* The caliber lines: ok or the mismatches, autotune, the flags and the A/B variables. */
@@ -278,17 +281,17 @@ static void print_caliber(const struct zl_compare *c, FILE *out, const char *war
 
 	if (!c->caliber.mismatches.nr)
 		fprintf(out, "caliber: ok (backend %s, device %s, level %s, shape mode %s, timer plan %s, "
-			"tuner cache %s)\n", c->a->backend ? c->a->backend : NONE_TEXT,
-			c->a->device_name ? c->a->device_name : NONE_TEXT,
-			c->a->level ? c->a->level : NONE_TEXT,
-			c->a->shape_mode ? c->a->shape_mode : NONE_TEXT,
-			c->a->timer_plan ? c->a->timer_plan : NONE_TEXT,
-			c->a->tuner_cache_mode ? c->a->tuner_cache_mode : NONE_TEXT);
+			"tuner cache %s)\n", zl_term_str(c->a->backend ? c->a->backend : NONE_TEXT),
+			zl_term_str(c->a->device_name ? c->a->device_name : NONE_TEXT),
+			zl_term_str(c->a->level ? c->a->level : NONE_TEXT),
+			zl_term_str(c->a->shape_mode ? c->a->shape_mode : NONE_TEXT),
+			zl_term_str(c->a->timer_plan ? c->a->timer_plan : NONE_TEXT),
+			zl_term_str(c->a->tuner_cache_mode ? c->a->tuner_cache_mode : NONE_TEXT));
 	else
 		print_diffs(out, "caliber: MISMATCH (allowed)", &c->caliber.mismatches);
-	fprintf(out, "autotune: %s\n", c->caliber.autotune);
+	fprintf(out, "autotune: %s\n", zl_term_str(c->caliber.autotune));
 	for (i = 0; i < c->caliber.flags.nr; i++)
-		fprintf(out, "%sflag: %s%s\n", warn, c->caliber.flags.v[i], reset);
+		fprintf(out, "%sflag: %s%s\n", warn, zl_term_str(c->caliber.flags.v[i]), reset);
 	print_diffs(out, "A/B variables:", &c->caliber.variables);
 }
 
@@ -308,7 +311,7 @@ static void print_gate(const struct zl_compare *c, FILE *out, int use_color)
 	gate_rule(c, &sb);
 	fprintf(out, "  rule: %s\n", sb.buf);
 	for (i = 0; i < c->gate_reasons.nr; i++)
-		fprintf(out, "  %s\n", c->gate_reasons.v[i]);
+		fprintf(out, "  %s\n", zl_term_str(c->gate_reasons.v[i]));
 	fprintf(out, "  %zu of %zu gems shapes failed the gate%s\n", c->gate_rows, c->gems_rows,
 		c->gate_rows ? " (FAILED in the gate column)" : "");
 	strbuf_release(&sb);
@@ -400,11 +403,11 @@ static void print_alerts(const struct zl_compare *c, FILE *out, const char *warn
 
 	zl_compare_alerts(c, &lines);
 	for (i = 0; i < lines.nr; i++)
-		fprintf(out, "%swarning: %s%s\n", warn, lines.v[i], reset);
+		fprintf(out, "%swarning: %s%s\n", warn, zl_term_str(lines.v[i]), reset);
 	if (has_mismatch(c)) {
 		mismatch_summary(c, &sb, "; ");
-		fprintf(out, "%sWARNING: caliber mismatch allowed (--allow-caliber-mismatch): %s%s\n", warn, sb.buf,
-			reset);
+		fprintf(out, "%sWARNING: caliber mismatch allowed (--allow-caliber-mismatch): %s%s\n", warn,
+			zl_term_str(sb.buf), reset);
 	}
 	fputc('\n', out);
 	strvec_clear(&lines);
@@ -440,7 +443,7 @@ static void print_warnings(const struct zl_compare *c, FILE *out, const char *wa
 		fprintf(out, "drift control: none (%s)\n", sb.buf);
 	}
 	for (i = 0; i < c->warnings.nr; i++)
-		fprintf(out, "%swarning: %s%s\n", warn, c->warnings.v[i], reset);
+		fprintf(out, "%swarning: %s%s\n", warn, zl_term_str(c->warnings.v[i]), reset);
 	strbuf_release(&sb);
 }
 
@@ -742,18 +745,6 @@ static int noise_json(cJSON *root, const struct zl_compare *c)
 	       zl_json_add_number(noise, "rows_threshold", (double)c->rows_threshold) ? -1 : 0;
 }
 
-static int rows_json(cJSON *root, const struct zl_compare *c)
-{
-	cJSON *rows = cJSON_AddArrayToObject(root, "rows");
-	size_t i;
-
-	if (!rows)
-		return -1;
-	for (i = 0; i < c->nr_rows; i++)
-		if (row_json(rows, c, &c->rows[i]))
-			return -1;
-	return 0;
-}
 
 static int gate_json(cJSON *root, const struct zl_compare *c)
 {
@@ -788,28 +779,78 @@ static int alerts_json(cJSON *root, const struct zl_compare *c)
 	return bad ? -1 : 0;
 }
 
-int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct strbuf *err)
+/* Output written as it is made: sb goes to out (when given) each time it holds this much. */
+#define STREAM_CHUNK (1 << 20)
+
+static int flush_to(struct strbuf *sb, FILE *out, size_t at_least)
 {
-	cJSON *root = cJSON_CreateObject();
-	char *text;
+	if (!out || sb->len < at_least)
+		return 0;
+	if (fwrite(sb->buf, 1, sb->len, out) != sb->len)
+		return -1;
+	strbuf_reset(sb);
+	return 0;
+}
+
+/*
+ * The document: everything but the rows built as one cJSON object, then "rows" last,
+ * each row built, printed and freed in turn, so that a comparison of a million rows
+ * never holds their tree (about 3 KiB a row) nor, with out given, their text.
+ */
+static int json_doc(const struct zl_compare *c, struct strbuf *sb, FILE *out, struct strbuf *err)
+{
+	cJSON *root = cJSON_CreateObject(), *rows = NULL;
+	size_t replaced = 0, i;
 
 	if (!root || zl_json_add_schema(root, ZL_SCHEMA_COMPARE) || alerts_json(root, c) ||
 	    run_json(root, "a", c->a) || run_json(root, "b", c->b) || caliber_json(root, c) ||
-	    mismatch_json(root, c) || verdicts_json(root, c) || noise_json(root, c) || rows_json(root, c) ||
-	    geomeans_json(root, c) || drift_json(root, c) || gate_json(root, c) || zl_compare_eff_json(root, c) ||
-	    zl_json_add_item(root, "warnings", zl_json_strvec(&c->warnings)))
+	    mismatch_json(root, c) || verdicts_json(root, c) || noise_json(root, c) || geomeans_json(root, c) ||
+	    drift_json(root, c) || gate_json(root, c) || zl_compare_eff_json(root, c) ||
+	    zl_json_add_item(root, "warnings", zl_json_strvec(&c->warnings)) || zl_json_print_valid(sb, root, 1, &replaced))
 		goto oom;
-	text = cJSON_Print(root);
-	if (!text)
+	/* cJSON ends an indented object with "\n}": the rows go before that */
+	if (sb->len < 2 || strcmp(sb->buf + sb->len - 2, "\n}"))
 		goto oom;
-	strbuf_addstr(sb, text);
-	strbuf_addch(sb, '\n');
-	cJSON_free(text);
+	strbuf_setlen(sb, sb->len - 2);
+	strbuf_addstr(sb, ",\n\t\"rows\":\t[");
+	for (i = 0; i < c->nr_rows; i++) {
+		if (!(rows = cJSON_CreateArray()) || row_json(rows, c, &c->rows[i]))
+			goto oom;
+		strbuf_addstr(sb, i ? ",\n\t\t" : "\n\t\t");
+		if (zl_json_print_valid(sb, cJSON_GetArrayItem(rows, 0), 0, &replaced))
+			goto oom;
+		cJSON_Delete(rows);
+		rows = NULL;
+		if (flush_to(sb, out, STREAM_CHUNK))
+			goto write_error;
+	}
+	strbuf_addstr(sb, c->nr_rows ? "\n\t]\n}\n" : "]\n}\n");
+	zl_json_warn_replaced("compare --json", replaced);
 	cJSON_Delete(root);
+	if (flush_to(sb, out, 0))
+		return zl_error(err, "cannot write the json comparison: %s", strerror(errno));
 	return 0;
+write_error:
+	cJSON_Delete(root);
+	return zl_error(err, "cannot write the json comparison: %s", strerror(errno));
 oom:
+	cJSON_Delete(rows);
 	cJSON_Delete(root);
 	return zl_error(err, "cannot build the json comparison: out of memory");
+}
+
+int zl_compare_render_json(const struct zl_compare *c, struct strbuf *sb, struct strbuf *err)
+{
+	return json_doc(c, sb, NULL, err);
+}
+
+int zl_compare_write_json(const struct zl_compare *c, FILE *out, struct strbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int rc = json_doc(c, &sb, out, err);
+
+	strbuf_release(&sb);
+	return rc;
 }
 
 /* The gate's verdict with its reasons on one line: empty without a gate. */
@@ -895,8 +936,10 @@ static void csv_row(struct strbuf *sb, const struct zl_compare *c, const struct 
  * flags, floor_summary, drift) carry the run's facts into every row. With no row
  * at all, one line with empty row fields still carries them.
  */
-void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
+/* The CSV into sb, going to out (when given) a chunk at a time; -1 when out refused it. */
+static int csv_doc(const struct zl_compare *c, struct strbuf *sb, FILE *out)
 {
+	int bad = 0;
 	static const char *const head[] = { "op", "dtype", "shape", "occurrence", "side", "a_ms",
 					    "b_ms", "ratio", "change_pct", "ci_low", "ci_high",
 					    "p_value", "verdict", "method", "floor_pct", "floor_source",
@@ -921,15 +964,31 @@ void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
 			zl_csv_field(sb, runcols[k].buf, 0);
 		zl_csv_end_row(sb);
 	}
-	for (i = 0; i < c->nr_rows; i++) {
+	for (i = 0; i < c->nr_rows && !bad; i++) {
 		csv_row(sb, c, &c->rows[i], &cell);
 		for (k = 0; k < RUN_COLUMNS; k++)
 			zl_csv_field(sb, runcols[k].buf, 0);
 		zl_csv_end_row(sb);
+		bad = flush_to(sb, out, STREAM_CHUNK);
 	}
 	strbuf_release(&cell);
 	for (k = 0; k < RUN_COLUMNS; k++)
 		strbuf_release(&runcols[k]);
+	return bad || flush_to(sb, out, 0) ? -1 : 0;
+}
+
+void zl_compare_render_csv(const struct zl_compare *c, struct strbuf *sb)
+{
+	csv_doc(c, sb, NULL);
+}
+
+int zl_compare_write_csv(const struct zl_compare *c, FILE *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int rc = csv_doc(c, &sb, out);
+
+	strbuf_release(&sb);
+	return rc;
 }
 
 /*

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <sqlite3.h>
+#include <cjson/cJSON.h>
 
 #include "zlbench/env.h"
 #include "zlbench/error.h"
@@ -705,6 +706,68 @@ static int refuse_emptying(struct zl_history *h, const struct zl_run *run, struc
 			run->dir ? run->dir : "?", run->notes.nr ? run->notes.v[0] : "no results.json rows");
 }
 
+/* 1 when dir holds a run_identity.json whose run_id is run_id. */
+static int dir_holds_run(const char *dir, const char *run_id)
+{
+	char *path = zl_path_join(dir, "run_identity.json");
+	struct strbuf text = STRBUF_INIT;
+	cJSON *doc = NULL;
+	const cJSON *id;
+	int holds = 0;
+
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL) && (doc = cJSON_ParseWithLength(text.buf, text.len))) {
+		id = cJSON_GetObjectItemCaseSensitive(doc, "run_id");
+		holds = cJSON_IsString(id) && !strcmp(id->valuestring, run_id);
+	}
+	cJSON_Delete(doc);
+	strbuf_release(&text);
+	free(path);
+	return holds;
+}
+
+/*
+ * The run_id is stored from another directory: when that one still holds the run, this is
+ * a copy (or a crafted run reusing the id), and replacing the stored rows silently would
+ * lose them: refused, naming both. When it no longer does, the run moved: the stored rows
+ * follow it, and a warning says so. -1 (refused) or 0.
+ */
+static int refuse_other_dir(struct zl_history *h, const struct zl_run *run, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	char *stored = NULL, *stored_abs = NULL, *here = NULL;
+	int rc = 0;
+
+	if (!run->dir)
+		return 0;
+	if (prepare(h, "SELECT run_dir FROM runs WHERE run_id = ?1", &st, err))
+		return -1;
+	if (bind_text(st, 1, run->run_id)) {
+		sqlite3_finalize(st);
+		return db_error(err, h->db, h->path, "cannot bind a value");
+	}
+	if (sqlite3_step(st) == SQLITE_ROW)
+		stored = column_dup(st, 0);
+	sqlite3_finalize(st);
+	if (!stored)
+		return 0;
+	stored_abs = zl_absolute_path(stored);
+	here = zl_absolute_path(run->dir);
+	if (strcmp(stored_abs, here)) {
+		if (dir_holds_run(stored_abs, run->run_id))
+			rc = zl_error(err, "run '%s' is stored in '%s' from '%s', and '%s' holds a run with the same "
+				      "run_id (a copy?): not ingested, the stored rows are kept (ingest '%s' to "
+				      "update them, or remove one of the two)", run->run_id, h->path, stored, run->dir,
+				      stored);
+		else
+			zl_print_warning("run '%s' was stored from '%s', which no longer holds it: its rows now come "
+					 "from '%s'", run->run_id, stored, run->dir);
+	}
+	free(stored);
+	free(stored_abs);
+	free(here);
+	return rc;
+}
+
 int zl_history_ingest_loaded(struct zl_history *h, const struct zl_run *run, struct strbuf *err)
 {
 	sqlite3_int64 id = 0;
@@ -714,7 +777,8 @@ int zl_history_ingest_loaded(struct zl_history *h, const struct zl_run *run, str
 				h->path, h->version, ZL_HISTORY_SCHEMA_VERSION);
 	if (begin_immediate(h, err))
 		return -1;
-	if (refuse_emptying(h, run, err) || delete_run(h, run->run_id, err) || insert_run(h, run, &id, err) ||
+	if (refuse_emptying(h, run, err) || refuse_other_dir(h, run, err) || delete_run(h, run->run_id, err) ||
+	    insert_run(h, run, &id, err) ||
 	    insert_results(h, run, id, err)) {
 		rollback(h);
 		return -1;

@@ -98,7 +98,6 @@ char *zl_history_since_value(const char *s, struct strbuf *err)
 int zl_history_list_json(const struct zl_history_list *l, struct strbuf *sb, struct strbuf *err)
 {
 	cJSON *arr = cJSON_CreateArray();
-	char *text = NULL;
 	size_t i;
 	int c;
 
@@ -123,10 +122,9 @@ int zl_history_list_json(const struct zl_history_list *l, struct strbuf *sb, str
 		    zl_json_add_number(o, "speedup_geomean", e->speedup_geomean))
 			goto oom;
 	}
-	if (!arr || !(text = cJSON_Print(arr)))
+	if (!arr || zl_json_print(sb, arr, 1, "history --json"))
 		goto oom;
-	strbuf_addf(sb, "%s\n", text);
-	cJSON_free(text);
+	strbuf_addch(sb, '\n');
 	cJSON_Delete(arr);
 	return 0;
 oom:

@@ -37,6 +37,8 @@ int zl_push_opts_from_env(struct zl_push_opts *o, struct strbuf *err)
 	const char *v;
 
 	v = zl_env(ZL_ENV_PUSH_URL);
+	if (v)
+		o->env_url = v;
 	if (!o->url && v)
 		o->url = v;
 	v = zl_env(ZL_ENV_PUSH_TOKEN);
@@ -329,6 +331,21 @@ static int flush_one(struct zl_pusher *p, const char *path, struct strvec *down,
 	url = o->url ? o->url : s.url;
 	it = report_add(r, s.name, path);
 	it->url = zl_push_display_url(url);
+	if (!o->url && s.url_redacted) {
+		/* its secrets were not stored: ZL_PUSH_URL holds them when it is the same URL */
+		char *env_shown = o->env_url ? zl_push_display_url(o->env_url) : NULL;
+		int same = env_shown && !strcmp(env_shown, s.url);
+
+		free(env_shown);
+		if (!same) {
+			report_finish(r, it, o, ZL_PUSH_FAILED,
+				      xstrfmt("spool file '%s' was for %s, whose credentials are not stored; give "
+					      "that URL again with --url or ZL_PUSH_URL to resend it; left in the spool",
+					      path, it->url));
+			goto out;
+		}
+		url = o->env_url;
+	}
 	if (!o->url && zl_push_check_url(url, &err)) {
 		report_finish(r, it, o, ZL_PUSH_FAILED,
 			      xstrfmt("spool file '%s': %s; give --url to send it elsewhere", path, err.buf));

@@ -58,6 +58,14 @@ static int read_json_object(const char *path, int optional, struct strbuf *text,
 	if (replaced)
 		zl_print_warning("'%s': %zu NaN/Infinity value(s) sent as null (not valid JSON)",
 				 path, replaced);
+	/* JSON is UTF-8: a byte that is not goes as U+FFFD, or the collector refuses the document */
+	strbuf_addbuf(&raw, text);
+	strbuf_reset(text);
+	replaced = zl_utf8_make_valid(text, raw.buf, raw.len);
+	strbuf_release(&raw);
+	if (replaced)
+		zl_print_warning("'%s': %zu byte%s that %s not UTF-8 sent as U+FFFD", path, replaced,
+				 replaced == 1 ? "" : "s", replaced == 1 ? "was" : "were");
 	if (parsed)
 		*parsed = j;
 	else

@@ -96,7 +96,7 @@ static void sync_dir(const char *dir)
 int zl_spool_write(const struct zl_push_opts *o, const char *url, const char *name,
 		   const char *doc, char **path_out, struct strbuf *err)
 {
-	char *dir = NULL, *header = NULL;
+	char *dir = NULL, *header = NULL, *shown;
 	char stamp[32];
 	struct strbuf file = STRBUF_INIT, text = STRBUF_INIT;
 	cJSON *root = cJSON_CreateObject();
@@ -105,8 +105,11 @@ int zl_spool_write(const struct zl_push_opts *o, const char *url, const char *na
 	int rc = -1;
 
 	*path_out = NULL;
+	/* the URL without its secrets (redact.h): a flush takes them from --url or ZL_PUSH_URL again */
+	shown = zl_push_display_url(url);
 	if (!root || !cJSON_AddStringToObject(root, "schema", ZL_SPOOL_SCHEMA) ||
-	    !cJSON_AddStringToObject(root, "url", url) ||
+	    !cJSON_AddStringToObject(root, "url", shown) ||
+	    (strcmp(shown, url) && !cJSON_AddTrueToObject(root, "url_redacted")) ||
 	    !(header = cJSON_PrintUnformatted(root))) {
 		zl_error(err, "out of memory building the spool file for '%s'", name);
 		goto out;
@@ -120,7 +123,7 @@ int zl_spool_write(const struct zl_push_opts *o, const char *url, const char *na
 	strbuf_addf(&file, "%s/%s-", dir, stamp);
 	add_safe_name(&file, name);
 	strbuf_addf(&file, "-%ld-%08x" ZL_SPOOL_SUFFIX, (long)getpid(), zl_random_u32());
-	if (zl_write_file_atomic(file.buf, text.buf, text.len, err))
+	if (zl_write_file_atomic_mode(file.buf, text.buf, text.len, 0600, err))
 		goto out;
 	sync_dir(dir);
 	*path_out = strbuf_detach(&file, NULL);
@@ -132,6 +135,7 @@ out:
 	strbuf_release(&file);
 	strbuf_release(&text);
 	free(dir);
+	free(shown);
 	return rc;
 }
 
@@ -190,6 +194,7 @@ int zl_spool_read(const char *path, struct zl_spooled *s, struct strbuf *err)
 		goto out;
 	}
 	s->url = xstrdup(url->valuestring);
+	s->url_redacted = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(header, "url_redacted"));
 	s->body = xstrdup(nl + 1);
 	run_id = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(payload, "identity"),
 						  "run_id");

@@ -14,6 +14,7 @@
 #include "zlbench/error.h"
 #include "zlbench/push.h"
 #include "zlbench/push_transport.h"
+#include "zlbench/redact.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -48,56 +49,10 @@ static int setopt_ok(CURLcode c, const char *name, struct strbuf *err)
 /* Every curl_easy_setopt is checked; the option's name goes into the message. */
 #define SETOPT(h, opt, val, err) setopt_ok(curl_easy_setopt((h), (opt), (val)), #opt, (err))
 
-/* Parse url into a CURLU handle (caller frees with curl_url_cleanup). */
-static CURLU *parse_url(const char *url, CURLUcode *why)
-{
-	CURLU *u = curl_url();
-
-	if (!u) {
-		*why = CURLUE_OUT_OF_MEMORY;
-		return NULL;
-	}
-	*why = curl_url_set(u, CURLUPART_URL, url, 0);
-	if (*why != CURLUE_OK) {
-		curl_url_cleanup(u);
-		return NULL;
-	}
-	return u;
-}
-
-/* For URLs libcurl cannot parse: cut "user:password@" by hand. */
-static char *redact_by_hand(const char *url)
-{
-	const char *start = strstr(url, "://"), *at, *slash;
-
-	if (!start)
-		return xstrdup(url);
-	start += 3;
-	at = strchr(start, '@');
-	slash = strchr(start, '/');
-	if (!at || (slash && slash < at))
-		return xstrdup(url);
-	return xstrfmt("%.*s***%s", (int)(start - url), url, at);
-}
-
+/* One redaction rule for every URL zlbench shows or stores (redact.h). */
 char *zl_push_display_url(const char *url)
 {
-	CURLUcode why;
-	CURLU *u = parse_url(url, &why);
-	char *shown = NULL, *copy;
-
-	if (!u)
-		return redact_by_hand(url);
-	if (curl_url_set(u, CURLUPART_USER, NULL, 0) != CURLUE_OK ||
-	    curl_url_set(u, CURLUPART_PASSWORD, NULL, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_URL, &shown, 0) != CURLUE_OK) {
-		curl_url_cleanup(u);
-		return xstrdup("(url not shown)");
-	}
-	copy = xstrdup(shown);
-	curl_free(shown);
-	curl_url_cleanup(u);
-	return copy;
+	return zl_redact_url_credentials(url);
 }
 
 /*
@@ -167,7 +122,7 @@ int zl_push_check_url(const char *url, struct strbuf *err)
 	if (!url || !*url)
 		return zl_error(err, "no collector URL: give --url URL or set ZL_PUSH_URL");
 	if (split_url(url, &https, &host, &why)) {
-		char *shown = redact_by_hand(url);
+		char *shown = zl_redact_url_credentials(url);
 		rc = zl_error(err, "invalid push URL '%s': %s", shown, why.buf);
 		free(shown);
 	}

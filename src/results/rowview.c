@@ -498,7 +498,7 @@ void zl_view_print_unsure(const struct zl_view *v, const struct zl_view_opts *o,
 		size_t show = listed >= limit ? 0 : g < limit - listed ? g : limit - listed;
 
 		fprintf(out, "  %s: %zu row%s\n  advice: %s\n", zl_unsure_name(first->r->unsure), g, g == 1 ? "" : "s",
-			first->r->advice ? first->r->advice : "-");
+			zl_term_str(first->r->advice ? first->r->advice : "-"));
 		if (show)
 			print_table(v, o, first, show, 0, out);
 		if (show < g)
@@ -540,6 +540,13 @@ void zl_view_md_cell(struct strbuf *sb, const char *s)
 			strbuf_addstr(sb, "\\|");
 		else if (*s == '\n' || *s == '\r')
 			strbuf_addch(sb, ' ');
+		/* Markdown is rendered as HTML (a PR comment): a file's markup is shown, never made */
+		else if (*s == '<')
+			strbuf_addstr(sb, "&lt;");
+		else if (*s == '>')
+			strbuf_addstr(sb, "&gt;");
+		else if (*s == '&')
+			strbuf_addstr(sb, "&amp;");
 		else
 			strbuf_addch(sb, *s);
 	}

@@ -8,12 +8,15 @@
 
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
+#include "zlbench/jscan.h"
 #include "zlbench/json.h"
 #include "zlbench/pyjson.h"
 #include "zlbench/runload.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
+
+int zl_runload_whole_tree;
 
 static const char *const side_names[] = { [ZL_SIDE_TORCH] = "torch", [ZL_SIDE_GEMS] = "gems" };
 
@@ -359,6 +362,182 @@ static void load_detail(struct zl_run *run, struct row_table *last, const char *
 	}
 }
 
+/* The rows of one results.json row object (text[0..len)), as load_detail's loop body does. */
+static int load_row_text(struct zl_run *run, struct row_table *last, const char *op, const char *dtype,
+			 const char *text, size_t len, size_t *odd)
+{
+	cJSON *row = zl_json_parse_python(text, len, NULL, NULL, NULL);
+	const cJSON *shape_item;
+	char *shape;
+
+	if (!row)
+		return -1;
+	if (!cJSON_IsObject(row)) {
+		(*odd)++;
+		cJSON_Delete(row);
+		return 0;
+	}
+	shape_item = cJSON_GetObjectItemCaseSensitive(row, "shape_detail");
+	if (!shape_item || cJSON_IsNull(shape_item))
+		shape_item = cJSON_GetObjectItemCaseSensitive(row, "legacy_shape");
+	shape = zl_json_shape_text(shape_item);
+	add_row(run, last, op, dtype, shape, ZL_SIDE_TORCH, row);
+	add_row(run, last, op, dtype, shape, ZL_SIDE_GEMS, row);
+	free(shape);
+	cJSON_Delete(row);
+	return 0;
+}
+
+/* A string value's text (decoded) into out, or 0 when the value there is no string; s is past it. */
+static int scan_string_value(struct zl_jscan *s, struct strbuf *out)
+{
+	const char *start;
+	cJSON *v;
+	int is = 0;
+
+	zl_jscan_peek(s);
+	start = s->p;
+	if (zl_jscan_value(s))
+		return -1;
+	v = zl_json_parse_python(start, (size_t)(s->p - start), NULL, NULL, NULL);
+	strbuf_reset(out);
+	if (cJSON_IsString(v)) {
+		strbuf_addstr(out, v->valuestring);
+		is = 1;
+	}
+	cJSON_Delete(v);
+	return is;
+}
+
+/* One entry of an op's "details": op_name, dtype and its "result" rows, as load_detail reads it. */
+static int scan_detail(struct zl_run *run, struct row_table *last, const char *op_key, struct zl_jscan *s,
+		       size_t *odd)
+{
+	struct strbuf key = STRBUF_INIT, op = STRBUF_INIT, dtype = STRBUF_INIT;
+	const char *result = NULL, *result_end = NULL;
+	int first = 1, have_op = 0, have_dtype = 0, seen_op = 0, seen_dtype = 0, rc = -1;
+
+	if (zl_jscan_peek(s) != '{') {
+		(*odd)++;
+		rc = zl_jscan_value(s);
+		goto out;
+	}
+	zl_jscan_open(s, '{');
+	/* the first member of each name counts, as cJSON_GetObjectItemCaseSensitive finds it */
+	while (zl_jscan_more(s, &first)) {
+		if (zl_jscan_key(s, &key))
+			goto out;
+		if (!seen_op && !strcmp(key.buf, "op_name")) {
+			seen_op = 1;
+			if ((have_op = scan_string_value(s, &op)) < 0)
+				goto out;
+		} else if (!seen_dtype && !strcmp(key.buf, "dtype")) {
+			seen_dtype = 1;
+			if ((have_dtype = scan_string_value(s, &dtype)) < 0)
+				goto out;
+		} else if (!result && !strcmp(key.buf, "result")) {
+			zl_jscan_peek(s);
+			result = s->p;
+			if (zl_jscan_value(s))
+				goto out;
+			result_end = s->p;
+		} else if (zl_jscan_value(s)) {
+			goto out;
+		}
+	}
+	if (!result || *result != '[') {
+		(*odd)++;
+	} else {
+		struct zl_jscan rows;
+		int first_row = 1;
+
+		zl_jscan_init(&rows, result, (size_t)(result_end - result));
+		zl_jscan_open(&rows, '[');
+		while (zl_jscan_more(&rows, &first_row)) {
+			const char *start;
+
+			zl_jscan_peek(&rows);
+			start = rows.p;
+			if (zl_jscan_value(&rows) ||
+			    load_row_text(run, last, have_op ? op.buf : op_key, have_dtype ? dtype.buf : "", start,
+					  (size_t)(rows.p - start), odd))
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	strbuf_release(&key);
+	strbuf_release(&op);
+	strbuf_release(&dtype);
+	return rc;
+}
+
+/*
+ * results.json walked without its whole tree (jscan.h): each row parsed alone and
+ * freed, so that loading weighs the text and the rows, not a tree of ~4 times the
+ * text as well. -1 when the text is not one JSON value as jscan checks it, before any
+ * row is added (the caller then reads it whole and says why).
+ */
+static int scan_results(struct zl_run *run, struct row_table *last, const char *text, size_t len, size_t *odd,
+			size_t *nonfinite)
+{
+	struct strbuf key = STRBUF_INIT, op_key = STRBUF_INIT;
+	struct zl_jscan s;
+	int first = 1, rc = -1;
+
+	zl_jscan_init(&s, text, len);
+	if (zl_jscan_value(&s) || zl_jscan_peek(&s) || s.p != s.end)
+		goto out;
+	*nonfinite = s.nonfinite;
+	zl_jscan_init(&s, text, len);
+	if (zl_jscan_peek(&s) != '{')
+		goto out;
+	run->has_results = 1;
+	zl_jscan_open(&s, '{');
+	while (zl_jscan_more(&s, &first)) {
+		int first_member = 1, found = 0;
+
+		if (zl_jscan_key(&s, &op_key))
+			goto out;
+		if (zl_jscan_peek(&s) != '{') {
+			(*odd)++;
+			if (zl_jscan_value(&s))
+				goto out;
+			continue;
+		}
+		zl_jscan_open(&s, '{');
+		while (zl_jscan_more(&s, &first_member)) {
+			int first_detail = 1;
+
+			if (zl_jscan_key(&s, &key))
+				goto out;
+			if (found || strcmp(key.buf, "details")) {
+				if (zl_jscan_value(&s))
+					goto out;
+				continue;
+			}
+			found = 1;
+			if (zl_jscan_peek(&s) != '[') {
+				(*odd)++;
+				if (zl_jscan_value(&s))
+					goto out;
+				continue;
+			}
+			zl_jscan_open(&s, '[');
+			while (zl_jscan_more(&s, &first_detail))
+				if (scan_detail(run, last, op_key.buf, &s, odd))
+					goto out;
+		}
+		if (!found)
+			(*odd)++;
+	}
+	rc = 0;
+out:
+	strbuf_release(&key);
+	strbuf_release(&op_key);
+	return rc;
+}
+
 /* last: filled with the last row of each key (without occurrence), for load_timer. */
 static void load_results(struct zl_run *run, struct row_table *last)
 {
@@ -376,24 +555,37 @@ static void load_results(struct zl_run *run, struct row_table *last)
 			strvec_push(&run->notes, err.buf);
 		goto out;
 	}
-	/* FlagGems writes with json.dump: a NaN or Infinity is a missing value, not an unreadable file */
-	root = zl_json_parse_python(text.buf, text.len, NULL, &nonfinite, &why);
-	if (!cJSON_IsObject(root)) {
-		strvec_pushf(&run->notes, "cannot parse '%s': %s", path, root ? "not a json object" : why.buf);
-		goto out;
-	}
-	run->has_results = 1;
-	cJSON_ArrayForEach(op_entry, root) {
-		const cJSON *details = cJSON_GetObjectItemCaseSensitive(op_entry, "details");
-		const cJSON *detail;
-
-		if (!cJSON_IsArray(details)) {
-			odd++;
-			continue;
+	if (zl_runload_whole_tree || scan_results(run, last, text.buf, text.len, &odd, &nonfinite)) {
+		/* what the scan refused (or a test asks for): the whole tree, which says why it fails */
+		for (i = 0; i < run->nr_results; i++)
+			result_release(&run->results[i]);
+		run->nr_results = 0;
+		run->has_results = 0;
+		free(last->slot);
+		last->slot = NULL;
+		last->mask = last->nr = 0;
+		odd = nonfinite = 0;
+		/* FlagGems writes with json.dump: a NaN or Infinity is a missing value, not an unreadable file */
+		root = zl_json_parse_python(text.buf, text.len, NULL, &nonfinite, &why);
+		strbuf_release(&text);
+		if (!cJSON_IsObject(root)) {
+			strvec_pushf(&run->notes, "cannot parse '%s': %s", path, root ? "not a json object" : why.buf);
+			goto out;
 		}
-		cJSON_ArrayForEach(detail, details)
-			load_detail(run, last, op_entry->string, detail, &odd);
+		run->has_results = 1;
+		cJSON_ArrayForEach(op_entry, root) {
+			const cJSON *details = cJSON_GetObjectItemCaseSensitive(op_entry, "details");
+			const cJSON *detail;
+
+			if (!cJSON_IsArray(details)) {
+				odd++;
+				continue;
+			}
+			cJSON_ArrayForEach(detail, details)
+				load_detail(run, last, op_entry->string, detail, &odd);
+		}
 	}
+	strbuf_release(&text);
 	zl_run_index_rows(run);
 	for (i = 0; i < run->nr_results; i++) {
 		if (run->results[i].side != ZL_SIDE_GEMS)
@@ -658,9 +850,9 @@ static void load_identity_fields(struct zl_run *run)
 
 int zl_run_load_with_identity(const char *dir, cJSON *identity, struct zl_run *run, struct strbuf *err)
 {
-	if (!zl_is_dir(dir)) {
+	if (zl_dir_problem(dir)) {
 		cJSON_Delete(identity);
-		return zl_error(err, "'%s' is not a run directory: no such directory", dir);
+		return zl_error(err, "'%s' is not a run directory: it %s", dir, zl_dir_problem(dir));
 	}
 	run->dir = zl_absolute_path(dir);
 	run->identity = identity;
@@ -689,8 +881,8 @@ int zl_run_load(const char *dir, struct zl_run *run, struct strbuf *err)
 	struct strbuf text = STRBUF_INIT;
 	char *path;
 
-	if (!zl_is_dir(dir))
-		return zl_error(err, "'%s' is not a run directory: no such directory", dir);
+	if (zl_dir_problem(dir))
+		return zl_error(err, "'%s' is not a run directory: it %s", dir, zl_dir_problem(dir));
 	run->dir = zl_absolute_path(dir);
 	path = zl_path_join(run->dir, "run_identity.json");
 	if (zl_read_file(&text, path, NULL, ZL_CAP_DOC, err)) {

@@ -10,6 +10,7 @@
 #include "zlbench/identity.h"
 #include "zlbench/json.h"
 #include "zlbench/pyjson.h"
+#include "zlbench/redact.h"
 #include "zlbench/run.h"
 #include "zlbench/runload.h"
 #include "zlbench/tunercache.h"
@@ -18,66 +19,19 @@
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
-static const char *const secret_words[] = { "TOKEN", "SECRET", "PASSWORD", "KEY", NULL };
 /* Every backend's runs record these; the backend adds its vendor's own (backends/table.c). */
 /* and pytest's variables that change what it runs (not PYTEST_CURRENT_TEST, which only reports) */
 static const char *const env_prefixes[] = { "ZL_", "FLAGGEMS_", "GEMS_", "TRITON_", "MLIR_", "LLVM_",
 					    "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
 					    NULL };
 
-int zl_env_name_is_secret(const char *name)
-{
-	const char *const *w;
-	char *upper = xstrdup(name), *p;
-	int secret = 0;
-
-	/* ZL_api_token is as secret as ZL_API_TOKEN */
-	for (p = upper; *p; p++)
-		if (*p >= 'a' && *p <= 'z')
-			*p = (char)(*p - 'a' + 'A');
-	for (w = secret_words; *w && !secret; w++)
-		secret = strstr(upper, *w) != NULL;
-	free(upper);
-	return secret;
-}
-
-char *zl_redact_url_credentials(const char *text)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *p = text, *scheme;
-
-	while ((scheme = strstr(p, "://"))) {
-		const char *host = scheme + 3, *end = host, *at = NULL;
-
-		/* the authority ends at the path, query or fragment */
-		while (*end && !strchr("/?#", *end) && *end != ' ') {
-			if (*end == '@')
-				at = end;
-			end++;
-		}
-		strbuf_add(&sb, p, (size_t)(host - p));
-		if (at) {
-			strbuf_addstr(&sb, "<redacted>");
-			host = at;
-		}
-		strbuf_add(&sb, host, (size_t)(end - host));
-		p = end;
-	}
-	strbuf_addstr(&sb, p);
-	return strbuf_detach(&sb, NULL);
-}
-
-/* An argv for the identity: user:password in any URL in it is redacted (--push URL). */
+/* An argv for the identity, redacted (redact.h: a --push URL's password, NAME=value of a secret NAME). */
 static cJSON *argv_json(const char *const *argv)
 {
 	struct strvec sv = STRVEC_INIT;
 	cJSON *a;
 
-	for (; argv && *argv; argv++) {
-		char *shown = zl_redact_url_credentials(*argv);
-		strvec_push(&sv, shown);
-		free(shown);
-	}
+	zl_redact_argv(argv, &sv);
 	a = zl_json_strvec(&sv);
 	strvec_clear(&sv);
 	return a;
@@ -259,7 +213,7 @@ static cJSON *env_json(const struct strvec *child_env, const struct zl_backend *
 			continue;
 		name = xstrndup(*e, (size_t)(eq - *e));
 		/* FLAGGEMS_DB_URL=postgresql://user:password@host/db */
-		shown = zl_env_name_is_secret(name) ? xstrdup("<redacted>") : zl_redact_url_credentials(eq + 1);
+		shown = zl_redact_env_value(name, eq + 1);
 		bad = zl_json_add_string(o, name, shown);
 		free(shown);
 		free(name);

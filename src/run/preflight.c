@@ -94,9 +94,11 @@ static int check_level(struct zl_preflight *pf, struct strbuf *msg)
 
 static int check_flaggems_dir(struct zl_preflight *pf, struct strbuf *msg)
 {
-	if (!zl_is_dir(pf->s->flaggems_dir))
-		return zl_error(msg, "FlagGems directory '%s' does not exist (from %s)",
-				pf->s->flaggems_dir, pf->s->v[ZL_SET_FLAGGEMS_DIR].from);
+	const char *why = zl_dir_problem(pf->s->flaggems_dir);
+
+	if (why)
+		return zl_error(msg, "FlagGems directory '%s' %s (from %s)", pf->s->flaggems_dir, why,
+				pf->s->v[ZL_SET_FLAGGEMS_DIR].from);
 	return 0;
 }
 
@@ -555,7 +557,6 @@ int zl_preflight_json(struct zl_preflight *pf, FILE *out, const struct zl_check 
 	const struct zl_check *c;
 	int failed = 0;
 	size_t i;
-	char *text;
 
 	*first = NULL;
 	checks = root && !zl_json_add_schema(root, ZL_SCHEMA_PREFLIGHT) ? cJSON_AddArrayToObject(root, "checks") : NULL;
@@ -591,13 +592,11 @@ int zl_preflight_json(struct zl_preflight *pf, FILE *out, const struct zl_check 
 	/* a warning that cannot be added is left out: the checks' verdict is what counts */
 	for (i = 0; warnings && i < pf->warnings.nr; i++)
 		(void)zl_json_add_item(warnings, NULL, cJSON_CreateString(pf->warnings.v[i]));
-	if (!cJSON_AddBoolToObject(root, "ok", !failed) || !(text = cJSON_Print(root))) {
+	if (!cJSON_AddBoolToObject(root, "ok", !failed) || zl_json_fprint(out, root, "preflight --json")) {
 		cJSON_Delete(root);
 		zl_print_error("out of memory");
 		return ZL_EXIT_INTERNAL;
 	}
-	fprintf(out, "%s\n", text);
-	free(text);
 	cJSON_Delete(root);
 	return failed ? ZL_EXIT_PREFLIGHT : ZL_EXIT_OK;
 }

@@ -17,7 +17,7 @@ expect_rc 0
 expect_requests c1 1
 [ "$(json_get p1/run_identity.json 'd["env"]["ZL_api_token"]')" = "<redacted>" ] || fail "ZL_api_token not redacted"
 [ "$(json_get p1/run_identity.json '[a for a in d["argv"] if "127.0.0.1" in a]')" = \
-	"['${URL/http:\/\//http://<redacted>@}']" ] || fail "argv: $(json_get p1/run_identity.json 'd["argv"]')"
+	"['${URL/http:\/\//http://alice:***@}']" ] || fail "argv: $(json_get p1/run_identity.json 'd["argv"]')"
 if grep -rqF -- "-$$-s3cr3t" p1 "$TMP/c1/req"; then
 	grep -rlF -- "-$$-s3cr3t" p1 "$TMP/c1/req" >&2
 	fail "a credential was written"
@@ -28,7 +28,7 @@ expect_rc 0
 expect_requests c1 2
 # (ZL_PUSH_URL is zlbench's own: removed from the child's environment, so not recorded there)
 [ "$(json_get p2/run_identity.json '"ZL_PUSH_URL" in d["env"], d["env"]["ZL_MIRROR_URL"]')" = \
-	"(False, 'https://<redacted>@mirror.example/x?y=1')" ] ||
+	"(False, 'https://carol:***@mirror.example/x?y=1')" ] ||
 	fail "env: $(json_get p2/run_identity.json 'd["env"]')"
 if grep -rqF -- "-$$-s3cr3t" p2 "$TMP/c1/req"; then
 	grep -rlF -- "-$$-s3cr3t" p2 "$TMP/c1/req" >&2

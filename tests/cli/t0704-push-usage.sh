@@ -18,7 +18,7 @@ contains "$TMP/err" "only http:// and https://"
 
 push_zl push "$RUN" --url "http://user:pass@[bad"
 expect_rc 2
-contains "$TMP/err" "invalid push URL 'http://***@[bad'"
+contains "$TMP/err" "invalid push URL 'http://user:***@[bad'"
 lacks "$TMP/err" "pass"
 
 push_zl push "$TMP/nowhere" --url "$URL"

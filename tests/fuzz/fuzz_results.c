@@ -2,9 +2,12 @@
  * results.json of a run directory (FlagGems' --record json output), through every reader:
  * zl_run_load (compare, history, the run summary), compare's rows, verdicts and renderers,
  * compare --efficiency, and push's document. Invariants: every loaded row is found again by
- * its own key, a run compared with itself has no row faster or slower, and each row's bytes
- * and FLOPs (efficiency.h) are unknown or a count >= 0, each with its rule.
+ * its own key, a run compared with itself has no row faster or slower, each row's bytes
+ * and FLOPs (efficiency.h) are unknown or a count >= 0, each with its rule, and the
+ * row-by-row scan of results.json (jscan.h) loads exactly the rows and notes the whole
+ * tree does.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +84,45 @@ static void compare_with_itself(const struct zl_run *run)
 	strbuf_release(&err);
 }
 
+static int same_num(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || a == b;
+}
+
+/* The scan and the whole tree read the same rows and say the same notes. */
+static void same_as_tree(const char *dir, const struct zl_run *scanned)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct zl_run tree;
+	size_t i;
+
+	zl_run_init(&tree);
+	zl_runload_whole_tree = 1;
+	if (zl_run_load(dir, &tree, &err))
+		fuzz_fail("the run did not load as a tree: %s", err.buf);
+	zl_runload_whole_tree = 0;
+	if (tree.nr_results != scanned->nr_results || tree.has_results != scanned->has_results ||
+	    tree.notes.nr != scanned->notes.nr)
+		fuzz_fail("scan: %zu rows, %zu notes; tree: %zu rows, %zu notes", scanned->nr_results,
+			  scanned->notes.nr, tree.nr_results, tree.notes.nr);
+	for (i = 0; i < tree.notes.nr; i++)
+		if (strcmp(tree.notes.v[i], scanned->notes.v[i]))
+			fuzz_fail("note %zu: scan '%s', tree '%s'", i, scanned->notes.v[i], tree.notes.v[i]);
+	for (i = 0; i < tree.nr_results; i++) {
+		const struct zl_result *a = &scanned->results[i], *b = &tree.results[i];
+
+		if (strcmp(a->op, b->op) || strcmp(a->dtype, b->dtype) || strcmp(a->shape, b->shape) ||
+		    a->occurrence != b->occurrence || a->side != b->side || !same_num(a->latency_ms, b->latency_ms) ||
+		    !same_num(a->latency_base_ms, b->latency_base_ms) || !same_num(a->speedup, b->speedup) ||
+		    !same_num(a->fg_bytes, b->fg_bytes) || !same_num(a->fg_flops, b->fg_flops) ||
+		    (!a->error_msg != !b->error_msg) || (a->error_msg && strcmp(a->error_msg, b->error_msg)))
+			fuzz_fail("row %zu differs: scan %s %s %s, tree %s %s %s", i, a->op, a->dtype, a->shape, b->op,
+				  b->dtype, b->shape);
+	}
+	zl_run_release(&tree);
+	strbuf_release(&err);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char *dir;
@@ -98,6 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_fail("the run did not load: %s", err.buf);
 	check_rows(&run);
 	check_counts(&run);
+	same_as_tree(dir, &run);
 	compare_with_itself(&run);
 	zl_run_release(&run);
 	if (!zl_push_build_document(dir, &doc, &name, &err) && (!doc || !name))

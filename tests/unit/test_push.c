@@ -153,13 +153,15 @@ static void test_urls(void **state)
 	char *s;
 	(void)state;
 
+	/* the one redaction rule (redact.h): the user and host stay, the password goes */
 	s = zl_push_display_url("https://bob:hunter2@perf.example:8443/api/runs?x=1");
-	assert_null(strstr(s, "hunter2"));
-	assert_null(strstr(s, "bob"));
-	assert_non_null(strstr(s, "perf.example:8443/api/runs"));
+	assert_string_equal(s, "https://bob:***@perf.example:8443/api/runs?x=1");
 	free(s);
 	s = zl_push_display_url("http://bob:hunter2@[nonsense/x");
-	assert_string_equal(s, "http://***@[nonsense/x");
+	assert_string_equal(s, "http://bob:***@[nonsense/x");
+	free(s);
+	s = zl_push_display_url("https://perf.example/api?token=abc&x=1&Signature=zz#frag");
+	assert_string_equal(s, "https://perf.example/api?token=***&x=1&Signature=***#frag");
 	free(s);
 	assert_int_equal(zl_push_check_url("http://127.0.0.1:8080/x", &err), 0);
 	assert_int_equal(zl_push_check_url("https://perf.example/api", &err), 0);

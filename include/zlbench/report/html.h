@@ -3,9 +3,13 @@
  * inline stylesheet (light and dark through prefers-color-scheme, print rules, no
  * script, nothing fetched), and the few building blocks the pages share.
  *
- * Everything appends to a caller's strbuf. Text arguments are escaped here; the
- * `attrs` and `cls` arguments are markup the caller writes (never user data).
- * Owner: the caller owns the strbuf; nothing here allocates beyond it.
+ * The HTML edge (docs/architecture.md, "Edges"): every string that came from a file
+ * (an op, a status, a reason, a run id, a path) reaches the page through
+ * zl_html_escape (text and quoted attribute values), or zl_report_status_class
+ * (parts.h: a known status's class, else v-other) when it names a class; nothing
+ * formats one into markup with %s. Text arguments are escaped
+ * here, and so are the `cls` arguments; `attrs` is markup the caller writes (never a
+ * file's string). Owner: the caller owns the strbuf; nothing here allocates beyond it.
  */
 #ifndef ZLBENCH_REPORT_HTML_H
 #define ZLBENCH_REPORT_HTML_H

@@ -14,6 +14,7 @@
 #include "../report.h"
 #include "../runload.h"
 #include "../strbuf.h"
+#include "../strmap.h"
 #include "../strvec.h"
 
 /* ---- caliber -------------------------------------------------------------------- */
@@ -111,6 +112,7 @@ struct zl_samples {
 	struct zl_samples_entry *v;
 	size_t nr, alloc;
 	size_t lines;            /* measurements read */
+	struct zl_strmap index;  /* key -> its entry in v */
 };
 
 void zl_samples_init(struct zl_samples *s);
@@ -119,6 +121,8 @@ void zl_samples_release(struct zl_samples *s);
 void zl_samples_load(const char *run_dir, struct zl_samples *s);
 /* The key of a row: op, dtype without "torch.", canonical shape, occurrence, side. Caller frees. */
 char *zl_samples_key(const char *op, const char *dtype, const char *shape, int occurrence, enum zl_side side);
+/* The entry of key, added (empty) when there is none. */
+struct zl_samples_entry *zl_samples_add(struct zl_samples *s, const char *key);
 const struct zl_samples_entry *zl_samples_find(const struct zl_samples *s, const char *op, const char *dtype,
 					       const char *shape, int occurrence, enum zl_side side);
 
