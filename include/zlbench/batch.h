@@ -244,7 +244,9 @@ struct zl_batch_config {
 	char *backend;             /* backend name */
 	char *launcher;            /* "local" or "slurm" (slurm.h); NULL reads as "local" */
 	struct strvec devices;     /* device indices (empty with --launcher slurm: Slurm grants them) */
-	struct strvec ops;         /* as listed */
+	struct strvec ops;         /* as listed (--ops all: every mark, by name) */
+	int ops_all;               /* --ops all: the ops are the checkout's marks */
+	struct strvec exclude;     /* --exclude: names left out */
 	struct strvec run_args;    /* run settings forwarded to every child, as flags */
 	struct strvec passthrough; /* pytest arguments after "--" */
 	double timeout_s;          /* per op; 0: none (also in run_args as --timeout) */
@@ -274,14 +276,6 @@ struct zl_batch_run_opts {
 	enum zl_progress_mode progress;
 	const char *self_exe;      /* the zlbench binary to run as the child */
 };
-
-/*
- * Expected duration of each op (history: mean duration_s of its finished runs on
- * this backend at this level: a core run says little about a comprehensive one),
- * -1 when unknown or when ZL_NO_HISTORY is set. expect_s has ops->nr elements.
- */
-void zl_batch_expected_durations(const char *backend, const char *level, const struct strvec *ops,
-				 double *expect_s);
 
 /*
  * The argv of one `zlbench run` child: self_exe run <run_args> --backend B --devices D
@@ -337,6 +331,8 @@ void zl_batch_print_skips(const struct zl_batch_config *c, FILE *out);
  */
 void zl_batch_display_finished(struct zl_progress *d, size_t done, size_t total,
 			       const struct zl_batch_row *r);
+/* "4.2 s" below a minute, else as zl_fmt_duration (units.h); "unknown" for NAN. */
+void zl_batch_fmt_seconds(struct strbuf *sb, double s);
 
 /* Print the summary table of the batch's final state to out. */
 void zl_batch_print_summary(const struct zl_batch_config *c, FILE *out, int use_color);

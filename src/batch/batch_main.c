@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "zlbench/batch.h"
+#include "zlbench/batch_costs.h"
+#include "zlbench/batch_estimate.h"
 #include "zlbench/batch_main.h"
 #include "zlbench/error.h"
 #include "zlbench/child.h"
@@ -304,18 +306,39 @@ static int new_batch(struct job *j)
 	return 0;
 }
 
-static void print_plan(const struct zl_batch_config *c, const char *exe)
+/* The ops of c without a final row in its ops_status.csv (a new batch: every op). */
+static void pending_ops(const struct zl_batch_config *c, int retry_failed, struct strvec *out)
 {
-	double *expect = xcalloc(c->ops.nr, sizeof(*expect));
-	size_t *order = xcalloc(c->ops.nr, sizeof(*order));
-	struct strvec argv = STRVEC_INIT;
-	size_t i;
-	int *known = xcalloc(c->ops.nr, sizeof(*known));
+	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	char *path = zl_path_join(c->dir, ZL_BATCH_STATUS_FILE);
+	size_t i, complete;
 
-	zl_batch_expected_durations(c->backend, c->level, &c->ops, expect);
-	for (i = 0; i < c->ops.nr; i++)
-		known[i] = expect[i] >= 0;
-	zl_batch_order(expect, c->ops.nr, order);
+	if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL))
+		zl_batch_rows_parse(text.buf, text.len, &rows, &complete, &err);
+	for (i = 0; i < c->ops.nr; i++) {
+		const struct zl_batch_row *last = zl_batch_rows_last(&rows, c->ops.v[i]);
+
+		if (!last || !zl_batch_status_final(last->v[ZL_BCOL_STATUS], retry_failed))
+			strvec_push(out, c->ops.v[i]);
+	}
+	zl_batch_rows_release(&rows);
+	strbuf_release(&text);
+	strbuf_release(&err);
+	free(path);
+}
+
+/* --dry-run of a local batch: its settings, the ops to run with their estimate, the first child's argv. */
+static void print_plan(const struct job *j)
+{
+	const struct zl_batch_config *c = &j->c;
+	struct zl_batch_estimate e;
+	struct strvec ops = STRVEC_INIT, argv = STRVEC_INIT;
+	size_t i;
+
+	pending_ops(c, j->rq->retry_failed, &ops);
+	zl_batch_estimate_init(&e);
+	zl_batch_estimate_ops(&e, c, &ops);
 	printf("batch dir: %s\n", c->dir);
 	printf("backend: %s\n", c->backend);
 	printf("devices:");
@@ -334,23 +357,18 @@ static void print_plan(const struct zl_batch_config *c, const char *exe)
 		printf("%d devices%s\n", c->warmup_devices, c->warmup_ops.nr ? " (listed ops only)" : "");
 	else
 		printf("off\n");
-	printf("start order (longest expected first):\n");
-	for (i = 0; i < c->ops.nr; i++) {
-		size_t j = order[i];
-
-		if (known[j])
-			printf("  %-24s %10.1f s (history)\n", c->ops.v[j], expect[j]);
-		else
-			printf("  %-24s %12s\n", c->ops.v[j], "unknown");
+	printf("start order (longest expected first: expected duration, where it comes from, benchmark files):\n");
+	zl_batch_estimate_print_ops(&e, stdout);
+	zl_batch_estimate_print_totals(&e, c->ops_all, stdout);
+	if (e.nr) {
+		zl_batch_child_argv(c, j->exe, e.v[e.order[0]].op, c->devices.v[0], "<batch>/runs/<op>", NULL, &argv);
+		printf("child argv (first op):\n");
+		for (i = 0; i < argv.nr; i++)
+			printf("  %s\n", argv.v[i]);
 	}
-	zl_batch_child_argv(c, exe, c->ops.v[order[0]], c->devices.v[0], "<batch>/runs/<op>", NULL, &argv);
-	printf("child argv (first op):\n");
-	for (i = 0; i < argv.nr; i++)
-		printf("  %s\n", argv.v[i]);
 	strvec_clear(&argv);
-	free(expect);
-	free(order);
-	free(known);
+	strvec_clear(&ops);
+	zl_batch_estimate_release(&e);
 }
 
 static int exit_code_for(const struct zl_batch_outcome *oc)
@@ -583,11 +601,12 @@ static void announce(const struct job *j)
 	fprintf(stderr, "%s: %s\n", j->rq->resume ? " (resumed)" : j->rq->collect ? " (collecting)" : "", c->dir);
 }
 
-/* The batch's exit code from its outcome, the summary, the push, BATCH_DIR=. */
+/* The batch's exit code from its outcome, the summary, the cost table (and its files), the push, BATCH_DIR=. */
 static int finish(const struct job *j, const struct zl_batch_outcome *oc)
 {
 	const struct zl_batch_request *rq = j->rq;
 	const struct zl_batch_config *c = &j->c;
+	struct zl_batch_costs k;
 	struct strbuf err = STRBUF_INIT;
 	int code = exit_code_for(oc);
 
@@ -603,11 +622,18 @@ static int finish(const struct job *j, const struct zl_batch_outcome *oc)
 			       oc->to_come == 1 ? "" : "s", c->dir);
 		code = ZL_EXIT_FAILED;
 	}
+	zl_batch_costs_init(&k);
+	zl_batch_costs_load(c, &k);
+	if (zl_batch_costs_write(c->dir, &k, &err))
+		zl_print_warning("%s", err.buf);
+	strbuf_reset(&err);
 	if (zl_verbosity >= 0) {
 		zl_batch_print_summary(c, stdout, zl_use_color(1));
+		zl_batch_costs_print(&k, c->dir, stdout, zl_use_color(1));
 		print_counts(oc);
 		zl_batch_print_skips(c, stdout);
 	}
+	zl_batch_costs_release(&k);
 	if (rq->push && zl_push_simple(c->dir, rq->push, &err))
 		zl_print_warning("push: %s", err.buf);
 	printf("BATCH_DIR=%s\n", c->dir);
@@ -687,9 +713,9 @@ int zl_batch_main(const struct zl_batch_request *rq, const struct zl_batch_invoc
 	}
 	if (rq->dry_run) {
 		if (j.slurm)
-			zl_slurm_print_plan(&j.c, &j.so, stdout);
+			zl_slurm_print_plan(&j.c, &j.so, j.c.ops_all, stdout);
 		else
-			print_plan(&j.c, j.exe);
+			print_plan(&j);
 		code = ZL_EXIT_OK;
 		goto out;
 	}
