@@ -151,6 +151,31 @@ int zl_batch_ops_read_file(struct strvec *ops, const char *path, struct strbuf *
 int zl_batch_ops_check(const struct strvec *ops, struct strbuf *err);
 
 /*
+ * --ops all: the word "all" as the whole of --ops (one value, no other operator, no
+ * --ops-file) stands for every operator mark of the checkout. Anywhere else "all" is
+ * FlagGems' operator all (torch.all): `--ops all,any`, or a line "all" in an --ops-file.
+ */
+#define ZL_BATCH_OPS_ALL "all"
+int zl_batch_ops_is_all(const struct strvec *ops_args, const char *ops_file);
+
+/* What chooses a new batch's operators (batch_ops.c); everything borrowed. */
+struct zl_batch_ops_request {
+	const char *flaggems_dir;
+	int all;                      /* --ops all: every mark of flaggems_dir (zl_marks_scan) */
+	const struct strvec *ops;     /* else --ops values (comma-separated lists) */
+	const char *ops_file;         /* and --ops-file */
+	const struct strvec *exclude; /* --exclude values (comma-separated lists) */
+};
+/*
+ * The batch's operators, appended to ops: every mark (sorted), or the lists given, less
+ * the --exclude names (appended to excluded). An excluded name must be a mark of the
+ * checkout or an operator of the list: else an error naming it with the closest names.
+ * Then zl_batch_ops_check. 0, or -1 with err.
+ */
+int zl_batch_ops_choose(const struct zl_batch_ops_request *r, struct strvec *ops, struct strvec *excluded,
+			struct strbuf *err);
+
+/*
  * The order to start operators in: longest expected first. expect_s[i] is op i's
  * expected duration, < 0 when unknown; an unknown op is expected to take the mean
  * of the known ones, and ties keep the list order (so with no history at all the

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "strbuf.h"
 #include "strvec.h"
 
 struct zl_op_durations;
@@ -103,6 +104,8 @@ void zl_batch_estimate_ops(struct zl_batch_estimate *e, const struct zl_batch_co
  */
 double zl_batch_lpt(const double *jobs, size_t n, double *load, size_t ndev);
 
+/* One op's expectation for people: "  12.0 s  history (3 runs)   benchmark/test_x.py". */
+void zl_batch_estimate_op_text(const struct zl_est_op *o, struct strbuf *sb);
 /* The estimate's lines for --dry-run: per op (start order) and the totals; whole_suite: the goal line. */
 void zl_batch_estimate_print_ops(const struct zl_batch_estimate *e, FILE *out);
 void zl_batch_estimate_print_totals(const struct zl_batch_estimate *e, int whole_suite, FILE *out);

@@ -284,45 +284,46 @@ void zl_batch_estimate_load(struct zl_batch_estimate *e, const struct zl_batch_c
 
 /* ---- the dry run's lines ---------------------------------------------------------------- */
 
-static void files_text(const struct zl_est_op *o, struct strbuf *sb)
+void zl_batch_estimate_op_text(const struct zl_est_op *o, struct strbuf *sb)
 {
+	struct strbuf how = STRBUF_INIT;
 	size_t i;
 
+	switch (o->from) {
+	case ZL_EST_HISTORY:
+		strbuf_addf(&how, "history (%ld run%s)", o->runs, o->runs == 1 ? "" : "s");
+		break;
+	case ZL_EST_FILE:
+		strbuf_addf(&how, "guess: median of %zu op%s of its file", o->peers, o->peers == 1 ? "" : "s");
+		break;
+	case ZL_EST_KNOWN:
+		strbuf_addf(&how, "guess: median of %zu known op%s", o->peers, o->peers == 1 ? "" : "s");
+		break;
+	default:
+		strbuf_addf(&how, "guess: default %g s", ZL_BATCH_OP_DEFAULT_S);
+		break;
+	}
+	strbuf_addf(sb, "%8.1f s  %-36s ", o->expect_s, how.buf);
 	for (i = 0; i < o->files.nr; i++)
 		strbuf_addf(sb, "%s%s", i ? "," : "", o->files.v[i]);
 	if (!o->files.nr)
-		strbuf_addstr(sb, "-");
+		strbuf_addstr(sb, "(no file carries the mark)");
+	strbuf_release(&how);
 }
 
 void zl_batch_estimate_print_ops(const struct zl_batch_estimate *e, FILE *out)
 {
-	struct strbuf how = STRBUF_INIT, files = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT;
 	size_t i;
 
 	for (i = 0; i < e->nr; i++) {
 		const struct zl_est_op *o = &e->v[e->order[i]];
 
-		strbuf_reset(&how);
-		strbuf_reset(&files);
-		switch (o->from) {
-		case ZL_EST_HISTORY:
-			strbuf_addf(&how, "history (%ld run%s)", o->runs, o->runs == 1 ? "" : "s");
-			break;
-		case ZL_EST_FILE:
-			strbuf_addf(&how, "guess: median of %zu op%s of its file", o->peers, o->peers == 1 ? "" : "s");
-			break;
-		case ZL_EST_KNOWN:
-			strbuf_addf(&how, "guess: median of %zu known op%s", o->peers, o->peers == 1 ? "" : "s");
-			break;
-		default:
-			strbuf_addf(&how, "guess: default %g s", ZL_BATCH_OP_DEFAULT_S);
-			break;
-		}
-		files_text(o, &files);
-		fprintf(out, "  %-24s %8.1f s  %-36s %s\n", o->op, o->expect_s, how.buf, files.buf);
+		strbuf_reset(&sb);
+		zl_batch_estimate_op_text(o, &sb);
+		fprintf(out, "  %-24s %s\n", o->op, sb.buf);
 	}
-	strbuf_release(&how);
-	strbuf_release(&files);
+	strbuf_release(&sb);
 }
 
 void zl_batch_estimate_print_totals(const struct zl_batch_estimate *e, int whole_suite, FILE *out)

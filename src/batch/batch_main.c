@@ -182,13 +182,16 @@ static int choose_ops(struct job *j)
 	int slurm = j->slurm;
 	struct strbuf err = STRBUF_INIT;
 	const char *from = rq->warmup_source == ZL_SRC_FLAG ? "--warmup-devices" : "PARALLEL_WARMUP_GPUS";
+	const struct zl_batch_ops_request or = {
+		.flaggems_dir = s->flaggems_dir, .all = zl_batch_ops_is_all(&rq->ops, rq->ops_file), .ops = &rq->ops,
+		.ops_file = rq->ops_file, .exclude = &rq->exclude,
+	};
 	size_t i;
 	long n = 0;
 	int ret = -1;
 
-	for (i = 0; i < rq->ops.nr; i++)
-		zl_batch_ops_add_list(&c->ops, rq->ops.v[i]);
-	if ((rq->ops_file && zl_batch_ops_read_file(&c->ops, rq->ops_file, &err)) || zl_batch_ops_check(&c->ops, &err)) {
+	c->ops_all = or.all;
+	if (zl_batch_ops_choose(&or, &c->ops, &c->exclude, &err)) {
 		zl_print_error("%s", err.buf);
 		goto out;
 	}
@@ -405,10 +408,10 @@ static int resume_conflicts(const struct zl_settings *s, const struct zl_batch_r
 		return -1;
 	}
 	/* their variables (ZL_START, PARALLEL_WARMUP_GPUS) are for new batches: no conflict */
-	if (o->ops.nr || o->ops_file || o->timeout_per_op || o->warmup_source == ZL_SRC_FLAG || o->warmup_ops.nr ||
-	    o->start_source == ZL_SRC_FLAG || s->passthrough.nr) {
-		zl_print_error("%s uses the settings saved in the batch directory; "
-			       "--ops, --ops-file, --timeout-per-op, --warmup-*, --start and pytest arguments cannot change them", how);
+	if (o->ops.nr || o->ops_file || o->exclude.nr || o->timeout_per_op || o->warmup_source == ZL_SRC_FLAG ||
+	    o->warmup_ops.nr || o->start_source == ZL_SRC_FLAG || s->passthrough.nr) {
+		zl_print_error("%s uses the settings saved in the batch directory; --ops, --ops-file, --exclude, "
+			       "--timeout-per-op, --warmup-*, --start and pytest arguments cannot change them", how);
 		return -1;
 	}
 	if (o->launcher || o->partition || o->account || o->time_per_op || o->sbatch_args.nr) {

@@ -1310,12 +1310,20 @@ void zl_slurm_print_plan(const struct zl_batch_config *bc, const struct zl_slurm
 		fprintf(out, "time per op: (the partition's limit)\n");
 	fprintf(out, "submissions: %zu (at most %zu tasks each: MaxArraySize %s)\n", chunks, max,
 		asked ? "from scontrol show config" : "of Slurm's defaults; scontrol did not say");
-	fprintf(out, "array tasks (%zu, longest expected first):\n", e.nr);
-	for (i = 0; i < e.nr; i++)
-		fprintf(out, "  %-4zu %s (attempt %d)\n", i % max, e.v[e.order[i]].op,
-			i < sub->nr ? sub->tasks[i].attempt : next_attempt(bc, &rows, e.v[e.order[i]].op));
-	fprintf(out, "expected durations (longest first):\n");
-	zl_batch_estimate_print_ops(&e, out);
+	fprintf(out, "array tasks (%zu, longest expected first: %sindex, operator, attempt, expected duration, where "
+		     "it comes from, benchmark files):\n", e.nr, chunks > 1 ? "submission:" : "");
+	for (i = 0; i < e.nr; i++) {
+		const struct zl_est_op *op = &e.v[e.order[i]];
+
+		strbuf_reset(&text);
+		zl_batch_estimate_op_text(op, &text);
+		if (chunks > 1)
+			fprintf(out, "  %zu:%-4zu", i / max + 1, i % max);
+		else
+			fprintf(out, "  %-4zu", i);
+		fprintf(out, " %-24s attempt %-3d %s\n", op->op,
+			i < sub->nr ? sub->tasks[i].attempt : next_attempt(bc, &rows, op->op), text.buf);
+	}
 	zl_batch_estimate_print_totals(&e, whole_suite, out);
 	fprintf(out, "sbatch argv:");
 	for (i = 0; i < sub->sbatch_argv.nr; i++)

@@ -17,9 +17,13 @@ static struct zl_batch_request bo = {
 static const struct zl_option batch_options[] = {
 	{ .type = ZL_OPT_GROUP, .help = "Batch options:" },
 	{ .type = ZL_OPT_STRLIST, .long_name = "ops", .value = &bo.ops, .argh = "LIST",
-	  .help = "operators, comma-separated (repeatable)", .values = ZL_VALUES_OP_LIST },
+	  .help = "operators, comma-separated (repeatable); --ops all alone: every\n"
+		  "operator mark of the checkout's benchmark/ tree", .values = ZL_VALUES_OP_LIST },
 	{ .type = ZL_OPT_STRING, .long_name = "ops-file", .value = &bo.ops_file, .argh = "FILE",
 	  .help = "operators, one per line; '#' starts a comment" },
+	{ .type = ZL_OPT_STRLIST, .long_name = "exclude", .value = &bo.exclude, .argh = "LIST",
+	  .help = "leave these operators out, comma-separated (repeatable); each must\n"
+		  "be a mark of the checkout or an operator of the list", .values = ZL_VALUES_OP_LIST },
 	/* the settings' own rows parse these two; what they mean to a batch is said here */
 	{ .type = ZL_OPT_STRING, .long_name = "out", .argh = "DIR", .flags = ZL_OPT_DOC_ONLY,
 	  .help = "batch directory (absent or empty)", .default_doc = "$ZL_RUNS_DIR/<UTC stamp>-<backend>-batch" },
@@ -57,8 +61,9 @@ static const struct zl_option batch_options[] = {
 	{ .type = ZL_OPT_STRING, .long_name = "push", .value = &bo.push, .argh = "URL",
 	  .help = "POST every run of the batch to a collector at the end", .env = "ZL_PUSH_URL" },
 	{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &bo.dry_run, .defval = 1,
-	  .help = "print the plan (devices, start order, child argv; with Slurm the\n"
-		  "sbatch script); start nothing" },
+	  .help = "print the plan (devices, start order with each operator's expected\n"
+		  "duration and files, the estimate of the whole on these devices and\n"
+		  "on 8, child argv; with Slurm the sbatch script); start nothing" },
 	{ .type = ZL_OPT_GROUP,
 	  .help = "Slurm launcher options (docs/slurm.md):" },
 	{ .type = ZL_OPT_STRING, .long_name = "launcher", .value = &bo.launcher, .argh = "MODE",
@@ -102,9 +107,10 @@ const struct zl_command zl_cmd_batch = {
 	/* a batch names its operators with --ops: it sets these per operator */
 	.refused_settings = ZL_SETF_TARGET,
 	.summary = "run many operators over several devices, resumable",
-	.usage = "[--backend B] [--devices LIST] (--ops LIST | --ops-file FILE) [options] [-- <pytest args>]\n"
+	.usage = "[--backend B] [--devices LIST] (--ops LIST | --ops all | --ops-file FILE) [--exclude LIST]\n"
+		 "                     [options] [-- <pytest args>]\n"
 		 "       zlbench batch --launcher slurm [--partition P] [--account A] [--time-per-op MIN]\n"
-		 "                     [--sbatch-arg ARG]... [--detach] (--ops LIST | --ops-file FILE) [options]\n"
+		 "                     [--sbatch-arg ARG]... [--detach] (--ops LIST | --ops all | --ops-file FILE) [options]\n"
 		 "       zlbench batch --resume DIR [--retry-failed] [--push URL] [--detach]\n"
 		 "       zlbench batch --collect DIR [--no-wait]",
 	.description =
@@ -113,7 +119,9 @@ const struct zl_command zl_cmd_batch = {
 		"database; the list order when it has none). Every child's output goes to logs/<op>.log in the\n"
 		"batch directory, its run directory is runs/<op>/, and ops_status.csv gets one row (fsync'd) as\n"
 		"each operator ends. --resume DIR runs the operators that have no final row (interrupted and\n"
-		"preflight_failed are not final) with the settings saved in DIR/batch.json. The last line on stdout is BATCH_DIR=<path>.\n",
+		"preflight_failed are not final) with the settings saved in DIR/batch.json. At the end a cost table\n"
+		"says where each operator's wall time went (collection, inputs, compile/autotune, timer, other; also\n"
+		"in costs.csv and costs.json). The last line on stdout is BATCH_DIR=<path>.\n",
 	.notes =
 		"The run settings above are given to every operator's run (--op, --op-file, --test-node and --out\n"
 		"are the batch's to set). Environment: ZL_KILL_GRACE (seconds between SIGTERM and SIGKILL of a run),\n"
@@ -128,6 +136,7 @@ const struct zl_command zl_cmd_batch = {
 		"130 interrupted (128+N for signal N; the running operators are recorded as interrupted).\n\n"
 		"Examples:\n"
 		"  zlbench batch --backend cuda --devices 0,1 --ops mm,bmm,addmm\n"
+		"  zlbench batch --backend cuda --devices 0,1,2,3,4,5,6,7 --ops all --exclude fused_marlin_moe --dry-run\n"
 		"  zlbench batch --backend musa --gpus 0,1,2,3 --ops-file ops.txt --timeout-per-op 1800 --out runs/nightly\n"
 		"  zlbench batch --backend cuda --devices 0,1,2,3 --ops mm --level comprehensive --warmup-devices 4\n"
 		"  zlbench batch --resume runs/nightly\n"
