@@ -670,9 +670,16 @@ static int launch(struct job *j)
 		}
 		rc = ZL_EXIT_USAGE;
 	} else if (rq->detach) {
-		/* nothing has ended yet: the rows come with --collect */
-		if (job_id)
-			printf("SLURM_JOB_ID=%s\n", job_id);
+		/* nothing has ended yet: the rows come with --collect; one line per job array */
+		if (job_id) {
+			struct strvec ids = STRVEC_INIT;
+			size_t i;
+
+			strvec_split(&ids, job_id, ',');
+			for (i = 0; i < ids.nr; i++)
+				printf("SLURM_JOB_ID=%s\n", ids.v[i]);
+			strvec_clear(&ids);
+		}
 		if (zl_verbosity >= 0)
 			fprintf(stderr, "zlbench: detached; follow the batch with: zlbench batch --collect %s\n", c->dir);
 		printf("BATCH_DIR=%s\n", c->dir);
