@@ -403,7 +403,7 @@ static void total_cell(struct zl_table *t, double sum, size_t unknown)
 
 static void share_cell(struct zl_table *t, double part, size_t unknown, double whole)
 {
-	if (unknown || !(whole > 0))
+	if (unknown || isnan(part) || !(whole > 0))
 		zl_table_add(t, "", ZL_COLOR_NONE);
 	else
 		zl_table_addf(t, ZL_COLOR_NONE, "%.0f%%", 100.0 * part / whole);
@@ -446,8 +446,8 @@ void zl_batch_costs_print(const struct zl_batch_costs *k, const char *batch_dir,
 	for (j = 0; j < ZL_ARRAY_SIZE(shown); j++)
 		total_cell(&t, k->total[shown[j]], k->unknown[shown[j]]);
 	total_cell(&t, k->outside_s, k->outside_unknown);
-	/* shares of the wall: only where every op knows the part */
-	if (!with_split)
+	/* shares of the wall: only when every op knows its split */
+	if (with_split < k->nr || k->wall_unknown)
 		goto print;
 	zl_table_add(&t, "share of wall", ZL_COLOR_NONE);
 	zl_table_add(&t, "", ZL_COLOR_NONE);
