@@ -961,6 +961,50 @@ static void test_costs_load(void **state)
 	rmtree(dir);
 }
 
+static void test_costs_print(void **state)
+{
+	struct zl_batch_costs k;
+	struct strbuf text = STRBUF_INIT;
+	FILE *f = tmpfile();
+	size_t i;
+	int p;
+	(void)state;
+
+	assert_non_null(f);
+	zl_batch_costs_init(&k);
+	/* more ops than the terminal shows: the longest 30, and where the rest are */
+	for (i = 0; i < ZL_BATCH_COSTS_SHOWN + 10; i++) {
+		struct zl_op_cost *o;
+
+		ALLOC_GROW(k.v, k.nr + 1, k.alloc);
+		o = &k.v[k.nr++];
+		memset(o, 0, sizeof(*o));
+		o->op = xstrfmt("op%02zu", i);
+		o->status = xstrdup("passed");
+		o->wall_s = (double)(100 - i);
+		for (p = 0; p < ZL_COST__COUNT; p++)
+			o->v[p] = p == ZL_COST_SESSION ? o->wall_s - 1 : (o->wall_s - 1) / 5;
+		o->outside_s = 1;
+		k.wall_s += o->wall_s;
+		k.outside_s += 1;
+		for (p = 0; p < ZL_COST__COUNT; p++)
+			k.total[p] += o->v[p];
+	}
+	zl_batch_costs_print(&k, "/b", f, 0);
+	rewind(f);
+	assert_true(strbuf_read_fd(&text, fileno(f)) > 0);
+	assert_non_null(strstr(text.buf, "op29 "));
+	assert_null(strstr(text.buf, "op30 "));
+	assert_non_null(strstr(text.buf, "... and 10 more operators (/b/costs.csv has every one)"));
+	/* every op knows its split: each part's share of the wall */
+	assert_non_null(strstr(text.buf, "share of wall"));
+	assert_non_null(strstr(text.buf, "100%"));
+	assert_null(strstr(text.buf, "unknown"));
+	fclose(f);
+	zl_batch_costs_release(&k);
+	strbuf_release(&text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -982,6 +1026,7 @@ int main(void)
 		cmocka_unit_test(test_estimate),
 		cmocka_unit_test(test_cost_parse),
 		cmocka_unit_test(test_costs_load),
+		cmocka_unit_test(test_costs_print),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
