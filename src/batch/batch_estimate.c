@@ -118,7 +118,7 @@ double zl_batch_lpt(const double *jobs, size_t n, double *load, size_t ndev)
 	sorted = xcalloc(n + 1, sizeof(*sorted));
 	memcpy(sorted, jobs, n * sizeof(*sorted));
 	zl_stats_sort(sorted, n);
-	/* ascending: the longest is last */
+	/* sorted shortest first: take them from the end */
 	for (i = n; i-- > 0;) {
 		size_t best = 0;
 
