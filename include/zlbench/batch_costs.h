@@ -29,7 +29,6 @@
 
 struct zl_batch_config;
 
-#define ZL_BATCH_COSTS_SCHEMA "zlbench.batch_costs/1"
 #define ZL_BATCH_COSTS_JSON "costs.json"
 #define ZL_BATCH_COSTS_CSV "costs.csv"
 /* More ops than this: the terminal shows the longest ones, the files have every one. */

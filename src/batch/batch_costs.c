@@ -16,6 +16,7 @@
 #include "zlbench/error.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/json.h"
+#include "zlbench/schema.h"
 #include "zlbench/table.h"
 #include "zlbench/util.h"
 #include "zlbench/banned.h"
@@ -272,7 +273,7 @@ static cJSON *costs_json(const struct zl_batch_costs *k)
 	size_t i;
 
 	/* each container is attached as it is made: doc owns everything */
-	bad = !doc || zl_json_add_string(doc, "schema", ZL_BATCH_COSTS_SCHEMA) ||
+	bad = !doc || zl_json_add_string(doc, "schema", ZL_SCHEMA_BATCH_COSTS) ||
 	      !(ops = cJSON_AddArrayToObject(doc, "ops")) || !(tot = cJSON_AddObjectToObject(doc, "totals")) ||
 	      !(unknown = cJSON_AddObjectToObject(tot, "unknown")) ||
 	      !(st = cJSON_AddObjectToObject(doc, "worker_startups")) || !(sh = cJSON_AddObjectToObject(doc, "warmup_shards"));
