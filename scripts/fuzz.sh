@@ -52,7 +52,7 @@ dict_of() {
 	case "$1" in
 	shapes) echo tests/fuzz/dict/yaml.dict ;;
 	ops_status) echo tests/fuzz/dict/csv.dict ;;
-	results | identity | timer | records | batch_json | push_json | skips) echo tests/fuzz/dict/json.dict ;;
+	results | identity | timer | records | batch_json | push_json | skips | costs) echo tests/fuzz/dict/json.dict ;;
 	report) echo tests/fuzz/dict/report.dict ;;
 	esac
 }

@@ -151,6 +151,31 @@ int zl_batch_ops_read_file(struct strvec *ops, const char *path, struct strbuf *
 int zl_batch_ops_check(const struct strvec *ops, struct strbuf *err);
 
 /*
+ * --ops all: the word "all" as the whole of --ops (one value, no other operator, no
+ * --ops-file) stands for every operator mark of the checkout. Anywhere else "all" is
+ * FlagGems' operator all (torch.all): `--ops all,any`, or a line "all" in an --ops-file.
+ */
+#define ZL_BATCH_OPS_ALL "all"
+int zl_batch_ops_is_all(const struct strvec *ops_args, const char *ops_file);
+
+/* What chooses a new batch's operators (batch_ops.c); everything borrowed. */
+struct zl_batch_ops_request {
+	const char *flaggems_dir;
+	int all;                      /* --ops all: every mark of flaggems_dir (zl_marks_scan) */
+	const struct strvec *ops;     /* else --ops values (comma-separated lists) */
+	const char *ops_file;         /* and --ops-file */
+	const struct strvec *exclude; /* --exclude values (comma-separated lists) */
+};
+/*
+ * The batch's operators, appended to ops: every mark (sorted), or the lists given, less
+ * the --exclude names (appended to excluded). An excluded name must be a mark of the
+ * checkout or an operator of the list: else an error naming it with the closest names.
+ * Then zl_batch_ops_check. 0, or -1 with err.
+ */
+int zl_batch_ops_choose(const struct zl_batch_ops_request *r, struct strvec *ops, struct strvec *excluded,
+			struct strbuf *err);
+
+/*
  * The order to start operators in: longest expected first. expect_s[i] is op i's
  * expected duration, < 0 when unknown; an unknown op is expected to take the mean
  * of the known ones, and ties keep the list order (so with no history at all the
@@ -244,7 +269,9 @@ struct zl_batch_config {
 	char *backend;             /* backend name */
 	char *launcher;            /* "local" or "slurm" (slurm.h); NULL reads as "local" */
 	struct strvec devices;     /* device indices (empty with --launcher slurm: Slurm grants them) */
-	struct strvec ops;         /* as listed */
+	struct strvec ops;         /* as listed (--ops all: every mark, by name) */
+	int ops_all;               /* --ops all: the ops are the checkout's marks */
+	struct strvec exclude;     /* --exclude: names left out */
 	struct strvec run_args;    /* run settings forwarded to every child, as flags */
 	struct strvec passthrough; /* pytest arguments after "--" */
 	double timeout_s;          /* per op; 0: none (also in run_args as --timeout) */
@@ -274,14 +301,6 @@ struct zl_batch_run_opts {
 	enum zl_progress_mode progress;
 	const char *self_exe;      /* the zlbench binary to run as the child */
 };
-
-/*
- * Expected duration of each op (history: mean duration_s of its finished runs on
- * this backend at this level: a core run says little about a comprehensive one),
- * -1 when unknown or when ZL_NO_HISTORY is set. expect_s has ops->nr elements.
- */
-void zl_batch_expected_durations(const char *backend, const char *level, const struct strvec *ops,
-				 double *expect_s);
 
 /*
  * The argv of one `zlbench run` child: self_exe run <run_args> --backend B --devices D
@@ -337,6 +356,8 @@ void zl_batch_print_skips(const struct zl_batch_config *c, FILE *out);
  */
 void zl_batch_display_finished(struct zl_progress *d, size_t done, size_t total,
 			       const struct zl_batch_row *r);
+/* "4.2 s" below a minute, else as zl_fmt_duration (units.h); "unknown" for NAN. */
+void zl_batch_fmt_seconds(struct strbuf *sb, double s);
 
 /* Print the summary table of the batch's final state to out. */
 void zl_batch_print_summary(const struct zl_batch_config *c, FILE *out, int use_color);

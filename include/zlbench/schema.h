@@ -22,6 +22,7 @@
 
 /* files commands write besides their result (read back with zl_json_read_schema) */
 #define ZL_SCHEMA_CALIBRATE_PLAN "zlbench.calibrate/1" /* DIR/calibrate.json: a calibration's plan */
+#define ZL_SCHEMA_BATCH_COSTS "zlbench.batch_costs/1" /* BATCH/costs.json: where a batch's time went */
 
 /* Put "schema": schema first in the object doc (replacing one there). 0, or -1 out of memory. */
 int zl_json_add_schema(cJSON *doc, const char *schema);

@@ -131,6 +131,13 @@ void zl_slurm_submit_env(struct strvec *env);
 
 /* ---- the launcher's settings and submissions (slurm/slurm.json) ------------------------ */
 
+/*
+ * zlbench's arrays have one task per operator (FlagGems has about a thousand marks): a spec
+ * that names more tasks is not one of them. (Slurm's own largest MaxArraySize, 4,000,001,
+ * took 10 s to expand in the fuzzer's instrumented build.)
+ */
+#define ZL_SLURM_MAX_TASKS 100000
+
 struct zl_slurm_task {
 	long index;         /* array index */
 	char *op;
@@ -197,20 +204,26 @@ struct zl_slurm_run_opts {
 };
 
 /*
- * Submit the ops of bc that have no final row (a new batch: all of them), then,
- * unless detached, follow the job array to its end: a row in ops_status.csv and
+ * Submit the ops of bc that have no final row (a new batch: all of them) as one job
+ * array, or as several when they are more than the cluster's MaxArraySize, then,
+ * unless detached, follow the job arrays to their end: a row in ops_status.csv and
  * a history entry per finished task, the progress line, scancel on SIGINT/SIGTERM.
  * resume: the batch exists (its earlier submissions must have ended).
- * Returns 0 with *out filled and *job_id the submitted job (NULL when every op
- * already had a final row; the caller frees), -1 with err when the batch could
+ * Returns 0 with *out filled and *job_id the submitted jobs, comma-separated (NULL
+ * when every op already had a final row; the caller frees), -1 with err when the batch could
  * not be submitted (sbatch refused it, an earlier submission is still running, ...),
  * -2 with err when sbatch did not answer in time: the job may exist.
  */
 int zl_slurm_launch(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, int resume,
 		    struct zl_batch_outcome *out, char **job_id, struct strbuf *err);
 
-/* --dry-run: the launcher's settings, the array tasks, the sbatch argv and script; nothing is submitted. */
-void zl_slurm_print_plan(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, FILE *out);
+/*
+ * --dry-run: the launcher's settings, the array tasks, the estimate (batch_estimate.h;
+ * whole_suite: with the goal for the whole suite), the sbatch argv and the (first)
+ * script; nothing is submitted.
+ */
+void zl_slurm_print_plan(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, int whole_suite,
+			 FILE *out);
 
 /*
  * `--collect DIR`: follow every submission of the batch until each task has a

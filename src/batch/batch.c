@@ -29,6 +29,7 @@
 #include "zlbench/run.h"
 #include "zlbench/table.h"
 #include "zlbench/term.h"
+#include "zlbench/units.h"
 #include "zlbench/util.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
@@ -724,6 +725,7 @@ void zl_batch_config_init(struct zl_batch_config *c)
 	memset(c, 0, sizeof(*c));
 	strvec_init(&c->devices);
 	strvec_init(&c->ops);
+	strvec_init(&c->exclude);
 	strvec_init(&c->run_args);
 	strvec_init(&c->passthrough);
 	strvec_init(&c->warmup_ops);
@@ -742,6 +744,7 @@ void zl_batch_config_release(struct zl_batch_config *c)
 	free(c->level);
 	strvec_clear(&c->devices);
 	strvec_clear(&c->ops);
+	strvec_clear(&c->exclude);
 	strvec_clear(&c->run_args);
 	strvec_clear(&c->passthrough);
 	strvec_clear(&c->warmup_ops);
@@ -765,6 +768,8 @@ int zl_batch_config_save(const struct zl_batch_config *c, struct strbuf *err)
 	      zl_json_add_string(doc, "launcher", c->launcher ? c->launcher : "local") ||
 	      zl_json_add_item(doc, "devices", zl_json_strvec(&c->devices)) ||
 	      zl_json_add_item(doc, "ops", zl_json_strvec(&c->ops)) ||
+	      zl_json_add_bool(doc, "ops_all", c->ops_all) ||
+	      zl_json_add_item(doc, "exclude", zl_json_strvec(&c->exclude)) ||
 	      zl_json_add_item(doc, "run_args", zl_json_strvec(&c->run_args)) ||
 	      zl_json_add_item(doc, "passthrough", zl_json_strvec(&c->passthrough)) ||
 	      zl_json_add_number(doc, "timeout_per_op_s", c->timeout_s > 0 ? c->timeout_s : NAN) ||
@@ -839,6 +844,7 @@ int zl_batch_config_load(struct zl_batch_config *c, const char *batch_dir, struc
 	c->start = zl_json_path_dup(doc, "start"); /* absent before --start existed: fresh */
 	c->shape_mode_file = zl_json_path_string(doc, "shape_mode") &&
 			     !strcmp(zl_json_path_string(doc, "shape_mode"), "file");
+	c->ops_all = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "ops_all")); /* absent before --ops all */
 	n = cJSON_GetObjectItemCaseSensitive(doc, "timeout_per_op_s");
 	c->timeout_s = cJSON_IsNumber(n) ? n->valuedouble : 0;
 	n = cJSON_GetObjectItemCaseSensitive(doc, "warmup_devices");
@@ -850,6 +856,8 @@ int zl_batch_config_load(struct zl_batch_config *c, const char *batch_dir, struc
 	    zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "passthrough"), &c->passthrough) ||
 	    zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "warmup_ops"), &c->warmup_ops) ||
 	    zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "argv"), &c->argv) ||
+	    (cJSON_GetObjectItemCaseSensitive(doc, "exclude") &&
+	     zl_json_to_strvec(cJSON_GetObjectItemCaseSensitive(doc, "exclude"), &c->exclude)) ||
 	    (!c->devices.nr && !zl_batch_is_slurm(c)) || !c->ops.nr) {
 		zl_error(err, "'%s' lacks backend, flaggems_dir, devices, ops or run_args", path);
 		goto out;
@@ -1055,6 +1063,16 @@ void zl_batch_outcome_count(const struct zl_batch_config *c, const struct zl_bat
 				counter = (size_t *)((char *)out + counters[j].offset);
 		(*counter)++;
 	}
+}
+
+void zl_batch_fmt_seconds(struct strbuf *sb, double s)
+{
+	if (isnan(s))
+		strbuf_addstr(sb, "unknown");
+	else if (s < 59.95)
+		strbuf_addf(sb, "%.1f s", s);
+	else
+		zl_fmt_duration(sb, s);
 }
 
 void zl_batch_display_finished(struct zl_progress *d, size_t done, size_t total,

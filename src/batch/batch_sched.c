@@ -22,6 +22,7 @@
 #include <cjson/cJSON.h>
 
 #include "zlbench/batch.h"
+#include "zlbench/batch_estimate.h"
 #include "zlbench/batch_schedule.h"
 #include "zlbench/child.h"
 #include "zlbench/env.h"
@@ -73,7 +74,7 @@ struct op_state {
 	const char *op;            /* borrowed from the config */
 	size_t list_index;
 	double expect_s;
-	int known;                 /* expect_s came from the history */
+	int known;                 /* expect_s came from the history (else a guess) */
 	int attempt;
 	char *name;                /* attempt name: "mm", "mm.2" */
 	/* warm-up sharding */
@@ -109,8 +110,9 @@ struct sched {
 	int interrupt_sig;
 	double grace;
 	double t0;
-	double wall_sum;
+	double wall_sum;           /* the walls of the ops this session ended (not interrupted) */
 	size_t wall_n;
+	double startup_s;          /* a worker's expected start-up (batch_estimate.h) */
 	struct zl_progress disp;
 	char host[256];
 	struct strvec base_env;    /* the environment edits of every child (child_base_env) */
@@ -153,37 +155,7 @@ static void log_note(const struct sched *s, const char *log_rel, const char *fmt
 	free(path);
 }
 
-/* ---- expected durations and child argv --------------------------------------- */
-
-void zl_batch_expected_durations(const char *backend, const char *level, const struct strvec *ops,
-				 double *expect_s)
-{
-	struct zl_op_durations d = ZL_OP_DURATIONS_INIT;
-	struct zl_history *h = NULL;
-	struct strbuf err = STRBUF_INIT;
-	char *path = NULL;
-	size_t i;
-
-	for (i = 0; i < ops->nr; i++)
-		expect_s[i] = -1;
-	if (zl_history_disabled())
-		return;
-	/* never create a database just to read it */
-	path = zl_history_default_path();
-	if (!path || !zl_is_file(path))
-		goto out;
-	if (zl_history_open_readonly(path, &h, &err) || zl_history_op_durations(h, backend, level, &d, &err)) {
-		zl_print_warning("history not used for the start order: %s", err.buf);
-		goto out;
-	}
-	for (i = 0; i < ops->nr; i++)
-		expect_s[i] = zl_op_durations_get(&d, ops->v[i]);
-out:
-	zl_op_durations_release(&d);
-	zl_history_close(h);
-	strbuf_release(&err);
-	free(path);
-}
+/* ---- child argv ------------------------------------------------------------------ */
 
 void zl_batch_child_argv(const struct zl_batch_config *c, const char *self_exe, const char *op,
 			 const char *device, const char *run_dir, const struct strvec *extra,
@@ -1048,29 +1020,28 @@ static int find_pending(struct sched *s, struct pending_ops *p, struct strbuf *e
 	return 0;
 }
 
-/* s->ops from the pending ops, longest expected first (the history's durations). */
+/* s->ops from the pending ops, longest expected first (batch_estimate.h: the dry run's estimate). */
 static void order_ops(struct sched *s, const struct pending_ops *p)
 {
 	const struct zl_batch_config *c = s->c;
+	struct zl_batch_estimate e;
 	size_t i, n = p->names.nr;
-	double *expect = xcalloc(n ? n : 1, sizeof(*expect));
-	size_t *order = xcalloc(n ? n : 1, sizeof(*order));
-	int *known = xcalloc(n ? n : 1, sizeof(*known));
 
-	zl_batch_expected_durations(c->backend, c->level, &p->names, expect);
+	zl_batch_estimate_init(&e);
+	zl_batch_estimate_ops(&e, c, &p->names);
+	if (e.history_error)
+		zl_print_warning("history not used for the start order: %s", e.history_error);
+	s->startup_s = e.startup_s;
 	s->ops = xcalloc(n ? n : 1, sizeof(*s->ops));
 	s->nops = n;
-	for (i = 0; i < n; i++)
-		known[i] = expect[i] >= 0;
-	zl_batch_order(expect, n, order);
 	for (i = 0; i < n; i++) {
 		struct op_state *op = &s->ops[i];
-		size_t j = order[i];
+		size_t j = e.order[i];
 
 		op->op = c->ops.v[p->list_index[j]];
 		op->list_index = p->list_index[j];
-		op->expect_s = expect[j];
-		op->known = known[j];
+		op->expect_s = e.v[j].expect_s;
+		op->known = e.v[j].from == ZL_EST_HISTORY;
 		op->attempt = p->attempt[j];
 		op->name = zl_batch_attempt_name(op->op, op->attempt);
 		strvec_init(&op->shard_files);
@@ -1079,9 +1050,7 @@ static void order_ops(struct sched *s, const struct pending_ops *p)
 		zl_merge_stats_init(&op->merge);
 		zl_batch_row_init(&op->shard_fail);
 	}
-	free(known);
-	free(expect);
-	free(order);
+	zl_batch_estimate_release(&e);
 }
 
 /* Each op's tasks, in op order: one run, or its warm-up shards and the timed replay after them. */
@@ -1130,25 +1099,56 @@ out:
 
 /* ---- progress -------------------------------------------------------------------- */
 
-/* Remaining work over the devices; < 0 when some op's duration cannot be guessed yet. */
+/*
+ * An op's expected duration for the ETA: its history's, else (a guess) the mean wall of the
+ * ops this session has ended, once there are any, else the estimate's guess.
+ */
+static double op_expect(const struct sched *s, const struct op_state *op)
+{
+	if (op->known || !s->wall_n)
+		return op->expect_s;
+	return s->wall_sum / (double)s->wall_n;
+}
+
+static double left_of(const struct op_state *op, double expect, double now)
+{
+	double e = expect - (op->wall_started ? now - op->wall_started : 0);
+
+	return e > 0 ? e : 0;
+}
+
+/*
+ * The remaining wall time as the estimate sees it: each device busy for what is left of its
+ * op (or of its worker's start-up), the ops to come longest first over the devices.
+ */
 static double eta_s(const struct sched *s)
 {
-	double mean = s->wall_n ? s->wall_sum / (double)s->wall_n : -1, left = 0, now = zl_now_monotonic();
-	size_t i;
+	size_t nd = s->c->devices.nr, i, d, n = 0;
+	double *busy = xcalloc(nd + 1, sizeof(*busy)), *left = xcalloc(s->nops + 1, sizeof(*left));
+	double now = zl_now_monotonic(), eta;
 
+	for (d = 0; d < nd; d++) {
+		const struct task *t = s->on_device[d];
+		const struct zl_worker_slot *w = s->workers ? &s->workers[d] : NULL;
+
+		if (t)
+			busy[d] = left_of(t->op, op_expect(s, t->op), now);
+		else if (w && w->state == ZL_WORKER_STARTING && now - w->started_mono < s->startup_s)
+			busy[d] = s->startup_s - (now - w->started_mono);
+	}
 	for (i = 0; i < s->nops; i++) {
 		const struct op_state *op = &s->ops[i];
-		double e = op->known ? op->expect_s : mean;
+		int on = 0;
 
-		if (op->finished)
-			continue;
-		if (e < 0)
-			return -1;
-		if (op->wall_started)
-			e -= now - op->wall_started;
-		left += e > 0 ? e : 0;
+		for (d = 0; d < nd && !on; d++)
+			on = s->on_device[d] && s->on_device[d]->op == op;
+		if (!op->finished && !on)
+			left[n++] = left_of(op, op_expect(s, op), now);
 	}
-	return left / (double)s->c->devices.nr;
+	eta = zl_batch_lpt(left, n, busy, nd);
+	free(busy);
+	free(left);
+	return eta;
 }
 
 static void refresh_live(struct sched *s, int force)
@@ -1167,10 +1167,7 @@ static void refresh_live(struct sched *s, int force)
 	}
 	eta = eta_s(s);
 	strbuf_addstr(&line, "  ETA ");
-	if (eta < 0)
-		strbuf_addstr(&line, "?");
-	else
-		zl_fmt_duration(&line, eta);
+	zl_fmt_duration(&line, eta);
 	zl_progress_line(&s->disp, line.buf, 1);
 	strbuf_release(&line);
 	strbuf_release(&label);

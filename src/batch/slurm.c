@@ -102,12 +102,6 @@ const struct zl_slurm_task_state *zl_slurm_job_find(const struct zl_slurm_job *j
 	return NULL;
 }
 
-/*
- * zlbench's arrays have one task per operator (FlagGems has a few hundred): a spec that
- * names more tasks is not one of them. (Slurm's own largest MaxArraySize, 4,000,001, took
- * 10 s to expand in the fuzzer's instrumented build.)
- */
-#define ZL_SLURM_MAX_TASKS 100000
 
 /* One part of a task spec, "7", "3-5" or "0-12:4", as lo..hi by step. 0, or -1 when it is not one. */
 static int task_range(const char *p, long *lo, long *hi, long *step)

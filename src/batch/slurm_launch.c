@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "zlbench/batch.h"
+#include "zlbench/batch_estimate.h"
 #include "zlbench/child.h"
 #include "zlbench/env.h"
 #include "zlbench/error.h"
@@ -33,8 +34,9 @@
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
-/* Slurm's KillWait when the cluster does not say: its documented default. */
+/* Slurm's KillWait and MaxArraySize when the cluster does not say: their documented defaults. */
 #define KILL_WAIT_DEFAULT_S 30.0
+#define MAX_ARRAY_DEFAULT 1001
 
 /* One array task of one submission, as the follower tracks it. */
 struct ftask {
@@ -48,6 +50,9 @@ struct ftask {
 	char *reason;
 	char *node;
 	char *gpus;                /* from its task record, once running */
+	double expect_s;           /* its op's expected duration (batch_estimate.h) */
+	int known;                 /* expect_s is the op's history (else a guess) */
+	double running_since;      /* monotonic: when it was first seen RUNNING (0: not yet) */
 };
 
 struct follower {
@@ -114,23 +119,50 @@ static int slurm_cmd(const char *const *argv, struct strbuf *out, int *code, str
 	return 0;
 }
 
-/* KillWait from `scontrol show config`: how long Slurm gives a cancelled task before SIGKILL. */
-static double kill_wait_s(void)
+/* A number from `scontrol show config` ("Key = value"), or fallback when Slurm does not say. */
+static double config_number(const char *key, double fallback, int *answered)
 {
 	static const char *const argv[] = { "scontrol", "show", "config", NULL };
-	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	double s = KILL_WAIT_DEFAULT_S;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, want = STRBUF_INIT;
+	double v = fallback;
 	const char *p;
+	char *end;
 	int code = 1;
 
-	if (!slurm_cmd(argv, &out, &code, &err) && !code && (p = strstr(out.buf, "\nKillWait"))) {
-		p = strchr(p, '=');
-		if (p)
-			s = strtod(p + 1, NULL);
+	strbuf_addf(&want, "\n%s", key);
+	if (answered)
+		*answered = 0;
+	if (!slurm_cmd(argv, &out, &code, &err) && !code && (p = strstr(out.buf, want.buf)) &&
+	    (p = strchr(p + want.len, '='))) {
+		double d = strtod(p + 1, &end);
+
+		if (end != p + 1 && d >= 0) {
+			v = d;
+			if (answered)
+				*answered = 1;
+		}
 	}
 	strbuf_release(&out);
 	strbuf_release(&err);
-	return s;
+	strbuf_release(&want);
+	return v;
+}
+
+/* KillWait: how long Slurm gives a cancelled task before SIGKILL. */
+static double kill_wait_s(void)
+{
+	return config_number("KillWait", KILL_WAIT_DEFAULT_S, NULL);
+}
+
+/*
+ * How many tasks one job array may hold: MaxArraySize (array indices run below it; Slurm's
+ * default 1001 is less than FlagGems' marks), at least 1. *asked: Slurm said it.
+ */
+static size_t max_array_tasks(int *asked)
+{
+	double m = config_number("MaxArraySize", MAX_ARRAY_DEFAULT, asked);
+
+	return m >= 1 && m <= ZL_SLURM_MAX_TASKS ? (size_t)m : MAX_ARRAY_DEFAULT;
 }
 
 static char *abs_path(const struct follower *f, const char *rel)
@@ -287,6 +319,36 @@ done:
 
 /* ---- progress ---------------------------------------------------------------------------- */
 
+/*
+ * The remaining wall time as the estimate sees it, on as many GPUs as run now: each running
+ * task's GPU busy for what is left of its op, the tasks to come longest first over them. A
+ * guessed op is expected to take the mean wall of the tasks ended so far, once there are any.
+ */
+static double eta_s(const struct follower *f, size_t running)
+{
+	double *busy = xcalloc(running + 1, sizeof(*busy)), *left = xcalloc(f->nr + 1, sizeof(*left));
+	double now = zl_now_monotonic(), eta;
+	size_t i, d = 0, n = 0;
+
+	for (i = 0; i < f->nr; i++) {
+		const struct ftask *t = &f->tasks[i];
+		double e = t->known || !f->wall_n ? t->expect_s : f->wall_sum / (double)f->wall_n;
+
+		if (t->recorded)
+			continue;
+		if (t->state && !strcmp(t->state, "RUNNING") && d < running) {
+			e -= t->running_since ? now - t->running_since : 0;
+			busy[d++] = e > 0 ? e : 0;
+		} else {
+			left[n++] = e;
+		}
+	}
+	eta = zl_batch_lpt(left, n, busy, running);
+	free(busy);
+	free(left);
+	return eta;
+}
+
 /* The live line: done/total, each running op on its node:GPU, the pending count and Slurm's reason, ETA. */
 static void refresh_live(struct follower *f)
 {
@@ -314,8 +376,8 @@ static void refresh_live(struct follower *f)
 	if (pending)
 		strbuf_addf(&line, "  %zu pending%s%s%s", pending, why ? " (" : "", why ? why : "", why ? ")" : "");
 	strbuf_addstr(&line, "  ETA ");
-	if (f->wall_n && running)
-		zl_fmt_duration(&line, f->wall_sum / (double)f->wall_n * (double)(f->total - f->done) / (double)running);
+	if (running)
+		zl_fmt_duration(&line, eta_s(f, running));
 	else
 		strbuf_addstr(&line, "?");
 	zl_progress_line(&f->disp, line.buf, 1);
@@ -550,6 +612,8 @@ static int poll_task(struct follower *f, struct ftask *t, const struct zl_slurm_
 
 	t->ending = d && d->ending;
 	if (rec) {
+		if (!t->running_since && !strcmp(rec->state, "RUNNING"))
+			t->running_since = now;
 		set_str(&t->state, rec->state);
 		set_str(&t->reason, rec->reason);
 		set_str(&t->node, rec->node);
@@ -739,6 +803,27 @@ static void follow(struct follower *f, enum follow_mode mode, int cancel)
 
 /* ---- set-up -------------------------------------------------------------------------------- */
 
+/* Each task's expected duration, for the ETA (only the live line shows it). */
+static void expectations(struct follower *f)
+{
+	struct zl_batch_estimate e;
+	struct strvec ops = STRVEC_INIT;
+	size_t i;
+
+	if (!f->disp.live || !f->nr)
+		return;
+	for (i = 0; i < f->nr; i++)
+		strvec_push(&ops, f->tasks[i].t->op);
+	zl_batch_estimate_init(&e);
+	zl_batch_estimate_ops(&e, f->bc, &ops);
+	for (i = 0; i < f->nr && i < e.nr; i++) {
+		f->tasks[i].expect_s = e.v[i].expect_s;
+		f->tasks[i].known = e.v[i].from == ZL_EST_HISTORY;
+	}
+	zl_batch_estimate_release(&e);
+	strvec_clear(&ops);
+}
+
 static int follower_open(struct follower *f, const struct zl_batch_config *bc, const struct zl_slurm_config *sc,
 			 const struct zl_slurm_run_opts *o, struct strbuf *err)
 {
@@ -788,6 +873,7 @@ static int follower_open(struct follower *f, const struct zl_batch_config *bc, c
 		}
 	}
 	f->settle_s = f->nr ? kill_wait_s() + 5.0 : 0;
+	expectations(f);
 	return 0;
 }
 
@@ -974,46 +1060,49 @@ static void drop_submission(struct zl_slurm_config *sc)
 	free(sub->tasks);
 }
 
-/*
- * The ops without a final row, each as its next attempt, in a new submission
- * (sc->nr not raised). Array indices go longest expected first, as the local
- * launcher starts them: Slurm starts pending array tasks in index order.
- */
-static struct zl_slurm_submission *plan_submission(const struct zl_batch_config *bc, struct zl_slurm_config *sc,
-						   const struct zl_batch_rows *rows, int retry_failed)
+/* The ops without a final row, longest expected first (batch_estimate.h), as local batches start them. */
+static void pending_ordered(const struct zl_batch_config *bc, const struct zl_batch_rows *rows, int retry_failed,
+			    struct zl_batch_estimate *e)
 {
-	struct zl_slurm_submission *sub;
 	struct strvec pending = STRVEC_INIT;
-	double *expect;
-	size_t *order, i;
+	size_t i;
 
-	ALLOC_GROW(sc->subs, sc->nr + 1, sc->alloc);
-	sub = &sc->subs[sc->nr];
-	memset(sub, 0, sizeof(*sub));
-	strvec_init(&sub->sbatch_argv);
 	for (i = 0; i < bc->ops.nr; i++) {
 		const struct zl_batch_row *last = zl_batch_rows_last(rows, bc->ops.v[i]);
 
 		if (!last || !zl_batch_status_final(last->v[ZL_BCOL_STATUS], retry_failed))
 			strvec_push(&pending, bc->ops.v[i]);
 	}
-	expect = xcalloc(pending.nr + 1, sizeof(*expect));
-	order = xcalloc(pending.nr + 1, sizeof(*order));
-	zl_batch_expected_durations(bc->backend, bc->level, &pending, expect);
-	zl_batch_order(expect, pending.nr, order);
-	for (i = 0; i < pending.nr; i++) {
+	zl_batch_estimate_ops(e, bc, &pending);
+	strvec_clear(&pending);
+}
+
+/*
+ * A new submission of sc (sc->nr not raised) of the ordered ops [from, from + n), each as
+ * its next attempt. Array indices go longest expected first: Slurm starts pending array
+ * tasks in index order.
+ */
+static struct zl_slurm_submission *plan_chunk(const struct zl_batch_config *bc, struct zl_slurm_config *sc,
+					      const struct zl_batch_rows *rows, const struct zl_batch_estimate *e,
+					      size_t from, size_t n)
+{
+	struct zl_slurm_submission *sub;
+	size_t i;
+
+	ALLOC_GROW(sc->subs, sc->nr + 1, sc->alloc);
+	sub = &sc->subs[sc->nr];
+	memset(sub, 0, sizeof(*sub));
+	strvec_init(&sub->sbatch_argv);
+	for (i = from; i < from + n && i < e->nr; i++) {
 		struct zl_slurm_task *t;
 
 		ALLOC_GROW(sub->tasks, sub->nr + 1, sub->alloc);
 		t = &sub->tasks[sub->nr];
 		t->index = (long)sub->nr;
-		t->op = xstrdup(pending.v[order[i]]);
+		t->op = xstrdup(e->v[e->order[i]].op);
 		t->attempt = next_attempt(bc, rows, t->op);
 		sub->nr++;
 	}
-	free(expect);
-	free(order);
-	strvec_clear(&pending);
 	return sub;
 }
 
@@ -1050,38 +1139,62 @@ static int save_or_cancel(struct zl_slurm_config *sc, const struct zl_slurm_subm
 }
 
 /*
- * Submit the ops without a final row as a new submission of sc and save it.
- * 0 with *job_id set, or left NULL when there is nothing to submit; else
- * submit()'s code (-2: sbatch did not answer). slurm.json names no job that failed.
+ * Submit the ops without a final row as new submissions of sc, each saved as sbatch takes
+ * it: one job array, or several when they are more than MaxArraySize. 0 with *job_ids set
+ * (comma-separated), or left NULL when there is nothing to submit; else submit()'s code
+ * (-2: sbatch did not answer) when the first was not submitted. A later one that sbatch
+ * refuses leaves its ops without a row, said in a warning (--resume submits them).
+ * slurm.json names no job that failed.
  */
 static int submit_pending(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o,
-			  struct zl_slurm_config *sc, struct follower *f, char **job_id, struct strbuf *err)
+			  struct zl_slurm_config *sc, struct follower *f, char **job_ids, struct strbuf *err)
 {
-	struct zl_slurm_submission *sub;
-	int rc;
+	struct zl_batch_estimate e;
+	struct strbuf ids = STRBUF_INIT;
+	size_t from, max, chunks;
+	int rc = 0;
 
-	if (archive_before_submission(bc, f, o->retry_failed, err))
-		return -1;
-	sub = plan_submission(bc, sc, &f->rows, o->retry_failed);
-	sc->nr++;
-	if (!sub->nr) {
-		drop_submission(sc);
+	zl_batch_estimate_init(&e);
+	if (archive_before_submission(bc, f, o->retry_failed, err)) {
+		rc = -1;
+		goto out;
+	}
+	pending_ordered(bc, &f->rows, o->retry_failed, &e);
+	if (!e.nr) {
 		if (zl_verbosity >= 0)
 			fprintf(stderr, "zlbench: every operator of %s has a final row; nothing to submit\n", bc->dir);
-		return 0;
+		goto out;
 	}
-	rc = submit(bc, sc, sub, sc->nr, err);
-	if (!rc)
-		rc = save_or_cancel(sc, sub, err);
-	if (rc) {
-		drop_submission(sc);
-		return rc;
+	max = max_array_tasks(NULL);
+	chunks = (e.nr + max - 1) / max;
+	for (from = 0; from < e.nr; from += max) {
+		struct zl_slurm_submission *sub = plan_chunk(bc, sc, &f->rows, &e, from, max);
+
+		sc->nr++;
+		rc = submit(bc, sc, sub, sc->nr, err);
+		if (!rc)
+			rc = save_or_cancel(sc, sub, err);
+		if (rc) {
+			drop_submission(sc);
+			if (!from)
+				goto out;
+			zl_print_warning("submission %zu of %zu: %s; its %zu operator%s and those after stay without a row "
+					 "(zlbench batch --resume %s submits them)", from / max + 1, chunks, err->buf,
+					 e.nr - from, e.nr - from == 1 ? "" : "s", bc->dir);
+			strbuf_reset(err);
+			rc = 0;
+			break;
+		}
+		strbuf_addf(&ids, "%s%s", ids.len ? "," : "", sub->job_id);
+		if (zl_verbosity >= 0)
+			fprintf(stderr, "zlbench: submitted Slurm job %s: %zu task%s, one GPU each (%s)\n", sub->job_id,
+				sub->nr, sub->nr == 1 ? "" : "s", sub->script);
 	}
-	*job_id = xstrdup(sub->job_id);
-	if (zl_verbosity >= 0)
-		fprintf(stderr, "zlbench: submitted Slurm job %s: %zu task%s, one GPU each (%s)\n", sub->job_id, sub->nr,
-			sub->nr == 1 ? "" : "s", sub->script);
-	return 0;
+	*job_ids = strbuf_detach(&ids, NULL);
+out:
+	strbuf_release(&ids);
+	zl_batch_estimate_release(&e);
+	return rc;
 }
 
 int zl_slurm_launch(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, int resume,
@@ -1159,23 +1272,30 @@ out:
 	return rc;
 }
 
-void zl_slurm_print_plan(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, FILE *out)
+void zl_slurm_print_plan(const struct zl_batch_config *bc, const struct zl_slurm_run_opts *o, int whole_suite,
+			 FILE *out)
 {
 	struct zl_slurm_config sc;
 	struct zl_slurm_submission *sub;
 	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
+	struct zl_batch_estimate e;
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, script = STRBUF_INIT;
 	char *status = zl_path_join(bc->dir, ZL_BATCH_STATUS_FILE), *plugins = zl_plugins_dir(), *path;
-	size_t i, complete;
+	size_t i, complete, max, chunks;
+	int asked = 0;
 
 	zl_slurm_config_init(&sc);
+	zl_batch_estimate_init(&e);
 	if (config_for(bc, o, zl_slurm_is_batch(bc->dir), &sc, &err)) {
 		fprintf(out, "cannot plan: %s\n", err.buf);
 		goto done;
 	}
 	if (!zl_read_file(&text, status, NULL, ZL_CAP_DOC, NULL))
 		zl_batch_rows_parse(text.buf, text.len, &rows, &complete, &err);
-	sub = plan_submission(bc, &sc, &rows, o->retry_failed);
+	pending_ordered(bc, &rows, o->retry_failed, &e);
+	max = max_array_tasks(&asked);
+	chunks = e.nr ? (e.nr + max - 1) / max : 1;
+	sub = plan_chunk(bc, &sc, &rows, &e, 0, max);
 	sc.nr++;
 	path = name_submission(bc, &sc, sub, sc.nr);
 	zl_slurm_script(&sc, sub, bc, plugins, &script);
@@ -1188,16 +1308,31 @@ void zl_slurm_print_plan(const struct zl_batch_config *bc, const struct zl_slurm
 		fprintf(out, "time per op: %ld min\n", sc.time_per_op_min);
 	else
 		fprintf(out, "time per op: (the partition's limit)\n");
-	fprintf(out, "array tasks (%zu, longest expected first):\n", sub->nr);
-	for (i = 0; i < sub->nr; i++)
-		fprintf(out, "  %-4ld %s (attempt %d)\n", sub->tasks[i].index, sub->tasks[i].op, sub->tasks[i].attempt);
+	fprintf(out, "submissions: %zu (at most %zu tasks each: MaxArraySize %s)\n", chunks, max,
+		asked ? "from scontrol show config" : "of Slurm's defaults; scontrol did not say");
+	fprintf(out, "array tasks (%zu, longest expected first: %sindex, operator, attempt, expected duration, where "
+		     "it comes from, benchmark files):\n", e.nr, chunks > 1 ? "submission:" : "");
+	for (i = 0; i < e.nr; i++) {
+		const struct zl_est_op *op = &e.v[e.order[i]];
+
+		strbuf_reset(&text);
+		zl_batch_estimate_op_text(op, &text);
+		if (chunks > 1)
+			fprintf(out, "  %zu:%-4zu", i / max + 1, i % max);
+		else
+			fprintf(out, "  %-4zu", i);
+		fprintf(out, " %-24s attempt %-3d %s\n", op->op,
+			i < sub->nr ? sub->tasks[i].attempt : next_attempt(bc, &rows, op->op), text.buf);
+	}
+	zl_batch_estimate_print_totals(&e, whole_suite, out);
 	fprintf(out, "sbatch argv:");
 	for (i = 0; i < sub->sbatch_argv.nr; i++)
 		fprintf(out, " %s", sub->sbatch_argv.v[i]);
-	fprintf(out, "\nscript (%s):\n%s", path, script.buf);
+	fprintf(out, "\nscript (%s%s):\n%s", path, chunks > 1 ? ", the first submission's" : "", script.buf);
 	free(path);
 done:
 	zl_slurm_config_release(&sc);
+	zl_batch_estimate_release(&e);
 	zl_batch_rows_release(&rows);
 	strbuf_release(&err);
 	strbuf_release(&text);

@@ -1,67 +1,29 @@
 /* zlbench batch: many operators over several devices, one `zlbench run` child each, resumable. */
-#include <errno.h>
 #include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "zlbench/batch.h"
+#include "zlbench/batch_main.h"
 #include "zlbench/cmd.h"
 #include "zlbench/error.h"
-#include "zlbench/child.h"
-#include "zlbench/fsutil.h"
-#include "zlbench/preflight.h"
-#include "zlbench/push.h"
-#include "zlbench/run.h"
 #include "zlbench/settings.h"
 #include "zlbench/slurm.h"
-#include "zlbench/term.h"
 #include "zlbench/util.h"
-#include "zlbench/worker.h"
 #include "zlbench/zlbench.h"
 #include "zlbench/banned.h"
 
-/*
- * The default --start: on the CPU benchmark (bench/bench_worker.c, docs/benchmarks.md) the
- * devices' workers ran the batch 3.3x faster than fresh interpreters, within the issue's goal.
- */
-#define START_DEFAULT "worker"
-
-struct batch_opts {
-	struct strvec ops;         /* --ops, repeatable, comma-separated */
-	const char *ops_file;
-	const char *resume;
-	const char *timeout_per_op;
-	const char *warmup_devices;
-	enum zl_source warmup_source;
-	struct strvec warmup_ops;
-	const char *push;
-	const char *progress;
-	const char *start;         /* --start MODE */
-	enum zl_source start_source;
-	int retry_failed;
-	int dry_run;
-	/* --launcher slurm */
-	const char *launcher;
-	const char *partition;
-	const char *account;
-	const char *time_per_op;   /* minutes */
-	struct strvec sbatch_args;
-	int detach;
-	const char *collect;
-	int no_wait;
+static struct zl_batch_request bo = {
+	.ops = STRVEC_INIT, .exclude = STRVEC_INIT, .warmup_ops = STRVEC_INIT, .sbatch_args = STRVEC_INIT,
 };
-
-static struct batch_opts bo = { .ops = STRVEC_INIT, .warmup_ops = STRVEC_INIT, .sbatch_args = STRVEC_INIT };
 
 static const struct zl_option batch_options[] = {
 	{ .type = ZL_OPT_GROUP, .help = "Batch options:" },
 	{ .type = ZL_OPT_STRLIST, .long_name = "ops", .value = &bo.ops, .argh = "LIST",
-	  .help = "operators, comma-separated (repeatable)", .values = ZL_VALUES_OP_LIST },
+	  .help = "operators, comma-separated (repeatable); --ops all alone: every\n"
+		  "operator mark of the checkout's benchmark/ tree", .values = ZL_VALUES_OP_LIST },
 	{ .type = ZL_OPT_STRING, .long_name = "ops-file", .value = &bo.ops_file, .argh = "FILE",
 	  .help = "operators, one per line; '#' starts a comment" },
+	{ .type = ZL_OPT_STRLIST, .long_name = "exclude", .value = &bo.exclude, .argh = "LIST",
+	  .help = "leave these operators out, comma-separated (repeatable); each must\n"
+		  "be a mark of the checkout or an operator of the list", .values = ZL_VALUES_OP_LIST },
 	/* the settings' own rows parse these two; what they mean to a batch is said here */
 	{ .type = ZL_OPT_STRING, .long_name = "out", .argh = "DIR", .flags = ZL_OPT_DOC_ONLY,
 	  .help = "batch directory (absent or empty)", .default_doc = "$ZL_RUNS_DIR/<UTC stamp>-<backend>-batch" },
@@ -94,13 +56,14 @@ static const struct zl_option batch_options[] = {
 		  "per operator. fork is not offered: on every backend importing FlagGems\n"
 		  "initialises the device, which a forked child cannot use (docs/worker.md).\n"
 		  "Warm-up shards, isolated tuner caches and Slurm tasks always start fresh",
-	  .env = "ZL_START", .default_doc = START_DEFAULT, .source = &bo.start_source, .choices = "worker fresh",
+	  .env = "ZL_START", .default_doc = ZL_BATCH_START_DEFAULT, .source = &bo.start_source, .choices = "worker fresh",
 	  .hidden_choices = "fork" },
 	{ .type = ZL_OPT_STRING, .long_name = "push", .value = &bo.push, .argh = "URL",
 	  .help = "POST every run of the batch to a collector at the end", .env = "ZL_PUSH_URL" },
 	{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &bo.dry_run, .defval = 1,
-	  .help = "print the plan (devices, start order, child argv; with Slurm the\n"
-		  "sbatch script); start nothing" },
+	  .help = "print the plan (devices, start order with each operator's expected\n"
+		  "duration and files, the estimate of the whole on these devices and\n"
+		  "on 8, child argv; with Slurm the sbatch script); start nothing" },
 	{ .type = ZL_OPT_GROUP,
 	  .help = "Slurm launcher options (docs/slurm.md):" },
 	{ .type = ZL_OPT_STRING, .long_name = "launcher", .value = &bo.launcher, .argh = "MODE",
@@ -125,653 +88,16 @@ static const struct zl_option batch_options[] = {
 	ZL_OPT_END_ROW,
 };
 
-/*
- * FlagGems' tuner cache is a SQLite file (FLAGGEMS_CACHE_DIR or ~/.flaggems, a
- * network home on most clusters), and SQLite's locking is not reliable over a
- * network filesystem. So Slurm tasks tune in an isolated, node-local cache
- * unless the user chose the shared one by name; then they are told the risk.
- */
-static void slurm_tuner_cache(const struct zl_settings *s, struct strvec *run_args)
-{
-	const struct zl_setting_value *v = &s->v[ZL_SET_ISOLATE];
-
-	if (v->source != ZL_SRC_FLAG && v->source != ZL_SRC_ENV) {
-		strvec_push(run_args, "--isolate-tuner-cache");
-		fprintf(stderr, "zlbench: note: with --launcher slurm each task tunes in an isolated tuner cache on its "
-				"node (removed afterwards), so that no tuner database is written from many nodes; "
-				"--shared-tuner-cache shares one\n");
-	} else if (!s->isolate) {
-		zl_print_warning("%s: every Slurm task writes FlagGems' tuner database (a SQLite file under "
-				 "FLAGGEMS_CACHE_DIR or ~/.flaggems); SQLite's locking is not reliable on a network "
-				 "filesystem: point FLAGGEMS_CACHE_DIR at storage the nodes do not share",
-				 v->from ? v->from : "a shared tuner cache");
-	}
-}
-
-static char *default_batch_dir(const struct zl_settings *s)
-{
-	char stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	if (!gmtime_r(&now, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm))
-		snprintf(stamp, sizeof(stamp), "00000000-000000");
-	return xstrfmt("%s/%s-%s-batch", s->v[ZL_SET_RUNS_DIR].raw ? s->v[ZL_SET_RUNS_DIR].raw : "runs", stamp,
-		       s->backend->name);
-}
-
-/*
- * The devices: as given (checked against the enumeration when there is one),
- * else every enumerated device, else 0. 0, or the exit code with the message printed.
- */
-static int choose_devices(const struct zl_settings *s, struct strvec *out)
-{
-	struct zl_devlist dl = ZL_DEVLIST_INIT;
-	struct strbuf msg = STRBUF_INIT;
-	size_t i, j;
-	int code = 0;
-
-	zl_backend_enumerate(s->backend, &dl);
-	/* as `zlbench run`'s devices check: an installed tool that cannot answer is a broken driver */
-	if (dl.tool_failed) {
-		strbuf_addf(&msg, "backend '%s': %s (a broken driver stack?); hint: the vendor's query tool must answer",
-			    s->backend->name, dl.how ? dl.how : s->backend->query_tool);
-		zl_preflight_report_failure("devices", msg.buf);
-		code = ZL_EXIT_PREFLIGHT;
-		goto out;
-	}
-	if (s->devices.nr) {
-		/* the settings resolver has refused bad items and repeats and made each canonical */
-		for (i = 0; i < s->devices.nr; i++) {
-			const char *d = s->devices.v[i];
-			long idx = atol(d);
-
-			if (dl.available && !zl_devlist_find(&dl, (int)idx)) {
-				strbuf_addf(&msg, "device %s (from %s) does not exist; %s shows", d,
-					    s->v[ZL_SET_DEVICES].from, dl.how);
-				for (j = 0; j < dl.nr; j++)
-					strbuf_addf(&msg, "%s%d", j ? "," : " ", dl.v[j].index);
-				strbuf_addstr(&msg, "; hint: choose indices the backend enumerates (zlbench devices)");
-				zl_preflight_report_failure("devices", msg.buf);
-				code = ZL_EXIT_PREFLIGHT;
-				goto out;
-			}
-			strvec_push(out, d);
-		}
-	} else if (dl.available && dl.nr) {
-		for (i = 0; i < dl.nr; i++)
-			strvec_pushf(out, "%d", dl.v[i].index);
-	} else {
-		strvec_push(out, "0");
-	}
-	if (!dl.available) {
-		const char *how = dl.how ? dl.how : "no enumeration";
-
-		zl_print_warning("devices not verified: %s",
-				 zl_starts_with(how, "not verified: ") ? how + strlen("not verified: ") : how);
-	}
-out:
-	zl_devlist_release(&dl);
-	strbuf_release(&msg);
-	return code;
-}
-
-/* --start / ZL_START for a new batch; Slurm tasks start fresh. 0, or -1 after a message. */
-static int choose_start(const struct zl_settings *s, int slurm, struct zl_batch_config *c)
-{
-	const char *raw = bo.start;
-	const char *from = bo.start_source == ZL_SRC_FLAG ? "--start" : "ZL_START";
-	struct strbuf err = STRBUF_INIT;
-	enum zl_start_mode m;
-
-	if (!raw) {
-		c->start = xstrdup(slurm ? "fresh" : START_DEFAULT);
-		return 0;
-	}
-	if (zl_start_mode_parse(raw, from, s->backend, &m, &err)) {
-		zl_print_error("%s", err.buf);
-		strbuf_release(&err);
-		return -1;
-	}
-	if (slurm && m != ZL_START_FRESH) {
-		/* asked for on this command line: refused; set in the environment for local batches: said */
-		if (bo.start_source == ZL_SRC_FLAG) {
-			zl_print_error("%s %s does not apply with --launcher slurm: each Slurm task runs one operator "
-				       "in a fresh interpreter", from, raw);
-			return -1;
-		}
-		if (zl_verbosity >= 0)
-			fprintf(stderr, "zlbench: note: %s=%s does not apply with --launcher slurm: each Slurm task runs "
-					"one operator in a fresh interpreter\n", from, raw);
-		m = ZL_START_FRESH;
-	}
-	c->start = xstrdup(zl_start_mode_name(m));
-	if (m == ZL_START_WORKER && !zl_batch_uses_workers(c) && zl_verbosity >= 0)
-		fprintf(stderr, "zlbench: note: the runs isolate their tuner caches, which needs a fresh interpreter "
-				"per operator: every operator starts fresh (%s %s does not apply)\n", from, raw);
-	return 0;
-}
-
-/* The operators and the warm-up sharding of a new batch. 0, or -1 after a message. */
-static int choose_ops(const struct zl_settings *s, int slurm, struct zl_batch_config *c)
-{
-	struct strbuf err = STRBUF_INIT;
-	const char *from = bo.warmup_source == ZL_SRC_FLAG ? "--warmup-devices" : "PARALLEL_WARMUP_GPUS";
-	size_t i;
-	long n = 0;
-	int ret = -1;
-
-	for (i = 0; i < bo.ops.nr; i++)
-		zl_batch_ops_add_list(&c->ops, bo.ops.v[i]);
-	if ((bo.ops_file && zl_batch_ops_read_file(&c->ops, bo.ops_file, &err)) || zl_batch_ops_check(&c->ops, &err)) {
-		zl_print_error("%s", err.buf);
-		goto out;
-	}
-	for (i = 0; i < bo.warmup_ops.nr; i++)
-		zl_batch_ops_add_list(&c->warmup_ops, bo.warmup_ops.v[i]);
-	for (i = 0; i < c->warmup_ops.nr; i++)
-		if (strvec_find(&c->ops, c->warmup_ops.v[i]) < 0) {
-			zl_print_error("--warmup-ops names '%s', which is not an operator of the batch", c->warmup_ops.v[i]);
-			goto out;
-		}
-	if (bo.warmup_devices && (zl_parse_long(bo.warmup_devices, &n) || n < 0 || n > 4096)) {
-		zl_print_error("invalid value '%s' for %s: a number of devices (0: no warm-up sharding)",
-			       bo.warmup_devices, from);
-		goto out;
-	}
-	if (n && !s->autotune_records) {
-		zl_print_error("warm-up sharding records autotune winners to replay them; %s turns the records off",
-			       s->v[ZL_SET_AUTOTUNE_RECORDS].from);
-		goto out;
-	}
-	if (n && s->replay_from) {
-		zl_print_error("warm-up sharding records autotune winners to replay them; it cannot be combined with %s",
-			       s->v[ZL_SET_REPLAY_FROM].from);
-		goto out;
-	}
-	if (slurm && n) {
-		zl_print_error("warm-up sharding needs several devices at once for one operator; "
-			       "--launcher slurm gives each operator one GPU");
-		goto out;
-	}
-	c->warmup_devices = (int)n;
-	ret = 0;
-out:
-	strbuf_release(&err);
-	return ret;
-}
-
-/* The new batch's directory: given or default, absolute, absent or empty. 0, or -1 after a message. */
-static int choose_dir(const struct zl_settings *s, struct zl_batch_config *c)
-{
-	char *dir = s->v[ZL_SET_OUT].raw ? xstrdup(s->v[ZL_SET_OUT].raw) : default_batch_dir(s);
-
-	c->dir = zl_absolute_path(dir);
-	free(dir);
-	/* BATCH_DIR=<path> is the last line scripts read: a newline in it would forge another */
-	if (zl_has_control_char(c->dir)) {
-		zl_print_error("batch directory '%s' contains a control character: zlbench prints it as "
-			       "BATCH_DIR=<path> for scripts", c->dir);
-		return -1;
-	}
-	if (!zl_dir_absent_or_empty(c->dir)) {
-		zl_print_error("batch directory '%s' exists and is not empty: continue it with --resume %s, or choose a new --out",
-			       c->dir, c->dir);
-		return -1;
-	}
-	return 0;
-}
-
-/* A new batch from the command line: settings, operators, devices, directory. 0 or an exit code. */
-static int new_batch(const struct zl_cmd_ctx *ctx, struct zl_batch_config *c, int slurm)
-{
-	struct zl_settings *s = ctx->s;
-	const struct zl_setting_value *v = zl_settings_given(s, ctx->cmd->refused_settings);
-	struct strbuf err = STRBUF_INIT;
-	char stamp[32];
-	int code, i;
-
-	if (v) {
-		zl_print_error("%s names one run; a batch takes --ops LIST or --ops-file FILE", v->from);
-		return ZL_EXIT_USAGE;
-	}
-	if (bo.timeout_per_op)
-		zl_settings_set(s, ZL_SET_TIMEOUT, bo.timeout_per_op);
-	if (zl_settings_resolve(s, &err)) {
-		zl_print_error("%s", err.buf);
-		strbuf_release(&err);
-		return ZL_EXIT_USAGE;
-	}
-	if (choose_ops(s, slurm, c))
-		return ZL_EXIT_USAGE;
-	/* every unknown operator refused before any runs, as `zlbench run --op` refuses it */
-	if (zl_preflight_batch_ops(s->flaggems_dir, &c->ops, bo.dry_run ? stdout : NULL))
-		return ZL_EXIT_PREFLIGHT;
-	/* with Slurm the devices are Slurm's to grant, on whichever node runs the task */
-	code = slurm ? 0 : choose_devices(s, &c->devices);
-	if (code)
-		return code;
-	if (c->warmup_devices > (int)c->devices.nr) {
-		zl_print_error("warm-up on %d devices needs %d devices; the batch has %zu", c->warmup_devices,
-			       c->warmup_devices, c->devices.nr);
-		return ZL_EXIT_USAGE;
-	}
-	if (choose_dir(s, c))
-		return ZL_EXIT_USAGE;
-	zl_utc_iso8601(stamp, zl_now_epoch());
-	c->created_at = xstrdup(stamp);
-	c->backend = xstrdup(s->backend->name);
-	c->launcher = xstrdup(slurm ? "slurm" : "local");
-	c->flaggems_dir = xstrdup(s->flaggems_dir);
-	c->level = xstrdup(s->level);
-	c->shape_mode_file = s->shape_mode_file;
-	c->shape_file = s->shape_file ? xstrdup(s->shape_file) : NULL;
-	c->timeout_s = s->timeout_s;
-	zl_settings_forward_args(s, &c->run_args);
-	if (slurm)
-		slurm_tuner_cache(s, &c->run_args);
-	if (choose_start(s, slurm, c))
-		return ZL_EXIT_USAGE;
-	strvec_pushv(&c->passthrough, s->passthrough.v);
-	for (i = 0; i < ctx->argc; i++)
-		strvec_push(&c->argv, ctx->argv[i]);
-	return 0;
-}
-
-static void print_plan(const struct zl_batch_config *c, const char *exe)
-{
-	double *expect = xcalloc(c->ops.nr, sizeof(*expect));
-	size_t *order = xcalloc(c->ops.nr, sizeof(*order));
-	struct strvec argv = STRVEC_INIT;
-	size_t i;
-	int *known = xcalloc(c->ops.nr, sizeof(*known));
-
-	zl_batch_expected_durations(c->backend, c->level, &c->ops, expect);
-	for (i = 0; i < c->ops.nr; i++)
-		known[i] = expect[i] >= 0;
-	zl_batch_order(expect, c->ops.nr, order);
-	printf("batch dir: %s\n", c->dir);
-	printf("backend: %s\n", c->backend);
-	printf("devices:");
-	for (i = 0; i < c->devices.nr; i++)
-		printf(" %s", c->devices.v[i]);
-	printf("\ntimeout per op: ");
-	if (c->timeout_s > 0)
-		printf("%g s\n", c->timeout_s);
-	else
-		printf("none\n");
-	printf("start: %s\n", zl_batch_uses_workers(c) ? "worker (one interpreter per device; warm-up shards start fresh)"
-			     : c->start && !strcmp(c->start, "worker") ? "fresh (isolated tuner caches need a fresh interpreter)"
-			     : "fresh");
-	printf("warm-up sharding: ");
-	if (c->warmup_devices)
-		printf("%d devices%s\n", c->warmup_devices, c->warmup_ops.nr ? " (listed ops only)" : "");
-	else
-		printf("off\n");
-	printf("start order (longest expected first):\n");
-	for (i = 0; i < c->ops.nr; i++) {
-		size_t j = order[i];
-
-		if (known[j])
-			printf("  %-24s %10.1f s (history)\n", c->ops.v[j], expect[j]);
-		else
-			printf("  %-24s %12s\n", c->ops.v[j], "unknown");
-	}
-	zl_batch_child_argv(c, exe, c->ops.v[order[0]], c->devices.v[0], "<batch>/runs/<op>", NULL, &argv);
-	printf("child argv (first op):\n");
-	for (i = 0; i < argv.nr; i++)
-		printf("  %s\n", argv.v[i]);
-	strvec_clear(&argv);
-	free(expect);
-	free(order);
-	free(known);
-}
-
-static int exit_code_for(const struct zl_batch_outcome *oc)
-{
-	if (oc->interrupt_sig)
-		return ZL_EXIT_SIGNAL_BASE + oc->interrupt_sig;
-	if (oc->passed + oc->skipped == oc->total)
-		return ZL_EXIT_OK;
-	if (oc->preflight_failed == oc->total)
-		return ZL_EXIT_PREFLIGHT;
-	return ZL_EXIT_FAILED;
-}
-
-static void print_counts(const struct zl_batch_outcome *oc)
-{
-	char skipped[48] = "";
-
-	/* named only when there are some: scripts read the line as it always was */
-	if (oc->skipped)
-		snprintf(skipped, sizeof(skipped), ", %zu skipped", oc->skipped);
-	printf("%zu operators: %zu passed%s, %zu failed, %zu crashed, %zu timed out, %zu preflight failed, %zu interrupted, %zu not run (%.1f s)\n",
-	       oc->total, oc->passed, skipped, oc->failed, oc->crashed, oc->timeout, oc->preflight_failed,
-	       oc->interrupted, oc->not_run, oc->makespan_s);
-}
-
-/* Anything besides --resume's own options means the user expects settings the batch would ignore. */
-static int resume_conflicts(const struct zl_settings *s, const struct batch_opts *o)
-{
-	const char *how = o->collect ? "--collect" : "--resume";
-	const struct zl_setting_value *v = zl_settings_given(s, ZL_SETF_ALL);
-
-	if (v) {
-		zl_print_error("%s uses the settings saved in the batch directory; %s cannot change them", how, v->from);
-		return -1;
-	}
-	/* their variables (ZL_START, PARALLEL_WARMUP_GPUS) are for new batches: no conflict */
-	if (o->ops.nr || o->ops_file || o->timeout_per_op || o->warmup_source == ZL_SRC_FLAG || o->warmup_ops.nr ||
-	    o->start_source == ZL_SRC_FLAG || s->passthrough.nr) {
-		zl_print_error("%s uses the settings saved in the batch directory; "
-			       "--ops, --ops-file, --timeout-per-op, --warmup-*, --start and pytest arguments cannot change them", how);
-		return -1;
-	}
-	if (o->launcher || o->partition || o->account || o->time_per_op || o->sbatch_args.nr) {
-		zl_print_error("%s uses the settings saved in the batch directory; "
-			       "--launcher and the Slurm options cannot change them", how);
-		return -1;
-	}
-	return 0;
-}
-
-/* The launcher options: which launcher, and Slurm's options only with Slurm. -1 after a message. */
-static int check_launcher(const struct zl_settings *s, const struct batch_opts *o, int *slurm)
-{
-	static const struct {
-		const char *name;
-		int slurm;
-	} launchers[] = { { "local", 0 }, { "slurm", 1 } };
-	size_t i;
-
-	*slurm = -1;
-	for (i = 0; i < ZL_ARRAY_SIZE(launchers); i++)
-		if (!strcmp(o->launcher ? o->launcher : "local", launchers[i].name))
-			*slurm = launchers[i].slurm;
-	if (*slurm < 0) {
-		zl_print_error("invalid value '%s' for --launcher: choose local or slurm", o->launcher);
-		return -1;
-	}
-	if (o->resume || o->collect)
-		return 0; /* the batch's own launcher decides; resume_conflicts refuses the rest */
-	if (!*slurm && (o->partition || o->account || o->time_per_op || o->sbatch_args.nr || o->detach)) {
-		zl_print_error("--partition, --account, --time-per-op, --sbatch-arg and --detach go with --launcher slurm");
-		return -1;
-	}
-	if (*slurm && s->v[ZL_SET_DEVICES].source == ZL_SRC_FLAG) {
-		zl_print_error("%s does not apply with --launcher slurm: Slurm grants each task its GPU (--gres=gpu:1)",
-			       s->v[ZL_SET_DEVICES].from);
-		return -1;
-	}
-	return 0;
-}
-
-/* The Slurm launcher's options from the command line (and from slurm.json on resume). */
-static int slurm_opts(const struct batch_opts *o, const struct zl_batch_run_opts *ro, struct zl_slurm_run_opts *so)
-{
-	struct strbuf err = STRBUF_INIT;
-
-	memset(so, 0, sizeof(*so));
-	so->partition = o->partition;
-	so->account = o->account;
-	so->sbatch_args = &o->sbatch_args;
-	so->detach = o->detach;
-	so->retry_failed = o->retry_failed;
-	so->progress = ro->progress;
-	so->self_exe = ro->self_exe;
-	if (o->time_per_op && (zl_parse_long(o->time_per_op, &so->time_per_op_min) || so->time_per_op_min < 1)) {
-		zl_print_error("invalid value '%s' for --time-per-op: whole minutes, at least 1", o->time_per_op);
-		return -1;
-	}
-	if (zl_slurm_check_sbatch_args(&o->sbatch_args, &err)) {
-		zl_print_error("%s", err.buf);
-		strbuf_release(&err);
-		return -1;
-	}
-	if ((o->partition && (!*o->partition || strpbrk(o->partition, " \t\n"))) ||
-	    (o->account && (!*o->account || strpbrk(o->account, " \t\n")))) {
-		zl_print_error("--partition and --account take a name without blanks");
-		return -1;
-	}
-	return 0;
-}
-
-static int parse_progress(const char *p, enum zl_progress_mode *out)
-{
-	struct strbuf err = STRBUF_INIT;
-	int ret = zl_progress_mode_parse(p, out, &err);
-
-	if (ret)
-		zl_print_error("%s", err.buf);
-	strbuf_release(&err);
-	return ret;
-}
-
-/* The options that go together, the launcher, the push URL. 0, or -1 after a message. */
-static int check_request(const struct zl_settings *s, struct zl_batch_run_opts *ro, int *slurm)
-{
-	struct strbuf err = STRBUF_INIT;
-	const struct {
-		int bad;
-		const char *why;
-	} conflicts[] = {
-		{ bo.retry_failed && !bo.resume, "--retry-failed goes with --resume DIR" },
-		{ bo.collect && bo.resume, "--collect and --resume do not go together: --resume collects what has ended first" },
-		{ bo.no_wait && !bo.collect, "--no-wait goes with --collect DIR" },
-		{ bo.collect && bo.detach, "--detach goes with a submission (a new batch or --resume), not with --collect" },
-	};
-	size_t i;
-
-	if (parse_progress(bo.progress, &ro->progress))
-		return -1;
-	for (i = 0; i < ZL_ARRAY_SIZE(conflicts); i++)
-		if (conflicts[i].bad) {
-			zl_print_error("%s", conflicts[i].why);
-			return -1;
-		}
-	if (check_launcher(s, &bo, slurm))
-		return -1;
-	/* each op's run would refuse it after the batch: refused once, before the batch exists */
-	if (bo.push && zl_push_check_settings(bo.push, &err)) {
-		zl_print_error("%s", err.buf);
-		strbuf_release(&err);
-		return -1;
-	}
-	return 0;
-}
-
-/* The batch --resume or --collect names, as it was saved. 0, or -1 after a message. */
-static int open_existing(const struct zl_settings *s, struct zl_batch_config *c, int *slurm)
-{
-	struct strbuf err = STRBUF_INIT;
-
-	if (resume_conflicts(s, &bo))
-		return -1;
-	if (zl_batch_config_load(c, bo.resume ? bo.resume : bo.collect, &err)) {
-		zl_print_error("%s", err.buf);
-		strbuf_release(&err);
-		return -1;
-	}
-	*slurm = zl_batch_is_slurm(c);
-	if (bo.collect && !*slurm) {
-		zl_print_error("'%s' was not launched with --launcher slurm: there is nothing to collect "
-			       "(continue it with --resume)", c->dir);
-		return -1;
-	}
-	if (bo.detach && !*slurm) {
-		zl_print_error("--detach goes with a batch launched with --launcher slurm");
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * The batch directory for this process: claimed and batch.json saved (a new batch) or
- * locked (one that exists), and this session recorded. The lock's fd, or -1 after a message.
- */
-static int claim(const struct zl_cmd_ctx *ctx, struct zl_batch_config *c, int existing)
-{
-	struct strbuf err = STRBUF_INIT;
-	int fd;
-
-	if (!existing) {
-		/* the lock first: a batch started at the same time with the same --out must not write here */
-		fd = zl_batch_claim_dir(c->dir, &err);
-		if (fd >= 0 && zl_batch_config_save(c, &err)) {
-			close(fd);
-			fd = -1;
-		}
-	} else {
-		/* on --resume, an earlier batch's children may still be ending their runs */
-		fd = zl_batch_lock(c->dir, bo.resume ? zl_kill_grace() + 30.0 : 0, &err);
-	}
-	if (fd >= 0 && zl_batch_config_add_session(c, ctx->argv, bo.resume != NULL, &err)) {
-		close(fd);
-		fd = -1;
-	}
-	if (fd < 0)
-		zl_print_error("%s", err.buf);
-	strbuf_release(&err);
-	return fd;
-}
-
-static void announce(const struct zl_batch_config *c, int slurm)
-{
-	size_t i;
-
-	if (zl_verbosity < 0)
-		return;
-	fprintf(stderr, "zlbench batch: %zu operator%s, backend %s, ", c->ops.nr, c->ops.nr == 1 ? "" : "s",
-		c->backend);
-	if (slurm) {
-		fprintf(stderr, "Slurm: one GPU per task");
-	} else {
-		fprintf(stderr, "device%s", c->devices.nr == 1 ? "" : "s");
-		for (i = 0; i < c->devices.nr; i++)
-			fprintf(stderr, "%s%s", i ? "," : " ", c->devices.v[i]);
-	}
-	fprintf(stderr, "%s: %s\n", bo.resume ? " (resumed)" : bo.collect ? " (collecting)" : "", c->dir);
-}
-
-/* The batch's exit code from its outcome, the summary, the push, BATCH_DIR=. */
-static int finish(const struct zl_batch_config *c, const struct zl_batch_outcome *oc)
-{
-	struct strbuf err = STRBUF_INIT;
-	int code = exit_code_for(oc);
-
-	/*
-	 * --collect --no-wait: tasks still queued or running are no failure yet; an op
-	 * that never ran and will not, or a Slurm that did not answer, is
-	 */
-	if (bo.collect && bo.no_wait && !oc->interrupt_sig && !oc->query_failed &&
-	    oc->passed + oc->skipped + oc->to_come == oc->total)
-		code = ZL_EXIT_OK;
-	if (bo.collect && bo.no_wait && oc->query_failed) {
-		zl_print_error("Slurm did not answer about %zu task%s of %s: their state is unknown", oc->to_come,
-			       oc->to_come == 1 ? "" : "s", c->dir);
-		code = ZL_EXIT_FAILED;
-	}
-	if (zl_verbosity >= 0) {
-		zl_batch_print_summary(c, stdout, zl_use_color(1));
-		print_counts(oc);
-		zl_batch_print_skips(c, stdout);
-	}
-	if (bo.push && zl_push_simple(c->dir, bo.push, &err))
-		zl_print_warning("push: %s", err.buf);
-	printf("BATCH_DIR=%s\n", c->dir);
-	fflush(stdout);
-	strbuf_release(&err);
-	return code;
-}
-
-/* Launch, resume or collect; the exit code (a failure to start printed). */
-static int launch(struct zl_batch_config *c, const struct zl_batch_run_opts *ro, const struct zl_slurm_run_opts *so,
-		  int slurm, int existing)
-{
-	struct zl_batch_outcome oc;
-	struct strbuf err = STRBUF_INIT;
-	char *job_id = NULL;
-	int rc;
-
-	if (slurm)
-		rc = bo.collect ? zl_slurm_collect(c, so, !bo.no_wait, &oc, &err)
-				: zl_slurm_launch(c, so, bo.resume != NULL, &oc, &job_id, &err);
-	else
-		rc = zl_batch_execute(c, ro, &oc, &err);
-	if (rc) {
-		zl_print_error("%s", err.buf);
-		if (slurm && !existing && rc != -2) {
-			/* nothing was submitted: the new batch directory holds nothing worth keeping */
-			strbuf_reset(&err);
-			if (!zl_remove_tree(c->dir, &err) && zl_verbosity >= 0)
-				fprintf(stderr, "zlbench: nothing was submitted; removed '%s'\n", c->dir);
-		}
-		rc = ZL_EXIT_USAGE;
-	} else if (bo.detach) {
-		/* nothing has ended yet: the rows come with --collect */
-		if (job_id)
-			printf("SLURM_JOB_ID=%s\n", job_id);
-		if (zl_verbosity >= 0)
-			fprintf(stderr, "zlbench: detached; follow the batch with: zlbench batch --collect %s\n", c->dir);
-		printf("BATCH_DIR=%s\n", c->dir);
-		fflush(stdout);
-	} else {
-		rc = finish(c, &oc);
-	}
-	free(job_id);
-	strbuf_release(&err);
-	return rc;
-}
 
 static int cmd_batch(struct zl_cmd_ctx *ctx)
 {
-	struct zl_batch_config c;
-	struct zl_batch_run_opts ro;
-	struct zl_slurm_run_opts so;
-	struct strbuf err = STRBUF_INIT;
-	char *exe = zl_self_exe();
-	int existing = bo.resume || bo.collect, code = ZL_EXIT_USAGE, lock_fd = -1, slurm = 0;
+	const struct zl_batch_invocation inv = {
+		.s = ctx->s, .refused_settings = ctx->cmd->refused_settings, .argc = ctx->argc, .argv = ctx->argv,
+	};
 
-	memset(&ro, 0, sizeof(ro));
-	memset(&so, 0, sizeof(so));
-	zl_batch_config_init(&c);
-	ro.self_exe = exe;
-	ro.retry_failed = bo.retry_failed;
-	if (check_request(ctx->s, &ro, &slurm))
-		goto out;
-	if (existing)
-		code = open_existing(ctx->s, &c, &slurm) ? ZL_EXIT_USAGE : 0;
-	else
-		code = new_batch(ctx, &c, slurm);
-	if (code)
-		goto out;
-	code = ZL_EXIT_USAGE;
-	if (slurm && (slurm_opts(&bo, &ro, &so) || zl_slurm_check_env(&err))) {
-		if (err.len)
-			zl_print_error("%s", err.buf);
-		goto out;
-	}
-	if (bo.dry_run) {
-		if (slurm)
-			zl_slurm_print_plan(&c, &so, stdout);
-		else
-			print_plan(&c, exe);
-		code = ZL_EXIT_OK;
-		goto out;
-	}
-	lock_fd = claim(ctx, &c, existing);
-	if (lock_fd < 0)
-		goto out;
-	announce(&c, slurm);
-	code = launch(&c, &ro, &so, slurm, existing);
-out:
-	if (lock_fd >= 0)
-		close(lock_fd);
-	zl_batch_config_release(&c);
-	strbuf_release(&err);
-	free(exe);
-	return code;
+	return zl_batch_main(&bo, &inv);
 }
+
 
 const struct zl_command zl_cmd_batch = {
 	.name = "batch",
@@ -781,9 +107,10 @@ const struct zl_command zl_cmd_batch = {
 	/* a batch names its operators with --ops: it sets these per operator */
 	.refused_settings = ZL_SETF_TARGET,
 	.summary = "run many operators over several devices, resumable",
-	.usage = "[--backend B] [--devices LIST] (--ops LIST | --ops-file FILE) [options] [-- <pytest args>]\n"
+	.usage = "[--backend B] [--devices LIST] (--ops LIST | --ops all | --ops-file FILE) [--exclude LIST]\n"
+		 "                     [options] [-- <pytest args>]\n"
 		 "       zlbench batch --launcher slurm [--partition P] [--account A] [--time-per-op MIN]\n"
-		 "                     [--sbatch-arg ARG]... [--detach] (--ops LIST | --ops-file FILE) [options]\n"
+		 "                     [--sbatch-arg ARG]... [--detach] (--ops LIST | --ops all | --ops-file FILE) [options]\n"
 		 "       zlbench batch --resume DIR [--retry-failed] [--push URL] [--detach]\n"
 		 "       zlbench batch --collect DIR [--no-wait]",
 	.description =
@@ -792,7 +119,9 @@ const struct zl_command zl_cmd_batch = {
 		"database; the list order when it has none). Every child's output goes to logs/<op>.log in the\n"
 		"batch directory, its run directory is runs/<op>/, and ops_status.csv gets one row (fsync'd) as\n"
 		"each operator ends. --resume DIR runs the operators that have no final row (interrupted and\n"
-		"preflight_failed are not final) with the settings saved in DIR/batch.json. The last line on stdout is BATCH_DIR=<path>.\n",
+		"preflight_failed are not final) with the settings saved in DIR/batch.json. At the end a cost table\n"
+		"says where each operator's wall time went (collection, inputs, compile/autotune, timer, other; also\n"
+		"in costs.csv and costs.json). The last line on stdout is BATCH_DIR=<path>.\n",
 	.notes =
 		"The run settings above are given to every operator's run (--op, --op-file, --test-node and --out\n"
 		"are the batch's to set). Environment: ZL_KILL_GRACE (seconds between SIGTERM and SIGKILL of a run),\n"
@@ -807,6 +136,7 @@ const struct zl_command zl_cmd_batch = {
 		"130 interrupted (128+N for signal N; the running operators are recorded as interrupted).\n\n"
 		"Examples:\n"
 		"  zlbench batch --backend cuda --devices 0,1 --ops mm,bmm,addmm\n"
+		"  zlbench batch --backend cuda --devices 0,1,2,3,4,5,6,7 --ops all --exclude fused_marlin_moe --dry-run\n"
 		"  zlbench batch --backend musa --gpus 0,1,2,3 --ops-file ops.txt --timeout-per-op 1800 --out runs/nightly\n"
 		"  zlbench batch --backend cuda --devices 0,1,2,3 --ops mm --level comprehensive --warmup-devices 4\n"
 		"  zlbench batch --resume runs/nightly\n"

@@ -27,9 +27,24 @@ expect_rc 0
 "$ZL_TEST_PYTHON" - "$TMP/out" <<'PY' || fail "dry-run order"
 import sys
 lines = [l.split() for l in open(sys.argv[1]) if l.startswith("  batch_p")]
-# batch_p05 has no history: it is expected to take the mean of the others (2.5 s)
+# batch_p05 has no history: a guess, the median of the known ops of its file (4, 3, 2, 1: 2.5 s)
 assert [l[0] for l in lines] == ["batch_p02", "batch_p04", "batch_p05", "batch_p03", "batch_p01"], lines
-assert lines[0][-1] == "(history)" and lines[2][-1] == "unknown", lines
+assert [l[1] for l in lines] == ["4.0", "3.0", "2.5", "2.0", "1.0"], lines
+assert lines[0][3:6] == ["history", "(1", "run)"] and lines[1][3:6] == ["history", "(2", "runs)"], lines
+assert " ".join(lines[2][3:11]) == "guess: median of 4 ops of its file", lines
+assert all(l[-1] == "benchmark/test_batch_probe.py" for l in lines), lines
+PY
+contains "$TMP/out" "estimate: 5 operators, 4 from their history, 1 guessed (1 from their file's median"
+contains "$TMP/out" "operators: 12.5 s of device time in all"
+"$ZL_TEST_PYTHON" - "$TMP/out" <<'PY' || fail "dry-run makespan"
+import re, sys
+text = open(sys.argv[1]).read()
+# one device: the makespan is every op plus one worker start-up (the default: no batch recorded one)
+assert "worker start-up: 11.0 s per device (default" in text, text
+m = re.search(r"makespan on 1 device: ([0-9.]+) s", text)
+assert m and abs(float(m.group(1)) - 23.5) < 0.05, text
+m = re.search(r"on 8 devices: ([0-9.]+) s", text)
+assert m and abs(float(m.group(1)) - 15.0) < 0.05, text
 PY
 [ -e "$TMP/dry" ] && fail "--dry-run created the batch directory"
 

@@ -2,6 +2,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,9 @@
 #include <cjson/cJSON.h>
 
 #include "zlbench/batch.h"
+#include "zlbench/batch_costs.h"
+#include "zlbench/batch_estimate.h"
+#include "zlbench/history.h"
 #include "zlbench/fsutil.h"
 #include "zlbench/runload.h"
 #include "zlbench/shapes.h"
@@ -460,6 +464,8 @@ static void test_config_roundtrip(void **state)
 	strvec_split(&c.ops, "mm,bmm", ',');
 	strvec_push(&c.run_args, "--flaggems-dir=/opt/FlagGems");
 	strvec_push(&c.warmup_ops, "mm");
+	c.ops_all = 1;
+	strvec_push(&c.exclude, "addmm");
 	assert_int_equal(zl_batch_config_save(&c, &err), 0);
 	assert_int_equal(zl_batch_config_add_session(&c, argv, 0, &err), 0);
 	assert_int_equal(zl_batch_config_add_session(&c, argv, 1, &err), 0);
@@ -472,6 +478,9 @@ static void test_config_roundtrip(void **state)
 	assert_true(back.timeout_s == 90);
 	assert_int_equal(back.warmup_devices, 2);
 	assert_string_equal(back.warmup_ops.v[0], "mm");
+	assert_int_equal(back.ops_all, 1);
+	assert_int_equal(back.exclude.nr, 1);
+	assert_string_equal(back.exclude.v[0], "addmm");
 	assert_null(back.shape_file);
 	assert_true(strbuf_read_file(&text, path) > 0);
 	doc = cJSON_Parse(text.buf);
@@ -697,6 +706,305 @@ static void test_merge(void **state)
 	rmtree(dir);
 }
 
+/* ---- --ops all, --exclude ------------------------------------------------------------ */
+
+static void write_mark_file(const char *dir, const char *rel, const char *text)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *path = zl_path_join(dir, rel);
+	char *slash = strrchr(path, '/');
+
+	*slash = '\0';
+	assert_int_equal(zl_mkdir_p(path, &err), 0);
+	*slash = '/';
+	write_text(path, text);
+	strbuf_release(&err);
+	free(path);
+}
+
+static void test_ops_all(void **state)
+{
+	char *dir = tmpdir();
+	struct strvec args = STRVEC_INIT, ops = STRVEC_INIT, ex = STRVEC_INIT, exclude = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct zl_batch_ops_request r = { .flaggems_dir = dir, .ops = &args, .exclude = &exclude };
+	(void)state;
+
+	/* "all" alone is the suite; in a list, twice or beside a file it is the operator all */
+	strvec_push(&args, " all ");
+	assert_int_equal(zl_batch_ops_is_all(&args, NULL), 1);
+	assert_int_equal(zl_batch_ops_is_all(&args, "ops.txt"), 0);
+	strvec_push(&args, "any");
+	assert_int_equal(zl_batch_ops_is_all(&args, NULL), 0);
+	strvec_clear(&args);
+	strvec_push(&args, "all,any");
+	assert_int_equal(zl_batch_ops_is_all(&args, NULL), 0);
+	strvec_clear(&args);
+
+	write_mark_file(dir, "benchmark/test_a.py",
+			"import pytest\n@pytest.mark.parametrize('x', [1])\n@pytest.mark.abs\ndef test_a(x):\n    pass\n"
+			"# @pytest.mark.commented\n@pytest.mark.abs_\ndef test_b():\n    pass\n");
+	write_mark_file(dir, "benchmark/sub/test_b.py", "import pytest\n@pytest.mark.bmm\ndef test_b():\n    pass\n");
+	r.all = 1;
+	assert_int_equal(zl_batch_ops_choose(&r, &ops, &ex, &err), 0);
+	assert_int_equal(ops.nr, 3);
+	assert_string_equal(ops.v[0], "abs");
+	assert_string_equal(ops.v[1], "abs_");
+	assert_string_equal(ops.v[2], "bmm");
+	strvec_clear(&ops);
+	strvec_push(&exclude, "bmm, abs_");
+	assert_int_equal(zl_batch_ops_choose(&r, &ops, &ex, &err), 0);
+	assert_int_equal(ops.nr, 1);
+	assert_string_equal(ops.v[0], "abs");
+	assert_int_equal(ex.nr, 2);
+	strvec_clear(&ops);
+	strvec_clear(&ex);
+	/* a name that is no mark: refused, with the closest marks */
+	strvec_push(&exclude, "bm");
+	assert_int_equal(zl_batch_ops_choose(&r, &ops, &ex, &err), -1);
+	assert_non_null(strstr(err.buf, "--exclude names 'bm', which is no operator mark of"));
+	assert_non_null(strstr(err.buf, "did you mean 'bmm'"));
+	strvec_clear(&ops);
+	strvec_clear(&exclude);
+	/* an explicit list: an op of the list may be excluded though no file carries its mark */
+	r.all = 0;
+	strvec_push(&args, "abs,mystery");
+	strvec_push(&exclude, "mystery");
+	strbuf_reset(&err);
+	assert_int_equal(zl_batch_ops_choose(&r, &ops, &ex, &err), 0);
+	assert_int_equal(ops.nr, 1);
+	assert_string_equal(ops.v[0], "abs");
+	strvec_clear(&ops);
+	strvec_clear(&ex);
+	strvec_clear(&exclude);
+	strvec_push(&exclude, "abs");
+	strvec_clear(&args);
+	strvec_push(&args, "abs");
+	assert_int_equal(zl_batch_ops_choose(&r, &ops, &ex, &err), -1);
+	assert_non_null(strstr(err.buf, "leaves no operator"));
+	strvec_clear(&ops);
+	strvec_clear(&ex);
+	/* a tree without marks */
+	strvec_clear(&exclude);
+	r.all = 1;
+	r.flaggems_dir = "/nonexistent";
+	strbuf_reset(&err);
+	assert_int_equal(zl_batch_ops_choose(&r, &ops, &ex, &err), -1);
+	assert_non_null(strstr(err.buf, "--ops all: no operator mark"));
+	strvec_clear(&args);
+	strvec_clear(&ops);
+	strvec_clear(&ex);
+	strvec_clear(&exclude);
+	strbuf_release(&err);
+	rmtree(dir);
+}
+
+/* ---- the estimate ------------------------------------------------------------------ */
+
+static void test_lpt(void **state)
+{
+	double jobs[] = { 2, 7, 3, 5, 4 };
+	double load[3] = { 0, 0, 1 };
+	double one[1] = { 10 };
+	(void)state;
+
+	/* 7 | 5 | 1+4 -> 7 | 5+3 | 5+2: 8 */
+	assert_true(zl_batch_lpt(jobs, 5, load, 3) == 8.0);
+	assert_true(load[0] == 7.0 && load[1] == 8.0 && load[2] == 7.0);
+	assert_true(zl_batch_lpt(jobs, 5, one, 1) == 31.0);
+	assert_true(isnan(zl_batch_lpt(jobs, 5, load, 0)));
+}
+
+static void test_estimate(void **state)
+{
+	struct zl_batch_estimate e;
+	struct zl_op_duration hv[] = {
+		{ .op = "a1", .mean_s = 10, .runs = 1 }, { .op = "a2", .mean_s = 30, .runs = 2 },
+		{ .op = "b1", .mean_s = 50, .runs = 1 }, { .op = "elsewhere", .mean_s = 2, .runs = 1 },
+	};
+	struct zl_op_durations hist = { hv, 4, 4 };
+	struct strvec fa = STRVEC_INIT, fb = STRVEC_INIT;
+	(void)state;
+
+	strvec_push(&fa, "benchmark/test_a.py");
+	strvec_push(&fb, "benchmark/test_b.py");
+	zl_batch_estimate_init(&e);
+	zl_batch_estimate_add(&e, "a1", &fa);
+	zl_batch_estimate_add(&e, "a3", &fa);
+	zl_batch_estimate_add(&e, "c1", NULL);
+	zl_batch_estimate_add(&e, "a2", &fa);
+	zl_batch_estimate_add(&e, "b1", &fb);
+	e.workers = 1;
+	e.startup_s = 11;
+	e.devices = 2;
+	zl_batch_estimate_compute(&e, &hist);
+	assert_int_equal(e.v[0].from, ZL_EST_HISTORY);
+	/* a3: the median of its file's known ops (10, 30) */
+	assert_int_equal(e.v[1].from, ZL_EST_FILE);
+	assert_true(e.v[1].expect_s == 20.0 && e.v[1].peers == 2);
+	/* c1: no file: the median of every op the history knows (2, 10, 30, 50) */
+	assert_int_equal(e.v[2].from, ZL_EST_KNOWN);
+	assert_true(e.v[2].expect_s == 20.0 && e.v[2].peers == 4);
+	assert_int_equal(e.guesses, 2);
+	assert_int_equal(e.by_from[ZL_EST_HISTORY], 3);
+	assert_true(e.sum_s == 130.0);
+	/* longest first, ties in list order: b1, a2, a3, c1, a1 */
+	assert_int_equal(e.order[0], 4);
+	assert_int_equal(e.order[1], 3);
+	assert_int_equal(e.order[2], 1);
+	assert_int_equal(e.order[3], 2);
+	assert_int_equal(e.order[4], 0);
+	/* 11+50 | 11+30 -> +20 -> 61 | 61 -> +20 -> 81 | 61 -> +10 -> 81 | 71 */
+	assert_true(e.makespan_s == 81.0);
+	assert_true(e.goal_makespan_s == 61.0);
+	/* no history: the default for every op, the list order */
+	zl_batch_estimate_compute(&e, NULL);
+	assert_int_equal(e.by_from[ZL_EST_DEFAULT], 5);
+	assert_true(e.v[0].expect_s == ZL_BATCH_OP_DEFAULT_S);
+	assert_int_equal(e.order[0], 0);
+	assert_int_equal(e.order[4], 4);
+	/* fresh interpreters: no start-up */
+	e.workers = 0;
+	e.devices = 5;
+	zl_batch_estimate_compute(&e, NULL);
+	assert_true(e.makespan_s == ZL_BATCH_OP_DEFAULT_S);
+	zl_batch_estimate_release(&e);
+	strvec_clear(&fa);
+	strvec_clear(&fb);
+}
+
+/* ---- the cost table ------------------------------------------------------------------ */
+
+static void test_cost_parse(void **state)
+{
+	double v[ZL_COST__COUNT];
+	const char *full = "{\"plan\":\"profiler\",\"cost\":{\"session_s\":9.5,\"collection_s\":0.5,\"inputs_s\":4,"
+			   "\"first_call_s\":2,\"timer_s\":1.5,\"other_s\":1.5}}";
+	const char *partial = "{\"cost\":{\"session_s\":3,\"collection_s\":-1,\"inputs_s\":\"2\",\"timer_s\":null}}";
+	struct zl_batch_startups s;
+	const char *events = "{\"event\":\"started\",\"device\":\"0\"}\n"
+			     "{\"event\":\"ready\",\"wall_s\":11.25}\n"
+			     "not json\n"
+			     "{\"event\":\"ready\",\"wall_s\":-3}\n"
+			     "{\"event\":\"started\"}\n"
+			     "{\"event\":\"ready\",\"wall_s\":10.75}";
+	(void)state;
+
+	assert_int_equal(zl_cost_parse(full, strlen(full), v), 1);
+	assert_true(v[ZL_COST_SESSION] == 9.5 && v[ZL_COST_INPUTS] == 4.0 && v[ZL_COST_OTHER] == 1.5);
+	/* a value that is no number >= 0 is unknown, never 0 */
+	assert_int_equal(zl_cost_parse(partial, strlen(partial), v), 1);
+	assert_true(v[ZL_COST_SESSION] == 3.0);
+	assert_true(isnan(v[ZL_COST_COLLECTION]) && isnan(v[ZL_COST_INPUTS]) && isnan(v[ZL_COST_FIRST_CALL]) &&
+		    isnan(v[ZL_COST_TIMER]));
+	assert_int_equal(zl_cost_parse("{\"plan\":\"direct\"}", 17, v), 0);
+	assert_true(isnan(v[ZL_COST_SESSION]));
+	assert_int_equal(zl_cost_parse("[1]", 3, v), -1);
+	assert_int_equal(zl_cost_parse("{\"cost\":", 8, v), -1);
+	assert_string_equal(zl_cost_key(ZL_COST_FIRST_CALL), "first_call_s");
+
+	zl_batch_startups_init(&s);
+	zl_batch_startups_parse(events, strlen(events), &s);
+	assert_int_equal(s.started, 2);
+	assert_int_equal(s.nr, 2);
+	assert_true(s.wall[0] == 11.25 && s.wall[1] == 10.75);
+	zl_batch_startups_release(&s);
+}
+
+static void test_costs_load(void **state)
+{
+	char *dir = tmpdir();
+	struct zl_batch_config c;
+	struct zl_batch_costs k;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	char *path;
+	(void)state;
+
+	zl_batch_config_init(&c);
+	c.dir = xstrdup(dir);
+	strvec_split(&c.ops, "mm,bmm,relu,never", ',');
+	path = zl_path_join(dir, ZL_BATCH_STATUS_FILE);
+	write_text(path, "op,status,wall_s,run_dir,attempt\r\n"
+			 "mm,passed,5.0,runs/mm,1\r\n"
+			 "bmm,failed,12.5,runs/bmm,1\r\n"
+			 "relu,crashed,,runs/relu,2\r\n");
+	free(path);
+	write_mark_file(dir, "runs/mm/plugins/timer_summary.json",
+			"{\"cost\":{\"session_s\":4,\"collection_s\":1,\"inputs_s\":1,\"first_call_s\":1,\"timer_s\":0.5,"
+			"\"other_s\":0.5}}");
+	write_mark_file(dir, "runs/bmm/plugins/timer_summary.json", "{\"plan\":\"profiler\"}");
+	write_mark_file(dir, "workers/events.jsonl", "{\"event\":\"started\"}\n{\"event\":\"ready\",\"wall_s\":2}\n");
+	zl_batch_costs_init(&k);
+	zl_batch_costs_load(&c, &k);
+	assert_int_equal(k.nr, 3);
+	assert_int_equal(k.not_run, 1);
+	/* longest first; an unknown wall last */
+	assert_string_equal(k.v[0].op, "bmm");
+	assert_string_equal(k.v[1].op, "mm");
+	assert_string_equal(k.v[2].op, "relu");
+	assert_true(isnan(k.v[0].v[ZL_COST_TIMER]) && isnan(k.v[0].outside_s));
+	assert_true(k.v[1].outside_s == 1.0 && k.v[1].v[ZL_COST_TIMER] == 0.5);
+	assert_true(isnan(k.v[2].wall_s));
+	assert_true(k.wall_s == 17.5 && k.wall_unknown == 1);
+	assert_true(k.total[ZL_COST_COLLECTION] == 1.0 && k.unknown[ZL_COST_COLLECTION] == 2);
+	assert_true(k.startup_s == 2.0 && k.device_s == 19.5);
+	assert_int_equal(zl_batch_costs_write(dir, &k, &err), 0);
+	path = zl_path_join(dir, ZL_BATCH_COSTS_CSV);
+	assert_int_equal(zl_read_file(&text, path, NULL, ZL_CAP_DOC, &err), 0);
+	assert_non_null(strstr(text.buf, "bmm,failed,1,12.500,,,,,,,,runs/bmm\r\n"));
+	assert_non_null(strstr(text.buf, "relu,crashed,2,,,,,,,,,runs/relu\r\n"));
+	free(path);
+	zl_batch_costs_release(&k);
+	zl_batch_config_release(&c);
+	strbuf_release(&err);
+	strbuf_release(&text);
+	rmtree(dir);
+}
+
+static void test_costs_print(void **state)
+{
+	struct zl_batch_costs k;
+	struct strbuf text = STRBUF_INIT;
+	FILE *f = tmpfile();
+	size_t i;
+	int p;
+	(void)state;
+
+	assert_non_null(f);
+	zl_batch_costs_init(&k);
+	/* more ops than the terminal shows: the longest 30, and where the rest are */
+	for (i = 0; i < ZL_BATCH_COSTS_SHOWN + 10; i++) {
+		struct zl_op_cost *o;
+
+		ALLOC_GROW(k.v, k.nr + 1, k.alloc);
+		o = &k.v[k.nr++];
+		memset(o, 0, sizeof(*o));
+		o->op = xstrfmt("op%02zu", i);
+		o->status = xstrdup("passed");
+		o->wall_s = (double)(100 - i);
+		for (p = 0; p < ZL_COST__COUNT; p++)
+			o->v[p] = p == ZL_COST_SESSION ? o->wall_s - 1 : (o->wall_s - 1) / 5;
+		o->outside_s = 1;
+		k.wall_s += o->wall_s;
+		k.outside_s += 1;
+		for (p = 0; p < ZL_COST__COUNT; p++)
+			k.total[p] += o->v[p];
+	}
+	zl_batch_costs_print(&k, "/b", f, 0);
+	rewind(f);
+	assert_true(strbuf_read_fd(&text, fileno(f)) > 0);
+	assert_non_null(strstr(text.buf, "op29 "));
+	assert_null(strstr(text.buf, "op30 "));
+	assert_non_null(strstr(text.buf, "... and 10 more operators (/b/costs.csv has every one)"));
+	/* every op knows its split: each part's share of the wall */
+	assert_non_null(strstr(text.buf, "share of wall"));
+	assert_non_null(strstr(text.buf, "100%"));
+	assert_null(strstr(text.buf, "unknown"));
+	fclose(f);
+	zl_batch_costs_release(&k);
+	strbuf_release(&text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -713,6 +1021,12 @@ int main(void)
 		cmocka_unit_test(test_split_model_shapes),
 		cmocka_unit_test(test_split_by_class),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_ops_all),
+		cmocka_unit_test(test_lpt),
+		cmocka_unit_test(test_estimate),
+		cmocka_unit_test(test_cost_parse),
+		cmocka_unit_test(test_costs_load),
+		cmocka_unit_test(test_costs_print),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
