@@ -22,6 +22,8 @@ enum zl_progress_mode { ZL_PROGRESS_AUTO, ZL_PROGRESS_LIVE, ZL_PROGRESS_PLAIN, Z
 
 /* The help text of a --progress option (its choices, as batch, calibrate, ab and report take them). */
 #define ZL_PROGRESS_HELP "auto (a live line on a terminal, else a line per step), live, plain, none"
+/* The values --progress takes, as an option row's choices (completion offers them; a typo gets a did-you-mean). */
+#define ZL_PROGRESS_CHOICES "auto live plain none"
 
 /* A --progress value (NULL: auto): 0, or -1 with err naming the choices. */
 int zl_progress_mode_parse(const char *s, enum zl_progress_mode *out, struct strbuf *err);

@@ -56,13 +56,14 @@ struct zl_view_args {
 #define ZL_VIEW_OPTION_ROWS(a) \
 	{ .type = ZL_OPT_STRING, .long_name = "sort", .value = &(a)->sort, .argh = "KEY", \
 	  .help = "order within each side: change (largest first), name (op, dtype, shape)\n" \
-		  "or time (A's, longest first)", .default_doc = "change" }, \
+		  "or time (A's, longest first)", .default_doc = "change", .choices = "change name time" }, \
 	{ .type = ZL_OPT_FLAG, .long_name = "only-changed", .value = &(a)->only_changed, .defval = 1, \
 	  .help = "list the rows called faster, slower or missing, nothing else" }, \
 	{ .type = ZL_OPT_FLAG, .long_name = "all", .value = &(a)->all, .defval = 1, \
 	  .help = "list every row: the unsure ones all, and those called same" }, \
 	{ .type = ZL_OPT_STRING, .long_name = "time-unit", .value = &(a)->unit, .argh = "UNIT", \
-	  .help = "show times in ns, us, ms or s", .default_doc = "auto: the median time's" }
+	  .help = "show times in ns, us, ms or s", .default_doc = "auto: the median time's", \
+	  .choices = "auto ns us ms s" }
 /*
  * The view from its options, for a table printed on fd: its width (term.h's
  * zl_term_width) and colour. 0, or -1 with err naming the bad value.

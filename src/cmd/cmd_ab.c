@@ -78,7 +78,7 @@ static const struct zl_option ab_options[] = {
 	  .help = "history database for the calibration (and the runs)",
 	  .default_doc = "$ZL_HISTORY_DB, else $ZL_HOME/history.db" },
 	{ .type = ZL_OPT_STRING, .long_name = "progress", .value = &ao.progress, .argh = "MODE",
-	  .help = ZL_PROGRESS_HELP },
+	  .help = ZL_PROGRESS_HELP, .choices = ZL_PROGRESS_CHOICES },
 	{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &ao.dry_run, .defval = 1,
 	  .help = "print the plan: order, each run's argv and environment" },
 	ZL_OPT_END_ROW,

@@ -46,7 +46,7 @@ static const struct zl_option batch_options[] = {
 	  .help = "with --resume: run again every operator whose last row is not passed" },
 	{ .type = ZL_OPT_STRING, .long_name = "progress", .value = &bo.progress, .argh = "MODE",
 	  .help = "auto (a live line on a terminal, else a line per operator), live, plain, none",
-	  .choices = "auto live plain none" },
+	  .choices = ZL_PROGRESS_CHOICES },
 	{ .type = ZL_OPT_STRING, .long_name = "start", .value = &bo.start, .argh = "MODE",
 	  .help = "how each operator's Python starts:\n"
 		  "worker: one interpreter per device imports FlagGems once and runs the\n"

@@ -57,7 +57,7 @@ static const struct zl_option calibrate_options[] = {
 	  .help = "one JSON document on stdout (also DIR/calibration.json)" },
 	ZL_OPT_JSON_OUT(&co.exports),
 	{ .type = ZL_OPT_STRING, .long_name = "progress", .value = &co.progress, .argh = "MODE",
-	  .help = ZL_PROGRESS_HELP },
+	  .help = ZL_PROGRESS_HELP, .choices = ZL_PROGRESS_CHOICES },
 	{ .type = ZL_OPT_FLAG, .long_name = "dry-run", .value = &co.dry_run, .defval = 1,
 	  .help = "print the plan and each round's batch argv; start nothing" },
 	ZL_OPT_END_ROW,

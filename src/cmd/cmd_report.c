@@ -30,7 +30,9 @@ static const struct zl_option report_options[] = {
 	{ .type = ZL_OPT_STRING, .long_name = "output", .short_name = 'o', .value = &opt_out, .argh = "FILE",
 	  .help = "write the page to FILE (default " DEFAULT_OUTPUT "; - for standard output)" },
 	{ .type = ZL_OPT_STRING, .long_name = "progress", .value = &opt_progress, .argh = "MODE",
-	  .help = "a line with an ETA on stderr while many runs load: auto (on a terminal), live or none" },
+	  .help = "a line with an ETA on stderr while many runs load: auto (on a terminal),\n"
+		  "live, none, or plain (as none: a report has no steps to list)",
+	  .choices = ZL_PROGRESS_CHOICES },
 	{ .type = ZL_OPT_GROUP, .help = "What to report (default: the directory given):" },
 	{ .type = ZL_OPT_FLAG, .long_name = "compare", .value = &opt_compare, .defval = 1,
 	  .help = "compare two runs, A and B (directories or run ids)" },

@@ -38,6 +38,7 @@ usage 2 "invalid value 'profilr' for --timer: choose profiler, graph or direct; 
 ZL_TIMER=grph usage 2 "invalid value 'grph' for ZL_TIMER: choose profiler, graph or direct; did you mean 'graph'?" \
 	plan --backend cuda
 usage 2 "invalid value 'cor' for --level: choose core or comprehensive; did you mean 'core'?" plan --backend cuda --level cor
+usage 2 "invalid value 'chnage' for --sort: choose change, name or time; did you mean 'change'?" compare a b --sort chnage
 usage 2 "invalid value 'uptream' for --shape-mode: choose file or upstream; did you mean 'upstream'?" \
 	plan --backend cuda --shape-mode uptream
 usage 2 "invalid value 'nvdia' for --backend: choose one of cuda (nvidia, cu)" plan --backend nvdia

@@ -41,6 +41,11 @@ expect batch --timer gr :: graph
 expect batch --start "" :: worker fresh
 expect calibrate --start "" :: worker fresh
 expect batch --progress "" :: auto live plain none
+# the view's and the other commands' progress rows declare theirs too
+expect compare --sort "" :: change name time
+expect ab --time-unit "" :: auto ns us ms s
+expect calibrate --progress "" :: auto live plain none
+expect report --progress "" :: auto live plain none
 expect batch --launcher "" :: local slurm
 expect run --level "" :: core comprehensive
 expect doctor --shape-mode "" :: file upstream
