@@ -32,14 +32,20 @@ static struct zl_view_row *row(struct zl_view *v, const char *shape, enum zl_sid
 static char *printed(const struct zl_view *v, const struct zl_view_opts *o,
 		     void (*section)(const struct zl_view *, const struct zl_view_opts *, FILE *))
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	/* the stream's buffer lives on the heap, not in this frame: gcc 12's -Wdangling-pointer
+	   (Release) takes a pointer into a local buffer's memory for a pointer to the local */
+	struct { char *buf; size_t len; } *m = calloc(1, sizeof(*m));
+	FILE *f;
+	char *out;
 
+	assert_non_null(m);
+	f = open_memstream(&m->buf, &m->len);
 	assert_non_null(f);
 	section(v, o, f);
 	assert_int_equal(fclose(f), 0);
-	return buf;
+	out = m->buf;
+	free(m);
+	return out;
 }
 
 /* The index of needle in hay (it must be there). */
