@@ -264,6 +264,24 @@ def call_series(attribution, n_calls):
 # torch's Kineto events -> the neutral list
 
 
+def _kineto_fields(first):
+    """The unbound methods of torch's _KinetoEvent class that the readers call (each call is one
+    into torch's C++): name, device_type, correlation_id, linked_correlation_id,
+    start_thread_id, is_user_annotation (None on torch without it), and the start and end in
+    ns (start_us()/duration_us() on torch before 2.3)."""
+    k = type(first)
+    if hasattr(k, "start_ns") and hasattr(k, "end_ns"):
+        start_of, end_of = k.start_ns, k.end_ns
+    else:
+        def start_of(e):
+            return e.start_us() * 1000
+
+        def end_of(e):
+            return (e.start_us() + e.duration_us()) * 1000
+    return (k.name, k.device_type, k.correlation_id, k.linked_correlation_id,
+            k.start_thread_id, getattr(k, "is_user_annotation", None), start_of, end_of)
+
+
 def from_kineto(kineto_events, cpu_type, prefix=RANGE_PREFIX):
     """Event list of torch's _KinetoEvent objects (ProfilerResult.events()).
 
@@ -275,18 +293,7 @@ def from_kineto(kineto_events, cpu_type, prefix=RANGE_PREFIX):
     out = []
     if not kineto_events:
         return out
-    k = type(kineto_events[0])
-    name, dtype, corr, linked, tid = (k.name, k.device_type, k.correlation_id,
-                                      k.linked_correlation_id, k.start_thread_id)
-    user = getattr(k, "is_user_annotation", None)
-    if hasattr(k, "start_ns") and hasattr(k, "end_ns"):
-        start_of, end_of = k.start_ns, k.end_ns
-    else:
-        def start_of(e):
-            return e.start_us() * 1000
-
-        def end_of(e):
-            return (e.start_us() + e.duration_us()) * 1000
+    name, dtype, corr, linked, tid, user, start_of, end_of = _kineto_fields(kineto_events[0])
     append = out.append
     for e in kineto_events:
         if dtype(e) == cpu_type:
@@ -309,18 +316,7 @@ def kineto_series(kineto_events, cpu_type, n_calls, prefix=RANGE_PREFIX):
     if not kineto_events:
         out.missing = n_calls
         return out
-    k = type(kineto_events[0])
-    name, dtype, corr, linked, tid = (k.name, k.device_type, k.correlation_id,
-                                      k.linked_correlation_id, k.start_thread_id)
-    user = getattr(k, "is_user_annotation", None)
-    if hasattr(k, "start_ns") and hasattr(k, "end_ns"):
-        start_of, end_of = k.start_ns, k.end_ns
-    else:
-        def start_of(e):
-            return e.start_us() * 1000
-
-        def end_of(e):
-            return (e.start_us() + e.duration_us()) * 1000
+    name, dtype, corr, linked, tid, user, start_of, end_of = _kineto_fields(kineto_events[0])
     plen = len(prefix)
     by_tid, range_of_op, cpu, dev = {}, {}, {}, []
     for e in kineto_events:
