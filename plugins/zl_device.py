@@ -3,8 +3,8 @@
 The device module is FlagGems' runtime.torch_device_fn when flag_gems is loaded
 (torch.cuda on nvidia and amd), else torch.cuda. The L2 flush is the one
 triton.testing.do_bench uses (triton's driver buffer and clear_cache), made once
-per process. Nothing is imported here: torch, triton and flag_gems are taken from
-sys.modules, as the code under test loaded them.
+per session and released at its end. Nothing is imported here: torch, triton and
+flag_gems are taken from sys.modules, as the code under test loaded them.
 """
 
 import sys
@@ -57,7 +57,7 @@ def module_name(dev):
 
 
 def flusher(torch, dev):
-    """The L2 flush do_bench uses, made once per process."""
+    """The L2 flush do_bench uses, made once per session (release() forgets it)."""
     if "flush" in _cache:
         return _cache["flush"]
     flush = None
@@ -78,6 +78,11 @@ def flusher(torch, dev):
         flush = cache.zero_
     _cache["flush"] = flush
     return flush
+
+
+def release():
+    """Forget the flush buffer and the scratch byte (the session ends)."""
+    _cache.clear()
 
 
 def scratch(torch):

@@ -9,14 +9,17 @@ How a measurement is timed (docs/timer.md):
 
 1. fn() once, outside the profiler: compiles and autotunes; its errors propagate.
    Its wall is the measurement's first_call_s, FlagGems' own work, not the timer's.
-2. Five flushed calls timed by device events, twice, estimate a call. The caller's
+2. A probe: one profiled window of PROBE_CALLS calls (as in 3, without a hold) estimates a
+   call's wall, and tells whether a call runs one device activity or several. The caller's
    warm-up (FlagGems asks do_bench for 1,000 ms of back-to-back calls) is not run:
    back-to-back calls draw more power than the timed calls and leave the clocks to move
    once sampling begins (wave 4); the measurement's own first window settles instead.
 3. Windows of calls, each window one torch profiler session (Kineto: CUPTI on
    cuda, rocprofiler on rocm): for every call, a wait for the device, an L2 flush
-   and a hold outside the call's range, then fn() inside a record_function range
-   "zl_call#<i>". The SM clock is read every CLOCK_EVERY_S of calls inside the window.
+   and, when a call runs several activities, a hold outside the call's range, then fn()
+   inside a range "zl_call#<i>" (torch's _RecordFunctionFast where it has it, else
+   record_function). The SM clock is read every CLOCK_EVERY_S of calls inside the window,
+   and at least CLOCK_READS_MIN times.
 4. The session's events are read straight from the Kineto results (no
    key_averages, no FunctionEvent tree). Every device activity (kernel, memset,
    memcpy) is attributed to a call through correlation ids, never by its name:
@@ -422,7 +425,7 @@ class _Profiler:
             raise ProfilerFailed("torch's profiler records no device activity in this build "
                                  "(Kineto without CUPTI or roctracer)")
         self.profile = prof_mod.profile
-        self.record = prof_mod.record_function
+        self.record = _fast_range(torch) or prof_mod.record_function
         self.cpu = autograd.DeviceType.CPU
 
     def session(self, device_name):
@@ -436,19 +439,33 @@ class _Profiler:
             raise ProfilerFailed("cannot set up the profiler: %s" % zc.one_line(e)) from None
 
 
+def _fast_range(torch):
+    """torch's _RecordFunctionFast (torch >= 2.2), or None. A record_function range is an
+    op of its own: entering and leaving it run two more ops (_record_function_enter_new,
+    _record_function_exit) that the profiler records, and a device-side user annotation;
+    the fast range is one event, which shortens every call and the session's stop."""
+    c = getattr(torch, "_C", None)
+    prof = getattr(c, "_profiler", None) if c is not None else None
+    fast = getattr(prof, "_RecordFunctionFast", None) if prof is not None else None
+    return fast if callable(fast) else None
+
+
 _profiler = {}
 
 
-def _profiler_for(torch, device_name, flush, fn):
-    """The process's _Profiler, made once; the first session of a process starts the
-    tracing library (CUPTI), which can take long: one throwaway session takes that
-    cost outside any measurement's time cap."""
+def _profiler_for(torch):
+    """The session's _Profiler, made once. The first profiler session of a process starts
+    the tracing library (CUPTI), which can take long: each measurement's probe (outside its
+    time cap) takes that cost."""
     key = id(torch)
     if key not in _profiler:
-        prof = _Profiler(torch)
-        _profile_window(prof, device_name, fn, flush, None, 1)
-        _profiler[key] = prof
+        _profiler[key] = _Profiler(torch)
     return _profiler[key]
+
+
+def release():
+    """Forget the profiler: the session ends (zl_timer's unconfigure)."""
+    _profiler.clear()
 
 
 # Host gaps: a call of several kernels whose launches the CPU issues slower than the device
@@ -459,9 +476,10 @@ def _profiler_for(torch, device_name, flush, fn):
 # launches are all queued, so its kernels run back to back. Hold = HOLD_MARGIN x the host
 # time to issue one call + HOLD_EXTRA_S, at most HOLD_MAX_S.
 #
-# The first size comes from five calls issued outside the profiler; inside it, and in a
-# worker replaying records, issuing is slower and stalls now and then (wave 3: a hold of
-# 146 us left 15 % of one sum measurement's samples at 10-64 us). So every profiled call's
+# The first size comes from the probe's three calls (before wave 6: five issued outside the
+# profiler); inside a window, and in a worker replaying records, issuing is slower and
+# stalls now and then (wave 3: a hold of 146 us left 15 % of one sum measurement's samples
+# at 10-64 us). So every profiled call's
 # host time (from its flush to the end of its issue) is taken too, and after a window whose
 # HOST_QUANTILE of host times asks for a longer hold, the hold grows for the windows after
 # it (hold_grown counts the steps; that window's samples stay: the few with a gap are what
@@ -471,7 +489,7 @@ HOLD_EXTRA_S = 20e-6
 HOLD_MAX_S = 0.002
 HOST_QUANTILE = 0.9
 # Growth sizes from that quantile, already a tail, so with a smaller margin than the first
-# size from the shortest of five calls; the flush before the hold covers a little more.
+# size from the shortest of the probe's calls; the flush before the hold covers a little more.
 HOLD_GROW_MARGIN = 1.25
 HOLD_GROW_STEP = 1.05
 
@@ -512,19 +530,26 @@ class Hold:
         return True
 
 
-def holder(dev, fn, clock_mhz, perf=time.perf_counter):
-    """The Hold before each call, or None when the device module has no spin kernel
-    (torch.cuda._sleep; other vendors' modules may lack it)."""
+def holder(dev, host_times, clock_mhz):
+    """The Hold before each call, sized by the shortest of host_times (the seconds profiled
+    calls took to issue, their flush included), or None when the device module has no spin
+    kernel (torch.cuda._sleep; other vendors' modules may lack it)."""
     spin = getattr(dev, "_sleep", None)
-    if not callable(spin):
+    if not callable(spin) or not host_times:
         return None
-    issue = []
-    for _ in range(5):
-        t0 = perf()
-        fn()
-        issue.append(perf() - t0)
-    dev.synchronize()
-    return Hold(spin, clock_mhz, hold_seconds(min(issue)))
+    return Hold(spin, clock_mhz, hold_seconds(min(host_times)))
+
+
+# Why a measurement's calls were or were not held (timer.jsonl hold_reason). A hold only
+# matters between the activities of one call: a call of one kernel has no gap inside its
+# sample for the host to open, and its hold would be wall time spent on nothing (wave 5 on
+# the H200: 120-730 us a call, more than the kernels of most core shapes).
+HOLD_SEVERAL = "several activities per call"
+HOLD_ONE = "one activity per call"
+HOLD_NO_SPIN = "no spin kernel"
+
+# Calls of the probe window: how long a call takes and how many activities it runs.
+PROBE_CALLS = 3
 
 
 # Transients: a memory-bound kernel of ~1.4 ms (gelu of 2**30 float16) started after lighter
@@ -545,6 +570,9 @@ SETTLE_MODE = "mser"
 # after the last call. The samples of calls between two readings of which one is throttled
 # are dropped.
 CLOCK_EVERY_S = 0.002
+# ... and at least this many times in a window besides the reading after its last call, so
+# that one throttled reading drops at most about a quarter of a window's calls.
+CLOCK_READS_MIN = 4
 
 # Queue depth: on an H200 the same two-kernel call (FlagGems' 1-D sum of 1048576 float16)
 # measured 4.4 us while the device caught up with the host and 5.4 us once the host ran
@@ -559,12 +587,14 @@ SYNC_EACH_CALL = True
 class Window:
     """What one profiled window gave: its calls with activity (CallSeries), each call's
     host issue time (s), the clock readings [(call index, MHz or None)] with the last
-    after the final call (index n), and the seconds its session took to stop and be read."""
+    after the final call (index n), the seconds its session took to stop and be read, and
+    the seconds its calls took (from the first call's wait to the last one's issue)."""
 
-    __slots__ = ("series", "host", "readings", "parse_s")
+    __slots__ = ("series", "host", "readings", "parse_s", "loop_s")
 
-    def __init__(self, series, host, readings, parse_s):
+    def __init__(self, series, host, readings, parse_s, loop_s=0.0):
         self.series, self.host, self.readings, self.parse_s = series, host, readings, parse_s
+        self.loop_s = loop_s
 
 
 def _profile_window(prof, device_name, fn, flush, grad_to_none, n, hold=None, sync=None,
@@ -580,6 +610,7 @@ def _profile_window(prof, device_name, fn, flush, grad_to_none, n, hold=None, sy
     host, readings = [], []
     reset = zd.reset_grads
     every = max(1, int(clock_every))
+    t_loop = perf()
     try:
         for i in range(n):
             if clock_read is not None and i % every == 0:
@@ -607,6 +638,7 @@ def _profile_window(prof, device_name, fn, flush, grad_to_none, n, hold=None, sy
     collecting = gc.isenabled()
     gc.disable()
     t_stop = perf()
+    loop_s = t_stop - t_loop
     try:
         p.__exit__(None, None, None)
         series = kineto_series(p.kineto_results.events(), prof.cpu, n)
@@ -615,16 +647,18 @@ def _profile_window(prof, device_name, fn, flush, grad_to_none, n, hold=None, sy
     finally:
         if collecting:
             gc.enable()
-    return Window(series, host, readings, perf() - t_stop)
+    return Window(series, host, readings, perf() - t_stop, loop_s)
 
 
 def _check_missing(n, missing, window_no):
+    """window_no 0 is the probe."""
+    where = "window %d" % window_no if window_no else "the probe window"
     if missing == n:
         raise ProfilerFailed("the profiler recorded no device activity for any of the %d calls "
-                             "of window %d" % (n, window_no))
+                             "of %s" % (n, where))
     if missing > MAX_MISSING_FRACTION * n:
-        raise ProfilerFailed("%d of %d profiled calls of window %d had no device activity "
-                             "attributed" % (missing, n, window_no))
+        raise ProfilerFailed("%d of %d profiled calls of %s had no device activity "
+                             "attributed" % (missing, n, where))
 
 
 def throttled_calls(readings, max_mhz):
@@ -650,9 +684,13 @@ class _Sampling:
     flush, hold and wait before each call, the clock) and the series the windows add up."""
 
     def __init__(self, prof, device_name, fn, flush, grad_to_none, hold, sync, clock, now,
-                 sleep, policy, per_call_s=1e-4):
+                 sleep, policy, per_call_s=1e-4, make_hold=None):
         self.prof, self.device_name, self.fn, self.flush = prof, device_name, fn, flush
         self.grad_to_none, self.hold, self.sync = grad_to_none, hold, sync
+        # make_hold(host times): the Hold (or None) for calls found to run several activities
+        # in a window without one; that window's samples are then dropped (rehold counts)
+        self.make_hold = make_hold
+        self.rehold = 0
         self.clock, self.now, self.sleep, self.policy = clock, now, sleep, policy
         self.clock_every = max(1, int(CLOCK_EVERY_S / max(per_call_s, 1e-7)))
         # the series: every unthrottled sample in call order, its activity count and signature
@@ -679,7 +717,8 @@ class _Sampling:
         t0 = self.now()
         read = self.clock.read if self.clock.max_mhz else None
         w = _profile_window(self.prof, self.device_name, self.fn, self.flush, self.grad_to_none,
-                            n, self.hold, self.sync, read, self.clock_every)
+                            n, self.hold, self.sync, read,
+                            min(self.clock_every, max(1, n // CLOCK_READS_MIN)))
         spent = self.now() - t0
         self.windows_s += spent
         self.parse_s += w.parse_s
@@ -687,8 +726,14 @@ class _Sampling:
         self.calls += n
         self.missing += w.series.missing
         _check_missing(n, w.series.missing, self.windows)
-        bad = throttled_calls(w.readings, self.clock.max_mhz)
         s = w.series
+        if self.hold is None and self.make_hold is not None and any(c > 1 for c in s.counts):
+            self.hold = self.make_hold(w.host)
+            if self.hold is not None:
+                # its calls' samples may hold the gaps a hold keeps out: none of them count
+                self.rehold += 1
+                return max(spent / n, 1e-7)
+        bad = throttled_calls(w.readings, self.clock.max_mhz)
         before = self.dropped
         for k, i in enumerate(s.index):
             if any(lo <= i < hi for lo, hi in bad):
@@ -721,17 +766,20 @@ def _kernel_fields(sigs):
 
 
 def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
-            now=time.monotonic, sleep=time.sleep):
+            now=time.monotonic, sleep=time.sleep, cost=None):
     """Time fn by device timestamps to policy's noise target (see the module doc).
 
     Returns {"samples", "estimate_ms", "estimator", "noise_rel", "stop_reason",
     "kernels_per_call", "dropped_throttled", "clock_readings", "batches",
     "calls", "calls_missing", ...}. warmup and rep are do_bench's, accepted so that the
     call matches the other timers' and not used: the series' transient cut replaces the
-    warm-up, the time cap the repetitions."""
+    warm-up, the time cap the repetitions. cost, a dict, gets first_call_s as soon as the
+    first call has ended or failed: a measurement interrupted later still tells its
+    compile time apart from the timer's."""
     del warmup, rep
     policy = policy or zl_sampling.Policy()
     clock = clock or zl_clock.unknown("no clock reader given")
+    cost = {} if cost is None else cost
     try:
         torch, dev = zd.device_api()
     except zd.DeviceUnavailable as e:
@@ -739,22 +787,30 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
     device_name = zd.device_string()
     flush = zd.flusher(torch, dev)
     t_first = now()
-    fn()
-    dev.synchronize()
-    first_call_s = now() - t_first
-    t_prep = now()
-    prof = _profiler_for(torch, device_name, flush, fn)
-
-    def flushed_call():
-        flush()
+    try:
         fn()
-    est_ms = min(zd.eager_ms(dev, flushed_call, 5), zd.eager_ms(dev, flushed_call, 5))
-    hold = holder(dev, fn, clock.max_mhz)
-    per_call_s = est_ms / 1000.0 + (hold.seconds if hold else 0.0) + 20e-6
+        dev.synchronize()
+    finally:
+        first_call_s = now() - t_first
+        cost["first_call_s"] = round(first_call_s, 6)
+    t_prep = now()
+    prof = _profiler_for(torch)
+    sync = dev.synchronize if SYNC_EACH_CALL else None
+    probe = _profile_window(prof, device_name, fn, flush, grad_to_none, PROBE_CALLS, None, sync)
+    _check_missing(PROBE_CALLS, probe.series.missing, 0)
+    hold, why = None, HOLD_ONE
+    if any(c > 1 for c in probe.series.counts):
+        hold = holder(dev, probe.host, clock.max_mhz)
+        why = HOLD_SEVERAL if hold is not None else HOLD_NO_SPIN
+    elif not callable(getattr(dev, "_sleep", None)):
+        why = HOLD_NO_SPIN
+    per_call_s = probe.loop_s / PROBE_CALLS + (hold.seconds if hold else 0.0)
     n = zl_sampling.first_batch(policy, per_call_s)
-    st = _Sampling(prof, device_name, fn, flush, grad_to_none, hold,
-                   dev.synchronize if SYNC_EACH_CALL else None, clock, now, sleep, policy,
-                   per_call_s)
+
+    def make_hold(host_times):
+        return holder(dev, host_times, clock.max_mhz)
+    st = _Sampling(prof, device_name, fn, flush, grad_to_none, hold, sync, clock, now, sleep,
+                   policy, per_call_s, make_hold)
     prep_s = st.started - t_prep
     while True:
         last = n
@@ -764,13 +820,14 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
                                           st.steady, extend=last)
         if reason is not None:
             break
-    return _result(st, reason, hold, {"first_call_s": round(first_call_s, 6),
-                                      "prep_s": round(prep_s, 6),
-                                      "windows_s": round(st.windows_s, 6),
-                                      "parse_s": round(st.parse_s, 6)})
+    if st.hold is not None and hold is None:
+        why = HOLD_SEVERAL
+    cost.update({"prep_s": round(prep_s, 6), "windows_s": round(st.windows_s, 6),
+                 "parse_s": round(st.parse_s, 6)})
+    return _result(st, reason, st.hold, why, dict(cost))
 
 
-def _result(st, reason, hold, cost):
+def _result(st, reason, hold, why, cost):
     kept = st.kept
     if not kept:
         raise ProfilerFailed("every one of %d profiled samples was taken below %d %% of the "
@@ -785,6 +842,8 @@ def _result(st, reason, hold, cost):
             "batches": st.windows, "calls": st.calls, "calls_missing": st.missing,
             "hold_us": round(hold.seconds * 1e6, 3) if hold else None,
             "hold_grown": hold.grown if hold else None,
+            "hold_reason": why,
+            "rehold": st.rehold,
             "synced_calls": SYNC_EACH_CALL,
             "steady": st.steady,
             "transient_cut": st.cut,

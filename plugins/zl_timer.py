@@ -54,7 +54,8 @@ BENCH_FUNCTIONS = (
 GRAPH_PLUGIN = "zl_graph_timer"
 # What zl_profiler_timer.measure() returns beyond the common fields, kept in timer.jsonl
 # under the same names (docs/run-directory.md).
-PROFILER_EXTRAS = ("calls_missing", "hold_us", "synced_calls", "hold_grown", "steady",
+PROFILER_EXTRAS = ("calls_missing", "hold_us", "synced_calls", "hold_grown", "hold_reason",
+                   "rehold", "steady",
                    "transient_cut", "transient_ms", "noise_target_used", "kernels",
                    "kernel_variants")
 PROFILER_PLUGIN = "zl_profiler_timer"
@@ -278,6 +279,15 @@ class _Timer:
             setattr(owner, attr, orig)
         self.patched = []
 
+    def release(self):
+        """Drop what the session keeps for the process: the L2 flush buffer (256 MiB of
+        device memory) and the profiler. A worker's next op makes its own; left alive, they
+        are what the worker finds still allocated after the op (docs/worker.md)."""
+        rel = getattr(self.profiler, "release", None)
+        if callable(rel):
+            rel()
+        zd.release()
+
     def _bench_hook(self, orig, label):
         timer = self
 
@@ -451,14 +461,20 @@ class _Timer:
             if self.plan_missing and self.plan == "profiler":
                 reasons.append(self.plan_missing)
             return None
+        cost = {}
         try:
             out = self.profiler.measure(fn, warmup=call.get("warmup", 25),
                                         rep=call.get("rep", 100),
                                         grad_to_none=call.get("grad_to_none"),
-                                        policy=self.policy, clock=clock)
+                                        policy=self.policy, clock=clock, cost=cost)
         except self.profiler.ProfilerFailed as e:
             reasons.append(e.reason)
             return None
+        except BaseException:
+            # interrupted or failed: what it got to (its first call's wall above all) is
+            # still the record's, so that a compile cut short does not read as timer time
+            rec["cost"] = cost or None
+            raise
         rec["timer"] = "profiler"
         rec["sample_kind"] = "profiled_call"
         extra = {"profiler_batches": out.pop("batches"), "profiler_calls": out.pop("calls"),
@@ -707,5 +723,6 @@ def pytest_unconfigure(config):
     if not _state.finished:
         _state.write()
     _state.uninstall()
+    _state.release()
     _state = None
     zc.restore_sigterm()

@@ -358,59 +358,143 @@ def forget_last_exception(sysmod=sys):
     return out
 
 
+# What tuners keep from their last run, found on the H200 (wave 6) holding an op's inputs after
+# its session: FlagGems' LibTuner keeps the last run's arguments for benchmark_config()
+# (_last_benchmark_args, _last_benchmark_meta: 256 MiB of conj_copy's inputs), and Triton's
+# Autotuner leaves nargs set when a run is interrupted (mhc_pre's 64 MiB). A fresh process has
+# none of them: reset, each op's session starts as one would.
+TUNER_LEFTOVERS = ("nargs", "_last_benchmark_args", "_last_benchmark_meta")
+# How far a module global is followed through .fn to its tuner (LibEntry -> LibTuner,
+# Heuristics -> Autotuner -> JITFunction).
+TUNER_FN_DEPTH = 4
+
+
+def _is_tuner(obj):
+    return any(c.__name__ == "Autotuner" for c in type(obj).__mro__)
+
+
+def forget_tuner_arguments(modules):
+    """Reset what tuners reachable from the modules' globals (through .fn) keep from their
+    last run (TUNER_LEFTOVERS): nargs to None, the LibTuner's last arguments removed. The
+    number of tuners changed."""
+    changed = 0
+    seen = set()
+    for mod in list(modules.values()):
+        d = getattr(mod, "__dict__", None)
+        if not isinstance(d, dict):
+            continue
+        for v in list(d.values()):
+            for _ in range(TUNER_FN_DEPTH):
+                if v is None or id(v) in seen or isinstance(v, (type, type(sys))):
+                    break
+                seen.add(id(v))
+                attrs = getattr(v, "__dict__", None)
+                if not isinstance(attrs, dict):
+                    break
+                if any(attrs.get(k) is not None for k in TUNER_LEFTOVERS) and _is_tuner(v):
+                    for k in TUNER_LEFTOVERS:
+                        if k == "nargs":
+                            if attrs.get(k) is not None:
+                                v.nargs = None
+                        elif k in attrs:
+                            delattr(v, k)
+                    changed += 1
+                v = attrs.get("fn")
+    return changed
+
+
+def _key_of(d, obj):
+    """The first key of dict d whose value is obj, or None. (A loop, not a generator
+    expression: one that used obj would make obj a closure cell of _describe's frame, and
+    that cell would be the next holder the search finds.)"""
+    for k, v in d.items():
+        if v is obj:
+            return k
+    return None
+
+
 def _describe(obj, seen, depth):
-    """Where obj lives, as a short path of what holds it ("dict 'cache' <- module zl_device")."""
+    """Where obj lives, as a short path of what holds it ("'cache' of module zl_device",
+    "list of 2 <- attribute 'results' of Benchmark <- ..."). seen: ids of objects not to
+    follow, the diagnosis' own containers among them; every list of referrers made here
+    joins it, or the path would lead through the search itself."""
     if depth == 0:
         return "?"
-    holders = [r for r in gc.get_referrers(obj) if id(r) not in seen and r is not seen]
+    holders = [r for r in gc.get_referrers(obj) if id(r) not in seen]
+    seen.add(id(holders))
     for r in holders:
         seen.add(id(r))
+    for r in holders:
         if isinstance(r, type(sys)):
             return "module %s" % r.__name__
-        if type(r).__name__ == "frame":
+        kind = type(r).__name__
+        if kind == "frame":
             return "frame %s (%s:%d)" % (r.f_code.co_name, os.path.basename(r.f_code.co_filename),
                                          r.f_lineno)
+        if kind == "cell":
+            return "closure cell <- %s" % _describe(r, seen, depth - 1)
+        if kind == "function":
+            return "function %s.%s <- %s" % (getattr(r, "__module__", "?"),
+                                             getattr(r, "__qualname__", "?"),
+                                             _describe(r, seen, depth - 1))
         if isinstance(r, dict):
-            key = next((k for k, v in r.items() if v is obj), None)
+            key = _key_of(r, obj)
             owner = [o for o in gc.get_referrers(r) if isinstance(o, type(sys))]
             if owner:
                 return "%r of module %s" % (key, owner[0].__name__)
             return "dict key %r <- %s" % (key, _describe(r, seen, depth - 1))
         if isinstance(r, (list, tuple, set)):
-            return "%s of %d <- %s" % (type(r).__name__, len(r), _describe(r, seen, depth - 1))
+            return "%s of %d <- %s" % (kind, len(r), _describe(r, seen, depth - 1))
         if hasattr(r, "__dict__") and not isinstance(r, type):
-            return "%s <- %s" % (type(r).__name__, _describe(r, seen, depth - 1))
-    return "unknown (%d referrers)" % len(holders)
+            attrs = getattr(r, "__dict__", None) or {}
+            name = _key_of(attrs, obj)
+            what = "attribute %r of %s" % (name, kind) if name is not None else kind
+            return "%s <- %s" % (what, _describe(r, seen, depth - 1))
+    return "unknown (%d referrers: %s)" % (len(holders), ", ".join(
+        sorted({type(r).__name__ for r in holders})[:4]) or "none the collector tracks")
 
 
-# How many referrers up device_holders looks. Wave 5 on the H200 stopped at 4 and read
-# "tuple <- list <- list <- list <- ?" for every tensor left behind (triton's 256 MiB benchmark
-# cache, the op's inputs): the owner lies further up.
+# How many referrers up device_holders looks. Wave 5's diagnosis read "tuple <- list <- list
+# <- list <- ?" for every tensor left behind: its own lists (the candidates, each level's
+# referrers) were the path, and the worker's frozen objects (gc.freeze after the imports),
+# which gc.get_referrers does not see, hid the rest. Both are fixed: the search skips its own
+# containers and unfreezes the collector while it looks.
 HOLDER_DEPTH = 10
 
 
 def device_holders(torch, min_bytes=16 << 20, limit=4):
     """The largest device tensors still alive, each with what holds it: a list of
     "N MiB <shape> <dtype> held by ..." lines (largest first), for a worker that must retire
-    because of them. Storage shared by views is counted once."""
-    found = {}
-    for obj in gc.get_objects():
-        try:
-            if not isinstance(obj, torch.Tensor) or obj.device.type == "cpu":
+    because of them. Storage shared by views is counted once. The collector's frozen
+    objects are unfrozen for the search and frozen again after it."""
+    frozen = gc.get_freeze_count()
+    if frozen:
+        gc.unfreeze()
+    try:
+        found = {}
+        for obj in gc.get_objects():
+            try:
+                if not isinstance(obj, torch.Tensor) or obj.device.type == "cpu":
+                    continue
+                st = obj.untyped_storage()
+                key, size = st.data_ptr(), st.nbytes()
+            except Exception:
                 continue
-            st = obj.untyped_storage()
-            key, size = st.data_ptr(), st.nbytes()
-        except Exception:
-            continue
-        if size >= min_bytes and (key not in found or found[key][0] < size):
-            found[key] = (size, obj)
-    out = []
-    for size, obj in sorted(found.values(), key=lambda x: -x[0])[:limit]:
-        seen = {id(found), id(out)}
-        out.append("%.0f MiB %s %s held by %s" % (size / float(1 << 20), tuple(obj.shape),
-                                                  str(obj.dtype).replace("torch.", ""),
-                                                  _describe(obj, seen, HOLDER_DEPTH)))
-    return out
+            if size >= min_bytes and (key not in found or found[key][0] < size):
+                found[key] = (size, obj)
+        obj = None
+        ranked = sorted(found.values(), key=lambda x: -x[0])[:limit]
+        seen = {id(found), id(ranked)} | {id(t) for t in found.values()}
+        out = []
+        seen.add(id(out))
+        for size, t in ranked:
+            out.append("%.0f MiB %s %s held by %s" % (size / float(1 << 20), tuple(t.shape),
+                                                      str(t.dtype).replace("torch.", ""),
+                                                      _describe(t, set(seen), HOLDER_DEPTH)))
+        return out
+    finally:
+        if frozen:
+            gc.freeze()
 
 
 def _one_line(exc, limit=300):
@@ -703,6 +787,10 @@ class Worker:
         forgot = forget_last_exception()
         if forgot:
             notes.append("dropped the failed test's exception pytest kept (%s)" % ", ".join(forgot))
+        tuners = forget_tuner_arguments(sys.modules)
+        if tuners:
+            notes.append("reset the last run's arguments that %d tuner%s kept"
+                         % (tuners, "" if tuners == 1 else "s"))
         gc.collect()
         own = req["env"].get("ZL_VENDOR_MODULE") or None
         foreign = foreign_new_modules(modules_before, sys.modules, own, self.vendor_segment)

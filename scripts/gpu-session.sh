@@ -4,7 +4,7 @@
 # them, runs the given scripts/gpu-wave.sh phases one after another, each under its share of
 # the call's deadline, and packs every phase's directory into $OUT/res.tgz (the device tool
 # brings back only a few files).
-# usage: scripts/gpu-session.sh PHASE[:SECONDS]...
+# usage: scripts/gpu-session.sh PHASE[@NAME][:SECONDS]...  (results in res/NAME, default PHASE)
 # Carried (ignored through .git/info/exclude, named in the call's carry list): .gpu/bin (a
 # Release zlbench and the libcjson.so.1 the image lacks), .gpu/fg.tgz (FlagGems' src/flag_gems,
 # benchmark/, conf/, pytest.ini as one git commit, so that runs name a FlagGems commit),
@@ -31,7 +31,10 @@ for spec in "$@"; do
 	phase=${spec%%:*}
 	secs=${spec#*:}
 	[ "$secs" = "$spec" ] && secs=540
-	DEADLINE_S=$secs bash scripts/gpu-wave.sh "$phase" "$work/res/$phase"
+	# PHASE@NAME: the phase's results go to res/NAME (a phase run twice in one session)
+	name=${phase#*@}
+	phase=${phase%%@*}
+	DEADLINE_S=$secs bash scripts/gpu-wave.sh "$phase" "$work/res/$name"
 done
 # history databases and the demo's caches are small; tuner caches stay behind
 tar -czf "$OUT/res.tgz" -C "$work" res 2>/dev/null

@@ -102,7 +102,7 @@ def summary(rows, key="span"):
 
 def run(label, fn, sync=False, hold=True, reps=REPS):
     pt.SYNC_EACH_CALL = sync
-    pt.holder = _holder if hold else (lambda dev, f, mhz, perf=None: None)
+    pt.holder = _holder if hold else (lambda dev, host, mhz: None)
     allrows = []
     ests = []
     for rep in range(reps):

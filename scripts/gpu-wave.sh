@@ -18,7 +18,8 @@
 #   SPEED: issue 25: the ops (default the 10 core ops) and arctan with every dtype in the
 #       device's worker: the timer's wall per measurement, each op's wall and where it went.
 #   SAMPLE: issue 25: N (default 40) marks drawn with SEED (default 25) from every mark of the
-#       checkout, every dtype, in the device's worker: the mean wall per passing mark.
+#       checkout, every dtype, in the device's worker: the mean wall per passing mark. PART=k/m
+#       runs the k-th of m slices of the draw (a device call holds about 20 marks).
 # usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|SAMPLE OUTDIR
 #   A2: as A, every run on the same kernel configs (rounds and the fresh batch replay round 1's
 #       merged winners), calibrate first; the fresh batch is compared with round 2.
@@ -164,7 +165,13 @@ for d, _, files in os.walk(os.path.join(root, "benchmark")):
             marks |= set(re.findall(r"pytest\.mark\.(\w+)", open(os.path.join(d, f)).read())) - builtin
 print("\n".join(sorted(random.Random(seed).sample(sorted(marks), n))))
 PY
-	log "sample: $(wc -l <"$out/sample.ops") marks, seed ${SEED:-25}: $(tr '\n' ' ' <"$out/sample.ops")"
+	if [ -n "${PART:-}" ]; then
+		# PART=k/m: the k-th of m contiguous slices of the draw (one device call each)
+		k=${PART%/*} m=${PART#*/} total=$(wc -l <"$out/sample.ops")
+		awk -v k="$k" -v m="$m" -v n="$total" 'NR > int((k - 1) * n / m) && NR <= int(k * n / m)' \
+			"$out/sample.ops" >"$out/sample.part" && mv "$out/sample.part" "$out/sample.ops"
+	fi
+	log "sample: $(wc -l <"$out/sample.ops") marks, seed ${SEED:-25}${PART:+, part $PART}: $(tr '\n' ' ' <"$out/sample.ops")"
 	zl sample batch $F --devices 0 --ops-file "$out/sample.ops" --start worker --progress plain \
 		--timeout-per-op "${TIMEOUT_PER_OP:-150}" --out "$out/sample"
 	python3 "$here/gpu-wave-digest.py" SAMPLE "$out" | tee -a "$out/wave.log"

@@ -118,9 +118,11 @@ def test_drift_between_sessions_never_mixes_levels_into_a_steady_estimate(bench)
     # as a transient (the estimate is the latest level) or the series is not steady; the noise
     # rule never stops on a mix of them. (Which of the two depends on how the windows, sized
     # by wall time, split the levels.)
+    # (a cap that 10,000 samples, max_samples, cannot outlast on any host: the fake's calls
+    # cost 20-60 us of wall)
     r = bench.run([ADD], backend_env("cuda", FAKE_NOISE="0.1", FAKE_DRIFT="0.1",
                                      ZL_NOISE_TARGET="0.001", ZL_NOISE_TARGET_PINNED="1",
-                                     ZL_MAX_TIME_PER_SHAPE="0.5", **ONE_SHAPE))
+                                     ZL_MAX_TIME_PER_SHAPE="0.15", **ONE_SHAPE))
     assert r.rc == 0, r
     for rec in r.jsonl("plugins", "timer.jsonl"):
         assert rec["stop_reason"] in ("time_cap", "noise_plateau"), rec
@@ -158,6 +160,10 @@ def test_an_error_of_the_op_is_the_measurements_error(bench):
     assert (g["samples_ms"], g["samples_total"], g["estimate_ms"], g["noise_rel"]) == \
         ([], 0, None, None)
     assert g["fallback_reason"] is None
+    # the failed first call is the record's first_call_s, not timer time (wave 5's timeouts
+    # counted minutes of compiling as the timer's)
+    assert set(g["cost"]) == {"first_call_s"} and g["first_call_s"] == g["cost"]["first_call_s"]
+    assert g["timer_s"] == pytest.approx(g["wall_s"] - g["first_call_s"], abs=2e-6), g
     s = r.json("plugins", "timer_summary.json")
     assert s["errors"] == 1 and s["stop_reasons"] == {"noise_target": 1, "error": 1}
 
@@ -277,8 +283,20 @@ def test_bad_sampling_settings_are_usage_errors(bench, name, value, message):
 
 def test_a_hold_before_each_call_keeps_host_gaps_out_and_is_recorded(bench):
     # torch.cuda._sleep after the flush holds the device until the call is queued (as
-    # nvbench's blocking kernel): the spin kernel is nobody's activity, the samples stay
-    # the kernels' own, and timer.jsonl says how long the hold was.
+    # nvbench's blocking kernel), for calls of several activities (mm: a memset and a GEMM on
+    # torch's side, two Triton kernels on FlagGems'): the spin kernel is nobody's activity, the
+    # samples stay the kernels' own, and timer.jsonl says how long the hold was and why.
+    r = bench.run(["benchmark/test_ops.py::test_mm"], backend_env("cuda", **ONE_SHAPE))
+    assert r.rc == 0, r
+    for t in by_side(r.jsonl("plugins", "timer.jsonl")).values():
+        assert t["timer"] == "profiler" and t["kernels_per_call"] == 2, t
+        assert 20 <= t["hold_us"] <= 2000, t
+        assert (t["hold_reason"], t["rehold"]) == ("several activities per call", 0), t
+
+
+def test_calls_of_one_kernel_are_not_held(bench):
+    # A call of one kernel has no gap inside its sample for the host to open: the probe
+    # finds one activity per call and no hold is spent on it.
     r = bench.run([ADD], backend_env("cuda", **ONE_SHAPE))
     assert r.rc == 0, r
     sides = by_side(r.jsonl("plugins", "timer.jsonl"))
@@ -286,7 +304,41 @@ def test_a_hold_before_each_call_keeps_host_gaps_out_and_is_recorded(bench):
         t = sides[side]
         assert t["timer"] == "profiler" and t["kernels_per_call"] == 1, t
         assert t["estimate_ms"] == pytest.approx(cost, rel=1e-6), t
-        assert 20 <= t["hold_us"] <= 2000, t
+        assert (t["hold_us"], t["hold_reason"], t["rehold"]) == \
+            (None, "one activity per call", 0), t
+
+
+def test_a_window_that_finds_several_activities_unheld_is_dropped_and_held(monkeypatch):
+    # The probe saw one kernel a call; a later window sees two (another variant, a memset):
+    # that window's samples, taken without a hold, are dropped and the windows after it held.
+    made = []
+
+    class Held:
+        def fit(self, host):
+            return False
+    held = Held()
+
+    def make_hold(host):
+        made.append(list(host))
+        return held
+    sc = _Script(monkeypatch, [[1.0] * 20, [1.5] * 20, [1.5] * 20])
+    sc.st.make_hold = make_hold
+    counts = [[1] * 20, [2] * 20, [2] * 20]
+    orig = pt_module()._profile_window
+
+    def profile_window(*a, **k):
+        w = orig(*a, **k)
+        w.series.counts = counts.pop(0)
+        return w
+    monkeypatch.setattr(pt_module(), "_profile_window", profile_window)
+    st = sc.run()
+    assert st.hold is held and st.rehold == 1 and len(made) == 1, vars(st)
+    assert st.series == [1.0] * 20 + [1.5] * 20, st.series
+
+
+def pt_module():
+    import zl_profiler_timer as pt
+    return pt
 
 
 def test_each_call_starts_from_an_idle_device(bench):

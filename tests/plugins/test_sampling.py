@@ -10,10 +10,12 @@ P = zs.Policy(noise_target=0.005, max_time_s=0.3)
 
 
 def test_first_batch_covers_the_first_window_within_bounds():
-    assert zs.first_batch(P, 60e-6) == 250           # 15 ms of 60 us calls
+    assert zs.first_batch(P, 200e-6) == 75           # 15 ms of 200 us calls
+    assert zs.first_batch(P, 60e-6) == 100           # 15 ms of 60 us calls, cut to first_max
+    assert zs.first_batch(zs.Policy(first_max=1000), 60e-6) == 250
     assert zs.first_batch(P, 1.5e-3) == 20           # long calls: enough to see a transient
     assert zs.first_batch(P, 0.1) == 10              # slow kernels: the minimum count
-    assert zs.first_batch(P, 1e-9) == 1000           # the window limit
+    assert zs.first_batch(zs.Policy(first_max=10 ** 6), 1e-9) == 1000   # the window limit
     # a quarter of a small cap bounds it
     assert zs.first_batch(zs.Policy(max_time_s=0.004), 10e-6) == 100
 
@@ -123,8 +125,9 @@ def test_a_whole_loop_over_a_noisy_source_stops_at_the_target():
         if reason:
             break
     assert reason == "noise_target" and noise <= 0.005
-    # 3 % noise needs about (2 * 0.03 / 0.005)^2 = 144 samples; the first window has more
-    assert len(kept) == 250
+    # 3 % noise needs about (2 * 0.03 / 0.005)^2 = 144 samples: the first window (first_max)
+    # has fewer, the second is sized by the noise the first measured
+    assert len(kept) == 171 and len(history) == 2
 
 
 def test_drift_between_batches_plateaus():

@@ -3,6 +3,7 @@
 The pure functions, then a real worker process serving ops over its socket, with a
 stand-in torch whose default dtype and random generator an op changes.
 """
+import gc
 import json
 import logging
 import os
@@ -212,8 +213,38 @@ def test_a_worker_retiring_for_device_memory_says_what_holds_it():
     assert len(lines) == 2, lines
     assert lines[0].startswith("256 MiB (67108864,) float32 held by ") and \
         "module zl_fake_holder" in lines[0], lines
-    assert lines[1].startswith("64 MiB ") and "list" in lines[1], lines
-    del keep, cpu
+    # the path is the holder's, not the search's own lists (wave 5 read "tuple <- list <-
+    # list <- list <- ?" for every tensor)
+    assert lines[1].startswith("64 MiB (16777216,) float32 held by list of 1 <- dict key "
+                               "'inputs'"), lines
+    del keep, cpu, mod
+
+    # a closure's cell, and an attribute of an object in a list that the collector froze (as
+    # the worker freezes what its imports made): both named
+    def make(t):
+        def flush():
+            return t
+        return flush
+
+    class Bench:
+        pass
+    b = Bench()
+    b.results = Tensor(4, 32 << 20)
+    registry = [b]
+    kept = make(Tensor(5, 128 << 20))
+    gc.collect()
+    gc.freeze()
+    try:
+        lines = zw.device_holders(fake, min_bytes=1 << 20)
+        assert gc.get_freeze_count() > 0          # frozen again after the search
+    finally:
+        gc.unfreeze()
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("128 MiB ") and "closure cell <- tuple of 1 <- function " \
+        in lines[0] and "make.<locals>.flush" in lines[0], lines
+    assert lines[1].startswith("32 MiB ") and \
+        "attribute 'results' of Bench <- list of 1" in lines[1], lines
+    del kept, registry, b
 
 
 # ---------------------------------------------------------------------------
@@ -402,3 +433,46 @@ def test_a_session_in_a_worker_reports_foreign_vendors_as_a_fresh_one(tmp_path):
             assert {m["first_test"] for m in f["probed_modules"]} == {"benchmark/conftest.py"}, f
     finally:
         w.stop()
+
+
+def test_the_arguments_tuners_keep_from_their_last_run_are_reset():
+    # Wave 6 on the H200: FlagGems' LibTuner kept conj_copy's inputs (_last_benchmark_args)
+    # and Triton's Autotuner an interrupted mhc_pre's (nargs) after their sessions; the worker
+    # retired for that memory. A fresh process has neither.
+    import types
+
+    class Autotuner:
+        def __init__(self):
+            self.nargs = None
+
+    class LibTuner(Autotuner):
+        pass
+
+    class LibEntry:
+        def __init__(self, fn):
+            self.fn = fn
+
+    class JIT:
+        nargs = "not a tuner's"
+
+    lib = LibTuner()
+    lib._last_benchmark_args = ("inputs",)
+    lib._last_benchmark_meta = {"BLOCK": 1}
+    lib.nargs = {"x": "inputs"}
+    lib.fn = JIT()
+    interrupted = Autotuner()
+    interrupted.nargs = {"layer_input_ptr": "inputs"}
+    idle = Autotuner()
+    other = types.SimpleNamespace(nargs="an unrelated attribute")
+    mod = types.ModuleType("flag_gems.ops.fake")
+    mod.kernel = LibEntry(lib)
+    mod.fused = interrupted
+    mod.idle = idle
+    mod.other = other
+    mod.again = LibEntry(lib)                 # the same tuner reached twice counts once
+    assert zw.forget_tuner_arguments({"flag_gems.ops.fake": mod, "none": None}) == 2
+    assert lib.nargs is None and not hasattr(lib, "_last_benchmark_args") and \
+        not hasattr(lib, "_last_benchmark_meta"), vars(lib)
+    assert interrupted.nargs is None and idle.nargs is None
+    assert other.nargs == "an unrelated attribute" and JIT.nargs == "not a tuner's"
+    assert zw.forget_tuner_arguments({"m": mod}) == 0
