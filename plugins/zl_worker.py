@@ -373,12 +373,10 @@ def _is_tuner(obj):
     return any(c.__name__ == "Autotuner" for c in type(obj).__mro__)
 
 
-def forget_tuner_arguments(modules):
-    """Reset what tuners reachable from the modules' globals (through .fn) keep from their
-    last run (TUNER_LEFTOVERS): nargs to None, the LibTuner's last arguments removed. The
-    number of tuners changed."""
-    changed = 0
-    seen = set()
+def find_tuners(modules):
+    """The tuners (Triton's Autotuner and subclasses, FlagGems' LibTuner among them) reachable
+    from the modules' globals through .fn, each once."""
+    found, seen = [], set()
     for mod in list(modules.values()):
         d = getattr(mod, "__dict__", None)
         if not isinstance(d, dict):
@@ -391,16 +389,32 @@ def forget_tuner_arguments(modules):
                 attrs = getattr(v, "__dict__", None)
                 if not isinstance(attrs, dict):
                     break
-                if any(attrs.get(k) is not None for k in TUNER_LEFTOVERS) and _is_tuner(v):
-                    for k in TUNER_LEFTOVERS:
-                        if k == "nargs":
-                            if attrs.get(k) is not None:
-                                v.nargs = None
-                        elif k in attrs:
-                            delattr(v, k)
-                    changed += 1
+                if "nargs" in attrs and _is_tuner(v):
+                    found.append(v)
                 v = attrs.get("fn")
+    return found
+
+
+def reset_tuners(tuners):
+    """Reset what each tuner keeps from its last run (TUNER_LEFTOVERS): nargs to None, the
+    LibTuner's last arguments removed. The number of tuners changed."""
+    changed = 0
+    for t in tuners:
+        attrs = t.__dict__
+        if not any(attrs.get(k) is not None for k in TUNER_LEFTOVERS):
+            continue
+        if attrs.get("nargs") is not None:
+            t.nargs = None
+        for k in TUNER_LEFTOVERS[1:]:
+            if k in attrs:
+                delattr(t, k)
+        changed += 1
     return changed
+
+
+def forget_tuner_arguments(modules):
+    """reset_tuners(find_tuners(modules))."""
+    return reset_tuners(find_tuners(modules))
 
 
 def _key_of(d, obj):
@@ -557,6 +571,8 @@ class Worker:
         self.retire = None
         self.sock = None
         self.library = frozenset()
+        self.tuners = {}           # id -> tuner reachable from a module's globals (find_tuners)
+        self.tuner_scanned = set()  # names of the modules whose globals were walked for them
         # kept here: the module itself is a session's (dropped and imported afresh by the plugins)
         import zl_common
         self.vendor_segment = zl_common.vendor_segment
@@ -787,7 +803,13 @@ class Worker:
         forgot = forget_last_exception()
         if forgot:
             notes.append("dropped the failed test's exception pytest kept (%s)" % ", ".join(forgot))
-        tuners = forget_tuner_arguments(sys.modules)
+        # the modules' globals are walked once each (a torch and FlagGems process holds
+        # hundreds of thousands: ~0.4 us each), the tuners found kept for every later op
+        fresh = {n: m for n, m in list(sys.modules.items()) if n not in self.tuner_scanned}
+        self.tuner_scanned.update(fresh)
+        for t in find_tuners(fresh):
+            self.tuners.setdefault(id(t), t)
+        tuners = reset_tuners(self.tuners.values())
         if tuners:
             notes.append("reset the last run's arguments that %d tuner%s kept"
                          % (tuners, "" if tuners == 1 else "s"))
