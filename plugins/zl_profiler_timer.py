@@ -797,7 +797,9 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
     prof = _profiler_for(torch)
     sync = dev.synchronize if SYNC_EACH_CALL else None
     probe = _profile_window(prof, device_name, fn, flush, grad_to_none, PROBE_CALLS, None, sync)
-    _check_missing(PROBE_CALLS, probe.series.missing, 0)
+    if probe.series.missing == PROBE_CALLS:
+        # a call of the probe may miss its activity now and then; none with any is a failure
+        _check_missing(PROBE_CALLS, probe.series.missing, 0)
     hold, why = None, HOLD_ONE
     if any(c > 1 for c in probe.series.counts):
         hold = holder(dev, probe.host, clock.max_mhz)
