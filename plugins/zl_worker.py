@@ -412,11 +412,6 @@ def reset_tuners(tuners):
     return changed
 
 
-def forget_tuner_arguments(modules):
-    """reset_tuners(find_tuners(modules))."""
-    return reset_tuners(find_tuners(modules))
-
-
 def _key_of(d, obj):
     """The first key of dict d whose value is obj, or None. (A loop, not a generator
     expression: one that used obj would make obj a closure cell of _describe's frame, and

@@ -470,9 +470,9 @@ def test_the_arguments_tuners_keep_from_their_last_run_are_reset():
     mod.idle = idle
     mod.other = other
     mod.again = LibEntry(lib)                 # the same tuner reached twice counts once
-    assert zw.forget_tuner_arguments({"flag_gems.ops.fake": mod, "none": None}) == 2
+    assert zw.reset_tuners(zw.find_tuners({"flag_gems.ops.fake": mod, "none": None})) == 2
     assert lib.nargs is None and not hasattr(lib, "_last_benchmark_args") and \
         not hasattr(lib, "_last_benchmark_meta"), vars(lib)
     assert interrupted.nargs is None and idle.nargs is None
     assert other.nargs == "an unrelated attribute" and JIT.nargs == "not a tuner's"
-    assert zw.forget_tuner_arguments({"m": mod}) == 0
+    assert zw.reset_tuners(zw.find_tuners({"m": mod})) == 0
