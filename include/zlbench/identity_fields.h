@@ -55,6 +55,11 @@ ZL_IDENTITY_FIELD("shape_file",                    OBJECT,     0,               
 ZL_IDENTITY_FIELD("shape_file.path",               STR,        c->pf->shape_source,                                     NONE,         _,                -1)
 ZL_IDENTITY_FIELD("shape_file.sha256",             STR,        c->pf->shape_sha256[0] ? c->pf->shape_sha256 : NULL,     STRING,       shape_sha256,     ZL_HCOL_SHAPE_SHA256)
 ZL_IDENTITY_FIELD("shape_file.shapes_for_op",      COUNT,      c->pf->shapes_for_op,                                    NONE,         _,                -1)
+/* draw: where integer and bool inputs were drawn (--draw-inputs); the rest: what zl_inputs replaced and drew */
+ZL_IDENTITY_FIELD("inputs",                        OBJECT,     0,                                                       NONE,         _,                -1)
+ZL_IDENTITY_FIELD("inputs.draw",                   STR,        c->s->draw_inputs,                                       NONE,         _,                -1)
+ZL_IDENTITY_FIELD("inputs.replaced",               PLUGIN,     "inputs.json",                                           NONE,         _,                -1)
+ZL_IDENTITY_FIELD("inputs.drawn_on_device",        PLUGIN,     "inputs.json",                                           NONE,         _,                -1)
 ZL_IDENTITY_FIELD("test_node",                     STRVEC,     &c->pf->nodes.nodes,                                     JOINED,       test_node,        ZL_HCOL_TEST_NODE)
 ZL_IDENTITY_FIELD("marker",                        STR,        c->pf->nodes.marker,                                     NONE,         _,                -1)
 ZL_IDENTITY_FIELD("op",                            STR,        c->pf->nodes.op ? c->pf->nodes.op : c->pf->nodes.marker, STRING,       op,               ZL_HCOL_OP)

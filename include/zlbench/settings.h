@@ -29,6 +29,7 @@ enum zl_setting_id {
 	ZL_SET_LEVEL,
 	ZL_SET_SHAPE_FILE,
 	ZL_SET_SHAPE_MODE,
+	ZL_SET_DRAW_INPUTS,
 	ZL_SET_REPLAY_FROM,
 	ZL_SET_AUTOTUNE_RECORDS,
 	ZL_SET_ISOLATE,
@@ -98,6 +99,7 @@ struct zl_settings {
 	char *flaggems_dir;      /* absolute */
 	const char *level;       /* "core" or "comprehensive" (static) */
 	int shape_mode_file;     /* 1: file, 0: upstream */
+	const char *draw_inputs; /* where integer and bool inputs are drawn: "flaggems" or "device" (static) */
 	char *shape_file;        /* absolute, or NULL */
 	char *replay_from;       /* absolute, or NULL */
 	int autotune_records;    /* the autotune plugin records (or replays); 0: autotune mode off */

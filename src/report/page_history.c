@@ -23,24 +23,27 @@ static const struct {
 	const char *label;      /* short, drawn at the break */
 	const char *name;       /* in the break's tooltip */
 	const char *path;       /* in run_identity.json */
+	const char *absent;     /* what a run without the field had, or NULL: not recorded */
 } break_fields[] = {
-	{ "commit", "FlagGems commit", "flaggems.commit" },
-	{ "timer", "timer plan", "timer.plan" },
-	{ "timer", "timer used", "timer.used" },
-	{ "noise", "noise target", "timer.noise_target" },
-	{ "device", "device", "devices.0.name" },
-	{ "backend", "backend", "backend" },
-	{ "level", "level", "level" },
-	{ "shapes", "shape file sha256", "shape_file.sha256" },
-	{ "mode", "FlagGems mode", "flaggems_mode" },
-	{ "triton", "Triton version", "vendor_guard.triton_version" },
-	{ "torch", "torch version", "vendor_guard.torch_version" },
-	{ "tuner", "tuner cache mode", "tuner_cache.mode" },
-	{ "autotune", "autotune mode", "autotune.mode" },
+	{ "commit", "FlagGems commit", "flaggems.commit", NULL },
+	{ "timer", "timer plan", "timer.plan", NULL },
+	{ "timer", "timer used", "timer.used", NULL },
+	{ "noise", "noise target", "timer.noise_target", NULL },
+	{ "device", "device", "devices.0.name", NULL },
+	{ "backend", "backend", "backend", NULL },
+	{ "level", "level", "level", NULL },
+	{ "shapes", "shape file sha256", "shape_file.sha256", NULL },
+	{ "mode", "FlagGems mode", "flaggems_mode", NULL },
+	{ "triton", "Triton version", "vendor_guard.triton_version", NULL },
+	{ "torch", "torch version", "vendor_guard.torch_version", NULL },
+	{ "tuner", "tuner cache mode", "tuner_cache.mode", NULL },
+	{ "autotune", "autotune mode", "autotune.mode", NULL },
+	/* runs before --draw-inputs drew as FlagGems does: no break when the field appears */
+	{ "inputs", "inputs drawn", "inputs.draw", "flaggems" },
 };
 
-/* The value of a break field as text ("" when absent); devices.0.name reads the first device. */
-static void break_value(struct strbuf *sb, const struct zl_run *run, const char *path)
+/* The value of a break field as text ("" or its absent value when absent); devices.0.name reads the first device. */
+static void break_value(struct strbuf *sb, const struct zl_run *run, const char *path, const char *absent)
 {
 	const cJSON *it;
 
@@ -54,6 +57,8 @@ static void break_value(struct strbuf *sb, const struct zl_run *run, const char 
 		strbuf_addstr(sb, it->valuestring);
 	else if (it && !cJSON_IsNull(it))
 		zl_json_canonical(sb, it);
+	else if (absent)
+		strbuf_addstr(sb, absent);
 }
 
 /* Breaks between consecutive runs of one op: label (first change) and tooltip (every change). */
@@ -65,8 +70,8 @@ static int run_break(const struct zl_run *prev, const struct zl_run *cur, struct
 	strbuf_reset(label);
 	strbuf_reset(tip);
 	for (i = 0; i < ZL_ARRAY_SIZE(break_fields); i++) {
-		break_value(&a, prev, break_fields[i].path);
-		break_value(&b, cur, break_fields[i].path);
+		break_value(&a, prev, break_fields[i].path, break_fields[i].absent);
+		break_value(&b, cur, break_fields[i].path, break_fields[i].absent);
 		if (!strcmp(a.buf, b.buf))
 			continue;
 		if (!label->len)

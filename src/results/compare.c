@@ -79,6 +79,9 @@ static const struct {
 	/* long calls settle on their own profiled batches since wave 4; before, on back-to-back
 	 * calls or not at all, which moved power-capped ones by up to 11 % (docs/timer.md): caliber */
 	{ "profiler settling", "timer.profiler_settle", "unrecorded", 1 },
+	/* integer and bool inputs drawn on the device (--draw-inputs device) are other values than
+	 * FlagGems' CPU draws; an op whose time depends on its values would move: caliber */
+	{ "inputs drawn", "inputs.draw", "flaggems", 1 },
 };
 
 /* Fields of how the profiler timer measured: their values name a calibration's timer. */

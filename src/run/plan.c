@@ -30,6 +30,12 @@ static int want_autotune(const struct zl_settings *s, const char **why)
 	return s->autotune_records;
 }
 
+static int want_device_inputs(const struct zl_settings *s, const char **why)
+{
+	*why = "inputs drawn as FlagGems draws them (--draw-inputs / ZL_DRAW_INPUTS)";
+	return s->draw_inputs && !strcmp(s->draw_inputs, "device");
+}
+
 /* Not a setting: zlbench batch names the shard of a warm-up shard run (plugins/zl_shard.py). */
 static int want_shard(const struct zl_settings *s, const char **why)
 {
@@ -50,6 +56,8 @@ const struct zl_plugin_def zl_plugin_table[] = {
 	{ "zl_foreign_vendor", 0, NULL, NULL, "report other vendors' FlagGems modules loaded by the run" },
 	{ "zl_autotune", 0, NULL, want_autotune, "record autotune winners, or replay an earlier run's" },
 	{ "zl_skips", 0, NULL, NULL, "a dtype the benchmark does not support is a skip with its reason; the tests' outcomes for the run's status" },
+	{ "zl_inputs", 0, NULL, want_device_inputs,
+	  "draw the benchmarks' integer and bool inputs on the device (FlagGems' generate_tensor_input replaced)" },
 	{ "zl_shard", 0, NULL, want_shard, "keep a warm-up shard's share (ZL_WARMUP_SHARD=i/k) of each benchmark's shapes" },
 	{ NULL, 0, NULL, NULL, NULL },
 };

@@ -46,6 +46,11 @@ const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
 	  .flag = "shape-mode", .env = "SHAPE_MODE", .argh = "MODE",
 	  .help = "file (the shape file) or upstream (FlagGems' own core_shapes.yaml)",
 	  .default_doc = "file with a shape file, else upstream", .choices = "file upstream" },
+	[ZL_SET_DRAW_INPUTS] = { .id = ZL_SET_DRAW_INPUTS, .key = "draw_inputs",
+	  .flag = "draw-inputs", .env = "ZL_DRAW_INPUTS", .argh = "WHERE",
+	  .help = "where integer and bool inputs are drawn: flaggems (on the CPU, as FlagGems does) or "
+		  "device (same ranges, other values: compare keeps the two apart)",
+	  .default_doc = "flaggems", .flags = ZL_SETF_MEASURE | ZL_SETF_PLAN, .choices = "flaggems device" },
 	[ZL_SET_REPLAY_FROM] = { .id = ZL_SET_REPLAY_FROM, .key = "replay_from",
 	  .flag = "replay-from", .env = "REPLAY_FROM", .argh = "RUN_DIR",
 	  .help = "replay the autotune records of an earlier run",
@@ -461,7 +466,7 @@ static int check_given(const struct zl_settings *s, struct strbuf *err)
 	return zl_backend_query_timeout(&d, err) ? -1 : 0;
 }
 
-/* What the run reads: the FlagGems directory, the level, the shape file and mode, the run to replay. */
+/* What the run reads: the FlagGems directory, the level, the shape file and mode, how inputs are drawn, the run to replay. */
 static int resolve_inputs(struct zl_settings *s, struct strbuf *err)
 {
 	char cwd[4096];
@@ -493,6 +498,15 @@ static int resolve_inputs(struct zl_settings *s, struct strbuf *err)
 		return invalid(err, s, ZL_SET_SHAPE_MODE, "choose file or upstream");
 	if (s->shape_mode_file && !s->shape_file)
 		return zl_error(err, "shape mode 'file' needs a shape file (--shape-file or SHAPE_FILE)");
+
+	/* draw inputs: FlagGems' way unless asked; the device's values differ, so it is a caliber */
+	take_default(s, ZL_SET_DRAW_INPUTS, "flaggems");
+	if (!strcmp(s->v[ZL_SET_DRAW_INPUTS].raw, "flaggems"))
+		s->draw_inputs = "flaggems";
+	else if (!strcmp(s->v[ZL_SET_DRAW_INPUTS].raw, "device"))
+		s->draw_inputs = "device";
+	else
+		return invalid(err, s, ZL_SET_DRAW_INPUTS, "choose flaggems or device");
 
 	if (s->v[ZL_SET_REPLAY_FROM].raw)
 		s->replay_from = zl_absolute_path(s->v[ZL_SET_REPLAY_FROM].raw);

@@ -84,6 +84,19 @@ expect_plugins rocm profiler zl_vendor_guard,zl_timer,zl_profiler_timer,zl_forei
 plan_of cuda --noise-target 0.002 --max-time-per-shape 1.5
 [ "$(json_get "$TMP/cuda.json" 'd["noise_target"], d["max_time_per_shape_s"]')" = "(0.002, 1.5)" ] || fail "sampling settings"
 
+# --draw-inputs device (or ZL_DRAW_INPUTS) loads zl_inputs; the default draws as FlagGems does
+plan_of cuda --draw-inputs device
+expect_plugins cuda profiler zl_vendor_guard,zl_timer,zl_profiler_timer,zl_graph_timer,zl_foreign_vendor,zl_autotune,zl_skips,zl_inputs
+has_reason cuda "zl_inputs: loaded: draw the benchmarks' integer and bool inputs on the device (FlagGems' generate_tensor_input replaced)"
+ZL_DRAW_INPUTS=device run_zl plan --backend musa --json
+expect_rc 0
+[ "$(json_get "$TMP/out" '"zl_inputs" in d["plugins"]')" = True ] || fail "ZL_DRAW_INPUTS=device did not load zl_inputs"
+plan_of cuda
+has_reason cuda "zl_inputs: dropped: inputs drawn as FlagGems draws them (--draw-inputs / ZL_DRAW_INPUTS)"
+run_zl plan --backend cuda --draw-inputs gpu
+expect_rc 2
+contains "$TMP/err" "invalid value 'gpu' for --draw-inputs: choose flaggems or device"
+
 # bad timer settings: exit 2, naming the value and where it came from
 refused() {
 	run_zl plan "$@"

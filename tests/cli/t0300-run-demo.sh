@@ -109,6 +109,16 @@ expect_rc 0
 lacks "$TMP/err" "backend:     cuda"
 lacks "$TMP/err" "child argv:"
 
+# where the integer inputs were drawn is recorded: FlagGems' way by default; --draw-inputs device
+# loads zl_inputs, which says it found nothing to replace in the demo (its base.py imports no torch)
+check 'd["inputs"]["draw"], d["inputs"]["replaced"], d["inputs"]["drawn_on_device"]' "('flaggems', None, None)"
+run_zl run --backend cuda --flaggems-dir "$DEMO" --op add --python "$ZL_TEST_PYTHON" --out r7 --draw-inputs device
+expect_rc 0
+contains "$TMP/err" "plugins:     zl_vendor_guard zl_timer zl_profiler_timer zl_graph_timer zl_foreign_vendor zl_autotune zl_skips zl_inputs"
+contains r7/pytest.log "zl_inputs: no FlagGems generate_tensor_input"
+id=r7/run_identity.json
+check 'd["inputs"]["draw"], d["inputs"]["replaced"], d["inputs"]["drawn_on_device"]' "('device', [], 0)"
+
 # a run directory is never reused
 run_zl run --backend cuda --flaggems-dir "$DEMO" --op softmax --python "$ZL_TEST_PYTHON" --out r1
 expect_rc 3

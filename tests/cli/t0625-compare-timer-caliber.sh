@@ -3,7 +3,8 @@
 # refused without --allow-caliber-mismatch; so do profiler runs whose calls were synced and
 # queued (timer.profiler_call_mode, absent: queued), and profiler runs that settled long calls
 # on their own batches against runs that did not record it (timer.profiler_settle, absent:
-# unrecorded); a different noise target is listed, not refused.
+# unrecorded), and runs whose integer inputs were drawn on the device against FlagGems' draws
+# (inputs.draw, absent: flaggems); a different noise target is listed, not refused.
 . "$(dirname "$0")/lib.sh"
 MK="$ZL_SOURCE_DIR/tests/fixtures/runs/make_run.py"
 R="$ZL_FIXTURES_DIR/flaggems-runs/mm_core_kernel_h200.results.json"
@@ -61,6 +62,18 @@ contains "$TMP/err" "caliber mismatch: profiler settling: unrecorded vs batches"
 run_zl compare "$TMP/settled" "$TMP/settled2" --json
 expect_rc 0
 [ "$(json_get "$TMP/out" 'd["caliber"]["ok"]')" = True ] || fail "two settled runs refused: $(cat "$TMP/out")"
+# where the inputs were drawn: a run without the field drew them as FlagGems does
+drawn() { mk "$@" --results "$R" --set timer="$(timer profiler profiler 0.005)" \
+	--set timer.profiler_call_mode='"synced"' --set timer.profiler_settle='"batches"' --set inputs='{"draw": "device"}'; }
+drawn "$TMP/dev" --run-id 20261129-170000-cuda-mm-fedcba
+drawn "$TMP/dev2" --run-id 20261129-180000-cuda-mm-abcabc
+run_zl compare "$TMP/settled" "$TMP/dev"
+expect_rc 2
+contains "$TMP/err" "caliber mismatch: inputs drawn: flaggems vs device"
+[ "$(grep -c 'caliber mismatch:' "$TMP/err")" -eq 1 ] || fail "only the inputs differ: $(cat "$TMP/err")"
+run_zl compare "$TMP/dev" "$TMP/dev2" --json
+expect_rc 0
+[ "$(json_get "$TMP/out" 'd["caliber"]["ok"]')" = True ] || fail "two device-drawn runs refused: $(cat "$TMP/out")"
 # the same fields name the calibration a profiler run's compare looks for (a database that
 # holds none: the note names the key it looked for)
 run_zl history --ingest "$TMP/settled" --db "$TMP/h.db"

@@ -71,7 +71,7 @@ mkdir -p adir && : >afile
 
 # option_help CMD OPT: OPT's row in CMD's --help, with its further lines
 option_help() {
-	"$ZLBENCH" help "$1" | awk -v o="$2" '$1 == o { p = 1; print; next } p && /^      +[^ -]/ { print; next } { p = 0 }'
+	"$ZLBENCH" help "$1" | awk -v o="$2" '$1 == o && $2 !~ /,$/ { p = 1; print; next } p && /^      +[^ -]/ { print; next } { p = 0 }'
 }
 # every fixed set in the script is its option's: named on the option's --help line, and taken
 grep -oE '"[a-z]+ --[a-z-]+"[|"a-z -]*\) COMPREPLY=\(\$\(compgen -W "[a-z -]+" ' zl.bash >sets

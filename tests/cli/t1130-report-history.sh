@@ -15,8 +15,10 @@ expect_rc 2
 contains "$TMP/err" "no history database at"
 
 for i in 1 2 3 4 5 6 7 8 9; do
-	commit=ed2508bc timer=direct
+	commit=ed2508bc timer=direct inputs=
 	[ "$i" -ge 4 ] && commit=1a2b3c4d
+	# run 2 records where its inputs were drawn, the others predate the field: the same, no break
+	[ "$i" -eq 2 ] && inputs=flaggems
 	[ "$i" -ge 8 ] && timer=graph
 	read -r gems torch < <("$ZL_TEST_PYTHON" -c "
 import random
@@ -24,8 +26,8 @@ r = random.Random($i)
 print(round(1 + r.uniform(-0.01, 0.01) + (0.2 if $i >= 6 else 0), 4), round(1 + r.uniform(-0.01, 0.01), 4))")
 	"$ZL_TEST_PYTHON" "$MK" "$TMP/r$i" --run-id "2026110$i-100000-cuda-mm-00000$i" --results "$R" \
 		--scale gems="$gems" --scale torch="$torch" --set started_at="\"2026-11-0${i}T10:00:00Z\"" \
-		--set flaggems.commit="\"$commit\"" --set timer.plan="\"$timer\"" --set timer.used="\"$timer\"" ||
-		fail "make_run.py $i"
+		--set flaggems.commit="\"$commit\"" --set timer.plan="\"$timer\"" --set timer.used="\"$timer\"" \
+		${inputs:+--set inputs="{\"draw\": \"$inputs\"}"} || fail "make_run.py $i"
 	run_zl history --ingest "$TMP/r$i"
 	expect_rc 0
 done
@@ -126,4 +128,23 @@ contains "$TMP/empty.html" "No stored run matches."
 run_zl report --history "$TMP/r1"
 expect_rc 2
 contains "$TMP/err" "--history takes no directory"
+
+# inputs drawn on the device (--draw-inputs device) break the trend like another timer
+for i in 1 2; do
+	draw=flaggems
+	[ "$i" -eq 2 ] && draw=device
+	"$ZL_TEST_PYTHON" "$MK" "$TMP/d$i" --run-id "2026112$i-100000-cuda-mm-0000d$i" --results "$R" \
+		--set started_at="\"2026-11-2${i}T10:00:00Z\"" --set inputs="{\"draw\": \"$draw\"}" || fail "make_run.py d$i"
+	ZL_HISTORY_DB="$TMP/d.db" run_zl history --ingest "$TMP/d$i"
+	expect_rc 0
+done
+ZL_HISTORY_DB="$TMP/d.db" run_zl report --history --op mm -o "$TMP/d.html"
+expect_rc 0
+check "$TMP/d.html" "$TMP/d.json"
+"$ZL_TEST_PYTHON" - "$TMP/d.json" <<'PY' || fail "inputs break"
+import json, sys
+s = json.load(open(sys.argv[1]))["svgs"][0]
+assert s["classes"].get("brk", 0) == 2 and "inputs" in s["texts"], (s["classes"], s["texts"])
+assert any("caliber change: inputs drawn: flaggems \u2192 device" in t for t in s["tips"]), s["tips"]
+PY
 pass

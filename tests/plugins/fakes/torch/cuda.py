@@ -25,6 +25,7 @@ _pending = [0]
 QUEUE_DEEP = 4
 # Launches so far per kernel (name, cost): the clock of FAKE_TRANSIENT.
 _launch_counts = {}
+_copies = []  # (from, to, bytes) of each Tensor.to that moved a tensor
 
 
 def flush_cost(tensor):
