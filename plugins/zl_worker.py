@@ -40,6 +40,7 @@ import sys
 import threading
 import time
 import traceback
+import weakref
 
 READY_FD_VAR = "ZL_WORKER_READY_FD"
 PARENT_VAR = "ZL_WORKER_PARENT"
@@ -369,8 +370,23 @@ TUNER_LEFTOVERS = ("nargs", "_last_benchmark_args", "_last_benchmark_meta")
 TUNER_FN_DEPTH = 4
 
 
+# type -> whether it is a tuner's (its MRO walked once); weak: a dropped session's classes go
+_TUNER_TYPES = weakref.WeakKeyDictionary()
+
+
 def _is_tuner(obj):
-    return any(c.__name__ == "Autotuner" for c in type(obj).__mro__)
+    t = type(obj)
+    try:
+        known = _TUNER_TYPES.get(t)
+    except TypeError:                 # a type that takes no weak reference
+        known = False
+    if known is None:
+        known = any(c.__name__ == "Autotuner" for c in t.__mro__)
+        try:
+            _TUNER_TYPES[t] = known
+        except TypeError:
+            pass
+    return known
 
 
 def find_tuners(modules):
@@ -389,7 +405,10 @@ def find_tuners(modules):
                 attrs = getattr(v, "__dict__", None)
                 if not isinstance(attrs, dict):
                     break
-                if "nargs" in attrs and _is_tuner(v):
+                # a tuner that has not run yet has no nargs (Triton's __init__ sets none): the
+                # globals are walked once, when most tuners never ran (wave 7 on the H200: conj_copy's
+                # LibTuner was missed so, and its worker retired for the inputs it kept)
+                if _is_tuner(v):
                     found.append(v)
                 v = attrs.get("fn")
     return found

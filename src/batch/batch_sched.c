@@ -785,7 +785,8 @@ static void schedule_note(const struct sched *s, const struct task *t)
 /*
  * After an op handed to the device's worker: the worker is ended here when its op's run died
  * (a signal, the watchdog: the op may still run in it), or when the op ran in it and did not
- * end cleanly (passed or failed) or the worker retires; the next op then gets a new one. A run
+ * end cleanly (passed, failed, or skipped: pytest ended with every test skipped) or the worker
+ * retires; the next op then gets a new one. A run
  * that never reached the worker (preflight stopped it, or the worker refused the op) leaves
  * the worker as it is.
  */
@@ -802,7 +803,8 @@ static void worker_after_op(struct sched *s, struct task *t)
 	mode = zl_json_path_string(doc, "start.mode");
 	if (!end && mode && !strcmp(mode, "reused"))
 		end = zl_json_path_string(doc, "start.retired_after") || t->interrupted || !status ||
-		      (strcmp(status, ZL_STATUS_PASSED) && strcmp(status, ZL_STATUS_FAILED));
+		      (strcmp(status, ZL_STATUS_PASSED) && strcmp(status, ZL_STATUS_FAILED) &&
+		       strcmp(status, ZL_STATUS_SKIPPED));
 	if (end && t->worker->pid > 0)
 		zl_worker_slot_kill(t->worker);
 	cJSON_Delete(doc);

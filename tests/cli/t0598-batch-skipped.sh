@@ -1,7 +1,8 @@
 #!/bin/bash
 # A dtype an op does not support is a skip, not a failure (zl_skips): the run is `skipped`
 # with the reason, exit 0; ops_status.csv has the status and reason; a batch whose only ops
-# that did not pass are skipped exits 0 and says how many and why; the report counts them.
+# that did not pass are skipped exits 0 and says how many and why, and its worker serves on;
+# the report counts them.
 . "$(dirname "$0")/lib.sh"
 cd "$TMP"
 cp -r "$ZL_SOURCE_DIR/examples/demo" fg
@@ -48,6 +49,24 @@ assert rows["add"]["status"] == "passed", rows["add"]
 assert (rows["int_add"]["status"], rows["int_add"]["exit_code"], rows["int_add"]["reason"]) == ("skipped", "0", sys.argv[2]), rows["int_add"]
 PY
 done
+
+# a skip ends its session cleanly: the device's worker serves the ops after it (wave 7 on the
+# H200: each skipped op ended its worker, ~11 s of start-up for the next op). A home without
+# history keeps the order given (history would put the short skip last).
+ZL_HOME="$TMP/keep-home" run_zl batch --backend cuda --flaggems-dir fg --python "$ZL_TEST_PYTHON" --devices 0 \
+	--start worker --ops int_add,add,softmax --progress plain --out b-keep -- --dtypes float16
+expect_rc 0
+contains "$TMP/out" "3 operators: 2 passed, 1 skipped, 0 failed"
+[ "$(grep -c '"event":"started"' b-keep/workers/events.jsonl)" -eq 1 ] ||
+	fail "the worker did not outlive the skip: $(cat b-keep/workers/events.jsonl)"
+"$ZL_TEST_PYTHON" - b-keep <<'PY' || fail "runs after the skip"
+import json, os, sys
+ids = [json.load(open(os.path.join(sys.argv[1], "runs", op, "run_identity.json"))) for op in ("int_add", "add", "softmax")]
+assert [d["status"] for d in ids] == ["skipped", "passed", "passed"], [d["status"] for d in ids]
+assert ids[0]["start"]["ops_before"] == 0, ids[0]["start"]          # the skip came first
+assert len({d["start"]["worker_pid"] for d in ids}) == 1, [d["start"] for d in ids]
+assert sorted(d["start"]["ops_before"] for d in ids) == [0, 1, 2], [d["start"] for d in ids]
+PY
 
 # skipped is final: --resume (with --retry-failed too) does not run it again
 run_zl batch --resume b-fresh --progress plain

@@ -476,3 +476,32 @@ def test_the_arguments_tuners_keep_from_their_last_run_are_reset():
     assert interrupted.nargs is None and idle.nargs is None
     assert other.nargs == "an unrelated attribute" and JIT.nargs == "not a tuner's"
     assert zw.reset_tuners(zw.find_tuners({"m": mod})) == 0
+
+
+def test_a_tuner_found_before_it_ever_ran_is_reset_after_it_ran():
+    # Triton's Autotuner.__init__ sets no nargs; the worker walks a module's globals once, when
+    # FlagGems is imported and its tuners never ran. Wave 7 on the H200: conj_copy's LibTuner was
+    # missed so and kept 256 MiB of inputs in _last_benchmark_args.
+    import types
+
+    class Autotuner:
+        def run(self, *args):
+            self.nargs = dict(enumerate(args))
+            self._last_benchmark_args = args
+
+    class LibTuner(Autotuner):
+        pass
+
+    class LibEntry:
+        def __init__(self, fn):
+            self.fn = fn
+
+    lib = LibTuner()
+    mod = types.ModuleType("flag_gems.ops._conj_copy")
+    mod._conj_copy_kernel = LibEntry(lib)
+    found = zw.find_tuners({"flag_gems.ops._conj_copy": mod})
+    assert found == [lib]
+    assert zw.reset_tuners(found) == 0                # nothing kept yet
+    lib.run("inputs", 3)
+    assert zw.reset_tuners(found) == 1
+    assert lib.nargs is None and not hasattr(lib, "_last_benchmark_args"), vars(lib)
