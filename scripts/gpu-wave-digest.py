@@ -345,6 +345,37 @@ def phase_sample(out):
         print("    %s" % json.dumps(e)[:400])
 
 
+def phase_inputs(out):
+    """Wave 7: one worker over the device-drawn batch; what FlagGems' CPU draws cost; the
+    kernel times of the two draws compared per op."""
+    dev, cpu = os.path.join(out, "dev"), os.path.join(out, "cpu")
+    print("---- wave 7: --draw-inputs device, and a worker that serves on after skips and conj_copy")
+    rows = {}
+    path = os.path.join(dev, "ops_status.csv")
+    if os.path.exists(path):
+        rows = {r["op"]: r for r in csv.DictReader(open(path, newline=""))}
+    for op in rows:
+        st, recs, cost = op_costs(dev, op)
+        ident = load(os.path.join(dev, "runs", op, "run_identity.json")) or {}
+        start = ident.get("start") or {}
+        print(cost_line(op, st, cost, recs) + "  ops_before %s retired %s; inputs %s" % (
+            start.get("ops_before"), start.get("retired_after"), json.dumps(ident.get("inputs"))[:160]))
+    ev = worker_events(dev)
+    print("  workers started: %d for %d ops (goal: 1)" % (
+        sum(1 for e in ev if e.get("event") == "started"), len(rows)))
+    for op in ("floor_divide_tensor_", "bitwise_xor_scalar"):
+        a, _, ca = op_costs(cpu, op)
+        b, _, cb = op_costs(dev, op)
+        d = load(os.path.join(out, "cmp_%s.out" % op)) or {}
+        geo = (d.get("geomean") or {}).get("overall") or {}
+        vs = verdicts(d)
+        print("  %-22s FlagGems' draws: wall %s s, inputs %s s; device draws: wall %s s, inputs %s s; "
+              "kernel times device/CPU draws: geomean %s, verdicts %s" % (
+                  op, a.get("wall_s"), ca.get("inputs_s"), b.get("wall_s"), cb.get("inputs_s"),
+                  "%.4f [%.4f, %.4f]" % (geo["geomean"], geo["ci_low"], geo["ci_high"]) if geo.get("geomean") else "-",
+                  vs))
+
+
 def main():
     phase, out = sys.argv[1], sys.argv[2]
     if phase in ("A", "A2"):
@@ -353,6 +384,8 @@ def main():
         phase_speed(out, sys.argv[3].split(","))
     elif phase == "SAMPLE":
         phase_sample(out)
+    elif phase == "INPUTS":
+        phase_inputs(out)
     else:
         phase_b(out)
 

@@ -20,7 +20,10 @@
 #   SAMPLE: issue 25: N (default 40) marks drawn with SEED (default 25) from every mark of the
 #       checkout, every dtype, in the device's worker: the mean wall per passing mark. PART=k/m
 #       runs the k-th of m slices of the draw (a device call holds about 20 marks).
-# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|SAMPLE OUTDIR
+#   INPUTS: wave 7: a worker batch with --draw-inputs device over conj_copy, two marks that
+#       skip and four others (one worker must serve them all), then FlagGems' own CPU draws
+#       for the two integer marks, and compare of the two draws per op.
+# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|SAMPLE|INPUTS OUTDIR
 #   A2: as A, every run on the same kernel configs (rounds and the fresh batch replay round 1's
 #       merged winners), calibrate first; the fresh batch is compared with round 2.
 # Environment: ZLBENCH, FLAGGEMS_DIR (as gpu-validate.sh), OPS (default the 10 core ops),
@@ -176,8 +179,25 @@ PY
 		--timeout-per-op "${TIMEOUT_PER_OP:-150}" --out "$out/sample"
 	python3 "$here/gpu-wave-digest.py" SAMPLE "$out" | tee -a "$out/wave.log"
 	;;
+INPUTS)
+	# the worker serves on after a skip and after conj_copy (its LibTuner is reset); integer
+	# inputs drawn on the device against FlagGems' CPU draws: the cost, and whether the
+	# kernel times move (compare refuses the pair, so --allow-caliber-mismatch)
+	ZL_DRAW_INPUTS=device zl dev batch $F --devices 0 --start worker --progress plain --timeout-per-op 120 \
+		--ops conj_copy,upsample_bicubic2d,fused_marlin_moe,floor_divide_tensor_,bitwise_xor_scalar,gelu,xor \
+		--out "$out/dev"
+	zl cpu batch $F --devices 0 --start worker --progress plain --timeout-per-op 150 \
+		--ops floor_divide_tensor_,bitwise_xor_scalar --out "$out/cpu"
+	for op in floor_divide_tensor_ bitwise_xor_scalar; do
+		ZL_HISTORY_DB="$out/none.db" zl "refuse_$op" compare "$out/cpu/runs/$op" "$out/dev/runs/$op"
+		log "refuse_$op: $(grep -m1 'caliber mismatch' "$out/refuse_$op.err")"
+		ZL_HISTORY_DB="$out/none.db" zl "cmp_$op" compare "$out/cpu/runs/$op" "$out/dev/runs/$op" \
+			--allow-caliber-mismatch --json
+	done
+	python3 "$here/gpu-wave-digest.py" INPUTS "$out" | tee -a "$out/wave.log"
+	;;
 *)
-	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|SAMPLE OUTDIR" >&2
+	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|SAMPLE|INPUTS OUTDIR" >&2
 	exit 2
 	;;
 esac
