@@ -59,6 +59,10 @@ static void header_shapes(const struct zl_run_ctx *c, FILE *o)
 	else
 		fprintf(o, "shapes:      %s: %s (not found: FlagGems defaults)\n", mode,
 			pf->shape_source ? pf->shape_source : "-");
+	/* only when not FlagGems' own way: the run's numbers then stand apart (compare's caliber) */
+	if (c->s->draw_inputs && !strcmp(c->s->draw_inputs, "device"))
+		fprintf(o, "inputs:      integer and bool inputs drawn on the device (%s; FlagGems draws them on the CPU)\n",
+			c->s->v[ZL_SET_DRAW_INPUTS].from);
 }
 
 static void header_plan(const struct zl_run_ctx *c, FILE *o)

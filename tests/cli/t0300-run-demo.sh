@@ -22,6 +22,8 @@ for h in "zlbench " "backend:     cuda (flag: --backend), vendor nvidia, CUDA_VI
 	"replay:      none" "run dir:     $TMP/r1"; do
 	contains "$TMP/err" "$h"
 done
+# inputs drawn as FlagGems draws them: no line for it
+lacks "$TMP/err" "inputs:      "
 # the run directory holds everything
 for f in run_identity.json shapes.yaml pytest.log results.json plugins/vendor.json plugins/timer_summary.json; do
 	[ -s "r1/$f" ] || fail "r1/$f missing"
@@ -115,6 +117,7 @@ check 'd["inputs"]["draw"], d["inputs"]["replaced"], d["inputs"]["drawn_on_devic
 run_zl run --backend cuda --flaggems-dir "$DEMO" --op add --python "$ZL_TEST_PYTHON" --out r7 --draw-inputs device
 expect_rc 0
 contains "$TMP/err" "plugins:     zl_vendor_guard zl_timer zl_profiler_timer zl_graph_timer zl_foreign_vendor zl_autotune zl_skips zl_inputs"
+contains "$TMP/err" "inputs:      integer and bool inputs drawn on the device (--draw-inputs; FlagGems draws them on the CPU)"
 contains r7/pytest.log "zl_inputs: no FlagGems generate_tensor_input"
 id=r7/run_identity.json
 check 'd["inputs"]["draw"], d["inputs"]["replaced"], d["inputs"]["drawn_on_device"]' "('device', [], 0)"
