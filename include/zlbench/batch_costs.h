@@ -63,6 +63,7 @@ struct zl_op_cost {
 	double wall_s;             /* NAN when the row has none */
 	double v[ZL_COST__COUNT];  /* NAN: unknown */
 	double outside_s;          /* wall less the session (>= 0); NAN when either is unknown */
+	int drew_on_device;        /* its run drew integer and bool inputs on the device (plugins/inputs.json) */
 };
 
 /* The worker start-ups of a batch (workers/events.jsonl). */

@@ -158,10 +158,14 @@ static void op_cost(const char *batch_dir, const struct zl_batch_row *r, struct 
 			    ? wall : NAN;
 	for (i = 0; i < ZL_COST__COUNT; i++)
 		o->v[i] = NAN;
+	o->drew_on_device = 0;
 	if (below(o->run_dir)) {
 		path = xstrfmt("%s/%s/plugins/timer_summary.json", batch_dir, o->run_dir);
 		if (!zl_read_file(&text, path, NULL, ZL_CAP_DOC, NULL))
 			zl_cost_parse(text.buf, text.len, o->v);
+		free(path);
+		path = xstrfmt("%s/%s/plugins/inputs.json", batch_dir, o->run_dir);
+		o->drew_on_device = zl_is_file(path);
 		free(path);
 	}
 	o->outside_s = NAN;
@@ -414,6 +418,33 @@ static void share_cell(struct zl_table *t, double part, size_t unknown, double w
 static const enum zl_cost_part shown[] = { ZL_COST_COLLECTION, ZL_COST_INPUTS, ZL_COST_FIRST_CALL, ZL_COST_TIMER,
 					   ZL_COST_OTHER };
 
+/* Inputs FlagGems drew at ZL_INPUTS_HINT_SHARE of the wall or more: the one thing zlbench can do about them. */
+#define ZL_INPUTS_HINT_SHARE 0.2
+
+static void inputs_hint(const struct zl_batch_costs *k, FILE *out)
+{
+	const struct zl_op_cost *top = NULL;
+	double sum = 0;
+	size_t i, n = 0;
+
+	for (i = 0; i < k->nr; i++) {
+		const struct zl_op_cost *o = &k->v[i];
+
+		if (o->drew_on_device || isnan(o->v[ZL_COST_INPUTS]) || o->v[ZL_COST_INPUTS] <= 0)
+			continue;
+		sum += o->v[ZL_COST_INPUTS];
+		n++;
+		if (!top || o->v[ZL_COST_INPUTS] > top->v[ZL_COST_INPUTS])
+			top = o;
+	}
+	if (!top || k->wall_s <= 0 || sum < ZL_INPUTS_HINT_SHARE * k->wall_s)
+		return;
+	fprintf(out, "inputs: FlagGems making the benchmarks' inputs took %.0f %% of the wall (%.1f s over %zu "
+		     "operator%s, most in %s: %.1f s); where they are integer or bool, --draw-inputs device draws them "
+		     "on the device (docs/plugins.md)\n",
+		100 * sum / k->wall_s, sum, n, n == 1 ? "" : "s", top->op, top->v[ZL_COST_INPUTS]);
+}
+
 void zl_batch_costs_print(const struct zl_batch_costs *k, const char *batch_dir, FILE *out, int use_color)
 {
 	struct zl_table t;
@@ -466,6 +497,7 @@ print:
 	if (with_split < k->nr)
 		fprintf(out, "%zu of %zu operators have no cost split (their timer_summary.json has no \"cost\": an older "
 			     "zlbench, or a run that was killed): unknown, not 0\n", k->nr - with_split, k->nr);
+	inputs_hint(k, out);
 	if (k->startups.started) {
 		zl_batch_fmt_seconds(&sb, k->startup_s);
 		fprintf(out, "worker start-ups: %zu started, %zu ready, %s in all\n", k->startups.started, k->startups.nr,

@@ -2,7 +2,8 @@
 # batch's cost table: per op its wall split into collection, inputs, compile/autotune, timer,
 # other (from each run's plugins/timer_summary.json "cost") and outside pytest's session,
 # longest first, with totals, the workers' start-ups on a line of their own; a run without
-# "cost" is unknown, never 0; costs.json and costs.csv in the batch directory.
+# "cost" is unknown, never 0; costs.json and costs.csv in the batch directory; inputs at a fifth
+# of the wall or more get a line naming --draw-inputs device, unless the runs drew so.
 . "$(dirname "$0")/lib.sh"
 export ZL_KILL_GRACE=2
 
@@ -64,7 +65,17 @@ assert " ".join(table[4]) == "total (3) 14.5 1.5 (1 unknown) 4.2 (1 unknown) 2.8
 assert "1 of 3 operators have no cost split" in text, text
 assert "worker start-ups: 2 started, 2 ready" in text, text
 assert "device time: " in text and "(operators 14.5 s, worker start-ups" in text, text
+# inputs took 4.25 of 14.5 s (29 %): the table says what zlbench can do about them
+assert ("inputs: FlagGems making the benchmarks' inputs took 29 % of the wall (4.2 s over 2 operators, most "
+        "in c_two: 4.0 s); where they are integer or bool, --draw-inputs device draws them on the device") in text, text
 PY
+# drawn on the device already (zl_inputs wrote plugins/inputs.json): what is left is below the line
+echo '{"draw": "device"}' >"$B/runs/c_two/plugins/inputs.json"
+run_zl batch --resume "$B" --progress plain
+expect_rc 0
+contains "$TMP/out" "where the time went"
+lacks "$TMP/out" "--draw-inputs device"
+rm "$B/runs/c_two/plugins/inputs.json"
 "$ZL_TEST_PYTHON" - "$B" <<'PY' || fail "costs.json and costs.csv"
 import csv, json, math, os, sys
 b = sys.argv[1]
