@@ -69,12 +69,11 @@ def originals(modules, root):
     found = {}
     for name, mod in list(modules.items()):
         d = getattr(mod, "__dict__", None) if mod is not None else None
-        if not isinstance(d, dict) or not _under(zc.module_file(mod), root):
-            continue
-        fn = d.get(NAME)
+        fn = d.get(NAME) if isinstance(d, dict) else None
+        # the cheap tests first: a process holds thousands of modules, and _under resolves paths
         if (isinstance(fn, types.FunctionType) and fn.__module__ == name
-                and _consts_of(fn) is not None and _torch_of(fn) is not None
-                and not hasattr(fn, "_zl_inputs_orig")):
+                and not hasattr(fn, "_zl_inputs_orig") and _consts_of(fn) is not None
+                and _torch_of(fn) is not None and _under(zc.module_file(mod), root)):
             found[id(fn)] = (fn, name)
     return found
 
