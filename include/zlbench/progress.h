@@ -38,7 +38,7 @@ struct zl_progress {
 void zl_progress_init(struct zl_progress *p, enum zl_progress_mode mode);
 /* Redraw the live line (cut to the terminal's width); unforced at most once a second. */
 void zl_progress_line(struct zl_progress *p, const char *text, int force);
-/* Wipe the live line so that other output starts on a clean line. */
+/* Wipe the live line so that other output starts on a clean line; the next line draws at once. */
 void zl_progress_clear(struct zl_progress *p);
 
 /*

@@ -1097,7 +1097,6 @@ void zl_batch_display_finished(struct zl_progress *d, size_t done, size_t total,
 		strbuf_addf(&line, ": %s", r->v[ZL_BCOL_REASON]);
 	zl_progress_clear(d);
 	fprintf(stderr, "%s\n", line.buf);
-	d->next_refresh = 0;
 	fflush(stderr);
 	strbuf_release(&line);
 }

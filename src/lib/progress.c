@@ -50,6 +50,9 @@ void zl_progress_clear(struct zl_progress *p)
 		fflush(stderr);
 	}
 	p->live_len = 0;
+	/* nothing is on screen now: the next line is no redraw to be held back (ab's and calibrate's
+	 * next run or round may end within a second, and its line never showed) */
+	p->next_refresh = 0;
 }
 
 void zl_progress_line(struct zl_progress *p, const char *text, int force)
