@@ -52,6 +52,8 @@ BENCH_FUNCTIONS = (
     ("triton.backends.ascend.testing", "do_bench_npu", "triton.backends.ascend.testing.do_bench_npu"),
 )
 GRAPH_PLUGIN = "zl_graph_timer"
+# flag_gems.use_gems's methods that register or unregister FlagGems' operators: timed.
+USE_GEMS_METHODS = ("__init__", "__enter__", "__exit__")
 # What zl_profiler_timer.measure() returns beyond the common fields, kept in timer.jsonl
 # under the same names (docs/run-directory.md).
 PROFILER_EXTRAS = ("calls_missing", "hold_us", "synced_calls", "hold_grown", "hold_reason",
@@ -171,11 +173,12 @@ def session_cost(parts, session_s):
     """timer_summary.json's "cost": where a pytest session's wall went, in seconds:
     session_s (configure to session finish), collection_s, inputs_s (FlagGems making
     inputs), first_call_s (each measurement's first call: compiling, autotuning),
-    timer_s (the timers' own wall besides first calls) and other_s, the rest (never
+    timer_s (the timers' own wall besides first calls), use_gems_s (FlagGems registering
+    and unregistering its operators: flag_gems.use_gems) and other_s, the rest (never
     below 0: the parts are measured apart and may overlap by a few ms)."""
     out = {"session_s": round(session_s, 6)}
     known = 0.0
-    for key in ("collection_s", "inputs_s", "first_call_s", "timer_s"):
+    for key in ("collection_s", "inputs_s", "first_call_s", "timer_s", "use_gems_s"):
         v = parts.get(key)
         out[key] = None if v is None else round(v, 6)
         known += v or 0.0
@@ -243,7 +246,8 @@ class _Timer:
         self.finished = False
         # where the session's wall goes (timer_summary.json "cost"); session_s and other_s
         # are worked out when the summary is written
-        self.cost = {"collection_s": None, "inputs_s": 0.0, "first_call_s": 0.0, "timer_s": 0.0}
+        self.cost = {"collection_s": None, "inputs_s": 0.0, "first_call_s": 0.0, "timer_s": 0.0,
+                     "use_gems_s": 0.0}
         self.t_configure = time.monotonic()
         self.t_finish = None
 
@@ -273,6 +277,14 @@ class _Timer:
                         continue
                     setattr(cls, attr, hook(fn))
                     self.patched.append((cls, attr, fn))
+        use_gems = getattr(sys.modules.get("flag_gems"), "use_gems", None)
+        if isinstance(use_gems, type):
+            for attr in USE_GEMS_METHODS:
+                fn = use_gems.__dict__.get(attr)
+                if fn is None or getattr(fn, "_zl_timer_hook", False):
+                    continue
+                setattr(use_gems, attr, self._use_gems_hook(fn))
+                self.patched.append((use_gems, attr, fn))
 
     def uninstall(self):
         for owner, attr, orig in reversed(self.patched):
@@ -338,6 +350,25 @@ class _Timer:
             return timer._timed_inputs(orig(bench, dtype, *args, **kwargs))
         get_input_iter._zl_timer_hook = True
         return get_input_iter
+
+    def _use_gems_hook(self, orig):
+        """flag_gems.use_gems: making it, entering and leaving it register and unregister
+        FlagGems' operators with torch (about a thousand), and benchmark/base.py does that
+        around every shape's gems measurement: the run's cost.use_gems_s. Inside a
+        measurement (a benchmarked function that enters it) it is the measurement's."""
+        timer = self
+
+        @functools.wraps(orig)
+        def method(*args, **kwargs):
+            if getattr(timer.local, "active", False):
+                return orig(*args, **kwargs)
+            t0 = time.monotonic()
+            try:
+                return orig(*args, **kwargs)
+            finally:
+                timer.cost["use_gems_s"] += time.monotonic() - t0
+        method._zl_timer_hook = True
+        return method
 
     def _timed_inputs(self, it):
         local = self.local

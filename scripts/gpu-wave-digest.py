@@ -129,6 +129,15 @@ def a_a(out, ops):
                 "FAILED" if g else "passed", (d.get("floor") or {}).get("summary", "-")[:60]))
         print("  rows flagged faster/slower: %d of %d = %.2f %% (goal <= 1 %%); gate failures at 5 %%: %d of %d ops (goal 0); verdicts %s" % (
             flagged, total, 100.0 * flagged / total if total else float("nan"), gate_fail, len(ops), counts))
+        if prefix == "aa_":
+            # the rows whose calls ran other kernels in round 2 than in round 1 (issue 25: bmm)
+            for op in ops:
+                for r in (load(os.path.join(out, "aa_%s.out" % op)) or {}).get("rows", []):
+                    if r.get("a_kernels") or len(ops) == 1:
+                        print("    %s %s %s %s: B/A %s %s, clock %s/%s MHz, samples %s/%s, kernels %s -> %s" % (
+                            op, r.get("side"), r.get("dtype"), r.get("shape"), r.get("ratio"), r.get("verdict"),
+                            r.get("a_clock_mhz"), r.get("b_clock_mhz"), r.get("a_samples"), r.get("b_samples"),
+                            (r.get("a_kernels") or "same")[:120], (r.get("b_kernels") or "same")[:120]))
     print("---- the profiler timer in calibrate round 1 (all ops)")
     rows = []
     for op in ops:
@@ -231,7 +240,7 @@ def op_costs(batch, op):
 def cost_line(op, st, cost, recs):
     wall = float(st.get("wall_s") or "nan")
     parts = " ".join("%s %.1f" % (k.replace("_s", ""), cost[k]) for k in
-                     ("collection_s", "inputs_s", "first_call_s", "timer_s", "other_s")
+                     ("collection_s", "inputs_s", "first_call_s", "timer_s", "use_gems_s", "other_s")
                      if cost.get(k) is not None)
     return "  %-22s %-8s wall %6.1f s  session %s  [%s]  %d measurements" % (
         op, st.get("status", "-"), wall, "%.1f" % cost["session_s"] if cost.get("session_s") else "-",

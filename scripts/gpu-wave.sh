@@ -20,10 +20,12 @@
 #   SAMPLE: issue 25: N (default 40) marks drawn with SEED (default 25) from every mark of the
 #       checkout, every dtype, in the device's worker: the mean wall per passing mark. PART=k/m
 #       runs the k-th of m slices of the draw (a device call holds about 20 marks).
+#   WARM: wave 8: the SAMPLE's draw compiled by WARM_K (default 4) batches at once, their tuner
+#       caches thrown away, so that a SAMPLE after it measures a sweep with warm Triton caches.
 #   INPUTS: wave 7: a worker batch with --draw-inputs device over conj_copy, two marks that
 #       skip and four others (one worker must serve them all), then FlagGems' own CPU draws
 #       for the two integer marks, and compare of the two draws per op.
-# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|SAMPLE|INPUTS OUTDIR
+# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|WARM|SAMPLE|INPUTS OUTDIR
 #   A2: as A, every run on the same kernel configs (rounds and the fresh batch replay round 1's
 #       merged winners), calibrate first; the fresh batch is compared with round 2.
 # Environment: ZLBENCH, FLAGGEMS_DIR (as gpu-validate.sh), OPS (default the 10 core ops),
@@ -85,6 +87,30 @@ mm_pair() {
 	zl mmA run $F --op mm --isolate-tuner-cache --out "$out/mmA" -- --dtypes $DTYPES
 	zl mmB run $F --op mm --isolate-tuner-cache --replay-from "$out/mmA" --out "$out/mmB" -- --dtypes $DTYPES
 	ZL_HISTORY_DB="$out/none.db" zl mmcmp compare "$out/mmA" "$out/mmB" "$@" --fail-on-regression 5
+}
+
+# draw: N marks drawn with SEED from every mark of the checkout into $out/sample.ops (PART=k/m:
+# the k-th of m contiguous slices of the draw)
+draw() {
+	python3 - "$FLAGGEMS_DIR" "${SEED:-25}" "${N:-40}" >"$out/sample.ops" <<'PY'
+import os, random, re, sys
+root, seed, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+builtin = {"parametrize", "skip", "skipif", "xfail", "usefixtures", "filterwarnings", "timeout",
+           "tryfirst", "trylast"}
+marks = set()
+for d, _, files in os.walk(os.path.join(root, "benchmark")):
+    for f in files:
+        if f.startswith("test_") and f.endswith(".py"):
+            marks |= set(re.findall(r"pytest\.mark\.(\w+)", open(os.path.join(d, f)).read())) - builtin
+print("\n".join(sorted(random.Random(seed).sample(sorted(marks), n))))
+PY
+	local k m total
+	if [ -n "${PART:-}" ]; then
+		# PART=k/m: the k-th of m contiguous slices of the draw (one device call each)
+		k=${PART%/*} m=${PART#*/} total=$(wc -l <"$out/sample.ops")
+		awk -v k="$k" -v m="$m" -v n="$total" 'NR > int((k - 1) * n / m) && NR <= int(k * n / m)' \
+			"$out/sample.ops" >"$out/sample.part" && mv "$out/sample.part" "$out/sample.ops"
+	fi
 }
 
 case $phase in
@@ -155,25 +181,29 @@ SPEED)
 		--timeout-per-op "${TIMEOUT_PER_OP:-240}" --out "$out/speed"
 	python3 "$here/gpu-wave-digest.py" SPEED "$out" "$OPS" | tee -a "$out/wave.log"
 	;;
+WARM)
+	# the sample's compiles, WARM_K (default 4) batches at once on the one device, each its own
+	# worker, so that the SAMPLE after it meets warm Triton caches (a nightly sweep's steady
+	# state) in a fraction of a cold pass's wall. Autotuning under that contention would pick
+	# the wrong configs: the tuner caches of these batches are thrown away (FLAGGEMS_CACHE_DIR),
+	# so the SAMPLE after it still tunes, on its own, from Triton's warm cache. WARM_TIMEOUT
+	# (default half the phase's deadline): wave 8 gave each op 280 s of a 300 s phase, and two
+	# batches spent it all on one long compile, leaving 13 marks of theirs unwarmed.
+	draw
+	k=${WARM_K:-4}
+	for i in $(seq 1 "$k"); do
+		awk -v i="$i" -v k="$k" '(NR - 1) % k == i - 1' "$out/sample.ops" >"$out/warm_$i.ops"
+		ZL_HOME="$out/home-$i" FLAGGEMS_CACHE_DIR="$out/tuners-$i" zl "warm_$i" batch $F --devices 0 --ops-file "$out/warm_$i.ops" \
+			--start worker --progress plain --timeout-per-op "${WARM_TIMEOUT:-$((${DEADLINE_S:-540} / 2))}" --out "$out/warm_$i" &
+	done
+	wait
+	rm -rf "$out"/tuners-*
+	for i in $(seq 1 "$k"); do
+		log "warm_$i: $(tail -n +2 "$out/warm_$i/ops_status.csv" 2>/dev/null | cut -d, -f1,2 | tr '\n' ' ')"
+	done
+	;;
 SAMPLE)
-	python3 - "$FLAGGEMS_DIR" "${SEED:-25}" "${N:-40}" >"$out/sample.ops" <<'PY'
-import os, random, re, sys
-root, seed, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-builtin = {"parametrize", "skip", "skipif", "xfail", "usefixtures", "filterwarnings", "timeout",
-           "tryfirst", "trylast"}
-marks = set()
-for d, _, files in os.walk(os.path.join(root, "benchmark")):
-    for f in files:
-        if f.startswith("test_") and f.endswith(".py"):
-            marks |= set(re.findall(r"pytest\.mark\.(\w+)", open(os.path.join(d, f)).read())) - builtin
-print("\n".join(sorted(random.Random(seed).sample(sorted(marks), n))))
-PY
-	if [ -n "${PART:-}" ]; then
-		# PART=k/m: the k-th of m contiguous slices of the draw (one device call each)
-		k=${PART%/*} m=${PART#*/} total=$(wc -l <"$out/sample.ops")
-		awk -v k="$k" -v m="$m" -v n="$total" 'NR > int((k - 1) * n / m) && NR <= int(k * n / m)' \
-			"$out/sample.ops" >"$out/sample.part" && mv "$out/sample.part" "$out/sample.ops"
-	fi
+	draw
 	log "sample: $(wc -l <"$out/sample.ops") marks, seed ${SEED:-25}${PART:+, part $PART}: $(tr '\n' ' ' <"$out/sample.ops")"
 	zl sample batch $F --devices 0 --ops-file "$out/sample.ops" --start worker --progress plain \
 		--timeout-per-op "${TIMEOUT_PER_OP:-150}" --out "$out/sample"
@@ -197,7 +227,7 @@ INPUTS)
 	python3 "$here/gpu-wave-digest.py" INPUTS "$out" | tee -a "$out/wave.log"
 	;;
 *)
-	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|SAMPLE|INPUTS OUTDIR" >&2
+	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|WARM|SAMPLE|INPUTS OUTDIR" >&2
 	exit 2
 	;;
 esac

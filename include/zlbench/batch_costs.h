@@ -1,14 +1,17 @@
 /*
  * Where a batch's hours went: per op its wall time (the `zlbench run` child as the batch saw
  * it) split into what pytest spent on collection, on FlagGems' inputs, on each measurement's
- * first call (compile, autotune), in the timers, on everything else, and outside pytest's
+ * first call (compile, autotune), in the timers, in FlagGems' operator registration
+ * (flag_gems.use_gems), on everything else, and outside pytest's
  * session (the run's own preflight, identity and history); the workers' start-ups and the
  * warm-up shards as lines of their own.
  *
  * The split comes from each run's plugins/timer_summary.json, whose "cost" object the timer
  * plugin writes (all seconds):
- *   {"session_s", "collection_s", "inputs_s", "first_call_s", "timer_s", "other_s"}
+ *   {"session_s", "collection_s", "inputs_s", "first_call_s", "timer_s", "use_gems_s",
+ *    "other_s"}
  * A run without it (an older zlbench, a run that was killed) has an unknown split: NAN
+ * (a run of a zlbench before use_gems_s knows every part but that one, which stays in other_s)
  * here, null in costs.json, empty in costs.csv, "unknown" on the terminal; never 0.
  *
  * Files (in the batch directory, each written atomically at the end of every session):
@@ -41,7 +44,8 @@ enum zl_cost_part {
 	ZL_COST_INPUTS,            /* inputs_s: FlagGems' Benchmark.get_input_iter */
 	ZL_COST_FIRST_CALL,        /* first_call_s: each measurement's first call (compile, autotune) */
 	ZL_COST_TIMER,             /* timer_s: the timers besides first calls */
-	ZL_COST_OTHER,             /* other_s: the session less the four above */
+	ZL_COST_USE_GEMS,          /* use_gems_s: flag_gems.use_gems registering FlagGems' operators */
+	ZL_COST_OTHER,             /* other_s: the session less the five above */
 	ZL_COST__COUNT
 };
 /* The key in the "cost" object ("session_s", ...) and the column's title ("session", ...). */

@@ -29,6 +29,7 @@ static const struct {
 	[ZL_COST_INPUTS] = { "inputs_s", "inputs" },
 	[ZL_COST_FIRST_CALL] = { "first_call_s", "compile/autotune" },
 	[ZL_COST_TIMER] = { "timer_s", "timer" },
+	[ZL_COST_USE_GEMS] = { "use_gems_s", "use_gems" },
 	[ZL_COST_OTHER] = { "other_s", "other" },
 };
 
@@ -416,7 +417,7 @@ static void share_cell(struct zl_table *t, double part, size_t unknown, double w
 
 /* The table's columns: op, status, wall, the parts but the session, outside. */
 static const enum zl_cost_part shown[] = { ZL_COST_COLLECTION, ZL_COST_INPUTS, ZL_COST_FIRST_CALL, ZL_COST_TIMER,
-					   ZL_COST_OTHER };
+					   ZL_COST_USE_GEMS, ZL_COST_OTHER };
 
 /* Inputs FlagGems drew at ZL_INPUTS_HINT_SHARE of the wall or more: the one thing zlbench can do about them. */
 #define ZL_INPUTS_HINT_SHARE 0.2

@@ -414,12 +414,53 @@ def test_the_measurements_cost_and_the_sessions_are_recorded(bench):
         assert t["timer_s"] == pytest.approx(t["wall_s"] - t["first_call_s"], abs=2e-6), t
         assert t["timer_s"] >= c["prep_s"] + c["windows_s"] - 1e-6, t
     s = r.json("plugins", "timer_summary.json")["cost"]
-    assert set(s) == {"session_s", "collection_s", "inputs_s", "first_call_s", "timer_s", "other_s"}
+    assert set(s) == {"session_s", "collection_s", "inputs_s", "first_call_s", "timer_s",
+                      "use_gems_s", "other_s"}
     assert s["timer_s"] == pytest.approx(sum(t["timer_s"] for t in recs), abs=1e-5)
     assert s["first_call_s"] == pytest.approx(sum(t["first_call_s"] for t in recs), abs=1e-5)
     assert s["collection_s"] > 0 and s["inputs_s"] >= 0 and s["other_s"] >= 0
-    parts = s["collection_s"] + s["inputs_s"] + s["first_call_s"] + s["timer_s"] + s["other_s"]
+    assert s["use_gems_s"] >= 0
+    parts = (s["collection_s"] + s["inputs_s"] + s["first_call_s"] + s["timer_s"]
+             + s["use_gems_s"] + s["other_s"])
     assert parts == pytest.approx(s["session_s"], abs=1e-5), s
+
+
+def test_flaggems_registering_its_operators_is_a_part_of_its_own(bench):
+    # the fake's use_gems takes 0.05 s to enter and as long to leave: FlagGems' registers
+    # about a thousand operators with torch there, around every shape's gems measurement
+    r = bench.run([ADD], backend_env("cuda", FAKE_USE_GEMS_S="0.05", **ONE_SHAPE))
+    assert r.rc == 0, r
+    recs = r.jsonl("plugins", "timer.jsonl")
+    entered = sum(1 for t in recs if t["side"] == "gems")
+    assert entered >= 1
+    s = r.json("plugins", "timer_summary.json")["cost"]
+    assert s["use_gems_s"] == pytest.approx(entered * 0.1, abs=0.04 * entered), s
+    # not in the timer's part nor in the rest: each second is counted once
+    assert s["other_s"] < entered * 0.1, s
+    parts = (s["collection_s"] + s["inputs_s"] + s["first_call_s"] + s["timer_s"]
+             + s["use_gems_s"] + s["other_s"])
+    assert parts == pytest.approx(s["session_s"], abs=1e-5), s
+
+
+def test_use_gems_entered_inside_a_measurement_is_the_measurements(monkeypatch):
+    import zl_timer
+
+    class Registrar:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    t = zl_timer._Timer("profiler", 1)
+    enter = t._use_gems_hook(Registrar.__enter__)
+    t.local.active = True
+    enter(Registrar())
+    assert t.cost["use_gems_s"] == 0.0
+    t.local.active = False
+    monkeypatch.setattr(zl_timer.time, "monotonic", iter([1.0, 1.25]).__next__)
+    enter(Registrar())
+    assert t.cost["use_gems_s"] == pytest.approx(0.25)
 
 
 class _Script:

@@ -879,7 +879,7 @@ static void test_cost_parse(void **state)
 {
 	double v[ZL_COST__COUNT];
 	const char *full = "{\"plan\":\"profiler\",\"cost\":{\"session_s\":9.5,\"collection_s\":0.5,\"inputs_s\":4,"
-			   "\"first_call_s\":2,\"timer_s\":1.5,\"other_s\":1.5}}";
+			   "\"first_call_s\":2,\"timer_s\":1.5,\"use_gems_s\":0.25,\"other_s\":1.25}}";
 	const char *partial = "{\"cost\":{\"session_s\":3,\"collection_s\":-1,\"inputs_s\":\"2\",\"timer_s\":null}}";
 	struct zl_batch_startups s;
 	const char *events = "{\"event\":\"started\",\"device\":\"0\"}\n"
@@ -891,12 +891,14 @@ static void test_cost_parse(void **state)
 	(void)state;
 
 	assert_int_equal(zl_cost_parse(full, strlen(full), v), 1);
-	assert_true(v[ZL_COST_SESSION] == 9.5 && v[ZL_COST_INPUTS] == 4.0 && v[ZL_COST_OTHER] == 1.5);
+	assert_true(v[ZL_COST_SESSION] == 9.5 && v[ZL_COST_INPUTS] == 4.0 && v[ZL_COST_USE_GEMS] == 0.25 &&
+		    v[ZL_COST_OTHER] == 1.25);
 	/* a value that is no number >= 0 is unknown, never 0 */
 	assert_int_equal(zl_cost_parse(partial, strlen(partial), v), 1);
 	assert_true(v[ZL_COST_SESSION] == 3.0);
 	assert_true(isnan(v[ZL_COST_COLLECTION]) && isnan(v[ZL_COST_INPUTS]) && isnan(v[ZL_COST_FIRST_CALL]) &&
-		    isnan(v[ZL_COST_TIMER]));
+		    isnan(v[ZL_COST_TIMER]) && isnan(v[ZL_COST_USE_GEMS]));
+	assert_string_equal(zl_cost_key(ZL_COST_USE_GEMS), "use_gems_s");
 	assert_int_equal(zl_cost_parse("{\"plan\":\"direct\"}", 17, v), 0);
 	assert_true(isnan(v[ZL_COST_SESSION]));
 	assert_int_equal(zl_cost_parse("[1]", 3, v), -1);
@@ -951,8 +953,8 @@ static void test_costs_load(void **state)
 	assert_int_equal(zl_batch_costs_write(dir, &k, &err), 0);
 	path = zl_path_join(dir, ZL_BATCH_COSTS_CSV);
 	assert_int_equal(zl_read_file(&text, path, NULL, ZL_CAP_DOC, &err), 0);
-	assert_non_null(strstr(text.buf, "bmm,failed,1,12.500,,,,,,,,runs/bmm\r\n"));
-	assert_non_null(strstr(text.buf, "relu,crashed,2,,,,,,,,,runs/relu\r\n"));
+	assert_non_null(strstr(text.buf, "bmm,failed,1,12.500,,,,,,,,,runs/bmm\r\n"));
+	assert_non_null(strstr(text.buf, "relu,crashed,2,,,,,,,,,,runs/relu\r\n"));
 	free(path);
 	zl_batch_costs_release(&k);
 	zl_batch_config_release(&c);

@@ -1,5 +1,8 @@
 """Fake FlagGems: vendor selection at import, use_gems(), vendor packages, and a few
 ops built like FlagGems' (LibEntry + LibTuner, triton.autotune, no tuner)."""
+import os
+import time
+
 from . import runtime
 
 __version__ = "9.9.9+fake"
@@ -14,16 +17,20 @@ def enable(unused=None):
 
 
 class use_gems:
-    """As FlagGems': enable() sets current_work_registrar, __exit__ deletes it."""
+    """As FlagGems': enable() sets current_work_registrar, __exit__ deletes it. Entering and
+    leaving each take FAKE_USE_GEMS_S seconds (FlagGems registers and unregisters about a
+    thousand operators there)."""
 
     def __init__(self, exclude=None, include=None):
         self.exclude = exclude
 
     def __enter__(self):
+        time.sleep(float(os.environ.get("FAKE_USE_GEMS_S") or 0))
         enable(self.exclude)
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         global current_work_registrar
+        time.sleep(float(os.environ.get("FAKE_USE_GEMS_S") or 0))
         del current_work_registrar
 
 
