@@ -207,7 +207,8 @@ def main():
             cut, steady = zs.transient_cut(values)
             kept = values[cut:]
             noise = zc.trimmed_mean_ci_rel(kept, zs.TRIM)
-            return zs.next_step(zs.Policy(), len(kept), noise, [0.01, noise], 0.1, 60e-6,
+            return zs.next_step(zs.Policy(), len(kept), noise,
+                                [(len(kept) * 2 // 3, 0.01), (len(kept), noise)], 0.1, 60e-6,
                                 steady=steady)
         ok &= row("transient cut + estimate + stop rule per window, %d samples" % n,
                   GOAL_ESTIMATE_MS_AT_MAX, best_of(est) * 1e3, "ms")

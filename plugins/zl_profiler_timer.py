@@ -750,7 +750,7 @@ class _Sampling:
         self.est, self.noise = estimate(self.kept)
         self.target = zl_sampling.target_for(self.policy, self.est)
         if self.est is not None:
-            self.history.append(self.noise)
+            self.history.append((len(self.kept), self.noise))
         return max(spent / n, 1e-7)
 
 

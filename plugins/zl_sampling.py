@@ -11,7 +11,7 @@ stdrel_criterion.cxx) with the noise measured as the relative half-width of the
    left must not be drifting still);
 2. then stop when noise_rel <= the target                  -> "noise_target"
 3. or when the noise stopped improving: two windows that each grew the
-   sample count by at least half left noise_rel above
+   kept sample count by at least half left noise_rel above
    plateau_ratio times its value two windows before        -> "noise_plateau"
 4. or when the next window would not fit in max_time_s     -> "time_cap"
 5. or when max_samples samples are kept                    -> "max_samples"
@@ -84,11 +84,17 @@ def first_batch(policy, per_call_s):
 
 
 def plateaued(history, policy):
-    """True when the last noise value is above plateau_ratio times the one two windows
-    earlier: more samples no longer narrow the interval (drift between windows)."""
-    if len(history) < 3 or history[-1] is None or history[-3] is None:
+    """True when the last two windows each grew the kept samples by at least half and the
+    last noise value is still above plateau_ratio times the one two windows earlier: more
+    samples no longer narrow the interval (drift between windows). history: (samples kept,
+    noise_rel) after each window. A window the time cap cut short adds too few samples to
+    move the noise: it tells nothing about a plateau (and the cap ends the measurement)."""
+    if len(history) < 3:
         return False
-    return history[-1] > policy.plateau_ratio * history[-3]
+    (n0, before), (n1, _), (n2, last) = history[-3:]
+    if last is None or before is None or n1 < 1.5 * n0 or n2 < 1.5 * n1:
+        return False
+    return last > policy.plateau_ratio * before
 
 
 def transient_cut(samples, batch=None):
@@ -170,7 +176,7 @@ def next_step(policy, n, noise, history, elapsed_s, per_call_s, target=None, ste
     """(stop_reason, None) or (None, calls in the next window).
 
     n: samples kept so far; noise: their noise_rel (None when unknown);
-    history: noise_rel after each window, this one last; elapsed_s: sampling time so
+    history: (samples kept, noise_rel) after each window, this one last; elapsed_s: sampling time so
     far; per_call_s: the wall time one profiled call took in the last window
     (session overhead included); target: the measurement's noise target (default the
     policy's); steady: whether the kept samples have stopped drifting (False: the next

@@ -30,25 +30,26 @@ def test_kernels_under_5_us_stop_at_the_target_their_class_can_reach():
 
 
 def test_noise_target_stops_once_warm():
-    assert zs.next_step(P, 400, 0.004, [0.006, 0.004], 0.05, 60e-6) == ("noise_target", None)
+    assert zs.next_step(P, 400, 0.004, [(266, 0.006), (400, 0.004)], 0.05, 60e-6) == ("noise_target", None)
     # not before min_samples or min_time, even when quiet
-    assert zs.next_step(P, 5, 0.0, [0.0], 0.05, 60e-6)[0] is None
-    assert zs.next_step(P, 400, 0.001, [0.001], 0.005, 60e-6)[0] is None
+    assert zs.next_step(P, 5, 0.0, [(5, 0.0)], 0.05, 60e-6)[0] is None
+    assert zs.next_step(P, 400, 0.001, [(400, 0.001)], 0.005, 60e-6)[0] is None
     # the measurement's own target, when given
-    assert zs.next_step(P, 400, 0.015, [0.015], 0.05, 60e-6, target=0.02) == ("noise_target", None)
+    assert zs.next_step(P, 400, 0.015, [(400, 0.015)], 0.05, 60e-6, target=0.02) == ("noise_target", None)
 
 
 def test_a_series_still_moving_is_extended_whatever_its_noise():
     # quiet, but the transient cut says the series has not settled: the next window extends it
-    assert zs.next_step(P, 400, 0.001, [0.001], 0.05, 60e-6, steady=False, extend=250) == \
+    assert zs.next_step(P, 400, 0.001, [(400, 0.001)], 0.05, 60e-6, steady=False, extend=250) == \
         (None, 250)
-    assert zs.next_step(P, 400, 0.001, [0.002, 0.0015, 0.001], 0.05, 60e-6, steady=False)[0] is None
+    assert zs.next_step(P, 400, 0.001, [(177, 0.002), (266, 0.0015), (400, 0.001)], 0.05, 60e-6,
+                        steady=False)[0] is None
     # unknown steadiness (too few samples to judge) does not hold a measurement back
-    assert zs.next_step(P, 400, 0.001, [0.001], 0.05, 60e-6, steady=None)[0] == "noise_target"
+    assert zs.next_step(P, 400, 0.001, [(400, 0.001)], 0.05, 60e-6, steady=None)[0] == "noise_target"
     # past the cap it goes on, up to the hard cap (a transient of a long kernel takes time)
     # (and at least half the samples so far: the steady part must outgrow the cut one)
-    assert zs.next_step(P, 400, 0.001, [0.001], 0.3, 60e-6, steady=False, extend=100) == (None, 200)
-    assert zs.next_step(P, 400, 0.001, [0.001], 1.1999, 60e-6, steady=False) == ("time_cap", None)
+    assert zs.next_step(P, 400, 0.001, [(400, 0.001)], 0.3, 60e-6, steady=False, extend=100) == (None, 200)
+    assert zs.next_step(P, 400, 0.001, [(400, 0.001)], 1.1999, 60e-6, steady=False) == ("time_cap", None)
 
 
 def test_the_transient_cut_drops_a_ramp_and_keeps_a_steady_series_whole():
@@ -75,41 +76,47 @@ def test_the_transient_cut_drops_a_ramp_and_keeps_a_steady_series_whole():
 
 def test_the_next_batch_aims_at_the_target():
     # noise twice the target: about three times the samples more (n * (2^2 - 1) * 1.1)
-    reason, n = zs.next_step(P, 100, 0.01, [0.02, 0.01], 0.05, 60e-6)
+    reason, n = zs.next_step(P, 100, 0.01, [(66, 0.02), (100, 0.01)], 0.05, 60e-6)
     assert reason is None and n == 330
     # nearly there: still at least half again as many, so the noise can move
-    assert zs.next_step(P, 1000, 0.0051, [0.01, 0.0051], 0.1, 60e-6) == (None, 500)
+    assert zs.next_step(P, 1000, 0.0051, [(666, 0.01), (1000, 0.0051)], 0.1, 60e-6) == (None, 500)
     # never beyond the batch limit or max_samples
-    assert zs.next_step(P, 9000, 0.05, [0.05], 0.1, 1e-6) == (None, 1000)
-    assert zs.next_step(P, 100, 0.5, [0.5], 0.05, 1e-6) == (None, 1000)
+    assert zs.next_step(P, 9000, 0.05, [(9000, 0.05)], 0.1, 1e-6) == (None, 1000)
+    assert zs.next_step(P, 100, 0.5, [(100, 0.5)], 0.05, 1e-6) == (None, 1000)
 
 
 def test_noise_plateau_when_more_samples_stop_helping():
     # two batches, each 1.5x the samples, and the interval did not narrow by 5 %
-    assert zs.next_step(P, 500, 0.0099, [0.01, 0.0098, 0.0099], 0.1, 60e-6) == \
-        ("noise_plateau", None)
+    assert zs.next_step(P, 500, 0.0099, [(222, 0.01), (333, 0.0098), (500, 0.0099)], 0.1,
+                        60e-6) == ("noise_plateau", None)
     # narrowing as 1/sqrt(n) is no plateau
-    assert zs.next_step(P, 500, 0.0067, [0.01, 0.0082, 0.0067], 0.1, 60e-6)[0] is None
+    assert zs.next_step(P, 500, 0.0067, [(222, 0.01), (333, 0.0082), (500, 0.0067)], 0.1,
+                        60e-6)[0] is None
     # two batches are too few to tell
-    assert zs.next_step(P, 500, 0.0099, [0.01, 0.0099], 0.1, 60e-6)[0] is None
+    assert zs.next_step(P, 500, 0.0099, [(333, 0.01), (500, 0.0099)], 0.1, 60e-6)[0] is None
+    # windows that the time cap cut short (a few samples each) cannot move the noise: no
+    # plateau, whatever it reads (the cap ends the measurement)
+    assert zs.next_step(P, 500, 0.0099, [(480, 0.01), (490, 0.0098), (500, 0.0099)], 0.1,
+                        60e-6)[0] is None
+    assert zs.plateaued([(222, 0.01), (333, 0.0098), (400, 0.0099)], P) is False
 
 
 def test_time_cap_when_the_next_batch_does_not_fit():
-    assert zs.next_step(P, 1000, 0.01, [0.02, 0.01], 0.2995, 60e-6) == ("time_cap", None)
+    assert zs.next_step(P, 1000, 0.01, [(666, 0.02), (1000, 0.01)], 0.2995, 60e-6) == ("time_cap", None)
     # what fits is taken: 0.05 s of 100 us calls
-    assert zs.next_step(P, 1000, 0.05, [0.07, 0.05], 0.25, 100e-6) == (None, 500)
+    assert zs.next_step(P, 1000, 0.05, [(666, 0.07), (1000, 0.05)], 0.25, 100e-6) == (None, 500)
 
 
 def test_min_samples_win_over_the_cap_up_to_the_hard_cap():
     # a 100 ms kernel: 3 samples after 0.31 s, the cap passed; it still gets its 10
-    assert zs.next_step(P, 3, 0.2, [0.2], 0.31, 0.1) == (None, 7)
+    assert zs.next_step(P, 3, 0.2, [(3, 0.2)], 0.31, 0.1) == (None, 7)
     # ... but not past hard_cap_factor times the cap (a device throttled all along)
-    assert zs.next_step(P, 3, 0.2, [0.2], 1.25, 0.1) == ("time_cap", None)
+    assert zs.next_step(P, 3, 0.2, [(3, 0.2)], 1.25, 0.1) == ("time_cap", None)
     assert zs.next_step(P, 0, None, [], 1.0, 0.1) == (None, 2)
 
 
 def test_max_samples_stops():
-    assert zs.next_step(P, 10000, 0.01, [0.02, 0.01], 0.1, 1e-6) == ("max_samples", None)
+    assert zs.next_step(P, 10000, 0.01, [(6666, 0.02), (10000, 0.01)], 0.1, 1e-6) == ("max_samples", None)
 
 
 def test_a_whole_loop_over_a_noisy_source_stops_at_the_target():
@@ -120,7 +127,7 @@ def test_a_whole_loop_over_a_noisy_source_stops_at_the_target():
         kept += [1.0 + rnd.gauss(0, 0.03) for _ in range(n)]
         elapsed += n * per_call
         noise = zc.trimmed_mean_ci_rel(kept, zs.TRIM)
-        history.append(noise)
+        history.append((len(kept), noise))
         reason, n = zs.next_step(P, len(kept), noise, history, elapsed, per_call)
         if reason:
             break
@@ -140,7 +147,7 @@ def test_drift_between_batches_plateaus():
         batch += 1
         elapsed += n * per_call
         noise = zc.trimmed_mean_ci_rel(kept, zs.TRIM)
-        history.append(noise)
+        history.append((len(kept), noise))
         reason, n = zs.next_step(P, len(kept), noise, history, elapsed, per_call)
     assert reason == "noise_plateau"
 
