@@ -11,8 +11,8 @@
  *   {"session_s", "collection_s", "inputs_s", "first_call_s", "timer_s", "use_gems_s",
  *    "other_s"}
  * A run without it (an older zlbench, a run that was killed) has an unknown split: NAN
- * (a run of a zlbench before use_gems_s knows every part but that one, which stays in other_s)
- * here, null in costs.json, empty in costs.csv, "unknown" on the terminal; never 0.
+ * here, null in costs.json, empty in costs.csv, "unknown" on the terminal; never 0. A run of a
+ * zlbench before use_gems_s knows every part but that one, whose time stays in other_s.
  *
  * Files (in the batch directory, each written atomically at the end of every session):
  *   costs.json   {"schema": "zlbench.batch_costs/1", "ops": [...longest first], "totals",
