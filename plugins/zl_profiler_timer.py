@@ -587,14 +587,15 @@ SYNC_EACH_CALL = True
 class Window:
     """What one profiled window gave: its calls with activity (CallSeries), each call's
     host issue time (s), the clock readings [(call index, MHz or None)] with the last
-    after the final call (index n), the seconds its session took to stop and be read, and
-    the seconds its calls took (from the first call's wait to the last one's issue)."""
+    after the final call (index n), the seconds its session took to stop and be read (of
+    which stop_s: torch's own stop, before a single event is read), and the seconds its calls
+    took (from the first call's wait to the last one's issue)."""
 
-    __slots__ = ("series", "host", "readings", "parse_s", "loop_s")
+    __slots__ = ("series", "host", "readings", "parse_s", "loop_s", "stop_s")
 
-    def __init__(self, series, host, readings, parse_s, loop_s=0.0):
+    def __init__(self, series, host, readings, parse_s, loop_s=0.0, stop_s=0.0):
         self.series, self.host, self.readings, self.parse_s = series, host, readings, parse_s
-        self.loop_s = loop_s
+        self.loop_s, self.stop_s = loop_s, stop_s
 
 
 def _profile_window(prof, device_name, fn, flush, grad_to_none, n, hold=None, sync=None,
@@ -641,13 +642,14 @@ def _profile_window(prof, device_name, fn, flush, grad_to_none, n, hold=None, sy
     loop_s = t_stop - t_loop
     try:
         p.__exit__(None, None, None)
+        t_read = perf()
         series = kineto_series(p.kineto_results.events(), prof.cpu, n)
     except Exception as e:
         raise ProfilerFailed("cannot read the profiler's events: %s" % zc.one_line(e)) from None
     finally:
         if collecting:
             gc.enable()
-    return Window(series, host, readings, perf() - t_stop, loop_s)
+    return Window(series, host, readings, perf() - t_stop, loop_s, t_read - t_stop)
 
 
 def _check_missing(n, missing, window_no):
@@ -702,7 +704,7 @@ class _Sampling:
         self.steady = None
         self.noise = self.est = None
         self.target = policy.noise_target
-        self.windows_s = self.parse_s = 0.0
+        self.windows_s = self.parse_s = self.stop_s = 0.0
         self.started = now()
 
     @property
@@ -722,6 +724,7 @@ class _Sampling:
         spent = self.now() - t0
         self.windows_s += spent
         self.parse_s += w.parse_s
+        self.stop_s += w.stop_s
         self.readings += [r for _, r in w.readings if r is not None]
         self.calls += n
         self.missing += w.series.missing
@@ -825,7 +828,7 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
     if st.hold is not None and hold is None:
         why = HOLD_SEVERAL
     cost.update({"prep_s": round(prep_s, 6), "windows_s": round(st.windows_s, 6),
-                 "parse_s": round(st.parse_s, 6)})
+                 "parse_s": round(st.parse_s, 6), "stop_s": round(st.stop_s, 6)})
     return _result(st, reason, st.hold, why, dict(cost))
 
 

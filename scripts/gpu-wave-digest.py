@@ -267,6 +267,19 @@ def timer_figures(recs, label):
           "(goal <= 0.3), max %.3f s; first calls %.1f s in all" % (
               label, len(t), statistics.median(t) if t else float("nan"), quantile(t, 0.9),
               max(t) if t else float("nan"), sum(r.get("first_call_s") or 0 for r in recs)))
+    # the profiler's split, and its stop and parse per session and per call (wave 8: stop_s)
+    split = {}
+    calls = sessions = 0
+    for r in recs:
+        if r.get("timer") != "profiler":
+            continue
+        calls += r.get("profiler_calls") or 0
+        sessions += r.get("profiler_batches") or 0
+        for k, v in (r.get("cost") or {}).items():
+            split[k] = split.get(k, 0.0) + (v or 0.0)
+    if calls:
+        print("  profiler split: %s over %d sessions and %d calls" % (
+            ", ".join("%s %.1f s" % kv for kv in sorted(split.items())), sessions, calls))
     by = {}
     for r in recs:
         if r.get("estimate_ms") and r.get("timer_s") is not None:
