@@ -428,17 +428,18 @@ def test_the_measurements_cost_and_the_sessions_are_recorded(bench):
 
 
 def test_flaggems_registering_its_operators_is_a_part_of_its_own(bench):
-    # the fake's use_gems takes 0.05 s to enter and as long to leave: FlagGems' registers
-    # about a thousand operators with torch there, around every shape's gems measurement
-    r = bench.run([ADD], backend_env("cuda", FAKE_USE_GEMS_S="0.05", **ONE_SHAPE))
+    # the fake's use_gems takes 1 s to enter and as long to leave: FlagGems' registers about
+    # a thousand operators with torch there, around every shape's gems measurement (the
+    # seconds are long so that a loaded machine's own slowness cannot pass for them)
+    r = bench.run([ADD], backend_env("cuda", FAKE_USE_GEMS_S="1", **ONE_SHAPE))
     assert r.rc == 0, r
     recs = r.jsonl("plugins", "timer.jsonl")
     entered = sum(1 for t in recs if t["side"] == "gems")
     assert entered >= 1
     s = r.json("plugins", "timer_summary.json")["cost"]
-    assert s["use_gems_s"] == pytest.approx(entered * 0.1, abs=0.04 * entered), s
+    assert entered * 2.0 <= s["use_gems_s"] < entered * 2.5, s
     # not in the timer's part nor in the rest: each second is counted once
-    assert s["other_s"] < entered * 0.1, s
+    assert s["other_s"] < 1.0 and s["timer_s"] < 1.0, s
     parts = (s["collection_s"] + s["inputs_s"] + s["first_call_s"] + s["timer_s"]
              + s["use_gems_s"] + s["other_s"])
     assert parts == pytest.approx(s["session_s"], abs=1e-5), s
