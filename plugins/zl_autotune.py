@@ -11,6 +11,9 @@ is pinned to the recorded config for its key before it can tune; a key the
 earlier run never recorded raises "REPLAY_MISS kernel=<k> key=<key>" (also
 printed on its own line to stderr), which fails that measurement instead of
 tuning fresh. The pinned picks are recorded in this run too (source "replay").
+With ZL_REPLAY_MISS=tune (a sweep replaying the last sweep's winners), a key the
+source lacks is tuned as in record mode, recorded (source "tuned") and pinned
+for the rest of the run; autotune_summary.json counts them (tuned_on_miss).
 
 Kernels launched in the run without any tuner are recorded as such (tuner null).
 Counts go to <run>/plugins/autotune_summary.json.
@@ -37,6 +40,7 @@ import pytest
 import zl_common as zc
 
 MODES = ("record", "replay", "off")
+MISS_MODES = ("fail", "tune")      # ZL_REPLAY_MISS: what replay does with a key the source lacks
 RECORD_FORMAT = "zlbench-autotune-record"
 RECORD_VERSION = 1
 RECORDS_DIR = "autotune_records"
@@ -232,16 +236,22 @@ def libtuner_key(tuner, args, kwargs):
 
 class PinnedDict(dict):
     """Triton Autotuner.cache in replay: a key not yet here is looked up in the
-    records (pinned) or raises ReplayMiss; the tuner therefore never benchmarks."""
+    records (pinned) or raises ReplayMiss; the tuner therefore never benchmarks
+    (but for a miss under ZL_REPLAY_MISS=tune, which it tunes)."""
 
-    def __init__(self, resolve):
+    def __init__(self, resolve, owner=None, inner=None):
         super().__init__()
         self._resolve = resolve
+        self.owner = owner      # the _Autotune (one run) whose records it answers from
+        self.inner = inner      # the tuner's own cache, given back when the run ends
 
     def __contains__(self, key):
         if dict.__contains__(self, key):
             return True
-        dict.__setitem__(self, key, self._resolve(key))
+        cfg = self._resolve(key)
+        if cfg is None:
+            return False       # ZL_REPLAY_MISS=tune: the tuner benchmarks and stores its pick
+        dict.__setitem__(self, key, cfg)
         return True
 
 
@@ -295,18 +305,21 @@ class _Kernel:
 
 
 class _Autotune:
-    def __init__(self, mode, replay_from, table):
+    def __init__(self, mode, replay_from, table, miss="fail"):
         self.mode = mode
         self.replay_from = replay_from
         self.table = table
+        self.miss = miss            # replay: "fail" raises ReplayMiss, "tune" tunes the key
         self.kernels = {}
         self.pinned = set()
         self.missed = []
+        self.tuned_on_miss = []     # (kernel, key) tuned because the source lacked them
         self.no_tuner = []
         self.node = None
         self.local = threading.local()
         self.patched = []
         self.closures = {}         # closure kernel id -> its function objects, first seen first
+        self.replaced = []         # (tuner, its own cache) for each PinnedDict put in
         self.finished = False
 
     # --- installation -------------------------------------------------------
@@ -338,6 +351,11 @@ class _Autotune:
         for owner, attr, orig in reversed(self.patched):
             setattr(owner, attr, orig)
         self.patched = []
+        # a worker's next op must not meet this run's pins (nor resolve through this run)
+        for tuner, cache in reversed(self.replaced):
+            if tuner.__dict__.get("cache") is not cache:
+                tuner.cache = cache
+        self.replaced = []
 
     def _running(self):
         stack = getattr(self.local, "stack", None)
@@ -352,8 +370,11 @@ class _Autotune:
             stack = state._running()
             if id(tuner) in stack:
                 return orig(tuner, *args, **kwargs)
-            if state.mode == "replay" and type(tuner.__dict__.get("cache")) is not PinnedDict:
-                tuner.cache = PinnedDict(state._resolver(tuner, "triton"))
+            cache = tuner.__dict__.get("cache")
+            if state.mode == "replay" and (type(cache) is not PinnedDict or cache.owner is not state):
+                own = cache.inner if type(cache) is PinnedDict else cache
+                state.replaced.append((tuner, own))
+                tuner.cache = PinnedDict(state._resolver(tuner, "triton"), state, own)
             cache = tuner.__dict__.get("cache")
             before = len(cache) if isinstance(cache, dict) else None
             bench_time = tuner.__dict__.get("bench_time")
@@ -363,7 +384,7 @@ class _Autotune:
                 return orig(tuner, *args, **kwargs)
             finally:
                 stack.pop()
-                if before is not None and len(cache) != before and state.mode == "record":
+                if before is not None and len(cache) != before and state.records_tuning():
                     state._note_triton(tuner, cache, triton_source(tuner, bench_time, timings))
         run._zl_autotune_hook = True
         run.__wrapped__ = orig
@@ -392,8 +413,8 @@ class _Autotune:
                 if state.mode == "replay" and isinstance(tuner.__dict__.get("cache"),
                                                          PinnedConfigCache):
                     tuner.cache = inner
-            if state.mode == "record":
-                fresh = tuner.__dict__.get("bench_time") is not bench_time
+            fresh = tuner.__dict__.get("bench_time") is not bench_time
+            if state.mode == "record" or (fresh and state.records_tuning()):
                 state._record(tuner, "libtuner", key, tuner.best_config,
                               "tuned" if fresh else "tuner_cache",
                               tuner.__dict__.get("bench_time") if fresh else None)
@@ -401,6 +422,11 @@ class _Autotune:
         run._zl_autotune_hook = True
         run.__wrapped__ = orig
         return run
+
+    def records_tuning(self):
+        """Whether a tuner's own pick is recorded: always in record mode; in replay
+        only under ZL_REPLAY_MISS=tune (a pinned pick never benchmarks)."""
+        return self.mode == "record" or (self.mode == "replay" and self.miss == "tune")
 
     # --- recording ----------------------------------------------------------
 
@@ -442,6 +468,10 @@ class _Autotune:
         if sk in k.entries:
             return
         k.entries[sk] = make_entry(key, cfg, source, tuning_time, self.node, in_space)
+        if self.mode == "replay" and source != "replay":
+            # tuned on a miss: pinned from now on, so that a LibTuner, which gets a fresh
+            # stand-in cache on every run() call, never tunes the key twice in the run
+            self.table.setdefault(k.kernel, {})[sk] = k.entries[sk]
         self._write_kernel(k)
 
     def _note_triton(self, tuner, cache, source):
@@ -460,6 +490,13 @@ class _Autotune:
             kid = state.kernel_of(tuner)
             sk = zc.stable_key(key)
             entry = state.table.get(kid, {}).get(sk)
+            if entry is None and state.miss == "tune":
+                if (kid, sk) not in state.tuned_on_miss:
+                    state.tuned_on_miss.append((kid, sk))
+                    # not the REPLAY_MISS marker: a run that fails later must not be read as a miss
+                    zc.emit_line("zl_autotune: tuning kernel=%s key=%s, which the replay source "
+                                 "lacks (replay miss: tune)" % (kid, sk))
+                return None
             if entry is None:
                 if (kid, sk) not in state.missed:
                     state.missed.append((kid, sk))
@@ -528,6 +565,9 @@ class _Autotune:
         recorded = sum(len(k.entries) for k in self.kernels.values())
         return {"mode": self.mode, "replay_from": self.replay_from, "recorded": recorded,
                 "pinned": len(self.pinned), "missed": len(self.missed),
+                "replay_miss": self.miss if self.mode == "replay" else None,
+                "tuned_on_miss": len(self.tuned_on_miss),
+                "tuned_on_miss_keys": [{"kernel": k, "key": key} for k, key in self.tuned_on_miss],
                 "no_tuner": len(self.no_tuner),
                 "kernels": sorted(k for k, v in self.kernels.items() if v.tuner is not None),
                 "no_tuner_kernels": list(self.no_tuner),
@@ -621,6 +661,7 @@ def pytest_configure(config):
     try:
         mode = zc.env_choice("ZL_AUTOTUNE_MODE", MODES, "record")
         replay_from = zc.env_str("ZL_REPLAY_FROM")
+        miss = zc.env_choice("ZL_REPLAY_MISS", MISS_MODES, "fail")
         table = {}
         conflicts = []
         if mode == "replay":
@@ -634,7 +675,7 @@ def pytest_configure(config):
     if warning:
         sys.stderr.write(warning + "\n")
         sys.stderr.flush()
-    _state = _Autotune(mode, replay_from if mode == "replay" else None, table)
+    _state = _Autotune(mode, replay_from if mode == "replay" else None, table, miss)
     _state.replay_conflicts = conflicts
     if mode != "off":
         _state.install()

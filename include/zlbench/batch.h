@@ -261,6 +261,20 @@ void zl_merge_stats_release(struct zl_merge_stats *st);
 int zl_batch_merge_records(const struct strvec *run_dirs, const char *merged_dir,
 			   struct zl_merge_stats *st, struct strbuf *err);
 
+/*
+ * The run directories (absolute) of the last rows of batch_dir's operators in
+ * ops_status.csv: of the ops listed, in their order, or (ops NULL) of every op, in
+ * the order of their first rows. passed_only: only rows that passed; else the passed
+ * ones first, then the rest (a run that timed out after tuning still recorded its
+ * winners). A run directory that is not inside batch_dir is skipped. *passed (may be
+ * NULL) gets how many passed. -1 with err when the status file cannot be read.
+ */
+int zl_batch_runs_of(const char *batch_dir, const struct strvec *ops, int passed_only, struct strvec *runs,
+		     size_t *passed, struct strbuf *err);
+
+/* <dir>/replay_records: a batch's merge of another batch's winners (--replay-from BATCH_DIR) */
+#define ZL_BATCH_REPLAY_DIR "replay_records"
+
 /* ---- the batch's own settings (batch.json) ------------------------------------ */
 
 struct zl_batch_config {
@@ -282,6 +296,8 @@ struct zl_batch_config {
 	int shape_mode_file;
 	char *flaggems_dir;
 	char *level;
+	char *replay_batch;        /* --replay-from BATCH_DIR: that batch (absolute), whose runs' winners
+				      are merged into <dir>/replay_records at start; or NULL */
 	struct strvec argv;        /* the command line that created the batch */
 };
 void zl_batch_config_init(struct zl_batch_config *c);

@@ -93,10 +93,12 @@ ZL_IDENTITY_FIELD("autotune",                      OBJECT,     0,               
 ZL_IDENTITY_FIELD("autotune.mode",                 STR,        autotune_mode(c->s),                                     STRING,       autotune_mode,    ZL_HCOL_AUTOTUNE_MODE)
 ZL_IDENTITY_FIELD("autotune.replay_from",          STR,        c->s->replay_from,                                       STRING,       replay_from,      -1)
 ZL_IDENTITY_FIELD("autotune.replay_run_id",        JSON,       replay_run_id(c->s->replay_from),                        NONE,         _,                -1)
+ZL_IDENTITY_FIELD("autotune.replay_miss",          STR,        c->s->replay_from ? c->s->replay_miss : NULL,            NONE,         _,                -1)
 /* kernels: the tuned ones, so that compare can tell whether two runs share a tuner's winners */
 ZL_IDENTITY_FIELD("autotune.recorded",             PLUGIN,     "autotune_summary.json",                                 NONE,         _,                -1)
 ZL_IDENTITY_FIELD("autotune.pinned",               PLUGIN,     "autotune_summary.json",                                 NONE,         _,                -1)
 ZL_IDENTITY_FIELD("autotune.missed",               PLUGIN,     "autotune_summary.json",                                 NONE,         _,                -1)
+ZL_IDENTITY_FIELD("autotune.tuned_on_miss",        PLUGIN,     "autotune_summary.json",                                 NONE,         _,                -1)
 ZL_IDENTITY_FIELD("autotune.no_tuner",             PLUGIN,     "autotune_summary.json",                                 NONE,         _,                -1)
 ZL_IDENTITY_FIELD("autotune.kernels",              PLUGIN,     "autotune_summary.json",                                 NONE,         _,                -1)
 ZL_IDENTITY_FIELD("autotune.replay_conflicts",     PLUGIN,     "autotune_summary.json",                                 NONE,         _,                -1)

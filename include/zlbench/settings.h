@@ -31,6 +31,7 @@ enum zl_setting_id {
 	ZL_SET_SHAPE_MODE,
 	ZL_SET_DRAW_INPUTS,
 	ZL_SET_REPLAY_FROM,
+	ZL_SET_REPLAY_MISS,
 	ZL_SET_AUTOTUNE_RECORDS,
 	ZL_SET_ISOLATE,
 	ZL_SET_DEVICES,
@@ -102,6 +103,7 @@ struct zl_settings {
 	const char *draw_inputs; /* where integer and bool inputs are drawn: "flaggems" or "device" (static) */
 	char *shape_file;        /* absolute, or NULL */
 	char *replay_from;       /* absolute, or NULL */
+	const char *replay_miss; /* with replay_from: "fail" (a key the source lacks fails) or "tune" (static) */
 	int autotune_records;    /* the autotune plugin records (or replays); 0: autotune mode off */
 	int isolate;
 	int cudagraph;           /* graph timer wanted (and the backend can capture) */

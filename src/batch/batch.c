@@ -742,6 +742,7 @@ void zl_batch_config_release(struct zl_batch_config *c)
 	free(c->start);
 	free(c->flaggems_dir);
 	free(c->level);
+	free(c->replay_batch);
 	strvec_clear(&c->devices);
 	strvec_clear(&c->ops);
 	strvec_clear(&c->exclude);
@@ -780,6 +781,7 @@ int zl_batch_config_save(const struct zl_batch_config *c, struct strbuf *err)
 	      zl_json_add_string(doc, "shape_mode", c->shape_mode_file ? "file" : "upstream") ||
 	      zl_json_add_string(doc, "shape_file", c->shape_file) ||
 	      zl_json_add_string(doc, "start", c->start ? c->start : "fresh") ||
+	      zl_json_add_string(doc, "replay_batch", c->replay_batch) ||
 	      zl_json_add_item(doc, "argv", zl_json_strvec(&argv)) ||
 	      zl_json_add_item(doc, "sessions", cJSON_CreateArray());
 	if (bad)
@@ -842,6 +844,7 @@ int zl_batch_config_load(struct zl_batch_config *c, const char *batch_dir, struc
 	c->level = zl_json_path_dup(doc, "level");
 	c->shape_file = zl_json_path_dup(doc, "shape_file");
 	c->start = zl_json_path_dup(doc, "start"); /* absent before --start existed: fresh */
+	c->replay_batch = zl_json_path_dup(doc, "replay_batch"); /* null or absent: none */
 	c->shape_mode_file = zl_json_path_string(doc, "shape_mode") &&
 			     !strcmp(zl_json_path_string(doc, "shape_mode"), "file");
 	c->ops_all = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "ops_all")); /* absent before --ops all */

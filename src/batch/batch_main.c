@@ -250,6 +250,70 @@ static int choose_dir(const struct zl_settings *s, struct zl_batch_config *c)
 	return 0;
 }
 
+/*
+ * --replay-from BATCH_DIR (a directory with batch.json): the runs replay the winners of
+ * that batch's runs, merged into <dir>/replay_records when the batch starts, so
+ * that a sweep reuses the last sweep's tuning (with --replay-miss tune, it tunes only
+ * what is new). The children are told the merged directory. 0, or -1 after a message.
+ */
+static int replay_batch_source(struct zl_settings *s, struct zl_batch_config *c)
+{
+	char *config, *merged;
+	int is_batch;
+
+	if (!s->replay_from)
+		return 0;
+	config = zl_path_join(s->replay_from, ZL_BATCH_CONFIG_FILE);
+	is_batch = zl_is_file(config);
+	free(config);
+	if (!is_batch)
+		return 0; /* a run directory: every run replays it as it is */
+	c->replay_batch = xstrdup(s->replay_from);
+	merged = zl_path_join(c->dir, ZL_BATCH_REPLAY_DIR);
+	zl_settings_set(s, ZL_SET_REPLAY_FROM, merged);
+	free(s->replay_from);
+	s->replay_from = merged;
+	return 0;
+}
+
+/*
+ * The merge that replay_batch_source promised, once (a resumed batch keeps the merge it
+ * made). 0, or -1 after a message.
+ */
+static int merge_replay_batch(const struct zl_batch_config *c)
+{
+	struct zl_merge_stats st;
+	struct strvec runs = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	char *merged = zl_path_join(c->dir, ZL_BATCH_REPLAY_DIR);
+	char *summary = zl_path_join(merged, "merge.json");
+	size_t passed = 0;
+	int ret = 0;
+
+	zl_merge_stats_init(&st);
+	if (!c->replay_batch || zl_is_file(summary))
+		goto out;
+	/* every op's last run: one that timed out while tuning still recorded the keys it finished */
+	ret = zl_batch_runs_of(c->replay_batch, NULL, 0, &runs, &passed, &err);
+	if (!ret)
+		ret = zl_batch_merge_records(&runs, merged, &st, &err);
+	if (ret)
+		zl_print_error("cannot replay the winners of batch '%s': %s", c->replay_batch, err.buf);
+	else if (zl_verbosity >= 0)
+		fprintf(stderr, "zlbench: the runs replay the autotune winners of %zu run%s of %s (%zu passed): "
+				"%ld kernels, %ld keys (%s)%s\n", runs.nr, runs.nr == 1 ? "" : "s", c->replay_batch,
+			passed, st.kernels, st.entries, merged,
+			st.conflicts ? "; a key two ops recorded differently keeps a passed op's config, else the "
+				       "first op's" : "");
+out:
+	zl_merge_stats_release(&st);
+	strvec_clear(&runs);
+	strbuf_release(&err);
+	free(merged);
+	free(summary);
+	return ret;
+}
+
 /* A new batch from the command line: settings, operators, devices, directory. 0 or an exit code. */
 static int new_batch(struct job *j)
 {
@@ -287,7 +351,7 @@ static int new_batch(struct job *j)
 			       c->warmup_devices, c->devices.nr);
 		return ZL_EXIT_USAGE;
 	}
-	if (choose_dir(s, c))
+	if (choose_dir(s, c) || replay_batch_source(s, c))
 		return ZL_EXIT_USAGE;
 	zl_utc_iso8601(stamp, zl_now_epoch());
 	c->created_at = xstrdup(stamp);
@@ -355,6 +419,9 @@ static void print_plan(const struct job *j)
 	printf("start: %s\n", zl_batch_uses_workers(c) ? "worker (one interpreter per device; warm-up shards start fresh)"
 			     : c->start && !strcmp(c->start, "worker") ? "fresh (isolated tuner caches need a fresh interpreter)"
 			     : "fresh");
+	if (c->replay_batch)
+		printf("autotune: replay the winners of the runs of batch %s (merged into %s/%s at start)\n",
+		       c->replay_batch, c->dir, ZL_BATCH_REPLAY_DIR);
 	printf("warm-up sharding: ");
 	if (c->warmup_devices)
 		printf("%d devices%s\n", c->warmup_devices, c->warmup_ops.nr ? " (listed ops only)" : "");
@@ -731,6 +798,8 @@ int zl_batch_main(const struct zl_batch_request *rq, const struct zl_batch_invoc
 	}
 	lock_fd = claim(&j);
 	if (lock_fd < 0)
+		goto out;
+	if (!rq->collect && merge_replay_batch(&j.c))
 		goto out;
 	announce(&j);
 	code = launch(&j);

@@ -438,3 +438,51 @@ out:
 	free(out_dir);
 	return rc;
 }
+
+int zl_batch_runs_of(const char *batch_dir, const struct strvec *ops, int passed_only, struct strvec *runs,
+		     size_t *passed, struct strbuf *err)
+{
+	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
+	struct strbuf text = STRBUF_INIT;
+	struct strvec seen = STRVEC_INIT;
+	char *path = zl_path_join(batch_dir, ZL_BATCH_STATUS_FILE);
+	size_t i, complete, npassed = 0;
+	int rc = -1, pass;
+
+	if (zl_read_file(&text, path, "batch status file", ZL_CAP_DOC, err) ||
+	    zl_batch_rows_parse(text.buf, text.len, &rows, &complete, err))
+		goto out;
+	/* pass 0: the ops whose last row passed (their configs win a conflict); pass 1: the rest */
+	for (pass = 0; pass < (passed_only ? 1 : 2); pass++) {
+		strvec_clear(&seen);
+		/* the ops listed in their order (the merge keeps the first op's config of a key), else the rows' */
+		for (i = 0; i < (ops ? ops->nr : rows.nr); i++) {
+			const char *op = ops ? ops->v[i] : rows.v[i].v[ZL_BCOL_OP];
+			const struct zl_batch_row *last;
+			int ok;
+
+			if (!op || strvec_find(&seen, op) >= 0 || !(last = zl_batch_rows_last(&rows, op)))
+				continue;
+			strvec_push(&seen, op);
+			ok = last->v[ZL_BCOL_STATUS] && !strcmp(last->v[ZL_BCOL_STATUS], "passed");
+			if (ok != !pass || !last->v[ZL_BCOL_RUN_DIR] || !zl_path_is_inside(last->v[ZL_BCOL_RUN_DIR]))
+				continue;
+			{
+				char *run = zl_path_join(batch_dir, last->v[ZL_BCOL_RUN_DIR]);
+
+				strvec_push(runs, run);
+				free(run);
+			}
+			npassed += ok;
+		}
+	}
+	if (passed)
+		*passed = npassed;
+	rc = 0;
+out:
+	zl_batch_rows_release(&rows);
+	strbuf_release(&text);
+	strvec_clear(&seen);
+	free(path);
+	return rc;
+}

@@ -342,27 +342,18 @@ void zl_calibrate_session_print_plan(const struct zl_calibrate_session *st, FILE
  */
 static int make_records(const struct zl_calibrate_plan *p, struct strbuf *err)
 {
-	struct zl_batch_rows rows = ZL_BATCH_ROWS_INIT;
 	struct zl_merge_stats st;
 	struct strvec runs = STRVEC_INIT;
 	char *records = records_dir(p), *first = round_dir(p, 1), *merged = zl_path_join(records, "merge.json");
-	size_t i;
+	char *status = zl_path_join(first, ZL_BATCH_STATUS_FILE);
 	int ret = 0;
 
 	if (zl_is_file(merged))
 		goto out;
-	if (!round_rows(first, &rows)) {
-		for (i = 0; i < p->ops.nr; i++) {
-			const struct zl_batch_row *row = zl_batch_rows_last(&rows, p->ops.v[i]);
-
-			if (row && row->v[ZL_BCOL_STATUS] && !strcmp(row->v[ZL_BCOL_STATUS], "passed") &&
-			    zl_path_is_inside(row->v[ZL_BCOL_RUN_DIR])) {
-				char *run = zl_path_join(first, row->v[ZL_BCOL_RUN_DIR]);
-
-				strvec_push(&runs, run);
-				free(run);
-			}
-		}
+	/* a round 1 without a status file passed nothing: an empty merge, every key a miss */
+	if (zl_is_file(status) && zl_batch_runs_of(first, &p->ops, 1, &runs, NULL, err)) {
+		ret = -1;
+		goto out;
 	}
 	zl_merge_stats_init(&st);
 	ret = zl_batch_merge_records(&runs, records, &st, err);
@@ -372,11 +363,11 @@ static int make_records(const struct zl_calibrate_plan *p, struct strbuf *err)
 			st.conflicts ? "; a key two ops recorded differently keeps the first op's config" : "");
 	zl_merge_stats_release(&st);
 out:
-	zl_batch_rows_release(&rows);
 	strvec_clear(&runs);
 	free(records);
 	free(first);
 	free(merged);
+	free(status);
 	return ret;
 }
 

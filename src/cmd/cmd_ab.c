@@ -158,6 +158,12 @@ static int check_options(struct zl_settings *s, const struct zl_cmd_ctx *ctx, st
 		strbuf_release(&err);
 		return -1;
 	}
+	/* a key tuned on a miss is tuned in each run on its own: A and B would not share it */
+	if (s->replay_miss && !strcmp(s->replay_miss, "tune")) {
+		zl_print_error("%s tunes a missed key in each run on its own, so A and B would not run the same "
+			       "configs: an A/B replays with --replay-miss fail", s->v[ZL_SET_REPLAY_MISS].from);
+		return -1;
+	}
 	for (arm = 0; arm < 2; arm++) {
 		req->env[arm] = ao.env[arm];
 		req->dir[arm] = ao.dir[arm];

@@ -93,6 +93,7 @@ const struct zl_env_def zl_env_defs[ZL_ENV__COUNT] = {
 	CHILD(ZL_ENV_CLOCK_SOURCE, "ZL_CLOCK_SOURCE", "where the SM clock is read (the backend row's)"),
 	CHILD(ZL_ENV_AUTOTUNE_MODE, "ZL_AUTOTUNE_MODE", "record or replay the tuners' winners"),
 	CHILD(ZL_ENV_REPLAY_FROM, "ZL_REPLAY_FROM", "the run whose autotune records are replayed"),
+	CHILD(ZL_ENV_REPLAY_MISS, "ZL_REPLAY_MISS", "what replay does with a key the records lack: fail or tune"),
 	CHILD(ZL_ENV_DOCTOR_MODE, "ZL_DOCTOR_MODE", "what doctor's plugin does: collect or probe"),
 };
 

@@ -83,10 +83,13 @@ static void plugin_env(const struct zl_run_ctx *c, struct strvec *env)
 		strvec_pushf(env, "ZL_AUTOTUNE_MODE=%s", s->replay_from ? "replay" : "record");
 	else
 		strvec_push(env, "ZL_AUTOTUNE_MODE"); /* not inherited: the plugin is not loaded */
-	if (s->replay_from)
+	if (s->replay_from) {
 		strvec_pushf(env, "ZL_REPLAY_FROM=%s", s->replay_from);
-	else
+		strvec_pushf(env, "ZL_REPLAY_MISS=%s", s->replay_miss);
+	} else {
 		strvec_push(env, "ZL_REPLAY_FROM");
+		strvec_push(env, "ZL_REPLAY_MISS");
+	}
 }
 
 static void child_env(const struct zl_run_ctx *c, struct strvec *env)

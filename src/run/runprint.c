@@ -270,9 +270,15 @@ static void footer_autotune(const cJSON *id, FILE *out)
 	}
 	const cJSON *conflicts = cJSON_GetObjectItemCaseSensitive(a, "replay_conflicts");
 
-	fprintf(out, "autotune:    %s: recorded %s, pinned %s, missed %s, no_tuner %s\n", mode ? mode : "?",
+	const char *miss = zl_json_path_string(id, "autotune.replay_miss");
+
+	fprintf(out, "autotune:    %s: recorded %s, pinned %s, missed %s, no_tuner %s", mode ? mode : "?",
 		count_text(a, "recorded", b1), count_text(a, "pinned", b2), count_text(a, "missed", b3),
 		count_text(a, "no_tuner", b4));
+	/* a sweep replaying the last one's winners: how many keys it had to tune itself */
+	if (miss && !strcmp(miss, "tune"))
+		fprintf(out, ", tuned on a miss %s", count_text(a, "tuned_on_miss", b3));
+	fputc('\n', out);
 	if (cJSON_GetArraySize(conflicts) > 0)
 		zl_print_warning("the replay source records %d autotune key%s with two different configs: the last "
 				 "one read was pinned (autotune.replay_conflicts in run_identity.json lists them)",

@@ -55,6 +55,12 @@ const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
 	  .flag = "replay-from", .env = "REPLAY_FROM", .argh = "RUN_DIR",
 	  .help = "replay the autotune records of an earlier run",
 	  .flags = ZL_SETF_MEASURE, .kind = ZL_SETK_PATH, .values = ZL_VALUES_DIR },
+	[ZL_SET_REPLAY_MISS] = { .id = ZL_SET_REPLAY_MISS, .key = "replay_miss",
+	  .flag = "replay-miss", .env = "REPLAY_MISS", .argh = "WHAT",
+	  .help = "with --replay-from, a tuning key the records lack: fail (the measurement fails; an A/B "
+		  "runs on the same configs or not at all) or tune (tuned and recorded: a sweep replaying "
+		  "the last sweep's winners)",
+	  .default_doc = "fail", .flags = ZL_SETF_MEASURE, .choices = "fail tune" },
 	[ZL_SET_AUTOTUNE_RECORDS] = { .id = ZL_SET_AUTOTUNE_RECORDS, .key = "autotune_records",
 	  .flag = "autotune-records", .flag_off = "no-autotune-records", .env = "ZL_AUTOTUNE_RECORDS",
 	  .help = "record the tuners' winners (autotune mode record); off: no autotune plugin, "
@@ -523,6 +529,18 @@ static int resolve_measure(struct zl_settings *s, struct strbuf *err)
 	if (!s->autotune_records && s->replay_from)
 		return zl_error(err, "%s turns autotune records off, but %s asks to replay them",
 				s->v[ZL_SET_AUTOTUNE_RECORDS].from, s->v[ZL_SET_REPLAY_FROM].from);
+
+	/* a miss policy without records to miss would silently mean nothing */
+	take_default(s, ZL_SET_REPLAY_MISS, "fail");
+	if (!strcmp(s->v[ZL_SET_REPLAY_MISS].raw, "fail"))
+		s->replay_miss = "fail";
+	else if (!strcmp(s->v[ZL_SET_REPLAY_MISS].raw, "tune"))
+		s->replay_miss = "tune";
+	else
+		return invalid(err, s, ZL_SET_REPLAY_MISS, "choose fail or tune");
+	if (!strcmp(s->replay_miss, "tune") && !s->replay_from)
+		return zl_error(err, "%s tunes the keys that replayed records lack, but no --replay-from names "
+				"records to replay", s->v[ZL_SET_REPLAY_MISS].from);
 
 	take_default(s, ZL_SET_ISOLATE, "0");
 	if (resolve_bool(s, ZL_SET_ISOLATE, &s->isolate, err))

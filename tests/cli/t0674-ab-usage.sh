@@ -26,6 +26,10 @@ usage "invalid --fail-on-regression 'abc'" --op add --fail-on-regression abc --o
 usage "invalid --threshold '-1'" --op add --threshold -1 --out x
 usage "unknown option '--a-python-typo'" --op add --a-python-typo p --out x
 usage "invalid value 'sometimes' for --level" --op add --level sometimes --out x
+usage "--replay-miss tunes the keys that replayed records lack, but no --replay-from names" --op add --replay-miss tune --out x
+mkdir recs
+usage "--replay-miss tunes a missed key in each run on its own, so A and B would not run the same configs" \
+	--op add --replay-from recs --replay-miss tune --out x
 mkdir used && touch used/f
 usage "ab directory '$TMP/used' exists and is not empty" --op add --out used
 run_zl ab --help

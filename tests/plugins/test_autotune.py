@@ -375,6 +375,100 @@ def test_libtuner_miss_leaves_flaggems_tuner_cache_untouched(bench, tmp_path):
     assert not db.exists()
 
 
+def test_replay_miss_tune_tunes_only_what_the_source_lacks_and_once(bench, tmp_path):
+    # a sweep replaying the last sweep's winners: the recorded key stays pinned (BLOCK=128,
+    # though 256 is now fastest), the new key is tuned once (Triton's and FlagGems' tuner
+    # alike: a LibTuner asks afresh on every call), recorded as tuned, and the run passes
+    first = record_run(bench, shapes="4096")
+    log = tmp_path / "tune.log"
+    db = tmp_path / "tuner.json"
+    r = record_run(bench, shapes="4096,512", ZL_AUTOTUNE_MODE="replay", ZL_REPLAY_FROM=first.run_dir,
+                   ZL_REPLAY_MISS="tune", FAKE_BEST_BLOCK=256, FAKE_LOG=str(log), FAKE_TUNER_DB=str(db))
+    assert r.lines("REPLAY_MISS") == []
+    tunes = [x for x in log.read_text().splitlines() if x.startswith("tune ")]
+    # two tunings (add's key 512, mul's key 512), each over the fakes' configs
+    assert sorted({x.split()[1] for x in tunes}) == ["add_kernel", "mul_kernel"]
+    per_kernel = {k: sum(1 for x in tunes if x.split()[1] == k) for k in ("add_kernel", "mul_kernel")}
+    n_configs = len({x.split(" ", 2)[2] for x in tunes if x.split()[1] == "mul_kernel"})
+    assert per_kernel == {"add_kernel": n_configs, "mul_kernel": n_configs}, tunes
+    for kernel, new_key in ((ADD, '[512,"torch.float16","torch.float16"]'),
+                            (MUL, '[512,"torch.float16"]')):
+        _, got = entries(r, kernel)
+        assert got[new_key]["source"] == "tuned" and got[new_key]["config"]["kwargs"]["BLOCK"] == 256
+        [old] = [e for k, e in got.items() if k != new_key]
+        assert (old["source"], old["config"]["kwargs"]["BLOCK"]) == ("replay", 128)
+    s = r.json("plugins", "autotune_summary.json")
+    assert (s["replay_miss"], s["pinned"], s["missed"], s["tuned_on_miss"]) == ("tune", 2, 0, 2)
+    assert {k["kernel"] for k in s["tuned_on_miss_keys"]} == {ADD, MUL}
+    assert not db.exists()                   # FlagGems' tuner database untouched, as in replay
+    assert "lacks (replay miss: tune)" in r.err
+
+
+def test_a_key_tuned_on_a_miss_is_pinned_from_then_on(monkeypatch):
+    monkeypatch.delenv("ZL_RUN_DIR", raising=False)
+
+    def kern():
+        pass
+
+    class Tuner:
+        configs = [Cfg({"BLOCK": 64}), Cfg({"BLOCK": 128})]
+        fn = kern
+
+    t = Tuner()
+    st = za._Autotune("replay", "src", {}, "tune")
+    resolve = st._resolver(t, "libtuner")
+    assert resolve((512,)) is None           # a miss: the tuner tunes
+    st._record(t, "libtuner", (512,), t.configs[1], "tuned", 0.1)
+    assert resolve((512,)) is t.configs[1]   # asked again (a new stand-in cache): pinned
+    assert st.tuned_on_miss == [(st.kernel_of(t), zc.stable_key((512,)))]
+    assert za._Autotune("replay", "src", {}, "fail")._resolver(t, "libtuner") is not None
+    with pytest.raises(zc.ReplayMiss):
+        za._Autotune("replay", "src", {}, "fail")._resolver(t, "libtuner")((512,))
+
+
+def test_a_workers_next_run_meets_the_tuners_own_cache_not_the_last_runs_pins(monkeypatch):
+    # a worker serves op after op in one interpreter: run 1's pins (and its resolver, which
+    # records into run 1) must not answer for run 2, which pins and records on its own
+    monkeypatch.delenv("ZL_RUN_DIR", raising=False)
+
+    def kern():
+        pass
+
+    class Tuner:
+        configs = [Cfg({"BLOCK": 64}), Cfg({"BLOCK": 128})]
+
+        def __init__(self):
+            self.fn = kern
+            self.cache = {}
+
+    def orig(tuner, key):
+        if key not in tuner.cache:
+            tuner.cache[key] = tuner.configs[0]      # "tuned"
+        return tuner.cache[key]
+
+    t = Tuner()
+    own = t.cache
+    kid = za.kernel_id(kern)
+    rec = {zc.stable_key((1,)): za.make_entry((1,), Cfg({"BLOCK": 128}), "tuned", 0.1, None)}
+    runs = []
+    for _ in range(2):
+        st = za._Autotune("replay", "src", {kid: dict(rec)}, "fail")
+        assert st._triton_hook(orig)(t, (1,)) is t.configs[1]
+        assert st.pinned == {(kid, zc.stable_key((1,)))}     # each run pins (and records) it
+        assert t.cache.owner is st
+        st.uninstall()
+        assert t.cache is own and own == {}                  # the tuner's own cache, untouched
+        runs.append(st)
+
+
+def test_replay_miss_takes_fail_or_tune(bench, tmp_path):
+    first = record_run(bench, shapes="4096")
+    r = bench.run(NODES, backend_env("musa", ZL_AUTOTUNE_MODE="replay", ZL_REPLAY_FROM=first.run_dir,
+                                     ZL_REPLAY_MISS="retune"))
+    assert r.rc == 4, r
+    assert "ZL_REPLAY_MISS must be one of fail, tune, not 'retune'" in r.err
+
+
 def test_replay_without_a_source_run_is_a_usage_error(bench, tmp_path):
     r = bench.run(NODES, backend_env("musa", ZL_AUTOTUNE_MODE="replay"))
     assert r.rc == 4, r
