@@ -360,6 +360,17 @@ def phase_sample(out):
         statuses, mean, mean * 1055 / 3600))
     print("  cost over the sample: %s" % ", ".join("%s %.0f s" % kv for kv in sorted(tot.items())))
     timer_figures(recs, "the sample")
+    # wave 9: what the tuners did (a replaying sweep pins the last one's winners, tunes the rest)
+    at, tuned = {}, []
+    for op in ops:
+        a = (load(os.path.join(batch, "runs", op, "run_identity.json")) or {}).get("autotune") or {}
+        for k in ("recorded", "pinned", "missed", "tuned_on_miss"):
+            if isinstance(a.get(k), int):
+                at[k] = at.get(k, 0) + a[k]
+        if a.get("tuned_on_miss"):
+            tuned.append("%s %d" % (op, a["tuned_on_miss"]))
+    print("  autotune over the sample: %s; tuned on a miss: %s" % (
+        ", ".join("%s %d" % kv for kv in sorted(at.items())), ", ".join(tuned) or "none"))
     ev = worker_events(batch)
     starts = sum(1 for e in ev if e.get("event") in ("start", "started", "spawn"))
     print("  worker events: %d (ops %d)" % (len(ev), len(ops)))
@@ -404,7 +415,7 @@ def main():
         phase_a(out, sys.argv[3].split(","))
     elif phase == "SPEED":
         phase_speed(out, sys.argv[3].split(","))
-    elif phase == "SAMPLE":
+    elif phase in ("SAMPLE", "RSAMPLE"):
         phase_sample(out)
     elif phase == "INPUTS":
         phase_inputs(out)

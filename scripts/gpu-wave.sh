@@ -20,12 +20,14 @@
 #   SAMPLE: issue 25: N (default 40) marks drawn with SEED (default 25) from every mark of the
 #       checkout, every dtype, in the device's worker: the mean wall per passing mark. PART=k/m
 #       runs the k-th of m slices of the draw (a device call holds about 20 marks).
+#   RSAMPLE: wave 9: SAMPLE replaying the newest earlier SAMPLE/RSAMPLE batch of the session
+#       (--replay-from BATCH_DIR --replay-miss tune): a nightly sweep's steady state.
 #   WARM: wave 8: the SAMPLE's draw compiled by WARM_K (default 4) batches at once, their tuner
 #       caches thrown away, so that a SAMPLE after it measures a sweep with warm Triton caches.
 #   INPUTS: wave 7: a worker batch with --draw-inputs device over conj_copy, two marks that
 #       skip and four others (one worker must serve them all), then FlagGems' own CPU draws
 #       for the two integer marks, and compare of the two draws per op.
-# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|WARM|SAMPLE|INPUTS OUTDIR
+# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR
 #   A2: as A, every run on the same kernel configs (rounds and the fresh batch replay round 1's
 #       merged winners), calibrate first; the fresh batch is compared with round 2.
 # Environment: ZLBENCH, FLAGGEMS_DIR (as gpu-validate.sh), OPS (default the 10 core ops),
@@ -209,6 +211,22 @@ SAMPLE)
 		--timeout-per-op "${TIMEOUT_PER_OP:-150}" --out "$out/sample"
 	python3 "$here/gpu-wave-digest.py" SAMPLE "$out" | tee -a "$out/wave.log"
 	;;
+RSAMPLE)
+	# wave 9: SAMPLE as a nightly sweep after the first: it replays the winners of the newest
+	# sample batch of this session (--replay-from BATCH_DIR) and tunes only the keys that one
+	# lacks (--replay-miss tune)
+	last=$(ls -t "$(dirname "$out")"/*/sample/batch.json 2>/dev/null | grep -v "^$out/" | head -1)
+	if [ -z "$last" ]; then
+		log "RSAMPLE: no earlier sample batch to replay"
+		exit 1
+	fi
+	draw
+	log "sample: $(wc -l <"$out/sample.ops") marks, seed ${SEED:-25}, replaying $(dirname "$last")"
+	zl sample batch $F --devices 0 --ops-file "$out/sample.ops" --start worker --progress plain \
+		--timeout-per-op "${TIMEOUT_PER_OP:-150}" --replay-from "$(dirname "$last")" --replay-miss tune \
+		--out "$out/sample"
+	python3 "$here/gpu-wave-digest.py" SAMPLE "$out" | tee -a "$out/wave.log"
+	;;
 INPUTS)
 	# the worker serves on after a skip and after conj_copy (its LibTuner is reset); integer
 	# inputs drawn on the device against FlagGems' CPU draws: the cost, and whether the
@@ -227,7 +245,7 @@ INPUTS)
 	python3 "$here/gpu-wave-digest.py" INPUTS "$out" | tee -a "$out/wave.log"
 	;;
 *)
-	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|WARM|SAMPLE|INPUTS OUTDIR" >&2
+	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR" >&2
 	exit 2
 	;;
 esac
