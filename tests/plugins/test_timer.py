@@ -295,6 +295,49 @@ def test_without_benchmark_base_do_bench_itself_is_hooked(runner, tmp_path):
     assert log.read_text().count("tune mul_kernel") == 3
 
 
+GC_TEST = """
+import gc, json, os, weakref
+
+class Node:
+    pass
+
+def test_the_heap_is_frozen_and_what_a_test_makes_is_collected():
+    a, b = Node(), Node()
+    a.other, b.other = b, a          # a cycle: only the collector frees it
+    gone = weakref.ref(a)
+    del a, b
+    frozen = gc.get_freeze_count()
+    gc.collect()                     # what FlagGems' loop does after every shape
+    with open(os.environ["GC_OUT"], "w") as f:
+        json.dump({"frozen": frozen, "collected": gone() is None}, f)
+"""
+
+
+def test_objects_alive_after_collection_are_frozen_for_the_session(runner, tmp_path):
+    # FlagGems' benchmark loop runs gc.collect() after every shape; frozen, the session's
+    # long-lived heap is not walked again, and what a test makes is still collected
+    out = tmp_path / "gc.json"
+    runner.write("test_gc.py", GC_TEST)
+    r = runner.run(["test_gc.py", "-p", "no:cacheprovider"],
+                   backend_env("musa", GC_OUT=str(out)), bench_opts=False)
+    assert r.rc == 0, r
+    got = json.loads(out.read_text())
+    assert got["collected"] is True
+    assert got["frozen"] > 1000, got        # pytest, the plugins, the fakes
+    summary = r.json("plugins", "timer_summary.json")
+    # objects frozen at the end of collection, less those freed since (a count, not a set)
+    assert summary["gc_frozen"] >= got["frozen"]
+
+
+def test_the_heap_is_thawed_when_the_session_ends():
+    import gc
+    import zl_timer
+    before = gc.get_freeze_count()
+    assert zl_timer.freeze_heap() >= before
+    zl_timer.thaw_heap()
+    assert gc.get_freeze_count() == 0
+
+
 def test_invalid_plan_is_a_usage_error(bench):
     r = bench.run(["benchmark/test_ops.py::test_add"],
                   backend_env("cuda", ZL_TIMER_PLAN="fast"))
