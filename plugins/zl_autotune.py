@@ -622,6 +622,9 @@ def _kernel_objects(kinds):
             if issubclass(type(v), kinds) and id(v) not in seen:
                 seen.add(id(v))
                 yield v
+    # gc.get_objects() does not list frozen objects: the timer plugin freezes the heap for
+    # the session (zl_timer.freeze_heap), and a kernel made before that would be missed
+    gc.unfreeze()
     for v in gc.get_objects():
         if issubclass(type(v), kinds) and id(v) not in seen:
             seen.add(id(v))

@@ -404,6 +404,24 @@ def test_replay_miss_tune_tunes_only_what_the_source_lacks_and_once(bench, tmp_p
     assert "lacks (replay miss: tune)" in r.err
 
 
+def test_kernels_that_only_the_collector_reaches_are_found_in_a_frozen_heap():
+    # a generated kernel module kept out of sys.modules (pointwise_dynamic) is found through
+    # gc.get_objects(), which does not list what the timer plugin froze
+    import gc
+
+    class Kernel:
+        pass
+
+    holder = {"k": Kernel()}
+    gc.collect()
+    gc.freeze()
+    try:
+        found = [v for v in za._kernel_objects((Kernel,))]
+    finally:
+        gc.unfreeze()
+    assert found == [holder["k"]]
+
+
 def test_a_key_tuned_on_a_miss_is_pinned_from_then_on(monkeypatch):
     monkeypatch.delenv("ZL_RUN_DIR", raising=False)
 
