@@ -195,7 +195,7 @@ static void diff_json(struct zl_diffs *d, const char *label, const cJSON *a, con
 static const char *const run_managed_env[] = {
 	"ZL_RUN_DIR", "ZL_BACKEND", "ZL_EXPECTED_VENDOR", "ZL_VENDOR_MODULE", "ZL_TIMER_PLAN",
 	"ZL_NOISE_TARGET", "ZL_NOISE_TARGET_PINNED", "ZL_MAX_TIME_PER_SHAPE", "ZL_CLOCK_SOURCE",
-	"ZL_DIRECT_REPEAT", "ZL_AUTOTUNE_MODE", "ZL_REPLAY_FROM",
+	"ZL_DIRECT_REPEAT", "ZL_AUTOTUNE_MODE", "ZL_REPLAY_FROM", "ZL_REPLAY_MISS",
 };
 
 /* Also per-run by construction: a cache directory the identity records as the run's own. */
@@ -461,6 +461,15 @@ static void check_autotune(const struct zl_run *a, const struct zl_run *b, struc
 		strvec_pushf(&cal->flags, "autotune: A is '%s' and B is '%s'%s: the sides may run "
 			     "different kernel configs", mode_of(a), mode_of(b),
 			     mode_is(b, "replay") ? " (B replays records that are not A's)" : "");
+	}
+	/* a replay that tuned what its source lacked (--replay-miss tune) ran those keys on its own picks */
+	for (int side = 0; side < 2; side++) {
+		long n = zl_json_long(zl_json_path((side ? b : a)->identity, "autotune.tuned_on_miss"), 0);
+
+		if (n > 0)
+			strvec_pushf(&cal->flags, "autotune: %c tuned %ld key%s that its replay source lacked "
+				     "(--replay-miss tune): the shapes of %s may run other configs than %c's",
+				     side ? 'B' : 'A', n, n == 1 ? "" : "s", n == 1 ? "it" : "them", side ? 'A' : 'B');
 	}
 	/* without replay on either side, FlagGems' tuner reads whatever winners the cache holds */
 	if (!cal->autotune_proper && !mode_is(a, "replay") && !mode_is(b, "replay") &&

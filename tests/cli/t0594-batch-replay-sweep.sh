@@ -63,6 +63,9 @@ cfg = json.load(open(os.path.join(t, "s2", "batch.json")))
 assert cfg["replay_batch"] == os.path.join(t, "s1"), cfg["replay_batch"]
 PY
 contains "$TMP/s2/logs/mm.log" "tuned on a miss"
+# compare says which side ran keys on picks of its own
+run_zl compare "$TMP/s1/runs/mm" "$TMP/s2/runs/mm" --allow-caliber-mismatch
+contains "$TMP/out" "B tuned 3 keys that its replay source lacked (--replay-miss tune): the shapes of them may run other configs than A's"
 
 # a third sweep replays the second: everything the second used, pinned or tuned, is now pinned
 batch --devices 0 --ops mm,softmax --replay-from "$TMP/s2" --out "$TMP/s3"
