@@ -269,6 +269,10 @@ static int replay_batch_source(struct zl_settings *s, struct zl_batch_config *c)
 	if (!is_batch)
 		return 0; /* a run directory: every run replays it as it is */
 	c->replay_batch = xstrdup(s->replay_from);
+	if (!strcmp(s->replay_miss, "fail") && zl_verbosity >= 0)
+		fprintf(stderr, "zlbench: note: a tuning key that batch '%s' never recorded fails its operator "
+				"(%s fail); --replay-miss tune tunes it instead\n", c->replay_batch,
+			s->v[ZL_SET_REPLAY_MISS].source == ZL_SRC_DEFAULT ? "--replay-miss defaults to" : "--replay-miss");
 	merged = zl_path_join(c->dir, ZL_BATCH_REPLAY_DIR);
 	zl_settings_set(s, ZL_SET_REPLAY_FROM, merged);
 	free(s->replay_from);

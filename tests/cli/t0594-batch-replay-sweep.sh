@@ -38,6 +38,7 @@ contains "$TMP/out" "--replay-miss=tune"
 # fail (the default): mm's three new shapes miss, and the op fails on the first of them
 batch --devices 0 --ops mm --replay-from "$TMP/s1" --out "$TMP/s2f"
 expect_rc 1
+contains "$TMP/err" "note: a tuning key that batch '$TMP/s1' never recorded fails its operator (--replay-miss defaults to fail); --replay-miss tune tunes it instead"
 contains "$TMP/s2f/ops_status.csv" "REPLAY_MISS kernel="
 
 # tune: the two recorded keys pinned, the three new ones tuned; softmax (not in s1) tunes it all
