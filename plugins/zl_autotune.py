@@ -15,7 +15,9 @@ With ZL_REPLAY_MISS=tune (a sweep replaying the last sweep's winners), a key the
 source lacks is tuned as in record mode, recorded (source "tuned") and pinned
 for the rest of the run; autotune_summary.json counts them (tuned_on_miss).
 
-Kernels launched in the run without any tuner are recorded as such (tuner null).
+Kernels launched in the run without any tuner are recorded as such (tuner null). In a
+batch's worker, a kernel that an earlier op compiled and this one compiled nothing new of is
+counted apart (no_tuner_earlier): it may or may not have run here, and gets no record.
 Counts go to <run>/plugins/autotune_summary.json.
 
 How: Autotuner.run and LibTuner.run are wrapped. Triton's tuner keeps its picks
@@ -315,6 +317,7 @@ class _Autotune:
         self.missed = []
         self.tuned_on_miss = []     # (kernel, key) tuned because the source lacked them
         self.no_tuner = []
+        self.no_tuner_earlier = []  # compiled by an earlier session of this interpreter only
         self.node = None
         self.local = threading.local()
         self.patched = []
@@ -514,20 +517,21 @@ class _Autotune:
     # --- kernels without a tuner -------------------------------------------
 
     def scan_untuned(self):
-        """Kernels launched in this run that no tuner wraps (ids, sorted)."""
+        """Kernels launched in this run that no tuner wraps: (ids, ids of those an earlier
+        session of this interpreter compiled, none since), each sorted."""
         jit_mod = sys.modules.get("triton.runtime.jit")
         jit_cls = getattr(jit_mod, "JITFunction", None) if jit_mod is not None else None
         at = sys.modules.get("triton.runtime.autotuner")
         tuner_cls = getattr(at, "Autotuner", None) if at is not None else None
         if jit_cls is None:
-            return []
+            return [], []
         le = sys.modules.get("flag_gems.utils.libentry")
         entry_cls = getattr(le, "LibEntry", None) if le is not None else None
         kinds = tuple(c for c in (jit_cls, tuner_cls, entry_cls) if c is not None)
         heur = getattr(at, "Heuristics", None) if at is not None else None
         if heur is not None:
             kinds += (heur,)
-        tuned, untuned = set(), {}
+        tuned, untuned, variants = set(), {}, {}
         for v in _kernel_objects(kinds):
             chain = [v]
             while not isinstance(chain[-1], jit_cls) and len(chain) < 16:
@@ -540,11 +544,22 @@ class _Autotune:
                 continue
             if tuner_cls is not None and any(isinstance(c, tuner_cls) for c in chain):
                 tuned.add(id(jit))
-            elif _jit_used(jit) or (entry_cls is not None and isinstance(v, entry_cls)
-                                    and _libentry_used(v)):
-                untuned[id(jit)] = jit
-        ids = {self.kernel_of(j) for i, j in untuned.items() if i not in tuned}
-        return sorted(i for i in ids if not i.startswith("unknown."))
+            else:
+                n = _jit_variants(jit)
+                if entry_cls is not None and isinstance(v, entry_cls):
+                    n += _libentry_variants(v)
+                if n:
+                    untuned[id(jit)] = jit
+                    # the JITFunction and the LibEntry around it are both met: the larger count
+                    variants[id(jit)] = max(variants.get(id(jit), 0), n)
+        fresh, earlier = set(), set()
+        for i, j in untuned.items():
+            if i in tuned:
+                continue
+            kid = self.kernel_of(j)
+            if not kid.startswith("unknown."):
+                (earlier if seen_before(j, variants[i]) else fresh).add(kid)
+        return sorted(fresh), sorted(earlier - fresh)
 
     # --- files --------------------------------------------------------------
 
@@ -571,6 +586,8 @@ class _Autotune:
                 "no_tuner": len(self.no_tuner),
                 "kernels": sorted(k for k, v in self.kernels.items() if v.tuner is not None),
                 "no_tuner_kernels": list(self.no_tuner),
+                "no_tuner_earlier": len(self.no_tuner_earlier),
+                "no_tuner_earlier_kernels": list(self.no_tuner_earlier),
                 "missed_keys": [{"kernel": k, "key": key} for k, key in self.missed],
                 "replay_conflicts": list(getattr(self, "replay_conflicts", [])),
                 "records_dir": self._records_dir()}
@@ -590,7 +607,9 @@ class _Autotune:
         self.finished = True
         if self.mode != "off":
             try:
-                self.no_tuner = [k for k in self.scan_untuned() if k not in self.kernels]
+                fresh, earlier = self.scan_untuned()
+                self.no_tuner = [k for k in fresh if k not in self.kernels]
+                self.no_tuner_earlier = [k for k in earlier if k not in self.kernels]
             except Exception as e:
                 zc.report_error("zl_autotune", "cannot scan kernels", e)
             d = self._records_dir()
@@ -631,28 +650,63 @@ def _kernel_objects(kinds):
             yield v
 
 
-def _jit_used(jit):
-    """True when the JITFunction compiled a kernel in this process."""
+def _size(v):
+    try:
+        return len(v)
+    except TypeError:
+        return 1 if v else 0
+
+
+def _jit_variants(jit):
+    """How many kernels the JITFunction compiled in this process (0: never used)."""
     d = getattr(jit, "__dict__", {})
     caches = d.get("device_caches")
     if isinstance(caches, dict):
+        n = 0
         for v in caches.values():
             first = v[0] if isinstance(v, (tuple, list)) and v else v
-            if first:
-                return True
-        return False
+            n += _size(first) if first else 0
+        return n
     old = d.get("cache")
     if isinstance(old, dict):
-        return any(bool(v) for v in old.values())
-    return False
+        return sum(_size(v) for v in old.values() if v)
+    return 0
+
+
+def _libentry_variants(entry):
+    d = getattr(entry, "__dict__", {})
+    n = sum(_size(c) for c in d.get("kernel_cache", ()) or () if c)
+    return n + _size(d.get("_cpu_cache") or ())
+
+
+def _jit_used(jit):
+    """True when the JITFunction compiled a kernel in this process."""
+    return _jit_variants(jit) > 0
 
 
 def _libentry_used(entry):
-    d = getattr(entry, "__dict__", {})
-    for c in d.get("kernel_cache", ()) or ():
-        if c:
-            return True
-    return bool(d.get("_cpu_cache"))
+    return _libentry_variants(entry) > 0
+
+
+# The count of compiled kernels a session's scan saw, kept on the JITFunction itself: a
+# batch's worker serves op after op in one interpreter, and drops the plugin modules
+# between them, but FlagGems' kernels live on.
+SEEN_ATTR = "_zl_autotune_variants_seen"
+
+
+def seen_before(jit, variants):
+    """True when an earlier session of this interpreter saw the kernel with at least this
+    many compiled variants (it compiled nothing new in this one; it may or may not have run);
+    records the count for the next session."""
+    d = getattr(jit, "__dict__", None)
+    if not isinstance(d, dict):
+        return False
+    prev = d.get(SEEN_ATTR)
+    try:
+        setattr(jit, SEEN_ATTR, variants)
+    except Exception:
+        return False
+    return prev is not None and variants <= prev
 
 
 # ---------------------------------------------------------------------------

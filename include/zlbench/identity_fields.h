@@ -100,6 +100,7 @@ ZL_IDENTITY_FIELD("autotune.pinned",               PLUGIN,     "autotune_summary
 ZL_IDENTITY_FIELD("autotune.missed",               PLUGIN,     "autotune_summary.json",                                 NONE,         _,                -1)
 ZL_IDENTITY_FIELD("autotune.tuned_on_miss",        PLUGIN,     "autotune_summary.json",                                 NONE,         _,                -1)
 ZL_IDENTITY_FIELD("autotune.no_tuner",             PLUGIN,     "autotune_summary.json",                                 NONE,         _,                -1)
+ZL_IDENTITY_FIELD("autotune.no_tuner_earlier",     PLUGIN,     "autotune_summary.json",                                 NONE,         _,                -1)
 ZL_IDENTITY_FIELD("autotune.kernels",              PLUGIN,     "autotune_summary.json",                                 NONE,         _,                -1)
 ZL_IDENTITY_FIELD("autotune.replay_conflicts",     PLUGIN,     "autotune_summary.json",                                 NONE,         _,                -1)
 ZL_IDENTITY_FIELD("tuner_cache",                   OBJECT,     0,                                                       NONE,         _,                -1)

@@ -505,3 +505,52 @@ def test_a_tuner_found_before_it_ever_ran_is_reset_after_it_ran():
     lib.run("inputs", 3)
     assert zw.reset_tuners(found) == 1
     assert lib.nargs is None and not hasattr(lib, "_last_benchmark_args"), vars(lib)
+
+
+KERNEL_TESTS = """
+import torch
+import flag_gems
+
+
+def test_copy():
+    flag_gems.copy(torch.empty(1000))
+
+
+def test_copy_new_size():
+    flag_gems.copy(torch.empty(1000))
+    flag_gems.copy(torch.empty(3000))
+
+
+def test_add():
+    flag_gems.add(torch.empty(1000), torch.empty(1000))
+"""
+COPY_KERNEL = "flag_gems.ops.copy_kernel"
+
+
+def test_a_worker_op_records_only_the_untuned_kernels_it_compiled(tmp_path):
+    # Wave 9 on the H200: in a worker, an op's autotune records listed every kernel that
+    # earlier ops had compiled (stage_deepseek_v4_mega_moe_inputs, the 23rd: 47 record
+    # files). A kernel an earlier op compiled, of which this op compiled nothing new, is
+    # counted apart (no_tuner_earlier) and gets no record; one it compiled anew is its own.
+    w = WorkerProc(tmp_path, conftest="import flag_gems  # noqa: F401\n", tests=KERNEL_TESTS,
+                   fakes=True, env=backend_env("musa"))
+    try:
+        runs = {}
+        for n, test in enumerate(["test_copy", "test_add", "test_copy_new_size"]):
+            run = tmp_path / ("run%d" % n)
+            (run / "plugins").mkdir(parents=True)
+            ev, out = w.submit(["benchmark/test_probe.py::%s" % test, "-p", "zl_autotune"],
+                               dict(w.env, ZL_RUN_DIR=str(run)))
+            assert [e["event"] for e in ev] == ["start", "exit"] and ev[1]["status"] == 0, (ev, out)
+            runs[test] = (json.loads((run / "plugins" / "autotune_summary.json").read_text()),
+                          sorted(p.name for p in (run / "autotune_records").iterdir()))
+        s, files = runs["test_copy"]
+        assert (s["no_tuner_kernels"], s["no_tuner_earlier_kernels"]) == ([COPY_KERNEL], [])
+        s, files = runs["test_add"]
+        assert COPY_KERNEL not in s["no_tuner_kernels"], s
+        assert s["no_tuner_earlier_kernels"] == [COPY_KERNEL]
+        assert COPY_KERNEL + ".json" not in files, files
+        s, files = runs["test_copy_new_size"]          # a new size: compiled anew, its own again
+        assert COPY_KERNEL in s["no_tuner_kernels"] and COPY_KERNEL + ".json" in files, (s, files)
+    finally:
+        w.stop()
