@@ -53,7 +53,7 @@ const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
 	  .default_doc = "flaggems", .flags = ZL_SETF_MEASURE | ZL_SETF_PLAN, .choices = "flaggems device" },
 	[ZL_SET_REPLAY_FROM] = { .id = ZL_SET_REPLAY_FROM, .key = "replay_from",
 	  .flag = "replay-from", .env = "REPLAY_FROM", .argh = "RUN_DIR",
-	  .help = "replay the autotune records of an earlier run",
+	  .help = "replay the autotune records of an earlier run (batch: or of an earlier batch's runs, merged)",
 	  .flags = ZL_SETF_MEASURE, .kind = ZL_SETK_PATH, .values = ZL_VALUES_DIR },
 	[ZL_SET_REPLAY_MISS] = { .id = ZL_SET_REPLAY_MISS, .key = "replay_miss",
 	  .flag = "replay-miss", .env = "REPLAY_MISS", .argh = "WHAT",
