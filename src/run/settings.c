@@ -116,6 +116,11 @@ const struct zl_setting_def zl_setting_defs[ZL_SET__COUNT] = {
 
 /* The timers, best first: the default is the first one the backend and settings allow. */
 static const char *const timer_names[] = { "profiler", "graph", "direct" };
+/* The values of the settings with a fixed few (the table's choices, in that order). */
+static const char *const levels[] = { "core", "comprehensive" };
+static const char *const shape_modes[] = { "file", "upstream" };
+static const char *const draws[] = { "flaggems", "device" };
+static const char *const misses[] = { "fail", "tune" };
 
 void zl_settings_init(struct zl_settings *s)
 {
@@ -261,6 +266,30 @@ static int invalid(struct strbuf *err, const struct zl_settings *s, enum zl_sett
 	return -1;
 }
 
+/*
+ * The setting's value as one of values (static strings, the setting's table choices in
+ * order): *out points at it. Otherwise "choose a, b or c" (invalid()). 0 or -1.
+ */
+static int choose(struct zl_settings *s, enum zl_setting_id id, const char *const *values, size_t n,
+		  const char **out, struct strbuf *err)
+{
+	struct strbuf takes = STRBUF_INIT;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s->v[id].raw, values[i])) {
+			*out = values[i];
+			return 0;
+		}
+	strbuf_addstr(&takes, "choose ");
+	for (i = 0; i < n; i++)
+		strbuf_addf(&takes, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", values[i]);
+	rc = invalid(err, s, id, takes.buf);
+	strbuf_release(&takes);
+	return rc;
+}
+
 static int resolve_bool(struct zl_settings *s, enum zl_setting_id id, int *out, struct strbuf *err)
 {
 	int b = zl_parse_bool(s->v[id].raw);
@@ -369,12 +398,8 @@ static int resolve_timer(struct zl_settings *s, struct strbuf *err)
 		set_value(s, ZL_SET_TIMER, timer_names[i], ZL_SRC_DEFAULT, "default");
 	}
 	v = &s->v[ZL_SET_TIMER];
-	s->timer = NULL;
-	for (i = 0; i < ZL_ARRAY_SIZE(timer_names); i++)
-		if (!strcmp(v->raw, timer_names[i]))
-			s->timer = timer_names[i];
-	if (!s->timer)
-		return invalid(err, s, ZL_SET_TIMER, "choose profiler, graph or direct");
+	if (choose(s, ZL_SET_TIMER, timer_names, ZL_ARRAY_SIZE(timer_names), &s->timer, err))
+		return -1;
 	if (timer_possible(s, s->timer))
 		return 0;
 	if (!strcmp(s->timer, "profiler")) {
@@ -476,6 +501,7 @@ static int check_given(const struct zl_settings *s, struct strbuf *err)
 static int resolve_inputs(struct zl_settings *s, struct strbuf *err)
 {
 	char cwd[4096];
+	const char *mode;
 
 	if (!s->v[ZL_SET_FLAGGEMS_DIR].raw) {
 		if (!getcwd(cwd, sizeof(cwd)))
@@ -486,33 +512,22 @@ static int resolve_inputs(struct zl_settings *s, struct strbuf *err)
 
 	/* level: only two values, never passed through to pytest unchecked */
 	take_default(s, ZL_SET_LEVEL, "core");
-	if (!strcmp(s->v[ZL_SET_LEVEL].raw, "core"))
-		s->level = "core";
-	else if (!strcmp(s->v[ZL_SET_LEVEL].raw, "comprehensive"))
-		s->level = "comprehensive";
-	else
-		return invalid(err, s, ZL_SET_LEVEL, "choose core or comprehensive");
+	if (choose(s, ZL_SET_LEVEL, levels, ZL_ARRAY_SIZE(levels), &s->level, err))
+		return -1;
 
 	if (s->v[ZL_SET_SHAPE_FILE].raw)
 		s->shape_file = zl_absolute_path(s->v[ZL_SET_SHAPE_FILE].raw);
 	take_default(s, ZL_SET_SHAPE_MODE, s->shape_file ? "file" : "upstream");
-	if (!strcmp(s->v[ZL_SET_SHAPE_MODE].raw, "file"))
-		s->shape_mode_file = 1;
-	else if (!strcmp(s->v[ZL_SET_SHAPE_MODE].raw, "upstream"))
-		s->shape_mode_file = 0;
-	else
-		return invalid(err, s, ZL_SET_SHAPE_MODE, "choose file or upstream");
+	if (choose(s, ZL_SET_SHAPE_MODE, shape_modes, ZL_ARRAY_SIZE(shape_modes), &mode, err))
+		return -1;
+	s->shape_mode_file = mode == shape_modes[0];
 	if (s->shape_mode_file && !s->shape_file)
 		return zl_error(err, "shape mode 'file' needs a shape file (--shape-file or SHAPE_FILE)");
 
 	/* draw inputs: FlagGems' way unless asked; the device's values differ, so it is a caliber */
 	take_default(s, ZL_SET_DRAW_INPUTS, "flaggems");
-	if (!strcmp(s->v[ZL_SET_DRAW_INPUTS].raw, "flaggems"))
-		s->draw_inputs = "flaggems";
-	else if (!strcmp(s->v[ZL_SET_DRAW_INPUTS].raw, "device"))
-		s->draw_inputs = "device";
-	else
-		return invalid(err, s, ZL_SET_DRAW_INPUTS, "choose flaggems or device");
+	if (choose(s, ZL_SET_DRAW_INPUTS, draws, ZL_ARRAY_SIZE(draws), &s->draw_inputs, err))
+		return -1;
 
 	if (s->v[ZL_SET_REPLAY_FROM].raw)
 		s->replay_from = zl_absolute_path(s->v[ZL_SET_REPLAY_FROM].raw);
@@ -532,12 +547,8 @@ static int resolve_measure(struct zl_settings *s, struct strbuf *err)
 
 	/* a miss policy without records to miss would silently mean nothing */
 	take_default(s, ZL_SET_REPLAY_MISS, "fail");
-	if (!strcmp(s->v[ZL_SET_REPLAY_MISS].raw, "fail"))
-		s->replay_miss = "fail";
-	else if (!strcmp(s->v[ZL_SET_REPLAY_MISS].raw, "tune"))
-		s->replay_miss = "tune";
-	else
-		return invalid(err, s, ZL_SET_REPLAY_MISS, "choose fail or tune");
+	if (choose(s, ZL_SET_REPLAY_MISS, misses, ZL_ARRAY_SIZE(misses), &s->replay_miss, err))
+		return -1;
 	if (!strcmp(s->replay_miss, "tune") && !s->replay_from)
 		return zl_error(err, "%s tunes the keys that replayed records lack, but no --replay-from names "
 				"records to replay", s->v[ZL_SET_REPLAY_MISS].from);
