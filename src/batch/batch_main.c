@@ -258,6 +258,8 @@ static int choose_dir(const struct zl_settings *s, struct zl_batch_config *c)
  */
 static int replay_batch_source(struct zl_settings *s, struct zl_batch_config *c)
 {
+	struct strvec runs = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
 	char *config, *merged;
 	int is_batch;
 
@@ -268,6 +270,14 @@ static int replay_batch_source(struct zl_settings *s, struct zl_batch_config *c)
 	free(config);
 	if (!is_batch)
 		return 0; /* a run directory: every run replays it as it is */
+	/* a source without a readable status file is refused before this batch's directory exists */
+	if (zl_batch_runs_of(s->replay_from, NULL, 0, &runs, NULL, &err)) {
+		zl_print_error("%s names batch '%s', whose runs cannot be read: %s", s->v[ZL_SET_REPLAY_FROM].from,
+			       s->replay_from, err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
+	strvec_clear(&runs);
 	c->replay_batch = xstrdup(s->replay_from);
 	if (!strcmp(s->replay_miss, "fail") && zl_verbosity >= 0)
 		fprintf(stderr, "zlbench: note: a tuning key that batch '%s' never recorded fails its operator "

@@ -459,6 +459,7 @@ int zl_batch_runs_of(const char *batch_dir, const struct strvec *ops, int passed
 		for (i = 0; i < (ops ? ops->nr : rows.nr); i++) {
 			const char *op = ops ? ops->v[i] : rows.v[i].v[ZL_BCOL_OP];
 			const struct zl_batch_row *last;
+			char *run;
 			int ok;
 
 			if (!op || strvec_find(&seen, op) >= 0 || !(last = zl_batch_rows_last(&rows, op)))
@@ -467,12 +468,9 @@ int zl_batch_runs_of(const char *batch_dir, const struct strvec *ops, int passed
 			ok = last->v[ZL_BCOL_STATUS] && !strcmp(last->v[ZL_BCOL_STATUS], "passed");
 			if (ok != !pass || !last->v[ZL_BCOL_RUN_DIR] || !zl_path_is_inside(last->v[ZL_BCOL_RUN_DIR]))
 				continue;
-			{
-				char *run = zl_path_join(batch_dir, last->v[ZL_BCOL_RUN_DIR]);
-
-				strvec_push(runs, run);
-				free(run);
-			}
+			run = zl_path_join(batch_dir, last->v[ZL_BCOL_RUN_DIR]);
+			strvec_push(runs, run);
+			free(run);
 			npassed += ok;
 		}
 	}

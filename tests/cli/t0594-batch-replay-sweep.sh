@@ -27,6 +27,14 @@ batch --devices 0 --ops mm --replay-miss maybe --replay-from "$TMP/s1" --out "$T
 expect_rc 2
 contains "$TMP/err" "maybe"
 
+# a batch that never ran an operator has no status file: refused before anything exists
+mkdir "$TMP/empty" && cp "$TMP/s1/batch.json" "$TMP/empty/"
+batch --devices 0 --ops mm --replay-from "$TMP/empty" --out "$TMP/none"
+expect_rc 2
+contains "$TMP/err" "--replay-from names batch '$TMP/empty', whose runs cannot be read: "
+contains "$TMP/err" "ops_status.csv"
+[ ! -e "$TMP/none" ] || fail "a refused replay source left the batch directory"
+
 # the dry run says what it will replay and tells the children the merged directory
 batch --devices 0 --ops mm,softmax --replay-from "$TMP/s1" --replay-miss tune --dry-run --out "$TMP/s2"
 expect_rc 0
