@@ -179,7 +179,8 @@ def freeze_heap():
     alive once the tests are collected (modules, kernels, FlagGems' tables) lives for the
     session, so it is left out of those walks; what the tests make is collected as before,
     cycles included. thaw_heap() undoes it when the session ends, before a worker checks
-    what the op left behind."""
+    what the op left behind (and the worker, having collected the session's garbage,
+    freezes what is left again: gc.unfreeze() thaws its own freeze too)."""
     gc.collect()
     gc.freeze()
     return gc.get_freeze_count()

@@ -827,7 +827,11 @@ class Worker:
         if tuners:
             notes.append("reset the last run's arguments that %d tuner%s kept"
                          % (tuners, "" if tuners == 1 else "s"))
+        # The timer plugin froze the heap for the session and thawed it at the end (gc has no
+        # partial thaw: the worker's own freeze went with it). Now the session's garbage is
+        # collected, and what is left lives on: frozen again, as when the worker became ready.
         gc.collect()
+        gc.freeze()
         own = req["env"].get("ZL_VENDOR_MODULE") or None
         foreign = foreign_new_modules(modules_before, sys.modules, own, self.vendor_segment)
         current = fingerprint(sys.modules)

@@ -554,3 +554,33 @@ def test_a_worker_op_records_only_the_untuned_kernels_it_compiled(tmp_path):
         assert COPY_KERNEL in s["no_tuner_kernels"] and COPY_KERNEL + ".json" in files, (s, files)
     finally:
         w.stop()
+
+
+FREEZE_TESTS = """
+import gc, json, os
+
+
+def test_freeze_count():
+    with open(os.environ["ZL_FREEZE_OUT"], "w") as f:
+        json.dump(gc.get_freeze_count(), f)
+"""
+
+
+def test_the_worker_freezes_its_heap_again_after_a_session_the_timer_thawed(tmp_path):
+    # the worker freezes what it imported (FlagGems' per-shape gc.collect() need not walk
+    # it); the timer plugin's thaw at a session's end thaws that too, so the worker freezes
+    # what is left once it has collected the session's garbage
+    w = WorkerProc(tmp_path, conftest="", tests=FREEZE_TESTS, fakes=True, env=backend_env("musa"))
+    try:
+        counts = []
+        for n, plugins in enumerate([["-p", "zl_timer"], []]):
+            run = tmp_path / ("run%d" % n)
+            (run / "plugins").mkdir(parents=True)
+            out = tmp_path / ("freeze%d.json" % n)
+            ev, text = w.submit(["benchmark/test_probe.py"] + plugins,
+                                dict(w.env, ZL_RUN_DIR=str(run), ZL_FREEZE_OUT=str(out)))
+            assert [e["event"] for e in ev] == ["start", "exit"] and ev[1]["status"] == 0, (ev, text)
+            counts.append(json.loads(out.read_text()))
+        assert counts[0] > 0 and counts[1] > 0, counts
+    finally:
+        w.stop()
