@@ -269,7 +269,6 @@ static void footer_autotune(const cJSON *id, FILE *out)
 		return;
 	}
 	const cJSON *conflicts = cJSON_GetObjectItemCaseSensitive(a, "replay_conflicts");
-
 	const char *miss = zl_json_path_string(id, "autotune.replay_miss");
 
 	fprintf(out, "autotune:    %s: recorded %s, pinned %s, missed %s, no_tuner %s", mode ? mode : "?",
