@@ -129,7 +129,7 @@ static void autotune_text(struct strbuf *sb, const struct zl_run *run)
 {
 	const char *rid = id_string(run, "autotune.replay_run_id");
 	double rec = id_number(run, "autotune.recorded"), pin = id_number(run, "autotune.pinned");
-	double miss = id_number(run, "autotune.missed");
+	double miss = id_number(run, "autotune.missed"), tuned = id_number(run, "autotune.tuned_on_miss");
 
 	if (!run->autotune_mode)
 		return;
@@ -142,6 +142,8 @@ static void autotune_text(struct strbuf *sb, const struct zl_run *run)
 		strbuf_addf(sb, ", %.0f pinned", pin);
 	if (isfinite(miss) && miss > 0)
 		strbuf_addf(sb, ", %.0f missed", miss);
+	if (isfinite(tuned) && tuned > 0)
+		strbuf_addf(sb, ", %.0f tuned on a miss", tuned);
 }
 
 static void flaggems_text(struct strbuf *sb, const struct zl_run *run)

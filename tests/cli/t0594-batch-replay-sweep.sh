@@ -72,6 +72,10 @@ cfg = json.load(open(os.path.join(t, "s2", "batch.json")))
 assert cfg["replay_batch"] == os.path.join(t, "s1"), cfg["replay_batch"]
 PY
 contains "$TMP/s2/logs/mm.log" "tuned on a miss"
+# the report's caliber says it too
+run_zl report "$TMP/s2/runs/mm" -o "$TMP/s2-mm.html"
+expect_rc 0
+contains "$TMP/s2-mm.html" "3 tuned on a miss"
 # compare says which side ran keys on picks of its own
 run_zl compare "$TMP/s1/runs/mm" "$TMP/s2/runs/mm" --allow-caliber-mismatch
 contains "$TMP/out" "B tuned 3 keys that its replay source lacked (--replay-miss tune): the shapes of them may run other configs than A's"
