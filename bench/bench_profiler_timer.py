@@ -224,7 +224,7 @@ def main():
     row("measure() with the fakes, wall per profiled call", None,
         wall / out["calls"] * 1e6, "us")
     c = out["cost"]
-    row("measure() with the fakes, besides its windows (first call, probe)", None,
+    row("measure() with the fakes, besides its windows (first call, profiler start)", None,
         (wall - c["windows_s"]) * 1e3, "ms")
     print("  (%d calls in %d windows, stop %s; the fake device records every launch in Python)"
           % (out["calls"], out["batches"], out["stop_reason"]))

@@ -9,8 +9,12 @@ How a measurement is timed (docs/timer.md):
 
 1. fn() once, outside the profiler: compiles and autotunes; its errors propagate.
    Its wall is the measurement's first_call_s, FlagGems' own work, not the timer's.
-2. A probe: one profiled window of PROBE_CALLS calls (as in 3, without a hold) estimates a
-   call's wall, and tells whether a call runs one device activity or several. The caller's
+2. No probe (wave 10; before, a profiled window of 3 calls sized the first window and
+   said whether calls needed a hold: a session of its own, 4-12 ms a measurement on the
+   H200). The first window is cut by time as it runs (zl_sampling.first_window_done); a
+   call is held when the last measurement of the same call site (op, side, bench
+   function) ran several activities a call, and a window that finds several activities in
+   calls it did not hold is dropped and the windows after it are held. The caller's
    warm-up (FlagGems asks do_bench for 1,000 ms of back-to-back calls) is not run:
    back-to-back calls draw more power than the timed calls and leave the clocks to move
    once sampling begins (wave 4); the measurement's own first window settles instead.
@@ -427,6 +431,27 @@ class _Profiler:
         self.profile = prof_mod.profile
         self.record = _fast_range(torch) or prof_mod.record_function
         self.cpu = autograd.DeviceType.CPU
+        self.started = False
+        # call site (op, side, bench function) -> the hold (s) its last measurement needed
+        # for calls of several activities; a site whose calls ran one activity is absent
+        self.holds = {}
+
+    def start(self, device_name):
+        """One empty session, once: the first profiler session of a process starts the
+        tracing library (CUPTI), which can take long, and no measurement's time cap should
+        pay for it."""
+        if self.started:
+            return
+        p = self.session(device_name)
+        try:
+            p.__enter__()
+        except Exception as e:
+            raise ProfilerFailed("cannot start the profiler: %s" % zc.one_line(e)) from None
+        try:
+            p.__exit__(None, None, None)
+        except Exception as e:
+            raise ProfilerFailed("cannot stop the profiler: %s" % zc.one_line(e)) from None
+        self.started = True
 
     def session(self, device_name):
         try:
@@ -454,9 +479,8 @@ _profiler = {}
 
 
 def _profiler_for(torch):
-    """The session's _Profiler, made once. The first profiler session of a process starts
-    the tracing library (CUPTI), which can take long: each measurement's probe (outside its
-    time cap) takes that cost."""
+    """The session's _Profiler, made once (its start(): the tracing library's start, once,
+    outside any measurement's time cap)."""
     key = id(torch)
     if key not in _profiler:
         _profiler[key] = _Profiler(torch)
@@ -476,8 +500,9 @@ def release():
 # launches are all queued, so its kernels run back to back. Hold = HOLD_MARGIN x the host
 # time to issue one call + HOLD_EXTRA_S, at most HOLD_MAX_S.
 #
-# The first size comes from the probe's three calls (before wave 6: five issued outside the
-# profiler); inside a window, and in a worker replaying records, issuing is slower and
+# The first size comes from the calls of the window that found several activities unheld
+# (the shortest; or the call site's last measurement's hold; before wave 10 from a 3-call
+# probe, before wave 6 from five calls issued outside the profiler); inside a window, and in a worker replaying records, issuing is slower and
 # stalls now and then (wave 3: a hold of 146 us left 15 % of one sum measurement's samples
 # at 10-64 us). So every profiled call's
 # host time (from its flush to the end of its issue) is taken too, and after a window whose
@@ -489,7 +514,7 @@ HOLD_EXTRA_S = 20e-6
 HOLD_MAX_S = 0.002
 HOST_QUANTILE = 0.9
 # Growth sizes from that quantile, already a tail, so with a smaller margin than the first
-# size from the shortest of the probe's calls; the flush before the hold covers a little more.
+# size from the shortest of a window's calls; the flush before the hold covers a little more.
 HOLD_GROW_MARGIN = 1.25
 HOLD_GROW_STEP = 1.05
 
@@ -548,8 +573,10 @@ HOLD_SEVERAL = "several activities per call"
 HOLD_ONE = "one activity per call"
 HOLD_NO_SPIN = "no spin kernel"
 
-# Calls of the probe window: how long a call takes and how many activities it runs.
-PROBE_CALLS = 3
+# A call held because the last measurement of its call site needed it, whose own calls all
+# ran one activity: the samples are right (the hold is outside the call's range), and the
+# next measurement of the site is not held.
+HOLD_EARLIER = "several activities per call in the last measurement of this call site"
 
 
 # Transients: a memory-bound kernel of ~1.4 ms (gelu of 2**30 float16) started after lighter
@@ -580,7 +607,7 @@ CLOCK_READS_MIN = 4
 # reported 4.5 us and the next 5.4 us. Waiting for the device before each call's flush
 # starts every call from the same empty queue, as nvbench's cold measurement does
 # (scripts/gpu-step-probe.py: three runs 4.46-4.49 us, against 4.50-5.46 us without).
-# A module variable so that the probe can compare both.
+# A module variable so that scripts/gpu-step-probe.py can compare both.
 SYNC_EACH_CALL = True
 
 
@@ -591,17 +618,22 @@ class Window:
     which stop_s: torch's own stop, before a single event is read), and the seconds its calls
     took (from the first call's wait to the last one's issue)."""
 
-    __slots__ = ("series", "host", "readings", "parse_s", "loop_s", "stop_s")
+    __slots__ = ("series", "host", "readings", "parse_s", "loop_s", "stop_s", "n")
 
-    def __init__(self, series, host, readings, parse_s, loop_s=0.0, stop_s=0.0):
+    def __init__(self, series, host, readings, parse_s, loop_s=0.0, stop_s=0.0, n=None):
         self.series, self.host, self.readings, self.parse_s = series, host, readings, parse_s
         self.loop_s, self.stop_s = loop_s, stop_s
+        # the calls made: len(host) (a window cut by time makes fewer than it may)
+        self.n = len(host) if n is None else n
 
 
 def _profile_window(prof, device_name, fn, flush, grad_to_none, n, hold=None, sync=None,
-                    clock_read=None, clock_every=1, perf=time.perf_counter):
-    """Run n profiled calls, the clock read before every clock_every-th and after the last
-    (when clock_read is given); a Window."""
+                    clock_read=None, clock_every=1, perf=time.perf_counter, done=None,
+                    clock_every_s=None):
+    """Run up to n profiled calls, the clock read before every clock_every-th (and, with
+    clock_every_s, before any call that many seconds after the last reading) and after the
+    last (when clock_read is given); a Window. done(calls, seconds since the first call
+    began), when given, is asked after each call: True ends the window there."""
     p = prof.session(device_name)
     try:
         p.__enter__()
@@ -611,11 +643,14 @@ def _profile_window(prof, device_name, fn, flush, grad_to_none, n, hold=None, sy
     host, readings = [], []
     reset = zd.reset_grads
     every = max(1, int(clock_every))
-    t_loop = perf()
+    t_loop = t_read = perf()
+    made = n
     try:
         for i in range(n):
-            if clock_read is not None and i % every == 0:
+            if clock_read is not None and (i % every == 0 or (
+                    clock_every_s is not None and perf() - t_read >= clock_every_s)):
                 readings.append((i, clock_read()))
+                t_read = perf()
             reset(grad_to_none)
             if sync is not None:
                 sync()
@@ -625,9 +660,13 @@ def _profile_window(prof, device_name, fn, flush, grad_to_none, n, hold=None, sy
                 hold()
             with record(RANGE_PREFIX + str(i)):
                 fn()
-            host.append(perf() - t0)
+            t1 = perf()
+            host.append(t1 - t0)
+            if done is not None and done(i + 1, t1 - t_loop):
+                made = i + 1
+                break
         if clock_read is not None:
-            readings.append((n, clock_read()))
+            readings.append((made, clock_read()))
     except BaseException:
         try:
             p.__exit__(None, None, None)
@@ -642,19 +681,19 @@ def _profile_window(prof, device_name, fn, flush, grad_to_none, n, hold=None, sy
     loop_s = t_stop - t_loop
     try:
         p.__exit__(None, None, None)
-        t_read = perf()
-        series = kineto_series(p.kineto_results.events(), prof.cpu, n)
+        t_events = perf()
+        series = kineto_series(p.kineto_results.events(), prof.cpu, made)
     except Exception as e:
         raise ProfilerFailed("cannot read the profiler's events: %s" % zc.one_line(e)) from None
     finally:
         if collecting:
             gc.enable()
-    return Window(series, host, readings, perf() - t_stop, loop_s, t_read - t_stop)
+    return Window(series, host, readings, perf() - t_stop, loop_s, t_events - t_stop, made)
 
 
 def _check_missing(n, missing, window_no):
-    """window_no 0 is the probe."""
-    where = "window %d" % window_no if window_no else "the probe window"
+    """window_no counts from 1."""
+    where = "window %d" % window_no
     if missing == n:
         raise ProfilerFailed("the profiler recorded no device activity for any of the %d calls "
                              "of %s" % (n, where))
@@ -693,6 +732,7 @@ class _Sampling:
         # in a window without one; that window's samples are then dropped (rehold counts)
         self.make_hold = make_hold
         self.rehold = 0
+        self.several = False        # a window saw a call of several activities
         self.clock, self.now, self.sleep, self.policy = clock, now, sleep, policy
         self.clock_every = max(1, int(CLOCK_EVERY_S / max(per_call_s, 1e-7)))
         # the series: every unthrottled sample in call order, its activity count and signature
@@ -711,16 +751,23 @@ class _Sampling:
     def kept(self):
         return self.series[self.cut:]
 
-    def window(self, n):
-        """One window of n calls; its wall seconds per call (session start, stop and
-        parsing included). Its unthrottled samples join the series, then the transient
-        cut, the estimate and the target are taken again."""
+    def window(self, n, done=None):
+        """One window of n calls (done: the first window's rule, which cuts it by time as it
+        runs; the clock is then read every CLOCK_EVERY_S); its wall seconds per call
+        (session start, stop and parsing included). Its unthrottled samples join the
+        series, then the transient cut, the estimate and the target are taken again."""
         self.windows += 1
         t0 = self.now()
         read = self.clock.read if self.clock.max_mhz else None
-        w = _profile_window(self.prof, self.device_name, self.fn, self.flush, self.grad_to_none,
-                            n, self.hold, self.sync, read,
-                            min(self.clock_every, max(1, n // CLOCK_READS_MIN)))
+        if done is None:
+            w = _profile_window(self.prof, self.device_name, self.fn, self.flush,
+                                self.grad_to_none, n, self.hold, self.sync, read,
+                                min(self.clock_every, max(1, n // CLOCK_READS_MIN)))
+        else:
+            w = _profile_window(self.prof, self.device_name, self.fn, self.flush,
+                                self.grad_to_none, n, self.hold, self.sync, read, n,
+                                done=done, clock_every_s=CLOCK_EVERY_S)
+        n = w.n
         spent = self.now() - t0
         self.windows_s += spent
         self.parse_s += w.parse_s
@@ -730,12 +777,16 @@ class _Sampling:
         self.missing += w.series.missing
         _check_missing(n, w.series.missing, self.windows)
         s = w.series
+        per_call = max(spent / max(n, 1), 1e-7)
+        self.clock_every = max(1, int(CLOCK_EVERY_S / per_call))
+        if any(c > 1 for c in s.counts):
+            self.several = True
         if self.hold is None and self.make_hold is not None and any(c > 1 for c in s.counts):
             self.hold = self.make_hold(w.host)
             if self.hold is not None:
                 # its calls' samples may hold the gaps a hold keeps out: none of them count
                 self.rehold += 1
-                return max(spent / n, 1e-7)
+                return per_call
         bad = throttled_calls(w.readings, self.clock.max_mhz)
         before = self.dropped
         for k, i in enumerate(s.index):
@@ -754,7 +805,7 @@ class _Sampling:
         self.target = zl_sampling.target_for(self.policy, self.est)
         if self.est is not None:
             self.history.append((len(self.kept), self.noise))
-        return max(spent / n, 1e-7)
+        return per_call
 
 
 def _kernel_fields(sigs):
@@ -769,7 +820,7 @@ def _kernel_fields(sigs):
 
 
 def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
-            now=time.monotonic, sleep=time.sleep, cost=None):
+            now=time.monotonic, sleep=time.sleep, cost=None, hint=None):
     """Time fn by device timestamps to policy's noise target (see the module doc).
 
     Returns {"samples", "estimate_ms", "estimator", "noise_rel", "stop_reason",
@@ -778,7 +829,9 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
     call matches the other timers' and not used: the series' transient cut replaces the
     warm-up, the time cap the repetitions. cost, a dict, gets first_call_s as soon as the
     first call has ended or failed: a measurement interrupted later still tells its
-    compile time apart from the timer's."""
+    compile time apart from the timer's. hint: the call site (any hashable, e.g. op, side
+    and bench function), whose last measurement says whether to hold the first window's
+    calls."""
     del warmup, rep
     policy = policy or zl_sampling.Policy()
     clock = clock or zl_clock.unknown("no clock reader given")
@@ -798,35 +851,47 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
         cost["first_call_s"] = round(first_call_s, 6)
     t_prep = now()
     prof = _profiler_for(torch)
+    prof.start(device_name)
     sync = dev.synchronize if SYNC_EACH_CALL else None
-    probe = _profile_window(prof, device_name, fn, flush, grad_to_none, PROBE_CALLS, None, sync)
-    if probe.series.missing == PROBE_CALLS:
-        # a call of the probe may miss its activity now and then; none with any is a failure
-        _check_missing(PROBE_CALLS, probe.series.missing, 0)
-    hold, why = None, HOLD_ONE
-    if any(c > 1 for c in probe.series.counts):
-        hold = holder(dev, probe.host, clock.max_mhz)
-        why = HOLD_SEVERAL if hold is not None else HOLD_NO_SPIN
-    elif not callable(getattr(dev, "_sleep", None)):
-        why = HOLD_NO_SPIN
-    per_call_s = probe.loop_s / PROBE_CALLS + (hold.seconds if hold else 0.0)
-    n = zl_sampling.first_batch(policy, per_call_s)
+    spin = getattr(dev, "_sleep", None)
+    hold = None
+    if callable(spin) and hint is not None and hint in prof.holds:
+        hold = Hold(spin, clock.max_mhz, prof.holds[hint])
 
     def make_hold(host_times):
         return holder(dev, host_times, clock.max_mhz)
     st = _Sampling(prof, device_name, fn, flush, grad_to_none, hold, sync, clock, now, sleep,
-                   policy, per_call_s, make_hold)
+                   policy, make_hold=make_hold)
     prep_s = st.started - t_prep
+
+    def first_done(calls, seconds):
+        return zl_sampling.first_window_done(policy, calls, seconds)
+    first_n = max(policy.min_samples, min(max(policy.first_max, policy.min_window),
+                                          policy.max_batch))
+    n, done = first_n, first_done
     while True:
-        last = n
-        per_call_s = st.window(n)
+        before, rehold = st.calls, st.rehold
+        per_call_s = st.window(n, done)
+        last = st.calls - before
         reason, n = zl_sampling.next_step(policy, len(st.kept), st.noise, st.history,
                                           now() - st.started, per_call_s, st.target,
                                           st.steady, extend=last)
         if reason is not None:
             break
-    if st.hold is not None and hold is None:
-        why = HOLD_SEVERAL
+        done = None
+        if st.rehold > rehold and not st.series:
+            # the first window, dropped for calls of several activities unheld: made again,
+            # held, and cut by time as the first is
+            n, done = first_n, first_done
+    if st.hold is not None:
+        why = HOLD_SEVERAL if st.several else HOLD_EARLIER
+    else:
+        why = HOLD_ONE if callable(spin) else HOLD_NO_SPIN
+    if hint is not None:
+        if st.several and st.hold is not None:
+            prof.holds[hint] = st.hold.seconds
+        else:
+            prof.holds.pop(hint, None)
     cost.update({"prep_s": round(prep_s, 6), "windows_s": round(st.windows_s, 6),
                  "parse_s": round(st.parse_s, 6), "stop_s": round(st.stop_s, 6)})
     return _result(st, reason, st.hold, why, dict(cost))

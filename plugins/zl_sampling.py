@@ -44,7 +44,8 @@ class Policy:
 
     def __init__(self, noise_target=0.005, max_time_s=0.3, min_samples=10, min_time_s=0.01,
                  max_samples=10000, max_batch=1000, plateau_ratio=0.95, hard_cap_factor=4.0,
-                 pinned=False, first_window_s=0.015, min_window=20, first_max=100):
+                 pinned=False, first_window_s=0.015, min_window=20, first_max=100,
+                 window_floor_s=0.02):
         self.noise_target = float(noise_target)
         self.max_time_s = float(max_time_s)
         self.min_samples = int(min_samples)
@@ -57,6 +58,7 @@ class Policy:
         self.first_window_s = float(first_window_s)
         self.min_window = int(min_window)
         self.first_max = int(first_max)
+        self.window_floor_s = float(window_floor_s)
 
 
 def target_for(policy, estimate_ms):
@@ -69,18 +71,35 @@ def target_for(policy, estimate_ms):
     return policy.noise_target
 
 
+def first_window_done(policy, calls, elapsed_s):
+    """Whether the first window, calls calls into it and elapsed_s seconds after its first
+    call began, has enough: the window is cut by time as it runs (no probe sizes it). It
+    stops at first_window_s of calls once it has min_window of them, or window_floor_s of
+    calls (a transient's room counted in time: twenty 2 ms calls were 40 ms of samples that
+    a steady 1 ms kernel did not need), or a quarter of the time cap; never before
+    min_samples calls, never past first_max (or max_batch). first_max: the samples that
+    meet +-2 % at 8 % noise per sample (a 1.3 us kernel's 32 ns steps) and +-0.5 % at 2 %;
+    a call of tens of microseconds costs so little wall that first_window_s alone would ask
+    for hundreds, and the session's stop and parse cost grows with every call."""
+    if calls >= max(policy.min_samples, min(max(policy.first_max, policy.min_window),
+                                            policy.max_batch)):
+        return True
+    if calls < policy.min_samples:
+        return False
+    if elapsed_s >= policy.max_time_s / 4.0:
+        return True
+    return elapsed_s >= policy.first_window_s and (calls >= policy.min_window or
+                                                    elapsed_s >= policy.window_floor_s)
+
+
 def first_batch(policy, per_call_s):
-    """Calls of the first window: first_window_s of calls, at least min_window (and
-    min_samples), at most first_max, max_batch and what a quarter of the time cap holds (but
-    never fewer than min_samples). first_max: the samples that meet +-2 % at 8 % noise per
-    sample (a 1.3 us kernel's 32 ns steps) and +-0.5 % at 2 %; a call of tens of
-    microseconds without a hold costs so little wall that first_window_s alone would ask for
-    hundreds, and the session's stop and parse cost grows with every call."""
-    per_call_s = max(per_call_s, 1e-7)
-    want = max(min(int(math.ceil(policy.first_window_s / per_call_s)), policy.first_max),
-               policy.min_window)
-    fit = int(policy.max_time_s / 4.0 / per_call_s)
-    return max(policy.min_samples, min(want, fit, policy.max_batch))
+    """Calls of the first window when every call takes per_call_s (first_window_done's rule
+    with the time known beforehand; the timer itself cuts the window as it runs)."""
+    per_call_s = max(per_call_s, 1e-9)
+    calls = 1
+    while not first_window_done(policy, calls, calls * per_call_s):
+        calls += 1
+    return calls
 
 
 def plateaued(history, policy):

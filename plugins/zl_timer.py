@@ -519,7 +519,8 @@ class _Timer:
             out = self.profiler.measure(fn, warmup=call.get("warmup", 25),
                                         rep=call.get("rep", 100),
                                         grad_to_none=call.get("grad_to_none"),
-                                        policy=self.policy, clock=clock, cost=cost)
+                                        policy=self.policy, clock=clock, cost=cost,
+                                        hint=(rec["op"], rec["side"], rec["bench_fn"]))
         except self.profiler.ProfilerFailed as e:
             reasons.append(e.reason)
             return None

@@ -169,13 +169,17 @@ def test_an_error_of_the_op_is_the_measurements_error(bench):
 
 
 def test_throttled_batches_are_dropped_and_counted(bench):
-    # the SM clock reads 1980, 1980 around one batch, then 1000, 1000 around the next
-    r = bench.run([ADD], backend_env("cuda", FAKE_SM_CLOCKS="1980,1980,1000,1000",
+    # the SM clock reads 1980 three times, then 1000 three times: a window of two readings
+    # is kept once in three, whatever the parity of the readings before it (the first
+    # window, cut by time, reads the clock every 2 ms: a count that varies from run to run;
+    # with a cycle of 1980, 1980, 1000, 1000 an odd count left every later window of two
+    # readings straddling a throttled one)
+    r = bench.run([ADD], backend_env("cuda", FAKE_SM_CLOCKS="1980,1980,1980,1000,1000,1000",
                                      FAKE_NOISE="0.2", ZL_NOISE_TARGET="0.002",
                                      **ONE_SHAPE))
     assert r.rc == 0, r
     recs = r.jsonl("plugins", "timer.jsonl")
-    assert all(rec["timer"] == "profiler" for rec in recs)
+    assert all(rec["timer"] == "profiler" for rec in recs), [r["fallback_reason"] for r in recs]
     assert sum(rec["dropped_throttled"] for rec in recs) > 0
     for rec in recs:
         if rec["dropped_throttled"]:
@@ -286,12 +290,43 @@ def test_a_hold_before_each_call_keeps_host_gaps_out_and_is_recorded(bench):
     # nvbench's blocking kernel), for calls of several activities (mm: a memset and a GEMM on
     # torch's side, two Triton kernels on FlagGems'): the spin kernel is nobody's activity, the
     # samples stay the kernels' own, and timer.jsonl says how long the hold was and why.
-    r = bench.run(["benchmark/test_ops.py::test_mm"], backend_env("cuda", **ONE_SHAPE))
+    # No probe says so beforehand: the first measurement of each call site (op, side, bench
+    # function) finds the several activities in its unheld first window, drops that window and
+    # holds the rest (rehold 1); the next measurement of the site is held from its first call.
+    r = bench.run(["benchmark/test_ops.py::test_mm"],
+                  backend_env("cuda", BENCH_SHAPES="%d,%d" % (N, N // 2)))
     assert r.rc == 0, r
-    for t in by_side(r.jsonl("plugins", "timer.jsonl")).values():
-        assert t["timer"] == "profiler" and t["kernels_per_call"] == 2, t
-        assert 20 <= t["hold_us"] <= 2000, t
-        assert (t["hold_reason"], t["rehold"]) == ("several activities per call", 0), t
+    recs = r.jsonl("plugins", "timer.jsonl")
+    assert len(recs) == 4, recs
+    for side in ("torch", "gems"):
+        first, second = [t for t in recs if t["side"] == side]
+        for t in (first, second):
+            assert t["timer"] == "profiler" and t["kernels_per_call"] == 2, t
+            assert 20 <= t["hold_us"] <= 2000, t
+            assert t["hold_reason"] == "several activities per call", t
+        assert (first["rehold"], second["rehold"]) == (1, 0), (first, second)
+        # the dropped window's calls were made, and none of them is a sample
+        assert first["profiler_calls"] > first["samples_total"] + first["transient_cut"], first
+        assert second["profiler_calls"] == second["samples_total"] + second["transient_cut"]
+
+
+def test_a_hold_learnt_from_the_last_measurement_is_not_kept_for_calls_of_one_kernel(monkeypatch):
+    # The site's last measurement needed a hold; this one's calls run one activity: held (the
+    # samples are right), said so, and the next measurement of the site is not held.
+    import zl_profiler_timer as pt
+    fake = _FakeMeasure(monkeypatch, [1, 2, 1, 1])
+    out = fake.measure(("mm", "torch", "f"))
+    assert (out["hold_reason"], out["rehold"], out["hold_us"]) == \
+        ("one activity per call", 0, None), out
+    out = fake.measure(("mm", "torch", "f"))
+    assert (out["hold_reason"], out["rehold"]) == ("several activities per call", 1), out
+    out = fake.measure(("mm", "torch", "f"))
+    assert out["hold_reason"] == pt.HOLD_EARLIER and out["hold_us"] is not None, out
+    assert out["rehold"] == 0, out
+    out = fake.measure(("mm", "torch", "f"))
+    assert (out["hold_reason"], out["hold_us"]) == ("one activity per call", None), out
+    # another site learns nothing from this one
+    assert fake.measure(("mm", "gems", "f"))["hold_us"] is None
 
 
 def test_calls_of_one_kernel_are_not_held(bench):
@@ -464,6 +499,52 @@ def test_use_gems_entered_inside_a_measurement_is_the_measurements(monkeypatch):
     monkeypatch.setattr(zl_timer.time, "monotonic", iter([1.0, 1.25]).__next__)
     enter(Registrar())
     assert t.cost["use_gems_s"] == pytest.approx(0.25)
+
+
+class _FakeMeasure:
+    """measure() over a scripted profiler: the calls of the n-th measurement each run
+    counts[n] activities (1 after the list), every sample 1 us, every call 100 us of wall;
+    the first window is cut by its own rule."""
+
+    def __init__(self, monkeypatch, counts):
+        import zl_profiler_timer as pt
+        self.pt, self.counts, self.t = pt, list(counts), [0.0]
+        self.calls = 1
+
+        class Dev:
+            synchronize = staticmethod(lambda: None)
+            _sleep = staticmethod(lambda cycles: None)
+
+        class Prof:
+            holds = {}
+
+            def start(self, device_name):
+                pass
+        prof = Prof()
+        monkeypatch.setattr(pt.zd, "device_api", lambda: (object(), Dev))
+        monkeypatch.setattr(pt.zd, "device_string", lambda: "cuda")
+        monkeypatch.setattr(pt.zd, "flusher", lambda torch, dev: (lambda: None))
+        monkeypatch.setattr(pt, "_profiler_for", lambda torch: prof)
+
+        def profile_window(prof, device_name, fn, flush, grad_to_none, n, hold=None, sync=None,
+                           clock_read=None, clock_every=1, done=None, clock_every_s=None):
+            k = n
+            if done is not None:
+                k = next(i for i in range(1, n + 1) if done(i, i * 1e-4) or i == n)
+            self.t[0] += k * 1e-4
+            series = pt.CallSeries()
+            series.samples, series.counts = [1e-3] * k, [self.calls] * k
+            series.index, series.sigs = list(range(k)), [("k",) * self.calls] * k
+            return pt.Window(series, [1e-5] * k, [(0, 1980.0), (k, 1980.0)], 0.0, n=k)
+        monkeypatch.setattr(pt, "_profile_window", profile_window)
+
+    def measure(self, hint):
+        import zl_clock
+        self.calls = self.counts.pop(0) if self.counts else 1
+        clock = zl_clock.ClockReader("test", max_mhz=1980.0)
+        clock.read = lambda: 1980.0
+        return self.pt.measure(lambda: None, clock=clock, now=lambda: self.t[0],
+                               sleep=lambda s: None, hint=hint)
 
 
 class _Script:

@@ -9,11 +9,25 @@ import zl_sampling as zs
 P = zs.Policy(noise_target=0.005, max_time_s=0.3)
 
 
+def test_the_first_window_is_cut_by_time_as_it_runs():
+    # no probe sizes it: the timer asks after every call
+    assert not zs.first_window_done(P, 9, 1.0)           # min_samples first, whatever the time
+    assert zs.first_window_done(P, 10, 0.075)            # a quarter of the 0.3 s cap
+    assert not zs.first_window_done(P, 19, 0.019)        # 15 ms, but neither 20 calls nor 20 ms
+    assert zs.first_window_done(P, 19, 0.020)
+    assert zs.first_window_done(P, 20, 0.015)
+    assert not zs.first_window_done(P, 99, 0.0149)
+    assert zs.first_window_done(P, 100, 0.001)           # first_max
+    assert zs.first_window_done(zs.Policy(first_max=5, min_window=5), 10, 0.0)  # min_samples
+
+
 def test_first_batch_covers_the_first_window_within_bounds():
     assert zs.first_batch(P, 200e-6) == 75           # 15 ms of 200 us calls
     assert zs.first_batch(P, 60e-6) == 100           # 15 ms of 60 us calls, cut to first_max
     assert zs.first_batch(zs.Policy(first_max=1000), 60e-6) == 250
-    assert zs.first_batch(P, 1.5e-3) == 20           # long calls: enough to see a transient
+    assert zs.first_batch(P, 1e-3) == 20             # 1 ms calls: min_window of them
+    assert zs.first_batch(P, 1.5e-3) == 14           # longer: window_floor_s (20 ms) of them
+    assert zs.first_batch(P, 2.2e-3) == 10           # ... never fewer than min_samples
     assert zs.first_batch(P, 0.1) == 10              # slow kernels: the minimum count
     assert zs.first_batch(zs.Policy(first_max=10 ** 6), 1e-9) == 1000   # the window limit
     # a quarter of a small cap bounds it
