@@ -15,6 +15,8 @@
 #   S26: issue 26 on the real suite: --op div refused (and how fast), an int-only op skipped
 #       under --dtypes float16, embedding's timer rows matched to its results rows, a dry run
 #       over every mark.
+#   EVENTS: wave 10: events a call in one profiled window of atan (torch, FlagGems), and
+#       the seconds of the session's stop, events() and kineto_series (scripts/gpu-event-count.py).
 #   SPEED: issue 25: the ops (default the 10 core ops) and arctan with every dtype in the
 #       device's worker: the timer's wall per measurement, each op's wall and where it went.
 #   SAMPLE: issue 25: N (default 40) marks drawn with SEED (default 25) from every mark of the
@@ -27,7 +29,7 @@
 #   INPUTS: wave 7: a worker batch with --draw-inputs device over conj_copy, two marks that
 #       skip and four others (one worker must serve them all), then FlagGems' own CPU draws
 #       for the two integer marks, and compare of the two draws per op.
-# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR
+# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|EVENTS|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR
 #   A2: as A, every run on the same kernel configs (rounds and the fresh batch replay round 1's
 #       merged winners), calibrate first; the fresh batch is compared with round 2.
 # Environment: ZLBENCH, FLAGGEMS_DIR (as gpu-validate.sh), OPS (default the 10 core ops),
@@ -178,6 +180,13 @@ PY
 	zl dry batch $F --ops-file "$out/marks.txt" --dry-run
 	log "dry run: $(wc -l <"$out/marks.txt") marks: $(grep -m1 'operators resolved' "$out/dry.out" "$out/dry.err" | head -1)"
 	;;
+EVENTS)
+	# wave 10: what a window records a call, and what its stop and read cost
+	PYTHONPATH="$here/../plugins:$FLAGGEMS_DIR/src:${PYTHONPATH:-}" timeout "$(left)" python3 "$here/gpu-event-count.py" 100 \
+		>"$out/events.txt" 2>&1
+	log "events rc=$?"
+	cat "$out/events.txt" | tee -a "$out/wave.log"
+	;;
 SPEED)
 	zl speed batch $F --devices 0 --ops "$OPS,arctan" --start worker --progress plain \
 		--timeout-per-op "${TIMEOUT_PER_OP:-240}" --out "$out/speed"
@@ -245,7 +254,7 @@ INPUTS)
 	python3 "$here/gpu-wave-digest.py" INPUTS "$out" | tee -a "$out/wave.log"
 	;;
 *)
-	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR" >&2
+	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|EVENTS|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR" >&2
 	exit 2
 	;;
 esac
