@@ -60,7 +60,7 @@ USE_GEMS_METHODS = ("__init__", "__enter__", "__exit__")
 PROFILER_EXTRAS = ("calls_missing", "hold_us", "synced_calls", "hold_grown", "hold_reason",
                    "rehold", "steady",
                    "transient_cut", "transient_ms", "noise_target_used", "kernels",
-                   "kernel_variants")
+                   "kernel_variants", "host_bound", "host_issue_us")
 PROFILER_PLUGIN = "zl_profiler_timer"
 # Where the input hook leaves the dtype a Benchmark's inputs are made for.
 BENCH_DTYPE_ATTR = "_zl_bench_dtype"

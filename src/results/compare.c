@@ -836,6 +836,8 @@ static void add_row(struct zl_compare *c, const struct zl_result *ra, const stru
 	row->b_samples = rb ? rb->samples : -1;
 	row->a_clock_mhz = ra ? ra->clock_mhz : NAN;
 	row->b_clock_mhz = rb ? rb->clock_mhz : NAN;
+	row->a_host_bound = ra ? ra->host_bound : -1;
+	row->b_host_bound = rb ? rb->host_bound : -1;
 	if (ra && rb && ra->kernels && rb->kernels && strcmp(ra->kernels, rb->kernels)) {
 		row->a_kernels = xstrdup(ra->kernels);
 		row->b_kernels = xstrdup(rb->kernels);
@@ -1073,6 +1075,43 @@ static void kernel_warning(struct zl_compare *c)
 	strbuf_release(&sb);
 }
 
+/*
+ * Rows whose samples hold the host's issue time on either side (timer.jsonl's host_bound):
+ * the call queues its kernels slower than the device runs them, past the longest hold, so a
+ * sample times the host's launching as well (on an H200 the torch side of FlagGems' mhc_bwd,
+ * 256 kernels a call, read 4.2 ms in one sweep and 1.4 ms in the next). Their difference may
+ * be the host's: named whatever their verdict.
+ */
+#define HOST_ROWS_LISTED 3
+
+static void host_bound_warning(struct zl_compare *c)
+{
+	struct strbuf sb = STRBUF_INIT, label = STRBUF_INIT;
+	size_t i, n = 0;
+
+	for (i = 0; i < c->nr_rows; i++) {
+		const struct zl_compare_row *r = &c->rows[i];
+
+		if (r->a_host_bound != 1 && r->b_host_bound != 1)
+			continue;
+		if (n++ < HOST_ROWS_LISTED) {
+			strbuf_reset(&label);
+			zl_compare_row_label(&label, r);
+			strbuf_addf(&sb, "%s%s %s (%s)", n > 1 ? "; " : "", label.buf, zl_verdict_name(r->verdict),
+				    r->a_host_bound == 1 && r->b_host_bound == 1 ? "A and B"
+				    : r->a_host_bound == 1			     ? "A"
+										     : "B");
+		}
+	}
+	if (n)
+		strvec_pushf(&c->warnings, "%zu %s timed the host as well as the device: the calls queue their "
+			     "kernels slower than the device runs them, past the timer's longest hold, so the "
+			     "change may be the host's (its load, its clocks), not the kernels': %s%s", n,
+			     n == 1 ? "row" : "rows", sb.buf, n > HOST_ROWS_LISTED ? "; ..." : "");
+	strbuf_release(&label);
+	strbuf_release(&sb);
+}
+
 /* The run's own note of its unmatched measurements, which unmatched_warning() says instead. */
 static int is_unmatched_note(const struct zl_run *r, const char *note)
 {
@@ -1147,6 +1186,7 @@ static void build_warnings(struct zl_compare *c, size_t only_a, size_t only_b)
 			     torch_moved, torch_rows);
 	clock_warning(c);
 	kernel_warning(c);
+	host_bound_warning(c);
 }
 
 /*

@@ -305,6 +305,11 @@ def test_a_hold_before_each_call_keeps_host_gaps_out_and_is_recorded(bench):
             assert 20 <= t["hold_us"] <= 2000, t
             assert t["hold_reason"] == "several activities per call", t
         assert (first["rehold"], second["rehold"]) == (1, 0), (first, second)
+        for t in (first, second):
+            # whether the hold covered the host's issue is recorded (which, depends on this
+            # machine's load: the fake's calls are a few microseconds of Python)
+            assert isinstance(t["host_bound"], bool), t
+            assert (t["host_issue_us"] is None) == (t["host_bound"] is False), t
         # the dropped window's calls were made, and none of them is a sample
         assert first["profiler_calls"] > first["samples_total"] + first["transient_cut"], first
         assert second["profiler_calls"] == second["samples_total"] + second["transient_cut"]
@@ -349,6 +354,8 @@ def test_a_window_that_finds_several_activities_unheld_is_dropped_and_held(monke
     made = []
 
     class Held:
+        seconds = 1e-3
+
         def fit(self, host):
             return False
     held = Held()
@@ -501,19 +508,41 @@ def test_use_gems_entered_inside_a_measurement_is_the_measurements(monkeypatch):
     assert t.cost["use_gems_s"] == pytest.approx(0.25)
 
 
+def test_samples_that_hold_the_hosts_issue_time_are_marked_host_bound(monkeypatch):
+    # A call of many launches whose host takes 3 ms to queue them outruns the hold, which stops
+    # at 2 ms: its samples hold host time (on the H200 the torch side of mhc_bwd, 256 kernels a
+    # call, read 4.2 ms in one sweep and 1.4 ms in the next). timer.jsonl says so.
+    import zl_profiler_timer as pt
+    out = _FakeMeasure(monkeypatch, [2], host_s=3e-3).measure(("mhc_bwd", "torch", "f"))
+    assert out["hold_us"] == pt.HOLD_MAX_S * 1e6 and out["host_bound"] is True, out
+    assert out["host_issue_us"] == pytest.approx(3000.0), out
+    # a hold that covers the issue: not host-bound
+    out = _FakeMeasure(monkeypatch, [2], host_s=1e-4).measure(("sum", "gems", "f"))
+    assert out["hold_us"] > 100 and (out["host_bound"], out["host_issue_us"]) == (False, None)
+    # one activity a call: no gap inside a sample, whatever the host takes
+    out = _FakeMeasure(monkeypatch, [1], host_s=3e-3).measure(("abs", "gems", "f"))
+    assert (out["host_bound"], out["host_issue_us"]) == (False, None), out
+    # several activities and no spin kernel to hold them: unknown
+    out = _FakeMeasure(monkeypatch, [2], host_s=3e-3, spin=False).measure(("mm", "torch", "f"))
+    assert (out["hold_us"], out["host_bound"], out["hold_reason"]) == \
+        (None, None, "no spin kernel"), out
+
+
 class _FakeMeasure:
     """measure() over a scripted profiler: the calls of the n-th measurement each run
-    counts[n] activities (1 after the list), every sample 1 us, every call 100 us of wall;
-    the first window is cut by its own rule."""
+    counts[n] activities (1 after the list), every sample 1 us, every call 100 us of wall and
+    host_s of host issue time; spin: the device module has a spin kernel. The first window is
+    cut by its own rule."""
 
-    def __init__(self, monkeypatch, counts):
+    def __init__(self, monkeypatch, counts, host_s=1e-5, spin=True):
         import zl_profiler_timer as pt
         self.pt, self.counts, self.t = pt, list(counts), [0.0]
         self.calls = 1
 
         class Dev:
             synchronize = staticmethod(lambda: None)
-            _sleep = staticmethod(lambda cycles: None)
+        if spin:
+            Dev._sleep = staticmethod(lambda cycles: None)
 
         class Prof:
             holds = {}
@@ -535,7 +564,7 @@ class _FakeMeasure:
             series = pt.CallSeries()
             series.samples, series.counts = [1e-3] * k, [self.calls] * k
             series.index, series.sigs = list(range(k)), [("k",) * self.calls] * k
-            return pt.Window(series, [1e-5] * k, [(0, 1980.0), (k, 1980.0)], 0.0, n=k)
+            return pt.Window(series, [host_s] * k, [(0, 1980.0), (k, 1980.0)], 0.0, n=k)
         monkeypatch.setattr(pt, "_profile_window", profile_window)
 
     def measure(self, hint):
