@@ -251,6 +251,30 @@ static int choose_dir(const struct zl_settings *s, struct zl_batch_config *c)
 }
 
 /*
+ * A --replay-from that is not a batch must be a run with records, as each run's preflight
+ * checks: refused once here, before the batch directory exists, rather than after every
+ * operator has started (or, with Slurm, waited in the queue) only to fail its preflight.
+ * 0, or -1 after a message.
+ */
+static int replay_run_source(const struct zl_settings *s)
+{
+	char *records = zl_path_join(s->replay_from, "autotune_records");
+	int ret = 0;
+
+	if (!zl_is_dir(s->replay_from)) {
+		zl_print_error("%s names '%s', which is not a directory", s->v[ZL_SET_REPLAY_FROM].from,
+			       s->replay_from);
+		ret = -1;
+	} else if (!zl_is_dir(records)) {
+		zl_print_error("%s names '%s', which is neither a batch (no %s) nor a run (no autotune_records/)",
+			       s->v[ZL_SET_REPLAY_FROM].from, s->replay_from, ZL_BATCH_CONFIG_FILE);
+		ret = -1;
+	}
+	free(records);
+	return ret;
+}
+
+/*
  * --replay-from BATCH_DIR (a directory with batch.json): the runs replay the winners of
  * that batch's runs, merged into <dir>/replay_records when the batch starts, so
  * that a sweep reuses the last sweep's tuning (with --replay-miss tune, it tunes only
@@ -269,7 +293,7 @@ static int replay_batch_source(struct zl_settings *s, struct zl_batch_config *c)
 	is_batch = zl_is_file(config);
 	free(config);
 	if (!is_batch)
-		return 0; /* a run directory: every run replays it as it is */
+		return replay_run_source(s); /* a run: every run replays it as it is */
 	/* a source without a readable status file is refused before this batch's directory exists */
 	if (zl_batch_runs_of(s->replay_from, NULL, 0, &runs, NULL, &err)) {
 		zl_print_error("%s names batch '%s', whose runs cannot be read: %s", s->v[ZL_SET_REPLAY_FROM].from,

@@ -27,6 +27,16 @@ batch --devices 0 --ops mm --replay-miss maybe --replay-from "$TMP/s1" --out "$T
 expect_rc 2
 contains "$TMP/err" "maybe"
 
+# neither a batch nor a run (nor there at all): refused before anything exists, not in each op's preflight
+mkdir "$TMP/junk"
+batch --devices 0 --ops mm --replay-from "$TMP/junk" --out "$TMP/none"
+expect_rc 2
+contains "$TMP/err" "--replay-from names '$TMP/junk', which is neither a batch (no batch.json) nor a run (no autotune_records/)"
+REPLAY_FROM="$TMP/gone" batch --devices 0 --ops mm --out "$TMP/none"
+expect_rc 2
+contains "$TMP/err" "REPLAY_FROM names '$TMP/gone', which is not a directory"
+[ ! -e "$TMP/none" ] || fail "a refused replay source left the batch directory"
+
 # a batch that never ran an operator has no status file: refused before anything exists
 mkdir "$TMP/empty" && cp "$TMP/s1/batch.json" "$TMP/empty/"
 batch --devices 0 --ops mm --replay-from "$TMP/empty" --out "$TMP/none"
