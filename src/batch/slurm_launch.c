@@ -1308,6 +1308,11 @@ void zl_slurm_print_plan(const struct zl_batch_config *bc, const struct zl_slurm
 		fprintf(out, "time per op: %ld min\n", sc.time_per_op_min);
 	else
 		fprintf(out, "time per op: (the partition's limit)\n");
+	/* the submitting process merges, once: the tasks only read replay_records */
+	if (bc->replay_batch)
+		fprintf(out, "autotune: replay the winners of the runs of batch %s "
+			     "(merged into %s/%s before it is submitted)\n",
+			bc->replay_batch, bc->dir, ZL_BATCH_REPLAY_DIR);
 	fprintf(out, "submissions: %zu (at most %zu tasks each: MaxArraySize %s)\n", chunks, max,
 		asked ? "from scontrol show config" : "of Slurm's defaults; scontrol did not say");
 	fprintf(out, "array tasks (%zu, longest expected first: %sindex, operator, attempt, expected duration, where "
