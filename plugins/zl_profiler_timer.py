@@ -501,9 +501,9 @@ def release():
 # time to issue one call + HOLD_EXTRA_S, at most HOLD_MAX_S.
 #
 # The first size comes from the calls of the window that found several activities unheld
-# (the shortest; or the call site's last measurement's hold; before wave 10 from a 3-call
-# probe, before wave 6 from five calls issued outside the profiler); inside a window, and in a worker replaying records, issuing is slower and
-# stalls now and then (wave 3: a hold of 146 us left 15 % of one sum measurement's samples
+# (the shortest), or from the call site's last measurement's hold (before wave 10 from a
+# 3-call probe, before wave 6 from five calls issued outside the profiler); inside a
+# window, and in a worker replaying records, issuing is slower and stalls now and then (wave 3: a hold of 146 us left 15 % of one sum measurement's samples
 # at 10-64 us). So every profiled call's
 # host time (from its flush to the end of its issue) is taken too, and after a window whose
 # HOST_QUANTILE of host times asks for a longer hold, the hold grows for the windows after
@@ -762,14 +762,12 @@ class _Sampling:
         self.windows += 1
         t0 = self.now()
         read = self.clock.read if self.clock.max_mhz else None
-        if done is None:
-            w = _profile_window(self.prof, self.device_name, self.fn, self.flush,
-                                self.grad_to_none, n, self.hold, self.sync, read,
-                                min(self.clock_every, max(1, n // CLOCK_READS_MIN)))
-        else:
-            w = _profile_window(self.prof, self.device_name, self.fn, self.flush,
-                                self.grad_to_none, n, self.hold, self.sync, read, n,
-                                done=done, clock_every_s=CLOCK_EVERY_S)
+        # a window of known size reads the clock every so many calls, one cut by time every
+        # CLOCK_EVERY_S
+        every = n if done else min(self.clock_every, max(1, n // CLOCK_READS_MIN))
+        w = _profile_window(self.prof, self.device_name, self.fn, self.flush, self.grad_to_none,
+                            n, self.hold, self.sync, read, every, done=done,
+                            clock_every_s=CLOCK_EVERY_S if done else None)
         n = w.n
         spent = self.now() - t0
         self.windows_s += spent
@@ -782,9 +780,9 @@ class _Sampling:
         s = w.series
         per_call = max(spent / max(n, 1), 1e-7)
         self.clock_every = max(1, int(CLOCK_EVERY_S / per_call))
-        if any(c > 1 for c in s.counts):
-            self.several = True
-        if self.hold is None and self.make_hold is not None and any(c > 1 for c in s.counts):
+        many = any(c > 1 for c in s.counts)
+        self.several = self.several or many
+        if self.hold is None and self.make_hold is not None and many:
             self.hold = self.make_hold(w.host)
             if self.hold is not None:
                 # its calls' samples may hold the gaps a hold keeps out: none of them count
@@ -805,7 +803,7 @@ class _Sampling:
             # what the hold had to cover in this window (before it grows for the next)
             self.host_over = _host_over(w.host, self.hold.seconds)
             self.hold.fit(w.host)
-        elif any(c > 1 for c in s.counts):
+        elif many:
             self.host_over = None           # several activities, nothing held: unknown
         self.cut, self.steady = zl_sampling.transient_cut(self.series)
         self.est, self.noise = estimate(self.kept)

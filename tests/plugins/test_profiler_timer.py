@@ -591,7 +591,7 @@ class _Script:
         self.t = [0.0]
 
         def profile_window(prof, device_name, fn, flush, grad_to_none, n, hold=None, sync=None,
-                           clock_read=None, clock_every=1):
+                           clock_read=None, clock_every=1, done=None, clock_every_s=None):
             w = self.windows.pop(0)
             self.t[0] += 0.01 * len(w)
             series = pt.CallSeries()
