@@ -1043,14 +1043,13 @@ static void clock_warning(struct zl_compare *c)
 }
 
 /*
- * Rows whose calls ran other kernels in A than in B (timer.jsonl's kernels): the difference
- * may be the library's choice, not the change under test (on an H200, torch's bmm of
- * 16x1024x1024 read 0.0647 ms in one round and 0.0544 ms in the next at the same clock).
- * Named whatever their verdict.
+ * One warning that names the rows pick() selects, whatever their verdict: "N rows WHAT:
+ * <label> <verdict><note>; ..." (at most ROWS_LISTED of them, then "...").
  */
-#define KERNEL_ROWS_LISTED 3
+#define ROWS_LISTED 3
 
-static void kernel_warning(struct zl_compare *c)
+static void rows_warning(struct zl_compare *c, int (*pick)(const struct zl_compare_row *),
+			 void (*note)(struct strbuf *, const struct zl_compare_row *), const char *what)
 {
 	struct strbuf sb = STRBUF_INIT, label = STRBUF_INIT;
 	size_t i, n = 0;
@@ -1058,58 +1057,51 @@ static void kernel_warning(struct zl_compare *c)
 	for (i = 0; i < c->nr_rows; i++) {
 		const struct zl_compare_row *r = &c->rows[i];
 
-		if (!r->a_kernels)
+		if (!pick(r) || n++ >= ROWS_LISTED)
 			continue;
-		if (n++ < KERNEL_ROWS_LISTED) {
-			strbuf_reset(&label);
-			zl_compare_row_label(&label, r);
-			strbuf_addf(&sb, "%s%s %s: %s -> %s", n > 1 ? "; " : "", label.buf,
-				    zl_verdict_name(r->verdict), r->a_kernels, r->b_kernels);
-		}
+		strbuf_reset(&label);
+		zl_compare_row_label(&label, r);
+		strbuf_addf(&sb, "%s%s %s", n > 1 ? "; " : "", label.buf, zl_verdict_name(r->verdict));
+		note(&sb, r);
 	}
 	if (n)
-		strvec_pushf(&c->warnings, "%zu %s ran other kernels in B than in A (the library or tuner chose "
-			     "differently; the time may differ for that reason alone): %s%s", n,
-			     n == 1 ? "row" : "rows", sb.buf, n > KERNEL_ROWS_LISTED ? "; ..." : "");
+		strvec_pushf(&c->warnings, "%zu %s %s: %s%s", n, n == 1 ? "row" : "rows", what, sb.buf,
+			     n > ROWS_LISTED ? "; ..." : "");
 	strbuf_release(&label);
 	strbuf_release(&sb);
+}
+
+/*
+ * Rows whose calls ran other kernels in A than in B (timer.jsonl's kernels): the difference
+ * may be the library's choice, not the change under test (on an H200, torch's bmm of
+ * 16x1024x1024 read 0.0647 ms in one round and 0.0544 ms in the next at the same clock).
+ */
+static int kernels_differ(const struct zl_compare_row *r)
+{
+	return r->a_kernels != NULL;
+}
+
+static void kernels_note(struct strbuf *sb, const struct zl_compare_row *r)
+{
+	strbuf_addf(sb, ": %s -> %s", r->a_kernels, r->b_kernels);
 }
 
 /*
  * Rows whose samples hold the host's issue time on either side (timer.jsonl's host_bound):
  * the call queues its kernels slower than the device runs them, past the longest hold, so a
  * sample times the host's launching as well (on an H200 the torch side of FlagGems' mhc_bwd,
- * 256 kernels a call, read 4.2 ms in one sweep and 1.4 ms in the next). Their difference may
- * be the host's: named whatever their verdict.
+ * 256 kernels a call, read 4.2 ms in one sweep and 1.4 ms in the next).
  */
-#define HOST_ROWS_LISTED 3
-
-static void host_bound_warning(struct zl_compare *c)
+static int host_bound(const struct zl_compare_row *r)
 {
-	struct strbuf sb = STRBUF_INIT, label = STRBUF_INIT;
-	size_t i, n = 0;
+	return r->a_host_bound == 1 || r->b_host_bound == 1;
+}
 
-	for (i = 0; i < c->nr_rows; i++) {
-		const struct zl_compare_row *r = &c->rows[i];
-
-		if (r->a_host_bound != 1 && r->b_host_bound != 1)
-			continue;
-		if (n++ < HOST_ROWS_LISTED) {
-			strbuf_reset(&label);
-			zl_compare_row_label(&label, r);
-			strbuf_addf(&sb, "%s%s %s (%s)", n > 1 ? "; " : "", label.buf, zl_verdict_name(r->verdict),
-				    r->a_host_bound == 1 && r->b_host_bound == 1 ? "A and B"
-				    : r->a_host_bound == 1			     ? "A"
-										     : "B");
-		}
-	}
-	if (n)
-		strvec_pushf(&c->warnings, "%zu %s timed the host as well as the device: the calls queue their "
-			     "kernels slower than the device runs them, past the timer's longest hold, so the "
-			     "change may be the host's (its load, its clocks), not the kernels': %s%s", n,
-			     n == 1 ? "row" : "rows", sb.buf, n > HOST_ROWS_LISTED ? "; ..." : "");
-	strbuf_release(&label);
-	strbuf_release(&sb);
+static void host_bound_note(struct strbuf *sb, const struct zl_compare_row *r)
+{
+	strbuf_addf(sb, " (%s)", r->a_host_bound == 1 && r->b_host_bound == 1 ? "A and B"
+				 : r->a_host_bound == 1			       ? "A"
+									       : "B");
 }
 
 /* The run's own note of its unmatched measurements, which unmatched_warning() says instead. */
@@ -1185,8 +1177,13 @@ static void build_warnings(struct zl_compare *c, size_t only_a, size_t only_b)
 			     "the machine or its load may have changed between A and B",
 			     torch_moved, torch_rows);
 	clock_warning(c);
-	kernel_warning(c);
-	host_bound_warning(c);
+	rows_warning(c, kernels_differ, kernels_note,
+		     "ran other kernels in B than in A (the library or tuner chose differently; the time "
+		     "may differ for that reason alone)");
+	rows_warning(c, host_bound, host_bound_note,
+		     "timed the host as well as the device: the calls queue their kernels slower than "
+		     "the device runs them, past the timer's longest hold, so the change may be the "
+		     "host's (its load, its clocks), not the kernels'");
 }
 
 /*
