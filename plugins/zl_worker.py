@@ -579,6 +579,9 @@ class Worker:
         self.errors = {}
         self.ops = 0
         self.last_reset = []
+        # the last op's split (s): pytest.main, then tidy, of which its full collection
+        self.last_split = (0.0, 0.0, 0.0)
+        self.last_collect_s = 0.0
         self.reference = {}
         self.mem_ref = None
         self.seed = None
@@ -749,10 +752,13 @@ class Worker:
             # pytest's own failure: its plugins may not have undone their patches
             self.retire = "pytest ended with status %s (an internal error)" % status
         # the worker's own log: one line per op
-        print("zl_worker: op %d (%s): pytest status %s, %.2f s; reset: %s%s" % (
-            self.ops, req["env"].get("ZL_RUN_DIR", "?"), status, time.monotonic() - t0,
-            ", ".join(self.last_reset) or "nothing", "; retiring: " + self.retire if self.retire else ""),
-            file=sys.stderr, flush=True)
+        print("zl_worker: op %d (%s): pytest status %s, %.2f s (pytest.main %.2f s, tidy %.2f s of "
+              "which its collection %.2f s); reset: %s%s" % (
+                  self.ops, req["env"].get("ZL_RUN_DIR", "?"), status, time.monotonic() - t0,
+                  self.last_split[0], self.last_split[1], self.last_split[2],
+                  ", ".join(self.last_reset) or "nothing",
+                  "; retiring: " + self.retire if self.retire else ""),
+              file=sys.stderr, flush=True)
         if self.retire is not None:
             # no op may reach a worker that is ending: the next run falls back at once
             self.stop_listening()
@@ -781,6 +787,7 @@ class Worker:
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
         os.close(out_fd)
+        t_main = time.monotonic()
         try:
             import pytest
             status = int(pytest.main(req["args"]))
@@ -806,7 +813,12 @@ class Worker:
             os.chdir(self.root)
             os.environ.clear()
             os.environ.update(self.idle_env)
-        return status, self.tidy(req, modules_before, threads_before)
+        # where an op's wall outside its pytest session goes (wave 9-10 on the H200: ~0.5-0.7 s
+        # an op): pytest's own start and end are in pytest.main, the worker's in tidy
+        t_tidy = time.monotonic()
+        notes = self.tidy(req, modules_before, threads_before)
+        self.last_split = (t_tidy - t_main, time.monotonic() - t_tidy, self.last_collect_s)
+        return status, notes
 
     def tidy(self, req, modules_before, threads_before):
         """Put the interpreter back as the worker became ready: drop the session's
@@ -830,8 +842,10 @@ class Worker:
         # The timer plugin froze the heap for the session and thawed it at the end (gc has no
         # partial thaw: the worker's own freeze went with it). Now the session's garbage is
         # collected, and what is left lives on: frozen again, as when the worker became ready.
+        t_collect = time.monotonic()
         gc.collect()
         gc.freeze()
+        self.last_collect_s = time.monotonic() - t_collect
         own = req["env"].get("ZL_VENDOR_MODULE") or None
         foreign = foreign_new_modules(modules_before, sys.modules, own, self.vendor_segment)
         current = fingerprint(sys.modules)

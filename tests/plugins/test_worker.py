@@ -395,6 +395,15 @@ def test_worker_session_protocol(tmp_path):
         # a fresh interpreter's dtype and random stream, the conftest's results empty again
         assert got["dtype"] == "float32" and repr(got["rand"]) == fresh, (got, fresh)
         assert got["results"] == ["look"] and got["cwd"] == str(w.tree) and got["pid"] == w.proc.pid
+        # the worker's log says where each op's wall went: pytest.main, then its own tidy
+        import re
+        lines = [l for l in (tmp_path / "worker.log").read_text().splitlines()
+                 if l.startswith("zl_worker: op 2 ")]
+        m = re.search(r"pytest status 0, ([0-9.]+) s \(pytest\.main ([0-9.]+) s, tidy ([0-9.]+) s "
+                      r"of which its collection ([0-9.]+) s\)", lines[0] if lines else "")
+        assert m, lines
+        total, main, tidy, collect = (float(x) for x in m.groups())
+        assert main > 0 and main + tidy <= total + 0.015 and collect <= tidy + 0.005, m.groups()
 
         # refused: another interpreter, another environment
         ev, out = w.submit(["benchmark/test_probe.py"], env, python="/other/python")
