@@ -78,6 +78,12 @@ class ProfilerFailed(Exception):
         self.reason = reason
 
 
+class NoDeviceWork(ProfilerFailed):
+    """The profiler ran and saw no device activity in any call of a window: the call launches
+    no kernel (a view op such as tensor_split), or the profiler does not see this op's work.
+    The timer falls back as for any failure, and the record says which it was."""
+
+
 # ---------------------------------------------------------------------------
 # the neutral event list and the attribution (pure)
 
@@ -695,7 +701,7 @@ def _check_missing(n, missing, window_no):
     """window_no counts from 1."""
     where = "window %d" % window_no
     if missing == n:
-        raise ProfilerFailed("the profiler recorded no device activity for any of the %d calls "
+        raise NoDeviceWork("the profiler recorded no device activity for any of the %d calls "
                              "of %s" % (n, where))
     if missing > MAX_MISSING_FRACTION * n:
         raise ProfilerFailed("%d of %d profiled calls of %s had no device activity "

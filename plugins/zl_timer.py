@@ -422,7 +422,7 @@ class _Timer:
         rec = {"seq": len(self.records), "node": self.node, "op": ctx.get("op"),
                "dtype": ctx.get("dtype"), "shape": ctx.get("shape"), "side": ctx.get("side"),
                "bench_fn": label, "plan": self.plan, "timer": None, "fallback_reason": None,
-               "sample_kind": None, "repeat": None}
+               "sample_kind": None, "repeat": None, "no_device_work": None}
         sig = self._signature(orig)
         bound = None
         if sig is not None:
@@ -523,6 +523,10 @@ class _Timer:
                                         hint=(rec["op"], rec["side"], rec["bench_fn"]))
         except self.profiler.ProfilerFailed as e:
             reasons.append(e.reason)
+            # the profiler ran and saw no kernel in any call (a view op): whatever times it
+            # next reads next to nothing, and compare says so
+            if isinstance(e, getattr(self.profiler, "NoDeviceWork", ())):
+                rec["no_device_work"] = True
             return None
         except BaseException:
             # interrupted or failed: what it got to (its first call's wall above all) is
@@ -531,6 +535,7 @@ class _Timer:
             raise
         rec["timer"] = "profiler"
         rec["sample_kind"] = "profiled_call"
+        rec["no_device_work"] = False
         extra = {"profiler_batches": out.pop("batches"), "profiler_calls": out.pop("calls"),
                  "cost": out.pop("cost", None)}
         extra.update((k, out.pop(k, None)) for k in PROFILER_EXTRAS)

@@ -242,6 +242,7 @@ struct zl_compare_row {
 	double a_clock_mhz, b_clock_mhz; /* the measurements' median SM clocks; NAN when unknown */
 	char *a_kernels, *b_kernels; /* the kernels a call ran on each side, only when both are known and differ */
 	int a_host_bound, b_host_bound; /* the side's samples hold host issue time: 1, 0, -1 unknown or missing */
+	int a_no_device_work, b_no_device_work; /* the profiler saw no kernel on that side: 1, 0, -1 unknown */
 	enum zl_noise_basis basis;
 	double band_ms;              /* medians: |B - A| up to this is "same"; NAN otherwise */
 	enum zl_verdict verdict;

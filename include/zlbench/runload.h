@@ -68,6 +68,7 @@ struct zl_result {
 	double clock_mhz;        /* the median SM clock read around its batches (clock_mhz.median); NAN when unknown */
 	char *kernels;           /* the kernels one call ran (timer.jsonl's kernels, joined by " + "); NULL when unknown */
 	int host_bound;          /* timer.jsonl's host_bound: 1 (the samples hold host issue time), 0, -1 unknown */
+	int no_device_work;      /* timer.jsonl's no_device_work: 1 (the profiler saw no kernel in any call), 0, -1 unknown */
 	/*
 	 * What FlagGems' own figures imply, the same on both sides of a shape: bytes from
 	 * results.json's gbps x latency (else gbps_base x latency_base), FLOPs from its tflops x

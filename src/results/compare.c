@@ -838,6 +838,8 @@ static void add_row(struct zl_compare *c, const struct zl_result *ra, const stru
 	row->b_clock_mhz = rb ? rb->clock_mhz : NAN;
 	row->a_host_bound = ra ? ra->host_bound : -1;
 	row->b_host_bound = rb ? rb->host_bound : -1;
+	row->a_no_device_work = ra ? ra->no_device_work : -1;
+	row->b_no_device_work = rb ? rb->no_device_work : -1;
 	if (ra && rb && ra->kernels && rb->kernels && strcmp(ra->kernels, rb->kernels)) {
 		row->a_kernels = xstrdup(ra->kernels);
 		row->b_kernels = xstrdup(rb->kernels);
@@ -1097,11 +1099,32 @@ static int host_bound(const struct zl_compare_row *r)
 	return r->a_host_bound == 1 || r->b_host_bound == 1;
 }
 
+/* " (A and B)", " (A)" or " (B)": the sides of which a fact holds (a, b: 1 when it does). */
+static void sides_note(struct strbuf *sb, int a, int b)
+{
+	strbuf_addf(sb, " (%s)", a == 1 && b == 1 ? "A and B" : a == 1 ? "A" : "B");
+}
+
 static void host_bound_note(struct strbuf *sb, const struct zl_compare_row *r)
 {
-	strbuf_addf(sb, " (%s)", r->a_host_bound == 1 && r->b_host_bound == 1 ? "A and B"
-				 : r->a_host_bound == 1			       ? "A"
-									       : "B");
+	sides_note(sb, r->a_host_bound, r->b_host_bound);
+}
+
+/*
+ * Rows of which the profiler saw no kernel in any call on either side (timer.jsonl's
+ * no_device_work): a view op such as tensor_split launches none, and the graph timer it falls
+ * back to reads next to nothing (on an H200, 21 of tensor_split's 72 rows were called faster
+ * or slower between two sweeps with nothing changed). On one side only, the device work
+ * itself changed.
+ */
+static int no_device_work(const struct zl_compare_row *r)
+{
+	return r->a_no_device_work == 1 || r->b_no_device_work == 1;
+}
+
+static void no_device_work_note(struct strbuf *sb, const struct zl_compare_row *r)
+{
+	sides_note(sb, r->a_no_device_work, r->b_no_device_work);
 }
 
 /* The run's own note of its unmatched measurements, which unmatched_warning() says instead. */
@@ -1184,6 +1207,10 @@ static void build_warnings(struct zl_compare *c, size_t only_a, size_t only_b)
 		     "timed the host as well as the device: the calls queue their kernels slower than "
 		     "the device runs them, past the timer's longest hold, so the change may be the "
 		     "host's (its load, its clocks), not the kernels'");
+	rows_warning(c, no_device_work, no_device_work_note,
+		     "ran no kernel that the profiler saw: their times are the fallback timer's reading "
+		     "of next to nothing, so a change there is noise (on one side only: the device work "
+		     "changed)");
 }
 
 /*

@@ -1124,7 +1124,7 @@ static void read_result_row(sqlite3_stmt *st, enum zl_side s, struct zl_run *run
 	/* the raw samples are not stored: compare falls back to the summary figures */
 	r->samples_total = -1;
 	r->estimate_ms = r->noise_rel = r->clock_mhz = NAN;
-	r->host_bound = -1; /* the database keeps no such column */
+	r->host_bound = r->no_device_work = -1; /* the database keeps no such columns */
 	r->fg_bytes = r->fg_flops = NAN;   /* FlagGems' gbps and tflops are not stored */
 	/* rows carry the timer's figures only when plugins/timer.jsonl had them */
 	if (r->timer || r->samples >= 0 || !isnan(r->iqr_ms))

@@ -327,7 +327,7 @@ static void add_row(struct zl_run *run, struct row_table *last, const char *op, 
 	r->median_ms = r->min_ms = r->max_ms = r->iqr_ms = NAN;
 	r->samples_total = -1;
 	r->estimate_ms = r->noise_rel = r->clock_mhz = NAN;
-	r->host_bound = -1;
+	r->host_bound = r->no_device_work = -1;
 	flaggems_counts(row, r);
 }
 
@@ -745,6 +745,7 @@ static int attach_timer(struct zl_run *run, const cJSON *rec, const struct row_t
 	free(r->kernels);
 	r->kernels = kernel_signature(cJSON_GetObjectItemCaseSensitive(rec, "kernels"));
 	r->host_bound = json_tristate(cJSON_GetObjectItemCaseSensitive(rec, "host_bound"));
+	r->no_device_work = json_tristate(cJSON_GetObjectItemCaseSensitive(rec, "no_device_work"));
 	return 1;
 }
 

@@ -239,9 +239,25 @@ def test_no_graph_plugin_means_profiler_then_direct(bench):
 def test_a_session_without_device_activity_is_no_timing(bench):
     r = bench.run([ADD], backend_env("cuda", FAKE_PROFILER="nodevice", **ONE_SHAPE))
     assert r.rc == 0, r
-    t = by_side(r.jsonl("plugins", "timer.jsonl"))["torch"]
-    assert t["timer"] == "graph"
-    assert t["fallback_reason"].startswith("the profiler recorded no device activity for any of ")
+    for t in r.jsonl("plugins", "timer.jsonl"):
+        assert t["timer"] == "graph", t
+        assert t["fallback_reason"].startswith("the profiler recorded no device activity for any of ")
+        # the record says the profiler saw no kernel (compare names such rows)
+        assert t["no_device_work"] is True, t
+
+
+def test_no_device_work_is_false_when_the_profiler_timed_and_null_when_it_never_ran(bench):
+    r = bench.run([ADD], backend_env("cuda", **ONE_SHAPE))
+    assert r.rc == 0, r
+    assert [t["no_device_work"] for t in r.jsonl("plugins", "timer.jsonl")] == [False, False]
+    r = bench.run([ADD], backend_env("cuda", FAKE_PROFILER="off", **ONE_SHAPE))
+    assert r.rc == 0, r
+    for t in r.jsonl("plugins", "timer.jsonl"):
+        # the profiler could not run its calls: unknown
+        assert t["timer"] != "profiler" and t["no_device_work"] is None, t
+    r = bench.run([ADD], backend_env("cuda", ZL_TIMER_PLAN="graph", **ONE_SHAPE))
+    assert r.rc == 0, r
+    assert [t["no_device_work"] for t in r.jsonl("plugins", "timer.jsonl")] == [None, None]
 
 
 def test_launches_without_a_linked_op_are_placed_by_their_launch_time(bench):
