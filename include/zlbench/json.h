@@ -32,6 +32,8 @@ char *zl_json_path_dup(const cJSON *root, const char *path);
  */
 long zl_json_long(const cJSON *item, long fallback);
 int zl_json_int(const cJSON *item, int fallback);
+/* A JSON boolean as 1 or 0; anything else (null, absent, another type) as -1. */
+int zl_json_tristate(const cJSON *item);
 /*
  * Read and parse the JSON object at path whose "schema" is schema. NULL with err
  * set when it cannot be read (hint, when given, is added in parentheses: what the
@@ -46,6 +48,8 @@ cJSON *zl_json_read_schema(const char *path, const char *schema, const char *hin
 int zl_json_add_string(cJSON *obj, const char *key, const char *value);
 int zl_json_add_number(cJSON *obj, const char *key, double value);
 int zl_json_add_bool(cJSON *obj, const char *key, int value);
+/* A fact that may be unknown: 1 true, 0 false, -1 (any negative) null. */
+int zl_json_add_tristate(cJSON *obj, const char *key, int value);
 /*
  * Attach item under key in obj (key NULL: append it to the array obj). The
  * container owns item from then on; when item is NULL (its creation failed) or

@@ -95,6 +95,18 @@ int zl_json_add_bool(cJSON *obj, const char *key, int value)
 	return cJSON_AddBoolToObject(obj, key, value ? 1 : 0) ? 0 : -1;
 }
 
+int zl_json_add_tristate(cJSON *obj, const char *key, int value)
+{
+	if (value < 0)
+		return cJSON_AddNullToObject(obj, key) ? 0 : -1;
+	return zl_json_add_bool(obj, key, value);
+}
+
+int zl_json_tristate(const cJSON *item)
+{
+	return cJSON_IsBool(item) ? cJSON_IsTrue(item) != 0 : -1;
+}
+
 int zl_json_add_item(cJSON *obj, const char *key, cJSON *item)
 {
 	cJSON_bool ok;

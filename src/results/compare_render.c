@@ -29,14 +29,6 @@
 
 /* ---- rendering -------------------------------------------------------------- */
 
-/* A 1/0/-1 fact as true, false or null. */
-static int add_tristate(cJSON *o, const char *key, int value)
-{
-	if (value < 0)
-		return cJSON_AddNullToObject(o, key) ? 0 : -1;
-	return zl_json_add_bool(o, key, value);
-}
-
 static int has_mismatch(const struct zl_compare *c)
 {
 	return c->caliber.mismatches.nr > 0;
@@ -579,10 +571,10 @@ static int row_json(cJSON *arr, const struct zl_compare *c, const struct zl_comp
 	      zl_json_add_number(o, "b_clock_mhz", r->b_clock_mhz) ||
 	      zl_json_add_string(o, "a_kernels", r->a_kernels) ||
 	      zl_json_add_string(o, "b_kernels", r->b_kernels) ||
-	      add_tristate(o, "a_host_bound", r->a_host_bound) ||
-	      add_tristate(o, "b_host_bound", r->b_host_bound) ||
-	      add_tristate(o, "a_no_device_work", r->a_no_device_work) ||
-	      add_tristate(o, "b_no_device_work", r->b_no_device_work) ||
+	      zl_json_add_tristate(o, "a_host_bound", r->a_host_bound) ||
+	      zl_json_add_tristate(o, "b_host_bound", r->b_host_bound) ||
+	      zl_json_add_tristate(o, "a_no_device_work", r->a_no_device_work) ||
+	      zl_json_add_tristate(o, "b_no_device_work", r->b_no_device_work) ||
 	      zl_json_add_number(o, "gems_torch_ratio", r->norm_ratio) ||
 	      zl_json_add_bool(o, "gate_failed", r->gate_failed) || zl_compare_eff_row_json(o, c, r);
 	if (!bad && r->method == ZL_METHOD_SAMPLES) {

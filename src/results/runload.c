@@ -649,12 +649,6 @@ static int timer_occurrence(const struct zl_run *run, const struct row_table *la
 	return slot->row ? ++seen[slot->row - 1] : 0;
 }
 
-/* A JSON boolean as 1 or 0; anything else (null, absent, another type) as -1. */
-static int json_tristate(const cJSON *item)
-{
-	return cJSON_IsBool(item) ? cJSON_IsTrue(item) != 0 : -1;
-}
-
 /* timer.jsonl's kernels (an array of names) as one string, or NULL when it is none. Caller frees. */
 static char *kernel_signature(const cJSON *kernels)
 {
@@ -744,8 +738,8 @@ static int attach_timer(struct zl_run *run, const cJSON *rec, const struct row_t
 	r->estimator = zl_json_path_dup(rec, "estimator");
 	free(r->kernels);
 	r->kernels = kernel_signature(cJSON_GetObjectItemCaseSensitive(rec, "kernels"));
-	r->host_bound = json_tristate(cJSON_GetObjectItemCaseSensitive(rec, "host_bound"));
-	r->no_device_work = json_tristate(cJSON_GetObjectItemCaseSensitive(rec, "no_device_work"));
+	r->host_bound = zl_json_tristate(cJSON_GetObjectItemCaseSensitive(rec, "host_bound"));
+	r->no_device_work = zl_json_tristate(cJSON_GetObjectItemCaseSensitive(rec, "no_device_work"));
 	return 1;
 }
 
