@@ -247,14 +247,28 @@ NAME_CAP = 160
 
 class CallSeries:
     """A window's calls with activity, in call order: samples (ms), activity counts,
-    call indices and kernel signatures (the activities' names by start time, each cut
-    to NAME_CAP); missing: calls without activity."""
+    call indices, kernel signatures (the activities' names by start time, each cut
+    to NAME_CAP) and busy (ms of the sample in which some activity ran: the union of the
+    activities' spans; empty when not read); missing: calls without activity."""
 
-    __slots__ = ("samples", "counts", "index", "sigs", "missing")
+    __slots__ = ("samples", "counts", "index", "sigs", "busy", "missing")
 
     def __init__(self):
-        self.samples, self.counts, self.index, self.sigs = [], [], [], []
+        self.samples, self.counts, self.index, self.sigs, self.busy = [], [], [], [], []
         self.missing = 0
+
+
+def busy_ns(acts):
+    """The union of the spans (start, end, ...) of acts, sorted by start: ns."""
+    total = 0
+    lo, hi = acts[0][0], acts[0][1]
+    for a in acts:
+        if a[0] > hi:
+            total += hi - lo
+            lo, hi = a[0], a[1]
+        elif a[1] > hi:
+            hi = a[1]
+    return total + hi - lo
 
 
 def call_series(attribution, n_calls):
@@ -264,12 +278,14 @@ def call_series(attribution, n_calls):
         if not acts:
             out.missing += 1
             continue
-        first = min(a[0] for a in acts)
+        acts = sorted(acts)
+        first = acts[0][0]
         last = max(a[1] for a in acts)
         out.samples.append((last - first) / 1e6)
         out.counts.append(len(acts))
         out.index.append(i)
-        out.sigs.append(tuple(a[2][:NAME_CAP] for a in sorted(acts)))
+        out.sigs.append(tuple(a[2][:NAME_CAP] for a in acts))
+        out.busy.append(busy_ns(acts) / 1e6)
     return out
 
 
@@ -407,6 +423,7 @@ def kineto_series(kineto_events, cpu_type, n_calls, prefix=RANGE_PREFIX):
         out.counts.append(len(acts))
         out.index.append(i)
         out.sigs.append(tuple(a[2][:NAME_CAP] for a in acts))
+        out.busy.append((busy_ns(acts) if len(acts) > 1 else acts[0][1] - acts[0][0]) / 1e6)
     return out
 
 
@@ -744,8 +761,9 @@ class _Sampling:
         self.host_over = 0.0
         self.clock, self.now, self.sleep, self.policy = clock, now, sleep, policy
         self.clock_every = max(1, int(CLOCK_EVERY_S / max(per_call_s, 1e-7)))
-        # the series: every unthrottled sample in call order, its activity count and signature
-        self.series, self.counts, self.sigs = [], [], []
+        # the series: every unthrottled sample in call order, its activity count, signature and
+        # idle fraction (None: not known)
+        self.series, self.counts, self.sigs, self.idle = [], [], [], []
         self.readings, self.history = [], []
         self.dropped = 0
         self.calls = self.missing = self.windows = 0
@@ -796,6 +814,8 @@ class _Sampling:
                 return per_call
         bad = throttled_calls(w.readings, self.clock.max_mhz)
         before = self.dropped
+        before_len = len(self.series)
+        busy = s.busy if len(s.busy) == len(s.samples) else None
         for k, i in enumerate(s.index):
             if any(lo <= i < hi for lo, hi in bad):
                 self.dropped += 1
@@ -803,11 +823,14 @@ class _Sampling:
             self.series.append(s.samples[k])
             self.counts.append(s.counts[k])
             self.sigs.append(s.sigs[k])
+            self.idle.append(idle_fraction(s.samples[k], busy[k]) if busy is not None else None)
         if s.samples and self.dropped - before == len(s.samples):
             self.sleep(zl_clock.THROTTLE_PAUSE_S)
         if self.hold is not None:
-            # what the hold had to cover in this window (before it grows for the next)
-            self.host_over = _host_over(w.host, self.hold.seconds)
+            # what the hold had to cover in this window (before it grows for the next), when
+            # the device did idle inside its calls
+            self.host_over = _host_over(w.host, self.hold.seconds,
+                                        _median_known(self.idle[before_len:]))
             self.hold.fit(w.host)
         elif many:
             self.host_over = None           # several activities, nothing held: unknown
@@ -819,13 +842,36 @@ class _Sampling:
         return per_call
 
 
-def _host_over(host, hold_s):
+# The device idle inside a call's sample (1 - busy / sample) above which a held call whose
+# host outran its hold is taken to have waited for the host. Without this test, a call of two
+# 1 ms kernels (sign of 2**30 elements on the H200, wave 11: host 244 us, hold 214-325 us)
+# counted as host-bound though its second launch was queued long before the first kernel
+# ended.
+IDLE_MAX = 0.1
+
+
+def idle_fraction(sample_ms, busy_ms):
+    """The part of a sample in which no activity of the call ran."""
+    if sample_ms <= 0:
+        return 0.0
+    return min(1.0, max(0.0, 1.0 - busy_ms / sample_ms))
+
+
+def _median_known(values):
+    known = [v for v in values if v is not None]
+    return zc.median(known) if known else None
+
+
+def _host_over(host, hold_s, idle=None):
     """The HOST_QUANTILE of a held window's host issue times (s) when it is longer than the
-    hold, else 0.0."""
+    hold and the device idled inside the calls (idle: the window's median idle fraction, None
+    when unknown), else 0.0."""
     if not host:
         return 0.0
     p90 = zc.quantile(sorted(host), HOST_QUANTILE)
-    return p90 if p90 > hold_s else 0.0
+    if p90 <= hold_s or (idle is not None and idle <= IDLE_MAX):
+        return 0.0
+    return p90
 
 
 def host_bound(several, hold, host_over):
@@ -955,9 +1001,14 @@ def _result(st, reason, hold, why, cost):
             "noise_target_used": st.target,
             "kernels": kernels, "kernel_variants": variants,
             "host_bound": host_bound(st.several, hold, st.host_over),
+            "device_idle": _rounded(_median_known(st.idle[st.cut:]), 4),
             "host_issue_us": (round(st.host_over * 1e6, 3)
                               if st.host_over and hold is not None else None),
             "cost": cost}
+
+
+def _rounded(x, digits):
+    return None if x is None else round(x, digits)
 
 
 # Samples of the cut transient kept in timer.jsonl (the first ones): enough to see its shape.

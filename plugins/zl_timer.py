@@ -60,7 +60,7 @@ USE_GEMS_METHODS = ("__init__", "__enter__", "__exit__")
 PROFILER_EXTRAS = ("calls_missing", "hold_us", "synced_calls", "hold_grown", "hold_reason",
                    "rehold", "steady",
                    "transient_cut", "transient_ms", "noise_target_used", "kernels",
-                   "kernel_variants", "host_bound", "host_issue_us")
+                   "kernel_variants", "host_bound", "host_issue_us", "device_idle")
 PROFILER_PLUGIN = "zl_profiler_timer"
 # Where the input hook leaves the dtype a Benchmark's inputs are made for.
 BENCH_DTYPE_ATTR = "_zl_bench_dtype"
@@ -178,15 +178,20 @@ def freeze_heap():
     was most of `other` (wave 9: 38-40 s of a 40-mark sample, ~70 ms a shape). What is
     alive once the tests are collected (modules, kernels, FlagGems' tables) lives for the
     session, so it is left out of those walks; what the tests make is collected as before,
-    cycles included. thaw_heap() undoes it when the session ends, before a worker checks
-    what the op left behind (and the worker, having collected the session's garbage,
-    freezes what is left again: gc.unfreeze() thaws its own freeze too)."""
+    cycles included. thaw_heap() undoes it when the session ends; in a worker the worker's
+    own tidy collects instead (zl_worker.FULL_COLLECT_EVERY)."""
     gc.collect()
     gc.freeze()
     return gc.get_freeze_count()
 
 
 def thaw_heap():
+    """Undo freeze_heap, except in a worker (zl_worker.KEEPS_HEAP): the worker collects after
+    the session, and a thawed heap would make that collection, and zl_autotune's kernel scan
+    before it, walk every object of torch and FlagGems (0.2-0.3 s each on the H200, wave 11)."""
+    worker = sys.modules.get("zl_worker")
+    if worker is not None and getattr(worker, "KEEPS_HEAP", False):
+        return
     gc.unfreeze()
 
 

@@ -51,6 +51,22 @@ PER_OP_PREFIX = "ZL_"
 # what it was when the worker became ready: more than this retires the worker.
 MEM_SLACK_VAR = "ZL_WORKER_MEM_SLACK_MIB"
 MEM_SLACK_MIB = 256
+# A collection of the whole heap walks every object torch, Triton and FlagGems made (0.2-0.3 s
+# an op on the H200, wave 11: a fifth of a pointwise op's wall). After an op the session's own
+# objects are what gc.collect() walks while the worker's heap stays frozen (the timer plugin
+# leaves it frozen in a worker: KEEPS_HEAP); cycles through what was frozen (pytest's items of
+# the op's collection) wait for the next whole collection: every FULL_COLLECT_EVERY ops, and
+# at once when device memory is left after an op, before that can retire the worker.
+FULL_COLLECT_EVERY = 8
+# True while this process serves ops as a worker (main): the plugins leave the heap frozen at
+# a session's end, and the worker's tidy collects it.
+KEEPS_HEAP = False
+# The pytest sessions this worker has begun (zl_autotune tells from it whether a session ran
+# without its kernel walk).
+SESSIONS = 0
+# What a plugin keeps from one op's session to the next (a plugin's own module is a session's:
+# dropped after it and imported afresh by the next), by the plugin's key.
+CARRY = {}
 MAX_REQUEST = 16 << 20
 # Modules a fresh `python -m pytest` of FlagGems' benchmarks imports through the
 # conftest (torch, flag_gems, ...): imported once, here. Files that are absent are skipped.
@@ -582,6 +598,9 @@ class Worker:
         # the last op's split (s): pytest.main, then tidy, of which its full collection
         self.last_split = (0.0, 0.0, 0.0)
         self.last_collect_s = 0.0
+        self.last_collect_full = False
+        self.last_phases = None      # phases() of the last pytest.main
+        self.since_full = 0          # ops tidied since the last collection of the whole heap
         self.reference = {}
         self.mem_ref = None
         self.seed = None
@@ -753,9 +772,12 @@ class Worker:
             self.retire = "pytest ended with status %s (an internal error)" % status
         # the worker's own log: one line per op
         print("zl_worker: op %d (%s): pytest status %s, %.2f s (pytest.main %.2f s, tidy %.2f s of "
-              "which its collection %.2f s); reset: %s%s" % (
+              "which its collection %.2f s, %s)%s; reset: %s%s" % (
                   self.ops, req["env"].get("ZL_RUN_DIR", "?"), status, time.monotonic() - t0,
                   self.last_split[0], self.last_split[1], self.last_split[2],
+                  "the whole heap" if self.last_collect_full else "the session's objects",
+                  "; pytest.main: " + ", ".join("%s %.2f s" % kv for kv in self.last_phases)
+                  if self.last_phases else "",
                   ", ".join(self.last_reset) or "nothing",
                   "; retiring: " + self.retire if self.retire else ""),
               file=sys.stderr, flush=True)
@@ -788,9 +810,12 @@ class Worker:
         os.dup2(out_fd, 2)
         os.close(out_fd)
         t_main = time.monotonic()
+        global SESSIONS
+        SESSIONS += 1
+        marks = {}
         try:
             import pytest
-            status = int(pytest.main(req["args"]))
+            status = int(pytest.main(req["args"], plugins=phase_clock(pytest, marks)))
         except SystemExit as e:
             status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         except KeyboardInterrupt:
@@ -816,6 +841,7 @@ class Worker:
         # where an op's wall outside its pytest session goes (wave 9-10 on the H200: ~0.5-0.7 s
         # an op): pytest's own start and end are in pytest.main, the worker's in tidy
         t_tidy = time.monotonic()
+        self.last_phases = phases(t_main, marks, t_tidy)
         notes = self.tidy(req, modules_before, threads_before)
         self.last_split = (t_tidy - t_main, time.monotonic() - t_tidy, self.last_collect_s)
         return status, notes
@@ -839,13 +865,12 @@ class Worker:
         if tuners:
             notes.append("reset the last run's arguments that %d tuner%s kept"
                          % (tuners, "" if tuners == 1 else "s"))
-        # The timer plugin froze the heap for the session and thawed it at the end (gc has no
-        # partial thaw: the worker's own freeze went with it). Now the session's garbage is
-        # collected, and what is left lives on: frozen again, as when the worker became ready.
-        t_collect = time.monotonic()
-        gc.collect()
-        gc.freeze()
-        self.last_collect_s = time.monotonic() - t_collect
+        # The session's garbage is collected, and what is left lives on: frozen again, as when
+        # the worker became ready. The whole heap only every FULL_COLLECT_EVERY ops (or when a
+        # plugin thawed it: then a collection walks it all anyway).
+        self.last_collect_s = 0.0
+        self.since_full += 1
+        self.collect(self.since_full >= FULL_COLLECT_EVERY)
         own = req["env"].get("ZL_VENDOR_MODULE") or None
         foreign = foreign_new_modules(modules_before, sys.modules, own, self.vendor_segment)
         current = fingerprint(sys.modules)
@@ -857,14 +882,13 @@ class Worker:
         if foreign:
             why.append("another vendor's FlagGems package was imported: " + ", ".join(foreign[:5]))
         mem, device_error = self._device_memory()
+        if not device_error and not self.last_collect_full and self._over_slack(mem):
+            # what the op left may be held by a cycle through frozen objects: collect it all
+            self.collect(True)
+            mem, device_error = self._device_memory()
         if device_error:
             why.append("the device reports an error: " + device_error)
-        slack = MEM_SLACK_MIB
-        try:
-            slack = float(os.environ.get(MEM_SLACK_VAR, MEM_SLACK_MIB))
-        except ValueError:
-            pass
-        if mem is not None and mem - (self.mem_ref or 0) > slack * (1 << 20):
+        if self._over_slack(mem):
             held = []
             torch = sys.modules.get("torch")
             if torch is not None:
@@ -884,6 +908,83 @@ class Worker:
         if why:
             self.retire = "; ".join(why)
         return notes
+
+
+    def collect(self, full):
+        """gc.collect(), of the whole heap (thawed first) when full or when nothing is frozen,
+        else of what is not frozen; then freeze what is left."""
+        t0 = time.monotonic()
+        if gc.get_freeze_count() == 0:
+            full = True
+        if full:
+            gc.unfreeze()
+            self.since_full = 0
+        gc.collect()
+        gc.freeze()
+        self.last_collect_full = full
+        self.last_collect_s += time.monotonic() - t0
+
+    def _over_slack(self, mem):
+        """Whether device memory mem (bytes, None: unknown) is more than the slack above what
+        it was when the worker became ready."""
+        slack = MEM_SLACK_MIB
+        try:
+            slack = float(os.environ.get(MEM_SLACK_VAR, MEM_SLACK_MIB))
+        except ValueError:
+            pass
+        return mem is not None and mem - (self.mem_ref or 0) > slack * (1 << 20)
+
+
+# pytest.main's phases as the worker's log names them, by the marks phase_clock sets
+PHASES = (("to configure", "configure"), ("session", "finish"), ("its finish hooks", "finished"),
+          ("to unconfigure", "unconfigure"), ("unconfigure", "unconfigured"))
+
+
+def phase_clock(pytest, marks):
+    """Plugin objects for pytest.main(plugins=...) that set marks[name] = time.monotonic() at
+    the first configure hook ("configure"), before and after the session's finish hooks
+    ("finish", "finished") and before and after the unconfigure hooks ("unconfigure",
+    "unconfigured"): where an op's wall outside its session goes (wave 11)."""
+    def mark(name):
+        marks.setdefault(name, time.monotonic())
+
+    class First:
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_configure(self, config):
+            mark("configure")
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_sessionfinish(self, session, exitstatus):
+            mark("finish")
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_unconfigure(self, config):
+            mark("unconfigure")
+
+    class Last:
+        @pytest.hookimpl(trylast=True)
+        def pytest_sessionfinish(self, session, exitstatus):
+            mark("finished")
+
+        @pytest.hookimpl(trylast=True)
+        def pytest_unconfigure(self, config):
+            mark("unconfigured")
+
+    return [First(), Last()]
+
+
+def phases(t_main, marks, t_end):
+    """[(phase, seconds)] of one pytest.main from its start t_main to its end t_end by the
+    marks phase_clock set, the last "after" (None when a mark is missing: pytest ended early)."""
+    out, last = [], t_main
+    for label, name in PHASES:
+        t = marks.get(name)
+        if t is None or t < last:
+            return None
+        out.append((label, t - last))
+        last = t
+    out.append(("after", max(0.0, t_end - last)))
+    return out
 
 
 def _watch_parent(parent, grace):
@@ -917,6 +1018,8 @@ def main(argv=None):
         grace = 10.0
     threading.Thread(target=_watch_parent, args=(parent, grace), name="zl_worker parent watch",
                      daemon=True).start()
+    global KEEPS_HEAP
+    KEEPS_HEAP = True
     w = Worker(os.getcwd(), args.python, os.path.abspath(args.plugins_dir))
     w.preimport()
     w.listen(args.socket)

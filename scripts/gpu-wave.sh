@@ -17,6 +17,10 @@
 #       over every mark.
 #   EVENTS: wave 10: events a call in one profiled window of atan (torch, FlagGems), and
 #       the seconds of the session's stop, events() and kineto_series (scripts/gpu-event-count.py).
+#   PROBE: wave 11: per-call costs of the profiler timer under each flush size, recorded scope
+#       and wait, and the samples each gives (scripts/gpu-call-probe.py).
+#   WORKER: wave 11: a float16 batch of 16 pointwise marks in the worker, twice with wave 10's
+#       plugins (OLD_PLUGINS) and twice with these, alternating: the wall outside each session.
 #   SPEED: issue 25: the ops (default the 10 core ops) and arctan with every dtype in the
 #       device's worker: the timer's wall per measurement, each op's wall and where it went.
 #   SAMPLE: issue 25: N (default 40) marks drawn with SEED (default 25) from every mark of the
@@ -29,7 +33,7 @@
 #   INPUTS: wave 7: a worker batch with --draw-inputs device over conj_copy, two marks that
 #       skip and four others (one worker must serve them all), then FlagGems' own CPU draws
 #       for the two integer marks, and compare of the two draws per op.
-# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|EVENTS|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR
+# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|EVENTS|PROBE|WORKER|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR
 #   A2: as A, every run on the same kernel configs (rounds and the fresh batch replay round 1's
 #       merged winners), calibrate first; the fresh batch is compared with round 2.
 # Environment: ZLBENCH, FLAGGEMS_DIR (as gpu-validate.sh), OPS (default the 10 core ops),
@@ -187,6 +191,42 @@ EVENTS)
 	log "events rc=$?"
 	cat "$out/events.txt" | tee -a "$out/wave.log"
 	;;
+PROBE)
+	# wave 11: the per-call costs (flush size, recorded scope, the wait) and what they change
+	PYTHONPATH="$here/../plugins:$FLAGGEMS_DIR/src:${PYTHONPATH:-}" timeout "$(left)" python3 "$here/gpu-call-probe.py" "${ROUNDS:-3}" \
+		>"$out/probe.txt" 2>&1
+	log "probe rc=$?"
+	cat "$out/probe.txt" | tee -a "$out/wave.log"
+	;;
+WORKER)
+	# wave 11: the worker's heap kept frozen from op to op against wave 10's plugins
+	# (OLD_PLUGINS, a copy of them): the same batch twice each, alternating, and per batch the
+	# mean wall an op spent outside its pytest session and the worker's collections
+	ops=${OPS_W:-abs,add,exp,relu,sigmoid,gelu,sign,frac_,i0_,xor,arcsin_,arctanh_out,special_log1p,multiply_,smooth_l1_loss,hardswish_out}
+	for k in old1 new1 old2 new2; do
+		dir=$here/../plugins
+		case $k in old*) dir=${OLD_PLUGINS:?OLD_PLUGINS: the plugins of wave 10} ;; esac
+		ZL_PLUGINS_DIR=$dir zl "w_$k" batch $F --devices 0 --ops "$ops" --start worker --progress plain \
+			--timeout-per-op 120 --out "$out/$k" -- --dtypes float16
+		python3 - "$out/$k" "$k" <<'PY' | tee -a "$out/wave.log"
+import json, re, statistics, sys
+d, k = sys.argv[1], sys.argv[2]
+ops = [o for o in json.load(open(d + "/costs.json"))["ops"] if o["status"] == "passed"]
+logs = open(d + "/workers/0.1.log").read() if __import__("os").path.exists(d + "/workers/0.1.log") else ""
+col = [float(x) for x in re.findall(r"of which its collection ([0-9.]+) s", logs)]
+main = dict(re.findall(r"/runs/([^)]+)\): pytest status \d+, [0-9.]+ s \(pytest\.main ([0-9.]+) s", logs))
+whole = logs.count("the whole heap")
+print("%s: %d passed; outside the session: mean %.3f s, median %.3f s; wall mean %.3f s; "
+      "collections mean %.3f s (%d of the whole heap of %d); pytest.main - session mean %.3f s" % (
+      k, len(ops), statistics.mean(o["outside_s"] for o in ops) if ops else 0,
+      statistics.median(o["outside_s"] for o in ops) if ops else 0,
+      statistics.mean(o["wall_s"] for o in ops) if ops else 0,
+      statistics.mean(col) if col else 0, whole, len(col),
+      statistics.mean(float(main[o["op"]]) - o["session_s"] for o in ops if o["op"] in main)
+      if any(o["op"] in main for o in ops) else 0))
+PY
+	done
+	;;
 SPEED)
 	zl speed batch $F --devices 0 --ops "$OPS,arctan" --start worker --progress plain \
 		--timeout-per-op "${TIMEOUT_PER_OP:-240}" --out "$out/speed"
@@ -254,7 +294,7 @@ INPUTS)
 	python3 "$here/gpu-wave-digest.py" INPUTS "$out" | tee -a "$out/wave.log"
 	;;
 *)
-	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|EVENTS|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR" >&2
+	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|EVENTS|PROBE|WORKER|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR" >&2
 	exit 2
 	;;
 esac

@@ -343,6 +343,14 @@ def test_the_one_pass_parser_gives_what_the_reference_attribution_gives():
         ev = random_session(rnd, calls)
         want = pt.call_series(pt.attribute(pt.from_kineto(ev, CPU)), calls)
         got = pt.kineto_series(ev, CPU, calls)
-        for field in ("samples", "counts", "index", "sigs", "missing"):
+        for field in ("samples", "counts", "index", "sigs", "busy", "missing"):
             assert getattr(got, field) == getattr(want, field), (trial, field)
     assert pt.kineto_series([], CPU, 3).missing == 3
+
+
+def test_busy_is_the_union_of_a_calls_activity_spans():
+    # two kernels with a gap, a third overlapping the second (another stream): busy 30 of 50
+    assert pt.busy_ns([(0, 10, "a"), (30, 45, "b"), (40, 50, "c")]) == 30
+    assert pt.busy_ns([(0, 10, "a"), (5, 8, "b")]) == 10
+    assert pt.idle_fraction(0.05, 0.03) == pytest.approx(0.4)
+    assert pt.idle_fraction(0.0, 0.0) == 0.0

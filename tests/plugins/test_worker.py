@@ -170,6 +170,44 @@ def test_device_memory_left_allocated_retires_the_worker(tmp_path, monkeypatch):
     assert w.retire == "299 MiB of device memory still allocated after the op", w.retire
 
 
+def test_memory_a_frozen_cycle_holds_is_collected_before_it_can_retire_the_worker(tmp_path,
+                                                                                   monkeypatch):
+    # Wave 11: after an op the worker collects the session's objects, not its whole frozen heap;
+    # a tensor held by a cycle through frozen objects (pytest's items of the op's collection)
+    # survives that, and must not retire the worker: memory above the slack has the whole heap
+    # collected first.
+    import gc
+
+    class Block:
+        live = 0
+
+        def __init__(self):
+            Block.live += 1
+            self.me = self           # a cycle: only the collector frees it
+
+        def __del__(self):
+            Block.live -= 1
+
+    class Dev(FakeDevice):
+        def memory_allocated(self):
+            return Block.live * 300 * (1 << 20)
+
+    gc.collect()
+    Block()                          # garbage already, in a cycle...
+    gc.freeze()                      # ...that the worker's heap froze (an op's collection)
+    try:
+        w, _ = _tidy_with(tmp_path, monkeypatch, Dev())
+        assert Block.live == 0 and w.retire is None, (Block.live, w.retire)
+        assert w.last_collect_full
+        # nothing left: the next tidy collects the session's objects alone
+        w.since_full = 0
+        notes = w.tidy({"env": {}}, set(sys.modules), set())
+        assert not w.last_collect_full and w.retire is None, notes
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
 def test_the_failed_tests_exception_pytest_keeps_is_dropped():
     # pytest stores a failed test's exception for post-mortem debugging (sys.last_value and
     # its traceback, whose frames hold the test's device tensors) after the session ends
@@ -400,10 +438,20 @@ def test_worker_session_protocol(tmp_path):
         lines = [l for l in (tmp_path / "worker.log").read_text().splitlines()
                  if l.startswith("zl_worker: op 2 ")]
         m = re.search(r"pytest status 0, ([0-9.]+) s \(pytest\.main ([0-9.]+) s, tidy ([0-9.]+) s "
-                      r"of which its collection ([0-9.]+) s\)", lines[0] if lines else "")
+                      r"of which its collection ([0-9.]+) s, (the whole heap|the session's "
+                      r"objects)\)", lines[0] if lines else "")
         assert m, lines
-        total, main, tidy, collect = (float(x) for x in m.groups())
+        total, main, tidy, collect = (float(x) for x in m.groups()[:4])
         assert main > 0 and main + tidy <= total + 0.015 and collect <= tidy + 0.005, m.groups()
+        # the worker's heap stayed frozen: its second op's collection walked the session's own
+        assert m.group(5) == "the session's objects", lines
+        # and pytest.main's own wall, phase by phase (wave 11)
+        ph = re.search(r"; pytest\.main: (.*); reset:", lines[0])
+        assert ph, lines
+        parts = [re.fullmatch(r"(.+) ([0-9.]+) s", p).groups() for p in ph.group(1).split(", ")]
+        assert [p[0] for p in parts] == ["to configure", "session", "its finish hooks",
+                                         "to unconfigure", "unconfigure", "after"], parts
+        assert sum(float(p[1]) for p in parts) == pytest.approx(main, abs=0.035), (parts, main)
 
         # refused: another interpreter, another environment
         ev, out = w.submit(["benchmark/test_probe.py"], env, python="/other/python")
@@ -534,6 +582,51 @@ def test_add():
     flag_gems.add(torch.empty(1000), torch.empty(1000))
 """
 COPY_KERNEL = "flag_gems.ops.copy_kernel"
+
+
+GEN_TESTS = """
+import torch
+import flag_gems.ops
+
+
+def test_gen():
+    flag_gems.ops.gen_copy(torch.empty(1000))
+
+
+def test_add():
+    flag_gems.add(torch.empty(1000), torch.empty(1000))
+"""
+
+
+def test_a_kernel_no_module_holds_is_still_found_once_the_worker_froze_it(tmp_path):
+    # Wave 11: the worker keeps its heap frozen between ops and zl_autotune no longer thaws it
+    # to walk it all after every op (0.2-0.3 s on the H200). A kernel that no module's global
+    # holds (FlagGems' pointwise_dynamic makes them) and that an earlier op made is frozen by
+    # the time a later op launches it again: the walk that found it remembers it.
+    w = WorkerProc(tmp_path, conftest="import flag_gems  # noqa: F401\n", tests=GEN_TESTS,
+                   fakes=True, env=backend_env("musa"))
+    try:
+        got = []
+        for n, test in enumerate(["test_gen", "test_add", "test_gen"]):
+            run = tmp_path / ("run%d" % n)
+            (run / "plugins").mkdir(parents=True)
+            ev, out = w.submit(["benchmark/test_probe.py::%s" % test, "-p", "zl_autotune",
+                                "-p", "zl_timer"], dict(w.env, ZL_RUN_DIR=str(run)))
+            assert [e["event"] for e in ev] == ["start", "exit"] and ev[1]["status"] == 0, (ev, out)
+            got.append(json.loads((run / "plugins" / "autotune_summary.json").read_text()))
+        gen = [k for k in got[0]["no_tuner_kernels"] if k.endswith("_gen_copy_body")]
+        assert len(gen) == 1, got[0]
+        # compiled by an earlier op, none since: counted apart by every later op (as copy_kernel
+        # in the test below), which takes finding it
+        assert got[1]["no_tuner_earlier_kernels"] == gen, got[1]
+        assert got[2]["no_tuner_earlier_kernels"] == gen, got[2]
+        assert gen[0] not in got[2]["no_tuner_kernels"], got[2]
+        # and the walks after the first did not thaw the worker's heap
+        log = (tmp_path / "worker.log").read_text()
+        assert "zl_worker: op 3 " in log and "the session's objects" in log.split(
+            "zl_worker: op 3 ")[1].splitlines()[0], log
+    finally:
+        w.stop()
 
 
 def test_a_worker_op_records_only_the_untuned_kernels_it_compiled(tmp_path):

@@ -50,6 +50,23 @@ def copy(x):
     return torch.empty(x.shape, dtype=x.dtype)
 
 
+# Like FlagGems' pointwise_dynamic: the kernel is made at an op's first call and held by a
+# cache, no module's global (zl_autotune finds it among the objects the collector tracks).
+_generated = {}
+
+
+def _gen_copy_body(x, n):
+    return n * 1e-6
+
+
+def gen_copy(x):
+    k = _generated.get("copy")
+    if k is None:
+        k = _generated["copy"] = libentry()(triton.jit(_gen_copy_body))
+    k[(1,)](x, x.numel())
+    return torch.empty(x.shape, dtype=x.dtype)
+
+
 def nonzero(x):
     """Reads a count back to the host, like torch.nonzero: cannot be captured."""
     copy_kernel[(1,)](x, x.numel())
