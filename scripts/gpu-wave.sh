@@ -19,8 +19,11 @@
 #       the seconds of the session's stop, events() and kineto_series (scripts/gpu-event-count.py).
 #   PROBE: wave 11: per-call costs of the profiler timer under each flush size, recorded scope
 #       and wait, and the samples each gives (scripts/gpu-call-probe.py).
+#   PSTART: wave 11: where pytest.main goes before its first configure hook in one interpreter
+#       (scripts/gpu-pytest-start-probe.py).
 #   WORKER: wave 11: a float16 batch of 16 pointwise marks in the worker, twice with wave 10's
-#       plugins (OLD_PLUGINS) and twice with these, alternating: the wall outside each session.
+#       plugins (OLD_PLUGINS) and twice with these, alternating (ORDER: the batches, default
+#       "old1 new1 old2 new2"): the wall outside each session.
 #   SPEED: issue 25: the ops (default the 10 core ops) and arctan with every dtype in the
 #       device's worker: the timer's wall per measurement, each op's wall and where it went.
 #   SAMPLE: issue 25: N (default 40) marks drawn with SEED (default 25) from every mark of the
@@ -33,7 +36,7 @@
 #   INPUTS: wave 7: a worker batch with --draw-inputs device over conj_copy, two marks that
 #       skip and four others (one worker must serve them all), then FlagGems' own CPU draws
 #       for the two integer marks, and compare of the two draws per op.
-# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|EVENTS|PROBE|WORKER|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR
+# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|EVENTS|PROBE|PSTART|WORKER|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR
 #   A2: as A, every run on the same kernel configs (rounds and the fresh batch replay round 1's
 #       merged winners), calibrate first; the fresh batch is compared with round 2.
 # Environment: ZLBENCH, FLAGGEMS_DIR (as gpu-validate.sh), OPS (default the 10 core ops),
@@ -198,12 +201,19 @@ PROBE)
 	log "probe rc=$?"
 	cat "$out/probe.txt" | tee -a "$out/wave.log"
 	;;
+PSTART)
+	# wave 11: where a worker op's pytest.main goes before its first configure hook
+	(cd "$FLAGGEMS_DIR" && PYTHONPATH="$here/../plugins:$FLAGGEMS_DIR/src:${PYTHONPATH:-}" timeout "$(left)" \
+		python3 "$here/gpu-pytest-start-probe.py" 4) >"$out/pstart.txt" 2>&1
+	log "pstart rc=$?"
+	cat "$out/pstart.txt" | tee -a "$out/wave.log"
+	;;
 WORKER)
 	# wave 11: the worker's heap kept frozen from op to op against wave 10's plugins
 	# (OLD_PLUGINS, a copy of them): the same batch twice each, alternating, and per batch the
 	# mean wall an op spent outside its pytest session and the worker's collections
 	ops=${OPS_W:-abs,add,exp,relu,sigmoid,gelu,sign,frac_,i0_,xor,arcsin_,arctanh_out,special_log1p,multiply_,smooth_l1_loss,hardswish_out}
-	for k in old1 new1 old2 new2; do
+	for k in ${ORDER:-old1 new1 old2 new2}; do
 		dir=$here/../plugins
 		case $k in old*) dir=${OLD_PLUGINS:?OLD_PLUGINS: the plugins of wave 10} ;; esac
 		ZL_PLUGINS_DIR=$dir zl "w_$k" batch $F --devices 0 --ops "$ops" --start worker --progress plain \
@@ -294,7 +304,7 @@ INPUTS)
 	python3 "$here/gpu-wave-digest.py" INPUTS "$out" | tee -a "$out/wave.log"
 	;;
 *)
-	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|EVENTS|PROBE|WORKER|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR" >&2
+	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|EVENTS|PROBE|PSTART|WORKER|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR" >&2
 	exit 2
 	;;
 esac

@@ -208,6 +208,45 @@ def test_memory_a_frozen_cycle_holds_is_collected_before_it_can_retire_the_worke
         gc.unfreeze()
 
 
+def test_installed_distributions_are_read_once_per_worker():
+    # Wave 11 on the H200: pytest.main asked every one of 197 distributions for its entry
+    # points once per -p plugin, 0.1 s of each op's start. The worker lists them once, each
+    # read once; a call with arguments is left alone.
+    import types
+    reads = []
+
+    class Dist:
+        def __init__(self, name):
+            self.name = name
+
+        @property
+        def entry_points(self):
+            reads.append(self.name)
+            return ("ep-" + self.name,)
+
+        @property
+        def files(self):
+            reads.append(self.name + " files")
+            return [self.name + "/RECORD"]
+
+    listed = []
+
+    def distributions(**kwargs):
+        listed.append(kwargs)
+        return iter([Dist("a"), Dist("b")])
+    md = types.SimpleNamespace(distributions=distributions)
+    zw.memo_distributions(md)
+    for _ in range(3):
+        got = list(md.distributions())
+        assert [d.entry_points for d in got] == [("ep-a",), ("ep-b",)]
+        assert [d.name for d in got] == ["a", "b"] and got[0].files == ["a/RECORD"]
+    assert reads == ["a", "b", "a files"] and listed == [{}], (reads, listed)
+    assert [d.name for d in md.distributions(name="x")] == ["a", "b"] and listed[-1] == {"name": "x"}
+    before = md.distributions
+    zw.memo_distributions(md)                     # once only
+    assert md.distributions is before
+
+
 def test_the_failed_tests_exception_pytest_keeps_is_dropped():
     # pytest stores a failed test's exception for post-mortem debugging (sys.last_value and
     # its traceback, whose frames hold the test's device tensors) after the session ends
