@@ -764,6 +764,7 @@ class _Sampling:
         # the series: every unthrottled sample in call order, its activity count, signature and
         # idle fraction (None: not known)
         self.series, self.counts, self.sigs, self.idle = [], [], [], []
+        self.idle_ms = []           # the same idle time in ms
         self.readings, self.history = [], []
         self.dropped = 0
         self.calls = self.missing = self.windows = 0
@@ -824,13 +825,16 @@ class _Sampling:
             self.counts.append(s.counts[k])
             self.sigs.append(s.sigs[k])
             self.idle.append(idle_fraction(s.samples[k], busy[k]) if busy is not None else None)
+            self.idle_ms.append(max(0.0, s.samples[k] - busy[k]) if busy is not None else None)
         if s.samples and self.dropped - before == len(s.samples):
             self.sleep(zl_clock.THROTTLE_PAUSE_S)
         if self.hold is not None:
             # what the hold had to cover in this window (before it grows for the next), when
             # the device did idle inside its calls
             self.host_over = _host_over(w.host, self.hold.seconds,
-                                        _median_known(self.idle[before_len:]))
+                                        _median_known(self.idle[before_len:]),
+                                        _median_known(self.idle_ms[before_len:]),
+                                        _median_known(self.counts[before_len:]))
             self.hold.fit(w.host)
         elif many:
             self.host_over = None           # several activities, nothing held: unknown
@@ -843,11 +847,14 @@ class _Sampling:
 
 
 # The device idle inside a call's sample (1 - busy / sample) above which a held call whose
-# host outran its hold is taken to have waited for the host. Without this test, a call of two
-# 1 ms kernels (sign of 2**30 elements on the H200, wave 11: host 244 us, hold 214-325 us)
-# counted as host-bound though its second launch was queued long before the first kernel
-# ended.
+# host outran its hold is taken to have waited for the host, when the idle time is also more
+# than GAP_US for each boundary between the call's activities (the device's own step from one
+# kernel to the next: 1.2-1.3 us a boundary on the H200, wave 11, in held calls of FlagGems'
+# mean and smooth_l1_loss, 17-27 % of their 5-10 us samples). Without these tests a call of
+# two 1 ms kernels (sign of 2**30 elements: host 244 us, hold 214-325 us) counted as
+# host-bound though its second launch was queued long before the first kernel ended.
 IDLE_MAX = 0.1
+GAP_US = 3.0
 
 
 def idle_fraction(sample_ms, busy_ms):
@@ -862,14 +869,17 @@ def _median_known(values):
     return zc.median(known) if known else None
 
 
-def _host_over(host, hold_s, idle=None):
+def _host_over(host, hold_s, idle=None, idle_ms=None, kernels=None):
     """The HOST_QUANTILE of a held window's host issue times (s) when it is longer than the
-    hold and the device idled inside the calls (idle: the window's median idle fraction, None
-    when unknown), else 0.0."""
+    hold and the device idled inside the calls, else 0.0. idle, idle_ms, kernels: the window's
+    median idle fraction, idle time (ms) and activities a call (None: not known)."""
     if not host:
         return 0.0
     p90 = zc.quantile(sorted(host), HOST_QUANTILE)
     if p90 <= hold_s or (idle is not None and idle <= IDLE_MAX):
+        return 0.0
+    if idle_ms is not None and kernels is not None and \
+            idle_ms * 1e3 <= GAP_US * max(0.0, kernels - 1):
         return 0.0
     return p90
 

@@ -529,7 +529,8 @@ def test_samples_that_hold_the_hosts_issue_time_are_marked_host_bound(monkeypatc
     # at 2 ms: its samples hold host time (on the H200 the torch side of mhc_bwd, 256 kernels a
     # call, read 4.2 ms in one sweep and 1.4 ms in the next). timer.jsonl says so.
     import zl_profiler_timer as pt
-    out = _FakeMeasure(monkeypatch, [2], host_s=3e-3, idle=0.6).measure(("mhc_bwd", "torch", "f"))
+    out = _FakeMeasure(monkeypatch, [2], host_s=3e-3, idle=0.6, sample_ms=0.05).measure(
+        ("mhc_bwd", "torch", "f"))
     assert out["hold_us"] == pt.HOLD_MAX_S * 1e6 and out["host_bound"] is True, out
     assert out["host_issue_us"] == pytest.approx(3000.0), out
     assert out["device_idle"] == pytest.approx(0.6), out
@@ -539,6 +540,14 @@ def test_samples_that_hold_the_hosts_issue_time_are_marked_host_bound(monkeypatc
     assert out["hold_us"] == pt.HOLD_MAX_S * 1e6, out
     assert (out["host_bound"], out["host_issue_us"]) == (False, None), out
     assert out["device_idle"] == pytest.approx(0.01), out
+    # a fifth of a small held call idle, but no more than the device's own step from one kernel
+    # to the next (FlagGems' mean of 1048576 on the H200: two kernels, 1.3 us between them)
+    out = _FakeMeasure(monkeypatch, [2], host_s=3e-3, idle=0.2).measure(("mean", "torch", "f"))
+    assert (out["host_bound"], out["host_issue_us"]) == (False, None), out
+    # ... while the same fraction of a call of 2 us activities with 10 us gaps is the host's
+    out = _FakeMeasure(monkeypatch, [3], host_s=3e-3, idle=0.6, sample_ms=0.05).measure(
+        ("quantile", "gems", "f"))
+    assert out["host_bound"] is True, out
     # a hold that covers the issue: not host-bound
     out = _FakeMeasure(monkeypatch, [2], host_s=1e-4).measure(("sum", "gems", "f"))
     assert out["hold_us"] > 100 and (out["host_bound"], out["host_issue_us"]) == (False, None)
@@ -553,12 +562,12 @@ def test_samples_that_hold_the_hosts_issue_time_are_marked_host_bound(monkeypatc
 
 class _FakeMeasure:
     """measure() over a scripted profiler: the calls of the n-th measurement each run
-    counts[n] activities (1 after the list), every sample 1 us, every call 100 us of wall and
+    counts[n] activities (1 after the list), every sample sample_ms (1 us), every call 100 us of wall and
     host_s of host issue time; spin: the device module has a spin kernel; idle: the part of
     each sample in which no activity ran (None: not read). The first window is
     cut by its own rule."""
 
-    def __init__(self, monkeypatch, counts, host_s=1e-5, spin=True, idle=None):
+    def __init__(self, monkeypatch, counts, host_s=1e-5, spin=True, idle=None, sample_ms=1e-3):
         import zl_profiler_timer as pt
         self.pt, self.counts, self.t = pt, list(counts), [0.0]
         self.calls = 1
@@ -586,10 +595,10 @@ class _FakeMeasure:
                 k = next(i for i in range(1, n + 1) if done(i, i * 1e-4) or i == n)
             self.t[0] += k * 1e-4
             series = pt.CallSeries()
-            series.samples, series.counts = [1e-3] * k, [self.calls] * k
+            series.samples, series.counts = [sample_ms] * k, [self.calls] * k
             series.index, series.sigs = list(range(k)), [("k",) * self.calls] * k
             if idle is not None:
-                series.busy = [1e-3 * (1.0 - idle)] * k
+                series.busy = [sample_ms * (1.0 - idle)] * k
             return pt.Window(series, [host_s] * k, [(0, 1980.0), (k, 1980.0)], 0.0, n=k)
         monkeypatch.setattr(pt, "_profile_window", profile_window)
 
