@@ -623,6 +623,29 @@ def test_add():
 COPY_KERNEL = "flag_gems.ops.copy_kernel"
 
 
+def test_the_worker_collects_its_whole_heap_every_few_ops(tmp_path):
+    # Wave 11: between those, what an op froze (pytest's items of its collection) waits; the
+    # log says which collection each op had
+    w = WorkerProc(tmp_path, conftest="", tests=FREEZE_TESTS, fakes=True, env=backend_env("musa"))
+    try:
+        n = zw.FULL_COLLECT_EVERY + 1
+        for k in range(n):
+            run = tmp_path / ("run%d" % k)
+            (run / "plugins").mkdir(parents=True)
+            ev, text = w.submit(["benchmark/test_probe.py", "-p", "zl_timer"],
+                                dict(w.env, ZL_RUN_DIR=str(run),
+                                     ZL_FREEZE_OUT=str(tmp_path / "freeze.json")))
+            assert [e["event"] for e in ev] == ["start", "exit"] and ev[1]["status"] == 0, (ev, text)
+        kinds = [("whole" if "the whole heap" in l else "session")
+                 for l in (tmp_path / "worker.log").read_text().splitlines()
+                 if l.startswith("zl_worker: op ")]
+        want = ["session"] * n
+        want[zw.FULL_COLLECT_EVERY - 1] = "whole"
+        assert kinds == want, kinds
+    finally:
+        w.stop()
+
+
 GEN_TESTS = """
 import torch
 import flag_gems.ops
