@@ -382,8 +382,46 @@ def kineto_series(kineto_events, cpu_type, n_calls, prefix=RANGE_PREFIX):
 
     api = _API_CALL.match
     calls = {}
+
+    def op_call(op_id):
+        """The one call whose range holds op op_id: its index, None (no range), or -1
+        (several)."""
+        idx = range_of_op.get(op_id)
+        if idx is not None:
+            return idx
+        one = None
+        for n, op in cpu.get(op_id, ()):
+            if not api(n) and linked(op) == 0:
+                i = at(tid(op), start_of(op))
+                if i is not None and i != one:
+                    if one is not None:
+                        return -1
+                    one = i
+        return one
+
     for d in dev:
         cands = cpu.get(d[3], ())
+        if len(cands) == 1:
+            # the common case, without the sets: one launch with this correlation id
+            n0, e0 = cands[0]
+            l0 = linked(e0)
+            idx = None
+            if l0 > 0:
+                idx = op_call(l0)
+                if idx is None:
+                    idx = at(tid(e0), start_of(e0))
+            else:
+                if d[4] > 0:
+                    idx = op_call(d[4])
+                if idx is None and api(n0) and l0 == 0:
+                    idx = at(tid(e0), start_of(e0))
+            if idx is not None and idx >= 0:
+                got = calls.get(idx)
+                if got is None:
+                    calls[idx] = [d]
+                else:
+                    got.append(d)
+            continue
         launches = [e for _, e in cands if linked(e) > 0]
         op_ids = {linked(e) for e in launches}
         if not op_ids and d[4] > 0:
