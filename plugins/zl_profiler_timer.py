@@ -428,15 +428,11 @@ def kineto_series(kineto_events, cpu_type, n_calls, prefix=RANGE_PREFIX):
             op_ids = {d[4]}
         found = set()
         for op_id in op_ids:
-            idx = range_of_op.get(op_id)
-            if idx is not None:
+            idx = op_call(op_id)
+            if idx == -1:
+                found.update((-1, -2))      # several calls: ambiguous
+            elif idx is not None:
                 found.add(idx)
-                continue
-            for n, op in cpu.get(op_id, ()):
-                if not api(n) and linked(op) == 0:
-                    idx = at(tid(op), start_of(op))
-                    if idx is not None:
-                        found.add(idx)
         if not found:
             if not launches:
                 launches = [e for n, e in cands if api(n) and linked(e) == 0]
