@@ -322,7 +322,7 @@ def phase_speed(out, ops):
         print(cost_line(op, st, cost, recs))
         if op in ops:
             core += recs
-    timer_figures(core, "the 10 core ops")
+    timer_figures(core, "the %d ops" % len(ops))
     st, recs, cost = op_costs(batch, "arctan")
     if st.get("wall_s") and cost.get("timer_s") is not None:
         wall = float(st["wall_s"])

@@ -24,6 +24,8 @@
 #   WORKER: wave 11: a float16 batch of 16 pointwise marks in the worker, twice with wave 10's
 #       plugins (OLD_PLUGINS) and twice with these, alternating (ORDER: the batches, default
 #       "old1 new1 old2 new2"): the wall outside each session.
+#   SPEEDAB: wave 12: SPEED_OPS (default exp,sum,softmax) and arctan with the plugins before
+#       the change (OLD_PLUGINS) and these, alternating (ORDER): the timer's cost per measurement.
 #   SPEED: issue 25: the ops (default the 10 core ops) and arctan with every dtype in the
 #       device's worker: the timer's wall per measurement, each op's wall and where it went.
 #   SAMPLE: issue 25: N (default 40) marks drawn with SEED (default 25) from every mark of the
@@ -36,7 +38,7 @@
 #   INPUTS: wave 7: a worker batch with --draw-inputs device over conj_copy, two marks that
 #       skip and four others (one worker must serve them all), then FlagGems' own CPU draws
 #       for the two integer marks, and compare of the two draws per op.
-# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|EVENTS|PROBE|PSTART|WORKER|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR
+# usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|EVENTS|PROBE|PSTART|WORKER|SPEEDAB|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR
 #   A2: as A, every run on the same kernel configs (rounds and the fresh batch replay round 1's
 #       merged winners), calibrate first; the fresh batch is compared with round 2.
 # Environment: ZLBENCH, FLAGGEMS_DIR (as gpu-validate.sh), OPS (default the 10 core ops),
@@ -235,6 +237,20 @@ print("%s: %d passed; outside the session: mean %.3f s, median %.3f s; wall mean
       statistics.mean(float(main[o["op"]]) - o["session_s"] for o in ops if o["op"] in main)
       if any(o["op"] in main for o in ops) else 0))
 PY
+	done
+	;;
+SPEEDAB)
+	# wave 12: the timer's first window of 6 ms of calls against wave 11's 15 ms (OLD_PLUGINS,
+	# a copy of the plugins before the change): SPEED_OPS and arctan, every dtype, in the
+	# worker, alternating (ORDER, default "old1 new1 old2 new2"); the first batch compiles
+	for k in ${ORDER:-old1 new1 old2 new2}; do
+		dir=$here/../plugins
+		case $k in old*) dir=${OLD_PLUGINS:?OLD_PLUGINS: the plugins before the change} ;; esac
+		mkdir -p "$out/$k"
+		ZL_PLUGINS_DIR=$dir zl "s_$k" batch $F --devices 0 --ops "${SPEED_OPS:-exp,sum,softmax},arctan" \
+			--start worker --progress plain --timeout-per-op "${TIMEOUT_PER_OP:-240}" --out "$out/$k/speed"
+		echo "==== $k ($dir)" | tee -a "$out/wave.log"
+		python3 "$here/gpu-wave-digest.py" SPEED "$out/$k" "${SPEED_OPS:-exp,sum,softmax}" | tee -a "$out/wave.log"
 	done
 	;;
 SPEED)
