@@ -9,6 +9,7 @@
 # Release zlbench and the libcjson.so.1 the image lacks), .gpu/fg.tgz (FlagGems' src/flag_gems,
 # benchmark/, conf/, pytest.ini as one git commit, so that runs name a FlagGems commit),
 # .gpu/py.tgz (SQLAlchemy's lib/sqlalchemy at rel_2_0_48, which FlagGems needs).
+# scripts/gpu-bundle.sh builds all three here.
 set -u
 root=$(pwd)
 work=${ZL_GPU_WORK:-/tmp/zlgpu}
