@@ -25,7 +25,7 @@
 #       plugins (OLD_PLUGINS) and twice with these, alternating (ORDER: the batches, default
 #       "old1 new1 old2 new2"): the wall outside each session.
 #   SPEEDAB: wave 12: SPEED_OPS (default exp,sum,softmax) and arctan with the plugins before
-#       the change (OLD_PLUGINS) and these, alternating (ORDER): the timer's cost per measurement.
+#       a change (OLD_PLUGINS) and these, alternating (ORDER): the timer's cost per measurement.
 #   SPEED: issue 25: the ops (default the 10 core ops) and arctan with every dtype in the
 #       device's worker: the timer's wall per measurement, each op's wall and where it went.
 #   SAMPLE: issue 25: N (default 40) marks drawn with SEED (default 25) from every mark of the
@@ -100,6 +100,15 @@ mm_pair() {
 	zl mmA run $F --op mm --isolate-tuner-cache --out "$out/mmA" -- --dtypes $DTYPES
 	zl mmB run $F --op mm --isolate-tuner-cache --replay-from "$out/mmA" --out "$out/mmB" -- --dtypes $DTYPES
 	ZL_HISTORY_DB="$out/none.db" zl mmcmp compare "$out/mmA" "$out/mmB" "$@" --fail-on-regression 5
+}
+
+# plugins_of K: the plugins directory of batch K of WORKER and SPEEDAB: OLD_PLUGINS for old*,
+# else this checkout's
+plugins_of() {
+	case $1 in
+	old*) echo "${OLD_PLUGINS:?OLD_PLUGINS: a copy of the plugins before the change}" ;;
+	*) echo "$here/../plugins" ;;
+	esac
 }
 
 # draw: N marks drawn with SEED from every mark of the checkout into $out/sample.ops (PART=k/m:
@@ -216,8 +225,7 @@ WORKER)
 	# mean wall an op spent outside its pytest session and the worker's collections
 	ops=${OPS_W:-abs,add,exp,relu,sigmoid,gelu,sign,frac_,i0_,xor,arcsin_,arctanh_out,special_log1p,multiply_,smooth_l1_loss,hardswish_out}
 	for k in ${ORDER:-old1 new1 old2 new2}; do
-		dir=$here/../plugins
-		case $k in old*) dir=${OLD_PLUGINS:?OLD_PLUGINS: the plugins of wave 10} ;; esac
+		dir=$(plugins_of "$k") || exit 1
 		ZL_PLUGINS_DIR=$dir zl "w_$k" batch $F --devices 0 --ops "$ops" --start worker --progress plain \
 			--timeout-per-op 120 --out "$out/$k" -- --dtypes float16
 		python3 - "$out/$k" "$k" <<'PY' | tee -a "$out/wave.log"
@@ -240,17 +248,17 @@ PY
 	done
 	;;
 SPEEDAB)
-	# wave 12: the timer's first window of 6 ms of calls against wave 11's 15 ms (OLD_PLUGINS,
-	# a copy of the plugins before the change): SPEED_OPS and arctan, every dtype, in the
-	# worker, alternating (ORDER, default "old1 new1 old2 new2"); the first batch compiles
+	# wave 12: a timer change against the plugins before it (OLD_PLUGINS, a copy of them):
+	# SPEED_OPS and arctan, every dtype, in the worker, alternating (ORDER, default
+	# "old1 new1 old2 new2"); the first batch compiles
+	ops=${SPEED_OPS:-exp,sum,softmax}
 	for k in ${ORDER:-old1 new1 old2 new2}; do
-		dir=$here/../plugins
-		case $k in old*) dir=${OLD_PLUGINS:?OLD_PLUGINS: the plugins before the change} ;; esac
+		dir=$(plugins_of "$k") || exit 1
 		mkdir -p "$out/$k"
-		ZL_PLUGINS_DIR=$dir zl "s_$k" batch $F --devices 0 --ops "${SPEED_OPS:-exp,sum,softmax},arctan" \
+		ZL_PLUGINS_DIR=$dir zl "s_$k" batch $F --devices 0 --ops "$ops,arctan" \
 			--start worker --progress plain --timeout-per-op "${TIMEOUT_PER_OP:-240}" --out "$out/$k/speed"
 		echo "==== $k ($dir)" | tee -a "$out/wave.log"
-		python3 "$here/gpu-wave-digest.py" SPEED "$out/$k" "${SPEED_OPS:-exp,sum,softmax}" | tee -a "$out/wave.log"
+		python3 "$here/gpu-wave-digest.py" SPEED "$out/$k" "$ops" | tee -a "$out/wave.log"
 	done
 	;;
 SPEED)
