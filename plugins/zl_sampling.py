@@ -44,7 +44,7 @@ class Policy:
 
     def __init__(self, noise_target=0.005, max_time_s=0.3, min_samples=10, min_time_s=0.01,
                  max_samples=10000, max_batch=1000, plateau_ratio=0.95, hard_cap_factor=4.0,
-                 pinned=False, first_window_s=0.015, min_window=20, first_max=100,
+                 pinned=False, first_window_s=0.006, min_window=20, first_max=100,
                  window_floor_s=0.02):
         self.noise_target = float(noise_target)
         self.max_time_s = float(max_time_s)
@@ -80,7 +80,11 @@ def first_window_done(policy, calls, elapsed_s):
     min_samples calls, never past first_max (or max_batch). first_max: the samples that
     meet +-2 % at 8 % noise per sample (a 1.3 us kernel's 32 ns steps) and +-0.5 % at 2 %;
     a call of tens of microseconds costs so little wall that first_window_s alone would ask
-    for hundreds, and the session's stop and parse cost grows with every call."""
+    for hundreds, and the session's stop and parse cost grows with every call.
+    first_window_s is 6 ms: on the H200 a small kernel's profiled call costs ~155 us of loop
+    plus its share of the stop and the event read, so 15 ms was ~97 calls and ~40 ms of timer
+    for kernels whose class stops at +-2 %; the stop rule adds windows while a series is not
+    steady or not tight."""
     if calls >= max(policy.min_samples, min(max(policy.first_max, policy.min_window),
                                             policy.max_batch)):
         return True

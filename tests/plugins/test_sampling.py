@@ -13,18 +13,22 @@ def test_the_first_window_is_cut_by_time_as_it_runs():
     # no probe sizes it: the timer asks after every call
     assert not zs.first_window_done(P, 9, 1.0)           # min_samples first, whatever the time
     assert zs.first_window_done(P, 10, 0.075)            # a quarter of the 0.3 s cap
-    assert not zs.first_window_done(P, 19, 0.019)        # 15 ms, but neither 20 calls nor 20 ms
+    assert not zs.first_window_done(P, 19, 0.019)        # 6 ms, but neither 20 calls nor 20 ms
     assert zs.first_window_done(P, 19, 0.020)
     assert zs.first_window_done(P, 20, 0.015)
-    assert not zs.first_window_done(P, 99, 0.0149)
+    assert not zs.first_window_done(P, 99, 0.0059)
+    assert zs.first_window_done(P, 20, 0.006)
     assert zs.first_window_done(P, 100, 0.001)           # first_max
     assert zs.first_window_done(zs.Policy(first_max=5, min_window=5), 10, 0.0)  # min_samples
 
 
 def test_first_batch_covers_the_first_window_within_bounds():
-    assert zs.first_batch(P, 200e-6) == 75           # 15 ms of 200 us calls
-    assert zs.first_batch(P, 60e-6) == 100           # 15 ms of 60 us calls, cut to first_max
-    assert zs.first_batch(zs.Policy(first_max=1000), 60e-6) == 250
+    assert zs.first_batch(P, 200e-6) == 30           # 6 ms of 200 us calls
+    assert zs.first_batch(P, 155e-6) == 39           # a small kernel's profiled call on the H200
+    assert zs.first_batch(P, 400e-6) == 20           # 6 ms is 15 calls: min_window of them
+    assert zs.first_batch(P, 40e-6) == 100           # 6 ms of 40 us calls, cut to first_max
+    assert zs.first_batch(zs.Policy(first_max=1000), 20e-6) == 300
+    assert zs.first_batch(zs.Policy(first_window_s=0.015), 200e-6) == 75
     assert zs.first_batch(P, 1e-3) == 20             # 1 ms calls: min_window of them
     assert zs.first_batch(P, 1.5e-3) == 14           # longer: window_floor_s (20 ms) of them
     assert zs.first_batch(P, 2.2e-3) == 10           # ... never fewer than min_samples
