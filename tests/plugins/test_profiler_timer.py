@@ -246,6 +246,24 @@ def test_a_session_without_device_activity_is_no_timing(bench):
         assert t["no_device_work"] is True, t
 
 
+def test_after_no_device_work_the_graph_replays_a_tenth_of_the_time(bench):
+    # FlagGems' own rep (100 ms) and warm-up: the graph of a call without a kernel replays
+    # the flush and nothing, so it gets NO_WORK_REP_MS of it (wave 13: 0.28 s a row)
+    import zl_timer
+    iters = {}
+    for mode in ("off", "nodevice"):
+        r = bench.run([ADD, "--iter", "100", "--warmup", "25"],
+                      backend_env("cuda", FAKE_PROFILER=mode, FAKE_FLUSH_MS="0.05", **ONE_SHAPE))
+        assert r.rc == 0, r
+        t = by_side(r.jsonl("plugins", "timer.jsonl"))["torch"]
+        # no_device_work: the profiler saw no kernel (nodevice) or never ran its calls (off)
+        assert t["timer"] == "graph" and t["no_device_work"] is {"off": None, "nodevice": True}[mode], t
+        iters[mode] = t["graph_iterations"]
+    assert zl_timer.NO_WORK_REP_MS == 10
+    # per replay rep / 10 samples of a ~0.058 ms flushed call
+    assert 150 <= iters["off"] <= 200 and iters["nodevice"] * 10 == pytest.approx(iters["off"], abs=10)
+
+
 def test_no_device_work_is_false_when_the_profiler_timed_and_null_when_it_never_ran(bench):
     r = bench.run([ADD], backend_env("cuda", **ONE_SHAPE))
     assert r.rc == 0, r
