@@ -4,6 +4,7 @@
 usage: gpu-wave-digest.py A OUTDIR OPS | gpu-wave-digest.py B OUTDIR
 Reads only what the phase left in OUTDIR (run directories, compare/ab JSON, wave.log)."""
 import csv
+import glob
 import json
 import os
 import re
@@ -333,6 +334,19 @@ def phase_speed(out, ops):
         print("  worker event: %s" % json.dumps(e)[:400])
 
 
+def device_of(batch):
+    """The device the batch's runs name (run_identity.json), not the one this script was
+    written for: wave 13's sweeps ran on an H100."""
+    for ident in sorted(glob.glob(os.path.join(batch, "runs", "*", "run_identity.json"))):
+        try:
+            devs = json.load(open(ident)).get("devices") or []
+        except (OSError, ValueError):
+            continue
+        if devs and devs[0].get("name"):
+            return devs[0]["name"]
+    return "device (no run names it)"
+
+
 def phase_sample(out):
     batch = os.path.join(out, "sample")
     ops = [l.strip() for l in open(os.path.join(out, "sample.ops")) if l.strip()]
@@ -356,8 +370,8 @@ def phase_sample(out):
         s = op_costs(batch, op)[0].get("status", "-")
         statuses[s] = statuses.get(s, 0) + 1
     mean = statistics.mean(walls) if walls else float("nan")
-    print("  statuses %s; mean wall per passing mark %.1f s -> 1,055 marks %.2f h on one H200 (goal <= 2 h)" % (
-        statuses, mean, mean * 1055 / 3600))
+    print("  statuses %s; mean wall per passing mark %.1f s -> 1,055 marks %.2f h on one %s (goal <= 2 h)" % (
+        statuses, mean, mean * 1055 / 3600, device_of(batch)))
     # the stricter figure: every mark that ended, timeouts and skips included (wave 9)
     ended = [float(op_costs(batch, op)[0].get("wall_s") or 0) for op in ops
              if op_costs(batch, op)[0].get("status") not in (None, "-")]
