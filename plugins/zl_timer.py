@@ -557,10 +557,10 @@ class _Timer:
             return None
         warmup, rep = call.get("warmup", 25), call.get("rep", 100)
         if rec.get("no_device_work"):
-            # the profiler saw no kernel in any call (a view op): what the graph replays is
-            # the flush and nothing, a reading near zero at any length, so it gets a tenth
-            # of the wall (wave 13: tensor_split spent 0.28 s per row here, 19 of a sweep's
-            # 224 s)
+            # the profiler saw no kernel in any call (a view op): the graph replays the flush
+            # and nothing, and reads its own cost per node (1.2-1.5 us on an H100), not a
+            # kernel's, so a tenth of FlagGems' time does (wave 13: tensor_split spent 0.28 s
+            # a row here, 19 s of a 224 s sweep)
             warmup, rep = min(warmup, NO_WORK_WARMUP_MS), min(rep, NO_WORK_REP_MS)
         before = clock.read()
         try:
