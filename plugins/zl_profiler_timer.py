@@ -629,6 +629,8 @@ def holder(dev, host_times, clock_mhz):
 HOLD_SEVERAL = "several activities per call"
 HOLD_ONE = "one activity per call"
 HOLD_NO_SPIN = "no spin kernel"
+# Calls of several activities that ran them back to back without a hold (back_to_back).
+HOLD_UNNEEDED = "several activities per call, back to back unheld"
 
 # A call held because the last measurement of its call site needed it, whose own calls all
 # ran one activity: the samples are right (the hold is outside the call's range), and the
@@ -841,7 +843,8 @@ class _Sampling:
         self.clock_every = max(1, int(CLOCK_EVERY_S / per_call))
         many = any(c > 1 for c in s.counts)
         self.several = self.several or many
-        if self.hold is None and self.make_hold is not None and many:
+        tight = many and self.hold is None and back_to_back(s)
+        if self.hold is None and self.make_hold is not None and many and not tight:
             self.hold = self.make_hold(w.host)
             if self.hold is not None:
                 # its calls' samples may hold the gaps a hold keeps out: none of them count
@@ -871,7 +874,8 @@ class _Sampling:
                                         _median_known(self.counts[before_len:]))
             self.hold.fit(w.host)
         elif many:
-            self.host_over = None           # several activities, nothing held: unknown
+            # several activities, nothing held: no gap when they ran back to back, else unknown
+            self.host_over = 0.0 if tight and self.host_over is not None else None
         self.cut, self.steady = zl_sampling.transient_cut(self.series)
         self.est, self.noise = estimate(self.kept)
         self.target = zl_sampling.target_for(self.policy, self.est)
@@ -889,6 +893,31 @@ class _Sampling:
 # host-bound though its second launch was queued long before the first kernel ended.
 IDLE_MAX = 0.1
 GAP_US = 3.0
+
+
+# A window of calls of several activities made without a hold keeps its samples when every
+# such call ran its activities back to back: the device idled inside it for no longer than
+# GAP_US a boundary and under KEEP_IDLE_FRACTION of the sample, so that whatever the host's
+# issue added bounds the sample's error at a fifth of the tightest noise target. Long calls
+# split into several kernels qualify (on an H100, torch's atan of 2**30 float32 runs two
+# 1.4 ms kernels, the second queued long before the first ends): before wave 14 their first
+# window was dropped and the rest held, a second window of 10 calls of 2.8 ms and a 0.35 ms
+# hold before each call of the site's next measurement. Short calls do not: one 1.3 us
+# step is 26 % of a 5 us sample.
+KEEP_IDLE_FRACTION = 0.001
+
+
+def back_to_back(series):
+    """Whether every call of several activities in series (a CallSeries) ran them back to
+    back (see KEEP_IDLE_FRACTION); False when the busy times are not known."""
+    if len(series.busy) != len(series.samples):
+        return False
+    for sample, busy, count in zip(series.samples, series.busy, series.counts):
+        if count > 1:
+            idle_ms = max(0.0, sample - busy)
+            if idle_ms * 1e3 > GAP_US * (count - 1) or idle_ms > KEEP_IDLE_FRACTION * sample:
+                return False
+    return True
 
 
 def idle_fraction(sample_ms, busy_ms):
@@ -924,10 +953,11 @@ def host_bound(several, hold, host_over):
     at HOLD_MAX_S, so a call of hundreds of launches outruns it: on the H200 the torch side
     of FlagGems' mhc_bwd, 256 kernels a call, read 4.2 ms in one sweep and 1.4 ms in the
     next, wave 10). None when calls of several activities ran without a hold (no spin
-    kernel): their gaps are not kept out and not measured."""
+    kernel) and not back to back: their gaps are not kept out and not measured; False when
+    they ran back to back unheld (back_to_back)."""
     if not several:
         return False
-    if hold is None or host_over is None:
+    if host_over is None:
         return None
     return host_over > 0.0
 
@@ -1009,8 +1039,10 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
             n, done = first_n, first_done
     if st.hold is not None:
         why = HOLD_SEVERAL if st.several else HOLD_EARLIER
+    elif not callable(spin):
+        why = HOLD_NO_SPIN
     else:
-        why = HOLD_ONE if callable(spin) else HOLD_NO_SPIN
+        why = HOLD_UNNEEDED if st.several else HOLD_ONE
     if hint is not None:
         if st.several and st.hold is not None:
             prof.holds[hint] = st.hold.seconds

@@ -25,6 +25,10 @@ _pending = [0]
 QUEUE_DEEP = 4
 # Launches so far per kernel (name, cost): the clock of FAKE_TRANSIENT.
 _launch_counts = {}
+# FAKE_ISSUE_GAP_MS: activities of the call being issued since the last flush, and whether a
+# spin kernel (a hold) was queued since the last synchronize().
+_call_acts = [0]
+_held = [False]
 _copies = []  # (from, to, bytes) of each Tensor.to that moved a tensor
 
 
@@ -103,12 +107,30 @@ def _launch(cost_ms, name="kernel", kind="kernel"):
         graph._nodes.append((name, cost_ms))
         return
     cost_ms = _noisy(cost_ms, name)
+    _issue_gap(name)
     _pending[0] += 1
     session = _session[0]
     start_ms = _clock[0]
     _clock[0] += cost_ms
     if session is not None:
         session.launch(_RUNTIME_NAMES[kind], _DEVICE_NAMES.get(kind, name), start_ms, _clock[0])
+
+
+def _issue_gap(name):
+    """FAKE_ISSUE_GAP_MS=g: a host that issues slower than the device runs: every activity of
+    a call after its first (counted from the last flush) starts g after the one before it
+    ended, unless a spin kernel queued since the last synchronize() held the device until the
+    call was issued (the profiler timer's hold)."""
+    if name == "zero_":
+        _call_acts[0] = 0
+        return
+    if name == "spin_kernel":
+        _held[0] = True
+        return
+    gap = float(os.environ.get("FAKE_ISSUE_GAP_MS", "0") or 0)
+    if gap and _call_acts[0] > 0 and not _held[0]:
+        _clock[0] += gap
+    _call_acts[0] += 1
 
 
 # As torch's CUDA generator: capture_begin puts it in capture mode, only a
@@ -137,6 +159,7 @@ def synchronize(device=None):
         raise RuntimeError("CUDA error: operation not permitted when stream is capturing\n"
                            "CUDA kernel errors might be asynchronously reported")
     _pending[0] = 0
+    _held[0] = False
 
 
 def is_available():
