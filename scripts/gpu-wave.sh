@@ -26,6 +26,8 @@
 #       "old1 new1 old2 new2"): the wall outside each session.
 #   SPEEDAB: wave 12: SPEED_OPS (default exp,sum,softmax) and arctan with the plugins before
 #       a change (OLD_PLUGINS) and these, alternating (ORDER): the timer's cost per measurement.
+#       Batches named other than old*/new* take the variant VAR_PLUGINS/<name less its digits>
+#       (default .gpu/var/<name>).
 #   SPEED: issue 25: the ops (default the 10 core ops) and arctan with every dtype in the
 #       device's worker: the timer's wall per measurement, each op's wall and where it went.
 #   SAMPLE: issue 25: N (default 40) marks drawn with SEED (default 25) from every mark of the
@@ -107,7 +109,13 @@ mm_pair() {
 plugins_of() {
 	case $1 in
 	old*) echo "${OLD_PLUGINS:?OLD_PLUGINS: a copy of the plugins before the change}" ;;
-	*) echo "$here/../plugins" ;;
+	new*) echo "$here/../plugins" ;;
+	*)
+		# VAR_PLUGINS/<name without its digits>: a variant of the plugins (wave 14)
+		local d=${VAR_PLUGINS:-$here/../.gpu/var}/${1%%[0-9]*}
+		[ -d "$d" ] || { echo "gpu-wave: no plugins for batch $1 ($d)" >&2; return 1; }
+		echo "$d"
+		;;
 	esac
 }
 
@@ -328,7 +336,7 @@ INPUTS)
 	python3 "$here/gpu-wave-digest.py" INPUTS "$out" | tee -a "$out/wave.log"
 	;;
 *)
-	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|EVENTS|PROBE|PSTART|WORKER|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR" >&2
+	echo "usage: scripts/gpu-wave.sh A|A2|AA|AAX|MM|B|S26|EVENTS|PROBE|PSTART|WORKER|SPEEDAB|SPEED|WARM|SAMPLE|RSAMPLE|INPUTS OUTDIR" >&2
 	exit 2
 	;;
 esac
