@@ -401,10 +401,22 @@ def kineto_series(kineto_events, cpu_type, n_calls, prefix=RANGE_PREFIX):
 
     for d in dev:
         cands = cpu.get(d[3], ())
+        e0 = None
         if len(cands) == 1:
-            # the common case, without the sets: one launch with this correlation id
             n0, e0 = cands[0]
             l0 = linked(e0)
+        elif cands:
+            # a torch op's id collides with the launch's correlation id: one event linked to
+            # an op among them is the launch, and the path below is _locate's for it
+            for n, e in cands:
+                l = linked(e)
+                if l > 0:
+                    if e0 is not None:
+                        e0 = None
+                        break
+                    n0, e0, l0 = n, e, l
+        if e0 is not None:
+            # the common case, without the sets: one launch with this correlation id
             idx = None
             if l0 > 0:
                 idx = op_call(l0)
@@ -447,17 +459,28 @@ def kineto_series(kineto_events, cpu_type, n_calls, prefix=RANGE_PREFIX):
                 calls[idx] = [d]
             else:
                 got.append(d)
+    samples, counts, index, sigs, busy = out.samples, out.counts, out.index, out.sigs, out.busy
     for i in range(n_calls):
         acts = calls.get(i)
         if not acts:
             out.missing += 1
             continue
+        if len(acts) == 1:
+            # one activity: its span is the sample and the busy time
+            a = acts[0]
+            span = (a[1] - a[0]) / 1e6
+            samples.append(span)
+            counts.append(1)
+            index.append(i)
+            sigs.append((a[2][:NAME_CAP],))
+            busy.append(span)
+            continue
         acts.sort()
-        out.samples.append((max(a[1] for a in acts) - acts[0][0]) / 1e6)
-        out.counts.append(len(acts))
-        out.index.append(i)
-        out.sigs.append(tuple(a[2][:NAME_CAP] for a in acts))
-        out.busy.append((busy_ns(acts) if len(acts) > 1 else acts[0][1] - acts[0][0]) / 1e6)
+        samples.append((max(a[1] for a in acts) - acts[0][0]) / 1e6)
+        counts.append(len(acts))
+        index.append(i)
+        sigs.append(tuple(a[2][:NAME_CAP] for a in acts))
+        busy.append(busy_ns(acts) / 1e6)
     return out
 
 
