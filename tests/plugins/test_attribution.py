@@ -348,6 +348,25 @@ def test_the_one_pass_parser_gives_what_the_reference_attribution_gives():
     assert pt.kineto_series([], CPU, 3).missing == 3
 
 
+def test_the_one_pass_parser_follows_the_reference_where_ids_collide():
+    # Correlation id 6 is an op's id and two launches' (a trace torch would not write): the
+    # reference follows every linked launch, finds calls 0 and 1 and gives the kernel to
+    # neither; one linked launch among colliding ids is followed alone (k1, call 1).
+    def k(name, dtype, start, end, corr, linked=0, tid=T1):
+        return NewEvent(name, dtype, start, end, corr, linked, tid)
+    ev = [k("zl_call#0", CPU, 100, 200, 1), k("aten::a", CPU, 110, 120, 2),
+          k("zl_call#1", CPU, 300, 400, 3), k("aten::b", CPU, 310, 320, 4),
+          k("aten::empty", CPU, 130, 131, 6), k("cuLaunchKernel", CPU, 115, 116, 6, 2),
+          k("cuLaunchKernel", CPU, 315, 316, 6, 4), k("k0", CUDA, 1000, 1010, 6, 2, 0),
+          k("aten::c", CPU, 330, 340, 7), k("aten::empty", CPU, 140, 141, 8),
+          k("cuLaunchKernel", CPU, 335, 336, 8, 7), k("k1", CUDA, 2000, 2010, 8, 7, 0)]
+    want = pt.call_series(pt.attribute(pt.from_kineto(ev, CPU)), 2)
+    got = pt.kineto_series(ev, CPU, 2)
+    assert want.index == [1] and want.samples == [pytest.approx(10 / 1e6)], vars(want)
+    for field in ("samples", "counts", "index", "sigs", "busy", "missing"):
+        assert getattr(got, field) == getattr(want, field), field
+
+
 def test_busy_is_the_union_of_a_calls_activity_spans():
     # two kernels with a gap, a third overlapping the second (another stream): busy 30 of 50
     assert pt.busy_ns([(0, 10, "a"), (30, 45, "b"), (40, 50, "c")]) == 30
