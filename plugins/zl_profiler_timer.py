@@ -970,7 +970,7 @@ def _host_over(host, hold_s, idle=None, idle_ms=None, kernels=None):
     return p90
 
 
-def host_bound(several, hold, host_over):
+def host_bound(several, host_over):
     """Whether the samples hold the host's issue time: the calls ran several activities and
     the host took longer to queue one call than the hold kept the device busy (the hold stops
     at HOLD_MAX_S, so a call of hundreds of launches outruns it: on the H200 the torch side
@@ -1099,7 +1099,7 @@ def _result(st, reason, hold, why, cost):
             "transient_ms": [round(x, 6) for x in st.series[:min(st.cut, TRANSIENT_STORE)]],
             "noise_target_used": st.target,
             "kernels": kernels, "kernel_variants": variants,
-            "host_bound": host_bound(st.several, hold, st.host_over),
+            "host_bound": host_bound(st.several, st.host_over),
             "device_idle": _rounded(_median_known(st.idle[st.cut:]), 4),
             "host_issue_us": (round(st.host_over * 1e6, 3)
                               if st.host_over and hold is not None else None),
