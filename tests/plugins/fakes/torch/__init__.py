@@ -79,9 +79,16 @@ class Tensor:
         return t
 
     def zero_(self):
+        # as torch's: aten::zero_ runs aten::fill_ on a device tensor
         from . import cuda
         with cuda._op("aten::zero_"):
-            cuda._launch(cuda.flush_cost(self), "zero_")
+            self.fill_(0)
+        return self
+
+    def fill_(self, value):
+        from . import cuda
+        with cuda._op("aten::fill_"):
+            cuda._launch(cuda.flush_cost(self), "fill_")
         return self
 
     def detach_(self):

@@ -57,7 +57,7 @@ def _noisy(cost_ms, name):
     FAKE_QUEUE_GAP_MS=g: plus g when QUEUE_DEEP launches or more wait since the last
     synchronize() (on an H200 the gap between the two kernels of a call grew by ~1 us when
     the host ran milliseconds ahead of the device)."""
-    if name in ("zero_", "spin_kernel"):
+    if name in ("fill_", "spin_kernel"):
         return cost_ms
     transient = os.environ.get("FAKE_TRANSIENT")
     if transient:
@@ -121,7 +121,7 @@ def _issue_gap(name):
     a call after its first (counted from the last flush) starts g after the one before it
     ended, unless a spin kernel queued since the last synchronize() held the device until the
     call was issued (the profiler timer's hold)."""
-    if name == "zero_":
+    if name == "fill_":
         _call_acts[0] = 0
         return
     if name == "spin_kernel":
