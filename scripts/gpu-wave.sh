@@ -220,6 +220,20 @@ PROBE)
 	log "probe rc=$?"
 	cat "$out/probe.txt" | tee -a "$out/wave.log"
 	;;
+DRAIN)
+	# wave 15: a spin after the flush against torch's two-level 25 us calls (and fill_ as the
+	# flush); with SPIN_VAR set, the spin of the shortest length that removed the long level
+	# is written into that plugin variant's zl_device.py (SPIN_US = ...) for a SPEEDAB after it
+	PYTHONPATH="$here/../plugins:$FLAGGEMS_DIR/src:${PYTHONPATH:-}" timeout "$(left)" python3 "$here/gpu-drain-probe.py" "${ROUNDS:-3}" \
+		>"$out/drain.txt" 2>&1
+	log "drain probe rc=$?"
+	cat "$out/drain.txt" | tee -a "$out/wave.log"
+	best=$(awk '$1 == "best_spin" { print $2 }' "$out/drain.txt")
+	if [ -n "${SPIN_VAR:-}" ] && [ -n "$best" ] && [ "$best" != none ]; then
+		sed -i "s/^SPIN_US = .*/SPIN_US = $best/" "$SPIN_VAR/zl_device.py"
+		log "spin variant $SPIN_VAR: $(grep '^SPIN_US' "$SPIN_VAR/zl_device.py")"
+	fi
+	;;
 PSTART)
 	# wave 11: where a worker op's pytest.main goes before its first configure hook
 	(cd "$FLAGGEMS_DIR" && PYTHONPATH="$here/../plugins:$FLAGGEMS_DIR/src:${PYTHONPATH:-}" timeout "$(left)" \
