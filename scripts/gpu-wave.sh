@@ -19,6 +19,10 @@
 #       the seconds of the session's stop, events() and kineto_series (scripts/gpu-event-count.py).
 #   PROBE: wave 11: per-call costs of the profiler timer under each flush size, recorded scope
 #       and wait, and the samples each gives (scripts/gpu-call-probe.py).
+#   DRAIN: wave 15: a spin of 5-40 us after the flush, the wait after it and fill_(0) as the
+#       flush, against torch's two-level 25 us calls (scripts/gpu-drain-probe.py; VARIANTS and
+#       ROUNDS pass through); with SPIN_VAR, the shortest spin that removed the long level is
+#       written into that plugin variant for a SPEEDAB after it.
 #   PSTART: wave 11: where pytest.main goes before its first configure hook in one interpreter
 #       (scripts/gpu-pytest-start-probe.py).
 #   WORKER: wave 11: a float16 batch of 16 pointwise marks in the worker, twice with wave 10's
