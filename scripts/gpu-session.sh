@@ -35,6 +35,9 @@ for spec in "$@"; do
 	# PHASE@NAME: the phase's results go to res/NAME (a phase run twice in one session)
 	name=${phase#*@}
 	phase=${phase%%@*}
+	# a warm machine keeps the last call's results (already sent back): a phase starts empty,
+	# or AA finds the last calibration and measures nothing (wave 15)
+	rm -rf "${work:?}/res/$name"
 	DEADLINE_S=$secs bash scripts/gpu-wave.sh "$phase" "$work/res/$name"
 done
 # history databases and the demo's caches are small; tuner caches stay behind

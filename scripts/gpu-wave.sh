@@ -32,7 +32,7 @@
 #       a change (OLD_PLUGINS) and these, alternating (ORDER): the timer's cost per measurement.
 #       Batches named other than old*/new* take the variant VAR_PLUGINS/<name less its digits>
 #       (default .gpu/var/<name>).
-#   SPEED: issue 25: the ops (default the 10 core ops) and arctan with every dtype in the
+#   SPEED: issue 25: the ops (SPEED_OPS, else OPS: default the 10 core ops) and arctan with every dtype in the
 #       device's worker: the timer's wall per measurement, each op's wall and where it went.
 #   SAMPLE: issue 25: N (default 40) marks drawn with SEED (default 25) from every mark of the
 #       checkout, every dtype, in the device's worker: the mean wall per passing mark. PART=k/m
@@ -288,9 +288,12 @@ SPEEDAB)
 	done
 	;;
 SPEED)
-	zl speed batch $F --devices 0 --ops "$OPS,arctan" --start worker --progress plain \
+	# SPEED_OPS, when set, names SPEED's ops alone: OPS=exp,sum for SPEED also cut a later AA's
+	# calibrate to those two ops (waves 14 and 15)
+	ops=${SPEED_OPS:-$OPS}
+	zl speed batch $F --devices 0 --ops "$ops,arctan" --start worker --progress plain \
 		--timeout-per-op "${TIMEOUT_PER_OP:-240}" --out "$out/speed"
-	python3 "$here/gpu-wave-digest.py" SPEED "$out" "$OPS" | tee -a "$out/wave.log"
+	python3 "$here/gpu-wave-digest.py" SPEED "$out" "$ops" | tee -a "$out/wave.log"
 	;;
 WARM)
 	# the sample's compiles, WARM_K (default 4) batches at once on the one device, each its own
