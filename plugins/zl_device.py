@@ -4,10 +4,11 @@ The device module is FlagGems' runtime.torch_device_fn when flag_gems is loaded
 (torch.cuda on nvidia and amd), else torch.cuda. The L2 flush is the one
 triton.testing.do_bench uses (triton's driver buffer and clear_cache, run as the
 fill_(0) that clear_cache's zero_ amounts to), made once per session and released
-at its end. Nothing is imported here: torch, triton and
-flag_gems are taken from sys.modules, as the code under test loaded them.
+at its end. Nothing is imported here: torch, triton and flag_gems are taken from
+sys.modules, as the code under test loaded them.
 """
 
+import functools
 import sys
 
 # Bytes flushed when triton's driver offers no cache-clearing buffer (triton uses 256 MB).
@@ -67,10 +68,7 @@ def flusher(torch, dev):
         drv = triton.runtime.driver.active
         cache = drv.get_empty_cache_for_benchmark()
         clear = drv.clear_cache
-        flush = _fill(cache) if zeroes_only(clear) else None
-        if flush is None:
-            def flush():
-                clear(cache)
+        flush = (_fill(cache) if zeroes_only(clear) else None) or functools.partial(clear, cache)
         _cache["cache"] = cache
     except Exception:
         flush = None

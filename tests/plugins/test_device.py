@@ -27,6 +27,17 @@ def _triton(driver):
     return types.SimpleNamespace(runtime=runtime)
 
 
+def _zeroing_driver(buf):
+    """Triton 3.x's nvidia and amd drivers as do_bench sees them."""
+    class Driver:
+        def get_empty_cache_for_benchmark(self):
+            return buf
+
+        def clear_cache(self, cache):
+            cache.zero_()
+    return Driver()
+
+
 @pytest.fixture
 def fresh():
     zd.release()
@@ -39,15 +50,9 @@ def test_a_clear_cache_that_only_zeroes_becomes_one_fill(monkeypatch, fresh):
     # runs as aten::zero_ around aten::fill_; fill_(0) is the same kernel, one op fewer.
     log = []
     buf = Buffer(log)
-
-    class Driver:
-        def get_empty_cache_for_benchmark(self):
-            return buf
-
-        def clear_cache(self, cache):
-            cache.zero_()
-    monkeypatch.setitem(sys.modules, "triton", _triton(Driver()))
-    assert zd.zeroes_only(Driver().clear_cache)
+    driver = _zeroing_driver(buf)
+    monkeypatch.setitem(sys.modules, "triton", _triton(driver))
+    assert zd.zeroes_only(driver.clear_cache)
     flush = zd.flusher(None, None)
     flush()
     flush()
@@ -90,14 +95,7 @@ def test_a_clear_cache_that_does_anything_else_is_called_as_it_is(monkeypatch, f
 def test_a_buffer_without_fill_keeps_the_drivers_clear(monkeypatch, fresh):
     log = []
     buf = Buffer(log, fill=False)
-
-    class Driver:
-        def get_empty_cache_for_benchmark(self):
-            return buf
-
-        def clear_cache(self, cache):
-            cache.zero_()
-    monkeypatch.setitem(sys.modules, "triton", _triton(Driver()))
+    monkeypatch.setitem(sys.modules, "triton", _triton(_zeroing_driver(buf)))
     zd.flusher(None, None)()
     assert log == ["zero_"]
 
