@@ -3,8 +3,11 @@
 its stop and read go (wave 10; wave 8 measured 45 us a call of torch's stop and 101 us of
 reading, against 25 us of parsing 13 fake events a call on CPU, bench/bench_profiler_timer.py).
 For torch's atan and FlagGems' (when importable) of 64x64 float16: events a call by kind and
-name, and the seconds of profile.__exit__, kineto_results.events() and kineto_series().
-usage: PYTHONPATH=plugins python3 scripts/gpu-event-count.py [CALLS]"""
+name, and the seconds of profile.__enter__, the calls, profile.__exit__,
+kineto_results.events() and kineto_series(). With several CALLS (wave 15), windows of each
+size, interleaved over three rounds, and per part a least-squares fit of its seconds as a
+window's fixed cost plus a cost a call: what a window costs whatever its size.
+usage: PYTHONPATH=plugins python3 scripts/gpu-event-count.py [CALLS...]"""
 import collections
 import sys
 import time
@@ -14,7 +17,7 @@ import torch
 import zl_device as zd
 import zl_profiler_timer as pt
 
-calls = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+sizes = [int(a) for a in sys.argv[1:]] or [100]
 torch_, dev = zd.device_api()
 flush = zd.flusher(torch, dev)
 prof = pt._profiler_for(torch)
@@ -27,6 +30,21 @@ try:
                 else flag_gems.atan(x)))
 except Exception as e:  # noqa: BLE001
     print("flag_gems: not measured (%s)" % e)
+PARTS = ("enter", "loop", "exit", "events", "series")
+
+
+def fit(points):
+    """(fixed s, s a call) of a least-squares line through [(calls, seconds)]."""
+    n = len(points)
+    mx = sum(c for c, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((c - mx) ** 2 for c, _ in points)
+    if sxx == 0:
+        return my, 0.0
+    b = sum((c - mx) * (y - my) for c, y in points) / sxx
+    return my - b * mx, b
+
+
 for label, fn in fns:
     try:
         fn()
@@ -34,27 +52,94 @@ for label, fn in fns:
         print(label, "failed:", e)
         continue
     torch.cuda.synchronize()
+    points = {part: [] for part in PARTS}
     for rnd in range(3):
-        p = prof.session("cuda")
-        p.__enter__()
-        for i in range(calls):
-            dev.synchronize()
-            flush()
-            with prof.record(pt.RANGE_PREFIX + str(i)):
-                fn()
-        t0 = time.perf_counter()
-        p.__exit__(None, None, None)
-        t1 = time.perf_counter()
-        ev = p.kineto_results.events()
-        t2 = time.perf_counter()
-        s = pt.kineto_series(ev, prof.cpu, calls)
-        t3 = time.perf_counter()
-        kinds = collections.Counter((str(e.device_type()).split(".")[-1], e.name()[:48]) for e in ev)
-        print("%s round %d: %d calls, %d events (%.1f a call), samples %d, median %.4f ms" % (
-            label, rnd, calls, len(ev), len(ev) / calls, len(s.samples),
-            sorted(s.samples)[len(s.samples) // 2] if s.samples else float("nan")))
-        print("  per call: exit %.1f us, events() %.1f us, kineto_series %.1f us" % (
-            (t1 - t0) / calls * 1e6, (t2 - t1) / calls * 1e6, (t3 - t2) / calls * 1e6))
-        if rnd == 0:
-            for (kind, name), k in kinds.most_common():
-                print("    %5.2f a call  %-6s %s" % (k / calls, kind, name))
+        for calls in sizes:
+            t_enter = time.perf_counter()
+            p = prof.session("cuda")
+            p.__enter__()
+            t_loop = time.perf_counter()
+            for i in range(calls):
+                dev.synchronize()
+                flush()
+                with prof.record(pt.RANGE_PREFIX + str(i)):
+                    fn()
+            t0 = time.perf_counter()
+            p.__exit__(None, None, None)
+            t1 = time.perf_counter()
+            ev = p.kineto_results.events()
+            t2 = time.perf_counter()
+            s = pt.kineto_series(ev, prof.cpu, calls)
+            t3 = time.perf_counter()
+            for part, secs in zip(PARTS, (t_loop - t_enter, t0 - t_loop, t1 - t0, t2 - t1,
+                                          t3 - t2)):
+                points[part].append((calls, secs))
+            if calls != sizes[0]:
+                continue
+            kinds = collections.Counter((str(e.device_type()).split(".")[-1], e.name()[:48])
+                                        for e in ev)
+            print("%s round %d: %d calls, %d events (%.1f a call), samples %d, median %.4f ms" % (
+                label, rnd, calls, len(ev), len(ev) / calls, len(s.samples),
+                sorted(s.samples)[len(s.samples) // 2] if s.samples else float("nan")))
+            print("  per call: enter %.1f us, exit %.1f us, events() %.1f us, kineto_series %.1f us"
+                  % ((t_loop - t_enter) / calls * 1e6, (t1 - t0) / calls * 1e6,
+                     (t2 - t1) / calls * 1e6, (t3 - t2) / calls * 1e6))
+            if rnd == 0:
+                for (kind, name), k in kinds.most_common():
+                    print("    %5.2f a call  %-6s %s" % (k / calls, kind, name))
+    if len(set(sizes)) > 1:
+        print("  %s, windows of %s calls, 3 rounds: a window's fixed cost + a call's" % (
+            label, "/".join(map(str, sizes))))
+        total_fixed = total_call = 0.0
+        for part in PARTS:
+            fixed, per = fit(points[part])
+            total_fixed += fixed
+            total_call += per
+            print("    %-7s %8.3f ms + %7.1f us a call" % (part, fixed * 1e3, per * 1e6))
+        print("    %-7s %8.3f ms + %7.1f us a call" % ("all", total_fixed * 1e3, total_call * 1e6))
+
+# ACCESSORS=1 (wave 15): what each of _KinetoEvent's accessors costs an event on this host, over
+# one window of 200 calls of the first function: kineto_series reads 4-6 of them per event, and
+# on an H100 it took 30-47 us a call of 8-9 events against 7-10 us for the same work on the
+# bench's Python stand-ins.
+if __import__("os").environ.get("ACCESSORS") and fns:
+    label, fn = fns[0]
+    p = prof.session("cuda")
+    p.__enter__()
+    for i in range(200):
+        dev.synchronize()
+        flush()
+        with prof.record(pt.RANGE_PREFIX + str(i)):
+            fn()
+    p.__exit__(None, None, None)
+    ev = p.kineto_results.events()
+    k = type(ev[0])
+    cpu = prof.cpu
+    dtype = k.device_type
+
+    def best(body, rounds=5):
+        out = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            body()
+            out.append(time.perf_counter() - t0)
+        return min(out) / len(ev) * 1e9
+
+    cases = [("empty loop", lambda: [None for e in ev])]
+    for m in ("device_type", "name", "correlation_id", "linked_correlation_id", "start_ns",
+              "end_ns", "start_thread_id", "is_user_annotation", "device_index",
+              "device_resource_id", "is_async"):
+        f = getattr(k, m, None)
+        if f is not None:
+            cases.append((m + "()", lambda f=f: [f(e) for e in ev]))
+    cases += [("device_type() == CPU", lambda: [dtype(e) == cpu for e in ev]),
+              ("int(device_type())", lambda: [int(dtype(e)) for e in ev]),
+              ("device_type() in a set", lambda s={cpu}: [dtype(e) in s for e in ev]),
+              ("kineto_series (per event)", lambda: pt.kineto_series(ev, cpu, 200))]
+    print("%s: accessors over %d events (%.1f a call), ns an event, best of 5:" % (
+        label, len(ev), len(ev) / 200))
+    for name, body in cases:
+        try:
+            print("    %-28s %8.0f" % (name, best(body)))
+        except Exception as e:  # noqa: BLE001
+            print("    %-28s failed: %s" % (name, e))

@@ -16,7 +16,8 @@
 #       under --dtypes float16, embedding's timer rows matched to its results rows, a dry run
 #       over every mark.
 #   EVENTS: wave 10: events a call in one profiled window of atan (torch, FlagGems), and
-#       the seconds of the session's stop, events() and kineto_series (scripts/gpu-event-count.py).
+#       the seconds of the session's stop, events() and kineto_series (scripts/gpu-event-count.py);
+#       EVENT_CALLS="10 50 200" (wave 15): windows of each size, and a window's fixed cost.
 #   PROBE: wave 11: per-call costs of the profiler timer under each flush size, recorded scope
 #       and wait, and the samples each gives (scripts/gpu-call-probe.py).
 #   DRAIN: wave 15: a spin of 5-40 us after the flush, the wait after it and fill_(0) as the
@@ -212,7 +213,7 @@ PY
 	;;
 EVENTS)
 	# wave 10: what a window records a call, and what its stop and read cost
-	PYTHONPATH="$here/../plugins:$FLAGGEMS_DIR/src:${PYTHONPATH:-}" timeout "$(left)" python3 "$here/gpu-event-count.py" 100 \
+	PYTHONPATH="$here/../plugins:$FLAGGEMS_DIR/src:${PYTHONPATH:-}" timeout "$(left)" python3 "$here/gpu-event-count.py" ${EVENT_CALLS:-100} \
 		>"$out/events.txt" 2>&1
 	log "events rc=$?"
 	cat "$out/events.txt" | tee -a "$out/wave.log"
