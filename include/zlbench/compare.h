@@ -11,6 +11,8 @@
  *    run stored winners (winners_after > winners_before, or autotune recorded > 0),
  *    the later one started with winners stored (winners_before > 0) and used a
  *    tuner (autotune recorded > 0; a run whose kernels have no tuner cannot inherit).
+ *    The later is the later started_at; of two started in the same second (its
+ *    resolution) the one that found more winners.
  *    When both runs name their tuned kernels (autotune.kernels in the identity, else
  *    plugins/autotune_summary.json), they must share one. An unknown count (null,
  *    autotune off, or a winners_before of 0 whose tuner_cache.note says a database

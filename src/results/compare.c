@@ -388,6 +388,24 @@ static void found_text(struct strbuf *sb, long found)
 }
 
 /*
+ * Whether B is the later run, the one that can have inherited the other's winners: the
+ * later start, and where both started in the same second (started_at's resolution: two
+ * runs of the demo's mm did) or a start is unknown, the run that found more winners in
+ * the shared cache. Otherwise B, the "after" side.
+ */
+static int b_is_later(const struct zl_run *a, const struct zl_run *b)
+{
+	int order = a->started_at && b->started_at ? strcmp(b->started_at, a->started_at) : 0;
+	long found_a = winners_found(a), found_b = winners_found(b);
+
+	if (order)
+		return order > 0;
+	if (found_a >= 0 && found_b >= 0 && found_a != found_b)
+		return found_b > found_a;
+	return 1;
+}
+
+/*
  * Cache inheritance can matter only when the earlier run stored winners, the later
  * one found winners stored, and the later one's kernels asked a tuner; when both
  * runs name their tuned kernels, they must share one. Unknown facts count as
@@ -395,8 +413,7 @@ static void found_text(struct strbuf *sb, long found)
  */
 static void check_inheritance(const struct zl_run *a, const struct zl_run *b, struct zl_caliber *cal)
 {
-	/* the later run is the one that can have inherited the other's winners */
-	int b_later = !a->started_at || !b->started_at || strcmp(b->started_at, a->started_at) >= 0;
+	int b_later = b_is_later(a, b);
 	const struct zl_run *later = b_later ? b : a, *earlier = b_later ? a : b;
 	long before = identity_count(earlier, "tuner_cache.winners_before");
 	long after = identity_count(earlier, "tuner_cache.winners_after");

@@ -323,8 +323,31 @@ static void test_cache_inheritance(void **state)
 	assert_non_null(strstr(cal.flags.v[1], "A started with 12"));
 	zl_caliber_release(&cal);
 
-	/* B's count unknown (null): may have inherited, and the flag says unknown */
+	/*
+	 * Both started in the same second (two quick runs of the demo's mm did): the one that
+	 * found more winners in the shared cache is the later, whichever is called A
+	 */
 	fx_set_str(p->aid, "started_at", "2026-11-29T10:00:00Z");
+	fx_set_str(p->bid, "started_at", "2026-11-29T10:00:00Z");
+	fx_set_num(p->aid, "tuner_cache.winners_before", 21);
+	fx_set_num(p->bid, "tuner_cache.winners_before", 12);
+	write_and_load(p, 1.0, NULL, -1);
+	zl_caliber_init(&cal);
+	zl_caliber_check(&p->a, &p->b, &cal);
+	assert_true(cal.cache_inheritance);
+	assert_non_null(strstr(cal.flags.v[1], "A started with 21"));
+	zl_caliber_release(&cal);
+	fx_set_num(p->aid, "tuner_cache.winners_before", 12);
+	fx_set_num(p->bid, "tuner_cache.winners_before", 21);
+	write_and_load(p, 1.0, NULL, -1);
+	zl_caliber_init(&cal);
+	zl_caliber_check(&p->a, &p->b, &cal);
+	assert_true(cal.cache_inheritance);
+	assert_non_null(strstr(cal.flags.v[1], "B started with 21"));
+	zl_caliber_release(&cal);
+	fx_set_str(p->bid, "started_at", "2026-11-29T11:00:00Z");
+
+	/* B's count unknown (null): may have inherited, and the flag says unknown */
 	fx_set_num(p->aid, "tuner_cache.winners_before", 0);
 	fx_set(p->bid, "tuner_cache.winners_before", cJSON_CreateNull());
 	write_and_load(p, 1.0, NULL, -1);
