@@ -15,6 +15,7 @@ read (events() and kineto_series), events a call, the trimmed mean (and its chan
 base), the share of calls on a long level (> 1.025 x the median), the winsorized relative
 stddev a sample and the samples that would meet +-0.5 % at it.
 usage: PYTHONPATH=plugins python3 scripts/gpu-drain-probe.py [ROUNDS]"""
+import os
 import random
 import statistics
 import sys
@@ -57,9 +58,9 @@ variants = [("base", tri_flush), ("fill", fill_flush), ("spin5", spin_flush(5)),
             ("spin10", spin_flush(10)), ("spin20", spin_flush(20)), ("spin40", spin_flush(40)),
             ("wait", wait_flush)]
 # VARIANTS=base,fill (the environment) keeps only those
-_keep = [v for v in __import__("os").environ.get("VARIANTS", "").split(",") if v]
-if _keep:
-    variants = [v for v in variants if v[0] in _keep]
+keep = [v for v in os.environ.get("VARIANTS", "").split(",") if v]
+if keep:
+    variants = [v for v in variants if v[0] in keep]
 
 prof = pt._profiler_for(torch)
 prof.start("cuda")
@@ -120,8 +121,8 @@ def wsd_rel(smp):
     n = len(s)
     g = int(0.1 * n)
     w = [s[g]] * g + s[g:n - g] + [s[n - g - 1]] * g
-    m = statistics.mean(w)
-    return statistics.pstdev(w) / zc.trimmed_mean(smp, 0.1) if m else float("nan")
+    est = zc.trimmed_mean(smp, 0.1)
+    return statistics.pstdev(w) / est if est else float("nan")
 
 
 print("%-24s %-6s | %6s %6s %6s %5s | %10s %7s %6s %6s %5s" % (

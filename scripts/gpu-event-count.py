@@ -9,6 +9,7 @@ size, interleaved over three rounds, and per part a least-squares fit of its sec
 window's fixed cost plus a cost a call: what a window costs whatever its size.
 usage: PYTHONPATH=plugins python3 scripts/gpu-event-count.py [CALLS...]"""
 import collections
+import os
 import sys
 import time
 
@@ -102,7 +103,7 @@ for label, fn in fns:
 # one window of 200 calls of the first function: kineto_series reads 4-6 of them per event, and
 # on an H100 it took 30-47 us a call of 8-9 events against 7-10 us for the same work on the
 # bench's Python stand-ins.
-if __import__("os").environ.get("ACCESSORS") and fns:
+if os.environ.get("ACCESSORS") and fns:
     label, fn = fns[0]
     p = prof.session("cuda")
     p.__enter__()
