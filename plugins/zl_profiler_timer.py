@@ -715,7 +715,8 @@ def _profile_window(prof, device_name, fn, flush, grad_to_none, n, hold=None, sy
     """Run up to n profiled calls, the clock read before every clock_every-th (and, with
     clock_every_s, before any call that many seconds after the last reading) and after the
     last (when clock_read is given); a Window. done(calls, seconds since the first call
-    began), when given, is asked after each call: True ends the window there."""
+    began, the clock readings [(call index, MHz)] so far), when given, is asked after each
+    call: True ends the window there."""
     p = prof.session(device_name)
     try:
         p.__enter__()
@@ -744,7 +745,7 @@ def _profile_window(prof, device_name, fn, flush, grad_to_none, n, hold=None, sy
                 fn()
             t1 = perf()
             host.append(t1 - t0)
-            if done is not None and done(i + 1, t1 - t_loop):
+            if done is not None and done(i + 1, t1 - t_loop, readings):
                 made = i + 1
                 break
         if clock_read is not None:
@@ -832,11 +833,22 @@ class _Sampling:
         self.noise = self.est = None
         self.target = policy.noise_target
         self.windows_s = self.parse_s = self.stop_s = 0.0
+        # the wall per call of the last window cut by time (the first), and whether a clock
+        # reading failed: what least() decides the sample floor by
+        self.first_per_call = None
+        self.unread = False
         self.started = now()
 
     @property
     def kept(self):
         return self.series[self.cut:]
+
+    def least(self):
+        """The fewest kept samples this measurement may stop at (zl_sampling.least_samples)."""
+        if self.unread:
+            return self.policy.min_samples
+        return zl_sampling.least_samples(self.policy, self.first_per_call, self.est,
+                                         self.readings, self.clock.max_mhz)
 
     def window(self, n, done=None):
         """One window of n calls (done: the first window's rule, which cuts it by time as it
@@ -858,6 +870,9 @@ class _Sampling:
         self.parse_s += w.parse_s
         self.stop_s += w.stop_s
         self.readings += [r for _, r in w.readings if r is not None]
+        self.unread = self.unread or any(r is None for _, r in w.readings)
+        if done is not None:
+            self.first_per_call = w.loop_s / max(n, 1)
         self.calls += n
         self.missing += w.series.missing
         _check_missing(n, w.series.missing, self.windows)
@@ -1041,8 +1056,10 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
                    policy, make_hold=make_hold)
     prep_s = st.started - t_prep
 
-    def first_done(calls, seconds):
-        return zl_sampling.first_window_done(policy, calls, seconds)
+    def first_done(calls, seconds, readings=()):
+        return zl_sampling.first_window_done(
+            policy, calls, seconds,
+            zl_sampling.clock_at_max(policy, [r for _, r in readings], clock.max_mhz))
     first_n = max(policy.min_samples, min(max(policy.first_max, policy.min_window),
                                           policy.max_batch))
     n, done = first_n, first_done
@@ -1052,7 +1069,7 @@ def measure(fn, warmup=25, rep=100, grad_to_none=None, policy=None, clock=None,
         last = st.calls - before
         reason, n = zl_sampling.next_step(policy, len(st.kept), st.noise, st.history,
                                           now() - st.started, per_call_s, st.target,
-                                          st.steady, extend=last)
+                                          st.steady, extend=last, least=st.least())
         if reason is not None:
             break
         done = None
@@ -1098,6 +1115,7 @@ def _result(st, reason, hold, why, cost):
             "transient_cut": st.cut,
             "transient_ms": [round(x, 6) for x in st.series[:min(st.cut, TRANSIENT_STORE)]],
             "noise_target_used": st.target,
+            "least_samples": st.least(),
             "kernels": kernels, "kernel_variants": variants,
             "host_bound": host_bound(st.several, st.host_over),
             "device_idle": _rounded(_median_known(st.idle[st.cut:]), 4),

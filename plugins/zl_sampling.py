@@ -16,6 +16,17 @@ stdrel_criterion.cxx) with the noise measured as the relative half-width of the
 4. or when the next window would not fit in max_time_s     -> "time_cap"
 5. or when max_samples samples are kept                    -> "max_samples"
 
+Long calls (the first window's calls took long_call_s, 1 ms, of wall or more each, and
+their samples long_sample_s, 0.5 ms, or more: the device's time, not a hold's or the host's)
+need min_samples_long (5) samples instead of min_samples (10) while every SM clock reading of
+the measurement is within long_clock_slack (3 %) of the clock's maximum (least_samples): their
+own noise is then 0.02-0.1 % a measurement, 5-25 times under the target, and the A/A drift
+between runs of the same kernel (0.1-0.5 %) is what a verdict meets; ten samples of a
+2.8 ms kernel were 28 ms of a 30-measurement op's 0.8 s of timer. A clock below its maximum
+is what a power transient looks like (the H200's gelu of 2**30 elements stepped down over
+~100 calls at 1600-1700 MHz of 1980): there the floor stays 10 and the first window's time
+room (window_floor_s) stays too.
+
 min_samples wins over the time cap (a 100 ms kernel still gets its 10 samples),
 and so does a series that is not steady yet (a power transient of ~100 calls of a
 1.5 ms kernel needs ~0.3 s to be seen through), each up to hard_cap_factor times the
@@ -45,7 +56,8 @@ class Policy:
     def __init__(self, noise_target=0.005, max_time_s=0.3, min_samples=10, min_time_s=0.01,
                  max_samples=10000, max_batch=1000, plateau_ratio=0.95, hard_cap_factor=4.0,
                  pinned=False, first_window_s=0.006, min_window=20, first_max=100,
-                 window_floor_s=0.02):
+                 window_floor_s=0.02, min_samples_long=5, long_call_s=0.001,
+                 long_sample_s=0.0005, long_clock_slack=0.03):
         self.noise_target = float(noise_target)
         self.max_time_s = float(max_time_s)
         self.min_samples = int(min_samples)
@@ -59,6 +71,10 @@ class Policy:
         self.min_window = int(min_window)
         self.first_max = int(first_max)
         self.window_floor_s = float(window_floor_s)
+        self.min_samples_long = min(int(min_samples_long), self.min_samples)
+        self.long_call_s = float(long_call_s)
+        self.long_sample_s = float(long_sample_s)
+        self.long_clock_slack = float(long_clock_slack)
 
 
 def target_for(policy, estimate_ms):
@@ -71,13 +87,47 @@ def target_for(policy, estimate_ms):
     return policy.noise_target
 
 
-def first_window_done(policy, calls, elapsed_s):
+def clock_at_max(policy, mhz, max_mhz):
+    """Whether every SM clock reading in mhz (a list, None: not read) is within
+    long_clock_slack of max_mhz; False with no reading or no known maximum."""
+    if not mhz or not max_mhz:
+        return False
+    floor = (1.0 - policy.long_clock_slack) * max_mhz
+    for v in mhz:
+        if v is None or v < floor:
+            return False
+    return True
+
+
+def long_calls(policy, calls, elapsed_s):
+    """Whether calls calls that took elapsed_s seconds of wall are min_samples_long or more
+    long calls (long_call_s each on average) that have lasted first_window_s."""
+    return (calls >= policy.min_samples_long and elapsed_s >= policy.first_window_s and
+            elapsed_s >= calls * policy.long_call_s)
+
+
+def least_samples(policy, per_call_s, estimate_ms, mhz, max_mhz):
+    """The fewest kept samples a measurement may stop at: min_samples_long when the first
+    window's calls were long (per_call_s, its wall per call, at least long_call_s), their
+    samples too (estimate_ms at least long_sample_s: a call long for its hold or its host
+    time is not) and the SM clock read at its maximum at every reading so far
+    (clock_at_max), else min_samples."""
+    if per_call_s is not None and per_call_s >= policy.long_call_s and \
+            estimate_ms is not None and estimate_ms >= policy.long_sample_s * 1e3 and \
+            clock_at_max(policy, mhz, max_mhz):
+        return policy.min_samples_long
+    return policy.min_samples
+
+
+def first_window_done(policy, calls, elapsed_s, clock_ok=False):
     """Whether the first window, calls calls into it and elapsed_s seconds after its first
     call began, has enough: the window is cut by time as it runs (no probe sizes it). It
     stops at first_window_s of calls once it has min_window of them, or window_floor_s of
     calls (a transient's room counted in time: twenty 2 ms calls were 40 ms of samples that
     a steady 1 ms kernel did not need), or a quarter of the time cap; never before
-    min_samples calls, never past first_max (or max_batch). first_max: the samples that
+    min_samples calls (but long calls, while clock_ok says the SM clock has read at its
+    maximum so far: min_samples_long of them once they lasted first_window_s), never past
+    first_max (or max_batch). first_max: the samples that
     meet +-2 % at 8 % noise per sample (a 1.3 us kernel's 32 ns steps) and +-0.5 % at 2 %;
     a call of tens of microseconds costs so little wall that first_window_s alone would ask
     for hundreds, and the session's stop and parse cost grows with every call.
@@ -89,19 +139,21 @@ def first_window_done(policy, calls, elapsed_s):
                                             policy.max_batch)):
         return True
     if calls < policy.min_samples:
-        return False
+        return bool(clock_ok) and long_calls(policy, calls, elapsed_s)
+    if clock_ok and long_calls(policy, calls, elapsed_s):
+        return True
     if elapsed_s >= policy.max_time_s / 4.0:
         return True
     return elapsed_s >= policy.first_window_s and (calls >= policy.min_window or
                                                     elapsed_s >= policy.window_floor_s)
 
 
-def first_batch(policy, per_call_s):
+def first_batch(policy, per_call_s, clock_ok=False):
     """Calls of the first window when every call takes per_call_s (first_window_done's rule
     with the time known beforehand; the timer itself cuts the window as it runs)."""
     per_call_s = max(per_call_s, 1e-9)
     calls = 1
-    while not first_window_done(policy, calls, calls * per_call_s):
+    while not first_window_done(policy, calls, calls * per_call_s, clock_ok):
         calls += 1
     return calls
 
@@ -195,7 +247,7 @@ def _differs(head, tail, sd):
 
 
 def next_step(policy, n, noise, history, elapsed_s, per_call_s, target=None, steady=True,
-              extend=None):
+              extend=None, least=None):
     """(stop_reason, None) or (None, calls in the next window).
 
     n: samples kept so far; noise: their noise_rel (None when unknown);
@@ -203,37 +255,41 @@ def next_step(policy, n, noise, history, elapsed_s, per_call_s, target=None, ste
     far; per_call_s: the wall time one profiled call took in the last window
     (session overhead included); target: the measurement's noise target (default the
     policy's); steady: whether the kept samples have stopped drifting (False: the next
-    window extends the series by `extend` calls, default n, whatever the noise says)."""
+    window extends the series by `extend` calls, default n, whatever the noise says);
+    least: the fewest samples to stop at (least_samples; default min_samples). A floor under
+    min_samples is one of long calls, which have had their time: min_time_s does not apply."""
     per_call_s = max(per_call_s, 1e-7)
     target = policy.noise_target if target is None else target
+    least = policy.min_samples if least is None else max(1, int(least))
+    timed = least < policy.min_samples or elapsed_s >= policy.min_time_s
     if n >= policy.max_samples:
         return "max_samples", None
-    warm = n >= policy.min_samples and elapsed_s >= policy.min_time_s
+    warm = n >= least and timed
     if warm and steady is not False and noise is not None and noise <= target:
         return "noise_target", None
     if warm and steady is not False and plateaued(history, policy):
         return "noise_plateau", None
-    if n < policy.min_samples:
-        want = policy.min_samples - n
+    if n < least:
+        want = least - n
     elif steady is False:
-        want = max(extend or n, policy.min_samples)
+        want = max(extend or n, least)
     elif noise is None:
-        want = max(n, policy.min_samples)
+        want = max(n, least)
     else:
         ratio = (noise / target) ** 2
         want = int(math.ceil(n * (ratio - 1.0) * 1.1))
-    want = max(want, (n + 1) // 2, policy.min_samples if n >= policy.min_samples else 1)
-    if elapsed_s < policy.min_time_s:
+    want = max(want, (n + 1) // 2, least if n >= least else 1)
+    if not timed:
         want = max(want, int(math.ceil((policy.min_time_s - elapsed_s) / per_call_s)))
     want = min(want, policy.max_batch, policy.max_samples - n)
     cap = policy.max_time_s
-    if n < policy.min_samples or steady is False:
+    if n < least or steady is False:
         cap = policy.max_time_s * policy.hard_cap_factor
     fit = int((cap - elapsed_s) / per_call_s + 1e-9)
-    if n < policy.min_samples:
+    if n < least:
         if fit < 1:
             return "time_cap", None
         return None, max(1, min(want, fit))
-    if fit < min(want, policy.min_samples):
+    if fit < min(want, least):
         return "time_cap", None
     return None, min(want, fit)

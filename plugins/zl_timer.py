@@ -59,8 +59,8 @@ USE_GEMS_METHODS = ("__init__", "__enter__", "__exit__")
 # under the same names (docs/run-directory.md).
 PROFILER_EXTRAS = ("calls_missing", "hold_us", "synced_calls", "hold_grown", "hold_reason",
                    "rehold", "steady",
-                   "transient_cut", "transient_ms", "noise_target_used", "kernels",
-                   "kernel_variants", "host_bound", "host_issue_us", "device_idle")
+                   "transient_cut", "transient_ms", "noise_target_used", "least_samples",
+                   "kernels", "kernel_variants", "host_bound", "host_issue_us", "device_idle")
 PROFILER_PLUGIN = "zl_profiler_timer"
 # The graph timer's warm-up and replay time (ms) after the profiler saw no device work.
 NO_WORK_WARMUP_MS = 2.5

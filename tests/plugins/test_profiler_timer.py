@@ -516,6 +516,8 @@ def test_a_steady_series_loses_no_samples(bench):
     for t in r.jsonl("plugins", "timer.jsonl"):
         assert t["steady"] is True and t["transient_cut"] == 0 and t["transient_ms"] == [], t
         assert t["profiler_calls"] == t["samples_total"], t
+        # short calls: the floor is min_samples
+        assert t["least_samples"] == 10 and t["n_samples"] >= 10, t
 
 
 def test_timer_records_the_kernels_each_call_ran(bench):
@@ -626,17 +628,72 @@ def test_samples_that_hold_the_hosts_issue_time_are_marked_host_bound(monkeypatc
         (None, None, "no spin kernel"), out
 
 
+def test_long_calls_at_a_steady_maximum_clock_stop_at_five_samples(monkeypatch):
+    # 2**30 elements of atan on an H100: 1.4 ms samples, 1.5 ms of wall a call, the SM clock
+    # at its 1980 MHz maximum throughout: one window of 5 calls (6 ms) meets the target
+    fake = _FakeMeasure(monkeypatch, [1], sample_ms=1.4, call_s=1.5e-3)
+    out = fake.measure(("atan", "torch", "f"))
+    assert fake.windows == [5], fake.windows
+    assert len(out["samples"]) == 5 and out["least_samples"] == 5, out
+    assert out["stop_reason"] == "noise_target" and out["estimate_ms"] == pytest.approx(1.4)
+    # 1.1 ms calls: 6 of them make the first window's 6 ms
+    fake = _FakeMeasure(monkeypatch, [1], sample_ms=1.0, call_s=1.1e-3)
+    assert len(fake.measure(("atan", "torch", "f"))["samples"]) == 6 and fake.windows == [6]
+
+
+def test_long_calls_below_the_maximum_clock_keep_ten_samples_and_their_time_room(monkeypatch):
+    # the clock power-capped from the start (1700 of 1980 MHz, the H200's gelu transient):
+    # the first window keeps its 20 ms of calls and the floor of 10
+    fake = _FakeMeasure(monkeypatch, [1], sample_ms=1.4, call_s=1.5e-3, mhz=1700.0)
+    out = fake.measure(("gelu", "torch", "f"))
+    assert fake.windows == [14] and out["least_samples"] == 10, (fake.windows, out)
+    # the clock fell during the first window (its last reading): 5 more calls make the 10
+    fake = _FakeMeasure(monkeypatch, [1], sample_ms=1.4, call_s=1.5e-3, end_mhz=1700.0)
+    out = fake.measure(("gelu", "torch", "f"))
+    assert fake.windows == [5, 5] and len(out["samples"]) == 10, (fake.windows, out)
+    assert out["least_samples"] == 10 and out["stop_reason"] == "noise_target", out
+    # calls just under 1 ms of wall are not long: the first window's rule is the old one
+    fake = _FakeMeasure(monkeypatch, [1], sample_ms=0.8, call_s=0.9e-3)
+    out = fake.measure(("exp", "torch", "f"))
+    assert fake.windows == [20] and out["least_samples"] == 10, (fake.windows, out)
+
+
+def test_calls_long_for_their_hold_keep_ten_samples(monkeypatch):
+    # 1.5 ms of wall a call, but 7 us samples: the first window stops at 5 calls, and the
+    # estimate then asks for the other 5
+    fake = _FakeMeasure(monkeypatch, [1], sample_ms=0.007, call_s=1.5e-3)
+    out = fake.measure(("index_select", "gems", "f"))
+    assert fake.windows == [5, 5] and out["least_samples"] == 10, (fake.windows, out)
+
+
+def test_a_failed_clock_reading_keeps_the_floor_at_ten(monkeypatch):
+    fake = _FakeMeasure(monkeypatch, [1], sample_ms=1.4, call_s=1.5e-3)
+    import zl_profiler_timer as pt
+    real = pt._profile_window
+
+    def window(*a, **k):
+        w = real(*a, **k)
+        w.readings = w.readings[:-1] + [(w.n, None)]
+        return w
+    monkeypatch.setattr(pt, "_profile_window", window)
+    out = fake.measure(("atan", "torch", "f"))
+    assert fake.windows == [5, 5] and out["least_samples"] == 10, (fake.windows, out)
+
+
 class _FakeMeasure:
     """measure() over a scripted profiler: the calls of the n-th measurement each run
     counts[n] activities (1 after the list), every sample sample_ms (1 us), every call 100 us of wall and
     host_s of host issue time; spin: the device module has a spin kernel; idle: the part of
-    each sample in which no activity ran (None: not read). The first window is
-    cut by its own rule."""
+    each sample in which no activity ran (None: not read); call_s: the wall of a call (100 us);
+    mhz: the SM clock before the first call, end_mhz after the last (of 1980). The first window
+    is cut by its own rule."""
 
-    def __init__(self, monkeypatch, counts, host_s=1e-5, spin=True, idle=None, sample_ms=1e-3):
+    def __init__(self, monkeypatch, counts, host_s=1e-5, spin=True, idle=None, sample_ms=1e-3,
+                 call_s=1e-4, mhz=1980.0, end_mhz=None):
         import zl_profiler_timer as pt
         self.pt, self.counts, self.t = pt, list(counts), [0.0]
         self.calls = 1
+        self.windows = []           # the calls of each window
 
         class Dev:
             synchronize = staticmethod(lambda: None)
@@ -658,14 +715,18 @@ class _FakeMeasure:
                            clock_read=None, clock_every=1, done=None, clock_every_s=None):
             k = n
             if done is not None:
-                k = next(i for i in range(1, n + 1) if done(i, i * 1e-4) or i == n)
-            self.t[0] += k * 1e-4
+                k = next(i for i in range(1, n + 1)
+                         if done(i, i * call_s, [(0, mhz)]) or i == n)
+            self.t[0] += k * call_s
+            self.windows.append(k)
             series = pt.CallSeries()
             series.samples, series.counts = [sample_ms] * k, [self.calls] * k
             series.index, series.sigs = list(range(k)), [("k",) * self.calls] * k
             if idle is not None:
                 series.busy = [sample_ms * (1.0 - idle)] * k
-            return pt.Window(series, [host_s] * k, [(0, 1980.0), (k, 1980.0)], 0.0, n=k)
+            return pt.Window(series, [host_s] * k,
+                             [(0, mhz), (k, mhz if end_mhz is None else end_mhz)], 0.0,
+                             loop_s=k * call_s, n=k)
         monkeypatch.setattr(pt, "_profile_window", profile_window)
 
     def measure(self, hint):

@@ -22,6 +22,55 @@ def test_the_first_window_is_cut_by_time_as_it_runs():
     assert zs.first_window_done(zs.Policy(first_max=5, min_window=5), 10, 0.0)  # min_samples
 
 
+def test_long_calls_at_the_maximum_clock_end_the_first_window_at_five():
+    # 1 ms of wall a call or more, the SM clock at its maximum so far, 6 ms of calls
+    assert zs.first_window_done(P, 5, 0.0075, clock_ok=True)
+    assert not zs.first_window_done(P, 5, 0.0075)                  # clock not known at max
+    assert not zs.first_window_done(P, 4, 0.012, clock_ok=True)    # min_samples_long first
+    assert not zs.first_window_done(P, 5, 0.0055, clock_ok=True)   # 1.1 ms calls, not 6 ms yet
+    assert zs.first_window_done(P, 6, 0.0066, clock_ok=True)
+    assert not zs.first_window_done(P, 10, 0.009, clock_ok=True)   # 0.9 ms calls are not long
+    assert zs.first_batch(P, 1.5e-3, clock_ok=True) == 5
+    assert zs.first_batch(P, 1.1e-3, clock_ok=True) == 6
+    assert zs.first_batch(P, 0.1, clock_ok=True) == 5
+    assert zs.first_batch(P, 0.9e-3, clock_ok=True) == 20
+    assert zs.first_batch(zs.Policy(min_samples_long=8), 1.5e-3, clock_ok=True) == 8
+    assert zs.Policy(min_samples=4).min_samples_long == 4       # never above min_samples
+
+
+def test_the_clock_at_its_maximum_means_every_reading_within_the_slack():
+    assert zs.clock_at_max(P, [1980.0, 1935.0], 1980.0)            # 3 % below is 1920.6
+    assert not zs.clock_at_max(P, [1980.0, 1905.0], 1980.0)
+    assert not zs.clock_at_max(P, [1980.0, None], 1980.0)
+    assert not zs.clock_at_max(P, [], 1980.0)
+    assert not zs.clock_at_max(P, [1980.0], None)
+    assert zs.clock_at_max(zs.Policy(long_clock_slack=0.2), [1600.0], 1980.0)
+
+
+def test_the_sample_floor_is_five_only_for_long_calls_at_the_maximum_clock():
+    at_max = [1980.0, 1965.0, 1980.0]
+    assert zs.least_samples(P, 1.5e-3, 1.4, at_max, 1980.0) == 5
+    assert zs.least_samples(P, 1e-3, 0.5, at_max, 1980.0) == 5
+    assert zs.least_samples(P, 0.99e-3, 0.9, at_max, 1980.0) == 10
+    assert zs.least_samples(P, None, 1.4, at_max, 1980.0) == 10
+    assert zs.least_samples(P, 1.5e-3, 1.4, at_max + [1700.0], 1980.0) == 10
+    assert zs.least_samples(P, 1.5e-3, 1.4, at_max, None) == 10
+    # a call long for its hold (a spin kernel of 1.5 ms before a 7 us index_select) or its
+    # host time is not a long kernel: on an H100 such a site had least 5 before this test
+    assert zs.least_samples(P, 1.6e-3, 0.007, at_max, 1980.0) == 10
+    assert zs.least_samples(P, 1.6e-3, 0.49, at_max, 1980.0) == 10
+    assert zs.least_samples(P, 1.6e-3, None, at_max, 1980.0) == 10
+    # next_step stops at that floor once the target is met, before min_time_s (the long
+    # calls had their 6 ms), and asks for the rest of it when short of it
+    assert zs.next_step(P, 5, 0.001, [(5, 0.001)], 0.009, 1.5e-3, least=5) == \
+        ("noise_target", None)
+    assert zs.next_step(P, 5, 0.001, [(5, 0.001)], 0.009, 1.5e-3)[0] is None
+    assert zs.next_step(P, 3, 0.001, [(3, 0.001)], 0.009, 1.5e-3, least=5) == (None, 2)
+    # a noisy long kernel still samples to its target
+    reason, n = zs.next_step(P, 5, 0.02, [(5, 0.02)], 0.009, 1.5e-3, least=5)
+    assert reason is None and n > 50
+
+
 def test_first_batch_covers_the_first_window_within_bounds():
     assert zs.first_batch(P, 200e-6) == 30           # 6 ms of 200 us calls
     assert zs.first_batch(P, 155e-6) == 39           # a small kernel's profiled call on the H200
