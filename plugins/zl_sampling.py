@@ -138,10 +138,10 @@ def first_window_done(policy, calls, elapsed_s, clock_ok=False):
     if calls >= max(policy.min_samples, min(max(policy.first_max, policy.min_window),
                                             policy.max_batch)):
         return True
-    if calls < policy.min_samples:
-        return bool(clock_ok) and long_calls(policy, calls, elapsed_s)
     if clock_ok and long_calls(policy, calls, elapsed_s):
         return True
+    if calls < policy.min_samples:
+        return False
     if elapsed_s >= policy.max_time_s / 4.0:
         return True
     return elapsed_s >= policy.first_window_s and (calls >= policy.min_window or
