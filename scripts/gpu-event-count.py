@@ -17,6 +17,7 @@ import torch
 
 import zl_device as zd
 import zl_profiler_timer as pt
+from gpu_probe_fit import fit
 
 sizes = [int(a) for a in sys.argv[1:]] or [100]
 torch_, dev = zd.device_api()
@@ -32,18 +33,6 @@ try:
 except Exception as e:  # noqa: BLE001
     print("flag_gems: not measured (%s)" % e)
 PARTS = ("enter", "loop", "exit", "events", "series")
-
-
-def fit(points):
-    """(fixed s, s a call) of a least-squares line through [(calls, seconds)]."""
-    n = len(points)
-    mx = sum(c for c, _ in points) / n
-    my = sum(y for _, y in points) / n
-    sxx = sum((c - mx) ** 2 for c, _ in points)
-    if sxx == 0:
-        return my, 0.0
-    b = sum((c - mx) * (y - my) for c, y in points) / sxx
-    return my - b * mx, b
 
 
 for label, fn in fns:

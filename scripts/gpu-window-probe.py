@@ -18,6 +18,7 @@ import torch
 
 import zl_device as zd
 import zl_profiler_timer as pt
+from gpu_probe_fit import fit
 
 sizes = [int(a) for a in sys.argv[1:]] or [10, 40]
 rounds = int(os.environ.get("ROUNDS", "5"))
@@ -77,17 +78,6 @@ def window(way, calls):
     s = pt.kineto_series(ev, prof.cpu, calls)
     t3 = time.perf_counter()
     return (t_loop - t_enter, t0 - t_loop, t1 - t0, t2 - t1, t3 - t2), s, len(ev)
-
-
-def fit(points):
-    n = len(points)
-    mx = sum(c for c, _ in points) / n
-    my = sum(y for _, y in points) / n
-    sxx = sum((c - mx) ** 2 for c, _ in points)
-    if sxx == 0:
-        return my, 0.0
-    b = sum((c - mx) * (y - my) for c, y in points) / sxx
-    return my - b * mx, b
 
 
 fn()
