@@ -31,7 +31,10 @@ How a measurement is timed (docs/timer.md):
    innermost op that was open on the launching thread (the launch's linked
    correlation id; the call's own range when no op was) -> the call range that
    contains that op on that thread. When the op cannot be found, the launch's
-   own timestamp on its thread decides. A call's sample is the time from the
+   own timestamp on its thread decides. A thread without call ranges whose ops name
+   a calling thread as their forward thread (the autograd engine's device thread,
+   running torch.autograd.grad's nodes while the caller waits in it) works for the
+   call open on that thread at the same time. A call's sample is the time from the
    start of its first activity to the end of its last: no subtraction. The
    activities' names make the call's kernel signature, recorded, never used to
    attribute.
@@ -96,11 +99,12 @@ class Event:
     start/end: ns (a CPU event other than a range is placed by its start alone: from_kineto
     gives it end = start); corr: correlation id (torch's op id for ops and ranges, the
     runtime's for launches and device activities); linked: for launches and device
-    activities, the id of the innermost op open when it launched (0: none)."""
+    activities, the id of the innermost op open when it launched (0: none); fwd: for an
+    autograd node's op, the thread that ran its forward (fwd_thread_id; 0: none)."""
 
-    __slots__ = ("kind", "name", "tid", "start", "end", "corr", "linked")
+    __slots__ = ("kind", "name", "tid", "start", "end", "corr", "linked", "fwd")
 
-    def __init__(self, kind, name, tid, start, end, corr, linked=0):
+    def __init__(self, kind, name, tid, start, end, corr, linked=0, fwd=0):
         self.kind = kind
         self.name = name
         self.tid = tid
@@ -108,6 +112,7 @@ class Event:
         self.end = end
         self.corr = corr
         self.linked = linked
+        self.fwd = fwd
 
     def __repr__(self):
         return "Event(%r, %r, tid=%r, %r..%r, corr=%r, linked=%r)" % (
@@ -133,12 +138,27 @@ class Attribution:
         self.ambiguous = 0
 
 
+def thread_owners(pairs, callers):
+    """{thread: the calling thread it works for} from (thread, forward thread) pairs of
+    CPU events: a thread that has no call ranges (not in callers) and whose ops name one
+    caller as their forward thread (autograd's device thread: torch.autograd.grad runs the
+    nodes there while the caller waits). A thread whose ops name no caller, or two, works
+    for none: its work during a call is not the call's."""
+    owners = {}
+    for tid, fwd in pairs:
+        if fwd and tid not in callers and fwd in callers:
+            owners[tid] = fwd if owners.get(tid, fwd) == fwd else None
+    return {t: f for t, f in owners.items() if f is not None}
+
+
 class _Ranges:
-    """The call ranges per thread, for "which range contains time t on thread tid"."""
+    """The call ranges per thread, for "which range contains time t on thread tid"; a
+    thread that works for a caller (owners) looks at its caller's ranges."""
 
     def __init__(self):
         self.by_tid = {}
         self.by_corr = {}
+        self.owners = {}
 
     def add(self, e, idx):
         self.by_tid.setdefault(e.tid, []).append((e.start, e.end, idx))
@@ -153,7 +173,10 @@ class _Ranges:
     def at(self, tid, t):
         rows = self.by_tid.get(tid)
         if not rows:
-            return None
+            tid = self.owners.get(tid)
+            rows = self.by_tid.get(tid)
+            if not rows:
+                return None
         i = bisect.bisect_right(self.starts[tid], t) - 1
         if i >= 0 and rows[i][0] <= t <= rows[i][1]:
             return rows[i][2]
@@ -172,6 +195,7 @@ def attribute(events, prefix=RANGE_PREFIX):
     ranges = _Ranges()
     cpu_by_corr = {}
     device = []
+    fwd_pairs = set()
     for e in events:
         if e.kind == "device":
             # A device-side copy of a range (Kineto's gpu_user_annotation) is no activity.
@@ -183,7 +207,10 @@ def attribute(events, prefix=RANGE_PREFIX):
             ranges.add(e, idx)
         else:
             cpu_by_corr.setdefault(e.corr, []).append(e)
+            if e.fwd:
+                fwd_pairs.add((e.tid, e.fwd))
     ranges.seal()
+    ranges.owners = thread_owners(fwd_pairs, ranges.by_tid)
     out = Attribution()
     for d in device:
         idx = _locate(d, ranges, cpu_by_corr)
@@ -296,8 +323,8 @@ def call_series(attribution, n_calls):
 def _kineto_fields(first):
     """The unbound methods of torch's _KinetoEvent class that the readers call (each call is one
     into torch's C++): name, device_type, correlation_id, linked_correlation_id,
-    start_thread_id, is_user_annotation (None on torch without it), and the start and end in
-    ns (start_us()/duration_us() on torch before 2.3)."""
+    start_thread_id, is_user_annotation and fwd_thread_id (None on torch without them), and
+    the start and end in ns (start_us()/duration_us() on torch before 2.3)."""
     k = type(first)
     if hasattr(k, "start_ns") and hasattr(k, "end_ns"):
         start_of, end_of = k.start_ns, k.end_ns
@@ -308,7 +335,8 @@ def _kineto_fields(first):
         def end_of(e):
             return (e.start_us() + e.duration_us()) * 1000
     return (k.name, k.device_type, k.correlation_id, k.linked_correlation_id,
-            k.start_thread_id, getattr(k, "is_user_annotation", None), start_of, end_of)
+            k.start_thread_id, getattr(k, "is_user_annotation", None),
+            getattr(k, "fwd_thread_id", None), start_of, end_of)
 
 
 def from_kineto(kineto_events, cpu_type, prefix=RANGE_PREFIX):
@@ -316,20 +344,21 @@ def from_kineto(kineto_events, cpu_type, prefix=RANGE_PREFIX):
 
     Uses name(), device_type(), start_ns()/end_ns() (start_us()/duration_us() on
     torch before 2.3), correlation_id(), linked_correlation_id(), start_thread_id()
-    and is_user_annotation() where torch has it. Each is a call into torch's C++, so
-    only what the attribution reads is asked: no end for CPU events but the ranges,
-    no thread for device events."""
+    and is_user_annotation() and fwd_thread_id() where torch has them. Each is a call into
+    torch's C++, so only what the attribution reads is asked: no end for CPU events but the
+    ranges, no thread for device events."""
     out = []
     if not kineto_events:
         return out
-    name, dtype, corr, linked, tid, user, start_of, end_of = _kineto_fields(kineto_events[0])
+    name, dtype, corr, linked, tid, user, fwd, start_of, end_of = \
+        _kineto_fields(kineto_events[0])
     append = out.append
     for e in kineto_events:
         if dtype(e) == cpu_type:
             n = name(e)
             s = start_of(e)
             append(Event("cpu", n, tid(e), s, end_of(e) if n.startswith(prefix) else s,
-                         corr(e), linked(e)))
+                         corr(e), linked(e), fwd(e) if fwd is not None else 0))
         elif user is None or not user(e):
             append(Event("device", name(e), None, start_of(e), end_of(e), corr(e), linked(e)))
     return out
@@ -345,7 +374,8 @@ def kineto_series(kineto_events, cpu_type, n_calls, prefix=RANGE_PREFIX):
     if not kineto_events:
         out.missing = n_calls
         return out
-    name, dtype, corr, linked, tid, user, start_of, end_of = _kineto_fields(kineto_events[0])
+    name, dtype, corr, linked, tid, user, fwd, start_of, end_of = \
+        _kineto_fields(kineto_events[0])
     plen = len(prefix)
     by_tid, range_of_op, cpu, dev = {}, {}, {}, []
     for e in kineto_events:
@@ -371,10 +401,27 @@ def kineto_series(kineto_events, cpu_type, n_calls, prefix=RANGE_PREFIX):
         rows.sort()
         starts[t] = [r[0] for r in rows]
 
+    owners = None
+
     def at(t, when):
+        nonlocal owners
         rows = by_tid.get(t)
         if not rows:
-            return None
+            # a thread without ranges: the caller it works for, if any (read once, and only
+            # in a window that asks: most have no such thread)
+            if owners is None:
+                pairs = []
+                if fwd is not None:
+                    for got in cpu.values():
+                        for _, e in got:
+                            te = tid(e)
+                            if te not in by_tid:
+                                pairs.append((te, fwd(e)))
+                owners = thread_owners(pairs, by_tid)
+            t = owners.get(t)
+            rows = by_tid.get(t)
+            if not rows:
+                return None
         i = bisect.bisect_right(starts[t], when) - 1
         if i >= 0 and rows[i][0] <= when <= rows[i][1]:
             return rows[i][2]

@@ -6,6 +6,8 @@ driver launch and its device activity share the runtime's correlation id and are
 linked to the innermost op open on the launching thread. The two id counters are
 separate and collide.
 """
+import json
+import os
 import random
 
 import pytest
@@ -199,8 +201,8 @@ def test_range_names_parse_only_our_prefix():
 class NewEvent:
     """torch >= 2.3's _KinetoEvent surface."""
 
-    def __init__(self, name, dtype, start, end, corr, linked, tid, user=False):
-        self.v = (name, dtype, start, end, corr, linked, tid, user)
+    def __init__(self, name, dtype, start, end, corr, linked, tid, user=False, fwd=0):
+        self.v = (name, dtype, start, end, corr, linked, tid, user, fwd)
 
     def name(self):
         return self.v[0]
@@ -225,6 +227,40 @@ class NewEvent:
 
     def is_user_annotation(self):
         return self.v[7]
+
+    def fwd_thread_id(self):
+        return self.v[8]
+
+
+class OldStyle:
+    """A NewEvent as a torch without fwd_thread_id() gives it."""
+
+    def __init__(self, e):
+        self.e = e
+
+    def name(self):
+        return self.e.name()
+
+    def device_type(self):
+        return self.e.device_type()
+
+    def start_ns(self):
+        return self.e.start_ns()
+
+    def end_ns(self):
+        return self.e.end_ns()
+
+    def correlation_id(self):
+        return self.e.correlation_id()
+
+    def linked_correlation_id(self):
+        return self.e.linked_correlation_id()
+
+    def start_thread_id(self):
+        return self.e.start_thread_id()
+
+    def is_user_annotation(self):
+        return self.e.is_user_annotation()
 
 
 class OldEvent:
@@ -287,15 +323,16 @@ def random_session(rnd, calls):
     the attribution meets: per call a wait for the device, a flush (an op, its launch, its
     kernel) and a hold (a launch no op encloses), the range, then one of: a torch op that
     launches a memset and a kernel (cuBLAS), Triton launches no op encloses, an op whose
-    launch is missing from the trace, nothing at all; ids from two counters that collide;
-    now and then another thread's launch, an activity before the first range, a range's
-    device copy."""
+    launch is missing from the trace, nothing at all, a backward (the autograd engine's
+    thread 3 runs a node whose forward thread is 1, its op and the op's launch, and an
+    AccumulateGrad's launch); ids from two counters that collide; now and then another
+    thread's launch, an activity before the first range, a range's device copy."""
     ev, op_id, rt_id, t, g = [], 0, 0, 1_000_000, 5_000_000
 
-    def op(name, start, end, tid=1):
+    def op(name, start, end, tid=1, fwd=0):
         nonlocal op_id
         op_id += 1
-        ev.append(NewEvent(name, CPU, start, end, op_id, 0, tid))
+        ev.append(NewEvent(name, CPU, start, end, op_id, 0, tid, fwd=fwd))
         return op_id
 
     def launch(linked, start, dev_name, dur, tid=1, api="cudaLaunchKernel", lost=False):
@@ -314,7 +351,7 @@ def random_session(rnd, calls):
         launch(z, t + 200, "zero_kernel", 58000)
         launch(0, t + 1000, "spin_kernel", 20000)
         r = op("zl_call#%d" % i, t + 2000, t + 9000)
-        kind = rnd.choice(("cublas", "triton", "lost", "none", "cublas", "triton"))
+        kind = rnd.choice(("cublas", "triton", "lost", "none", "cublas", "triton", "backward"))
         if kind == "cublas":
             m = op("aten::mm", t + 2100, t + 8000)
             launch(m, t + 2200, "Memset (Device)", 300, api="cudaMemsetAsync")
@@ -326,6 +363,13 @@ def random_session(rnd, calls):
         elif kind == "lost":
             m = op("aten::add", t + 2100, t + 8000)
             launch(m, t + 2200, "add_kernel", 900, lost=True)
+        elif kind == "backward":
+            op("autograd::engine::evaluate_function: MulBackward0", t + 2100, t + 7000, tid=3,
+               fwd=1)
+            m = op("aten::mul", t + 2200, t + 6000, tid=3)
+            launch(m, t + 2300, "mul_kernel", rnd.randint(500, 3000), tid=3)
+            if rnd.random() < 0.5:
+                launch(0, t + 7500, "accumulate_grad", 300, tid=3)
         if rnd.random() < 0.2:
             launch(0, t + 3000, "other_thread", 400, tid=2)
         if rnd.random() < 0.5:
@@ -373,3 +417,85 @@ def test_busy_is_the_union_of_a_calls_activity_spans():
     assert pt.busy_ns([(0, 10, "a"), (5, 8, "b")]) == 10
     assert pt.idle_fraction(0.05, 0.03) == pytest.approx(0.4)
     assert pt.idle_fraction(0.0, 0.0) == 0.0
+
+
+def engine_events():
+    """Call 0 of a torch.autograd.grad: the caller (T1) holds the range and launches
+    nothing; the engine's device thread (T2) runs the node (forward thread T1), its op and
+    the launch. Thread 3 runs an op of its own at the same time (forward thread 0)."""
+    return [
+        rng(0, 100, 300, corr=1),
+        Event("cpu", "autograd::engine::evaluate_function: GeluBackward0", T2, 150, 150, 2,
+              0, T1),
+        Event("cpu", "GeluBackward0", T2, 155, 155, 3, 0, T1),
+        op("aten::gelu_backward", 160, 260, corr=4, tid=T2),
+        launch(200, corr=50, linked=4, tid=T2),
+        Event("cpu", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+              T2, 270, 270, 5),
+        launch(275, corr=51, linked=0, tid=T2),
+        op("aten::add", 160, 190, corr=6, tid=3), launch(170, corr=52, linked=6, tid=3),
+        # after the call: the engine's work for no open call
+        op("aten::mul", 400, 410, corr=7, tid=T2), launch(405, corr=53, linked=7, tid=T2),
+        act("gelu_backward_kernel", 1000, 1100, corr=50, linked=4),
+        act("accumulate", 1100, 1110, corr=51),
+        act("theirs", 1000, 1400, corr=52, linked=6),
+        act("late", 2000, 2010, corr=53, linked=7),
+    ]
+
+
+def test_the_autograd_engines_thread_works_for_the_call_open_on_its_caller():
+    a = pt.attribute(engine_events())
+    assert spans(a) == {0: [(1000, 1100), (1100, 1110)]}
+    assert a.unattributed == 2      # thread 3's op, and the engine's work after the call
+
+
+def test_a_thread_whose_ops_name_two_callers_works_for_neither():
+    events = engine_events() + [rng(1, 500, 600, corr=8, tid=3),
+                                Event("cpu", "MulBackward0", T2, 520, 520, 9, 0, 3)]
+    a = pt.attribute(events)
+    assert spans(a) == {} and a.unattributed == 4      # every activity
+
+
+def _fixture_windows():
+    path = os.path.join(os.path.dirname(__file__), "..", "fixtures", "kineto",
+                        "backward_h100.json")
+    with open(path) as f:
+        data = json.load(f)
+    kinds = {"CPU": CPU, "CUDA": CUDA}
+    fields = data["fields"]
+    out = {}
+    for label, rows in data["windows"].items():
+        evs = []
+        for r in rows:
+            v = dict(zip(fields, r))
+            evs.append(NewEvent(v["name"], kinds[v["device_type"]], v["start_ns"], v["end_ns"],
+                                v["correlation_id"], v["linked_correlation_id"],
+                                v["start_thread_id"], fwd=v["fwd_thread_id"]))
+        out[label] = evs
+    return data["calls"], out
+
+
+def test_backward_calls_read_on_an_h100_are_timed_from_the_engines_kernels():
+    calls, windows = _fixture_windows()
+    nll = pt.kineto_series(windows["nll_loss"], CPU, calls)
+    assert nll.missing == 0 and nll.counts == [3] * calls
+    assert all(sig[1].startswith("void at::native::(anonymous namespace)::nll_loss_backward")
+               and sig[2].startswith("void (anonymous namespace)::softmax_warp_backward")
+               for sig in nll.sigs)
+    gelu = pt.kineto_series(windows["gelu"], CPU, calls)
+    # the caller's own normal kernel and the engine's gelu backward, in every call
+    assert gelu.counts == [2] * calls
+    assert all("GeluBackward" in sig[1] for sig in gelu.sigs)
+    for label, evs in windows.items():
+        want = pt.call_series(pt.attribute(pt.from_kineto(evs, CPU)), calls)
+        for field in ("samples", "counts", "index", "sigs", "busy", "missing"):
+            assert getattr(nll if label == "nll_loss" else gelu, field) == \
+                getattr(want, field), (label, field)
+
+
+def test_without_the_forward_thread_the_engines_kernels_are_nobodys():
+    # torch without fwd_thread_id (or a trace without it): as before, the engine's kernels
+    # are not the call's, and a call whose caller launched nothing has no sample
+    calls, windows = _fixture_windows()
+    old = [OldStyle(e) for e in windows["nll_loss"]]
+    assert pt.kineto_series(old, CPU, calls).missing == calls
