@@ -289,6 +289,34 @@ def test_launches_without_a_linked_op_are_placed_by_their_launch_time(bench):
         assert t["kernels_per_call"] == 1 and t["calls_missing"] == 0, t
 
 
+MUL_BACKWARD = "benchmark/test_ops.py::test_mul_backward"
+
+
+def test_a_backward_call_is_timed_from_the_kernels_the_autograd_engine_launches(bench):
+    # FlagGems' backward marks time torch.autograd.grad(): the engine runs the node and
+    # launches its kernel on its own thread, which has no call range; the node's op names
+    # the caller as its forward thread, so the kernel is the call's (wave 17: before, every
+    # backward call read as having no kernel and fell back)
+    r = bench.run([MUL_BACKWARD], backend_env("cuda", **ONE_SHAPE))
+    assert r.rc == 0, r
+    recs = by_side(r.jsonl("plugins", "timer.jsonl"))
+    for side, per_element in (("torch", 5e-6), ("gems", 4e-6)):
+        t = recs[side]
+        assert (t["timer"], t["fallback_reason"], t["no_device_work"]) == \
+            ("profiler", None, False), t
+        assert t["estimate_ms"] == pytest.approx(N * per_element, rel=1e-6), t
+        assert (t["kernels_per_call"], t["kernels"], t["calls_missing"]) == \
+            (1, ["mul_backward_kernel"], 0), t
+
+
+def test_without_the_forward_thread_a_backward_call_falls_back_as_before(bench):
+    r = bench.run([MUL_BACKWARD], backend_env("cuda", FAKE_PROFILER="nofwd", **ONE_SHAPE))
+    assert r.rc == 0, r
+    for t in r.jsonl("plugins", "timer.jsonl"):
+        assert t["timer"] == "graph" and t["no_device_work"] is True, t
+        assert t["fallback_reason"].startswith("the profiler recorded no device activity"), t
+
+
 def test_profiler_plan_without_its_plugin_says_so(bench):
     plugins = ("zl_timer", "zl_graph_timer", "zl_vendor_guard")
     r = bench.run([ADD], backend_env("cuda", **ONE_SHAPE), plugins=plugins)

@@ -83,13 +83,14 @@ def _noisy(cost_ms, name):
 
 
 @contextlib.contextmanager
-def _op(name):
-    """A torch op (aten::...) around fake work: a profiler session records it."""
+def _op(name, fwd=0):
+    """A torch op (aten::...) around fake work: a profiler session records it (fwd: the
+    forward thread of an autograd node's op)."""
     session = _session[0]
     if session is None:
         yield
         return
-    rec = session.enter(name)
+    rec = session.enter(name, fwd=fwd)
     try:
         yield
     finally:

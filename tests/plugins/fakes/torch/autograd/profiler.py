@@ -33,7 +33,7 @@ class _KinetoEvent:
     """The methods of torch._C._autograd._KinetoEvent that the timer reads."""
 
     def __init__(self, name, device_type, start_ns, end_ns, corr, linked, tid,
-                 user_annotation=False):
+                 user_annotation=False, fwd=0):
         self._name = name
         self._device_type = device_type
         self._start = int(start_ns)
@@ -42,6 +42,7 @@ class _KinetoEvent:
         self._linked = linked
         self._tid = tid
         self._user = user_annotation
+        self._fwd = fwd
 
     def name(self):
         return self._name
@@ -73,6 +74,15 @@ class _KinetoEvent:
     def is_user_annotation(self):
         return self._user
 
+    def fwd_thread_id(self):
+        return self._fwd
+
+
+class _KinetoEventNoFwd(_KinetoEvent):
+    """A torch whose _KinetoEvent has no fwd_thread_id() (FAKE_PROFILER=nofwd)."""
+
+    fwd_thread_id = None
+
 
 class _ProfilerResult:
     def __init__(self, events, start_ns):
@@ -97,25 +107,27 @@ class _Session:
         self.cuda = cuda
         self.device = device and os.environ.get("FAKE_PROFILER") != "nodevice"
         self.link = os.environ.get("FAKE_PROFILER") != "nolink"
+        self.event = _KinetoEventNoFwd if os.environ.get("FAKE_PROFILER") == "nofwd" \
+            else _KinetoEvent
         self.events = []
         self.stacks = {}
         self.start = cuda._cpu_ns[0]
 
-    def enter(self, name, user=False):
+    def enter(self, name, user=False, fwd=0):
         tid = self.cuda.thread_id()
-        rec = [name, tid, self.cuda._tick(OP_NS), _next(_op_ids), user, None]
+        rec = [name, tid, self.cuda._tick(OP_NS), _next(_op_ids), user, None, fwd]
         self.stacks.setdefault(tid, []).append(rec)
         if user:
             rec[5] = self.cuda._clock[0]
         return rec
 
     def exit(self, rec):
-        name, tid, start, corr, user, dev_start = rec
+        name, tid, start, corr, user, dev_start, fwd = rec
         end = self.cuda._tick(OP_NS)
         self.stacks[tid].remove(rec)
-        self.events.append(_KinetoEvent(name, DeviceType.CPU, start, end, corr, 0, tid))
+        self.events.append(self.event(name, DeviceType.CPU, start, end, corr, 0, tid, fwd=fwd))
         if user and self.device:
-            self.events.append(_KinetoEvent(name, DeviceType.CUDA, dev_start * 1e6,
+            self.events.append(self.event(name, DeviceType.CUDA, dev_start * 1e6,
                                             self.cuda._clock[0] * 1e6, 0, 0, 0, True))
 
     def launch(self, runtime_name, device_name, start_ms, end_ms):
@@ -128,10 +140,10 @@ class _Session:
         corr = _next(_runtime_ids)
         t0 = self.cuda._tick(LAUNCH_NS // 2)
         self.cuda._tick(LAUNCH_NS // 2)
-        self.events.append(_KinetoEvent(runtime_name, DeviceType.CPU, t0, t0 + LAUNCH_NS // 4,
+        self.events.append(self.event(runtime_name, DeviceType.CPU, t0, t0 + LAUNCH_NS // 4,
                                         corr, linked, tid))
         if self.device:
-            self.events.append(_KinetoEvent(device_name, DeviceType.CUDA,
+            self.events.append(self.event(device_name, DeviceType.CUDA,
                                             _quant(int(round(start_ms * 1e6))),
                                             _quant(int(round(end_ms * 1e6))), corr, linked, 0))
 

@@ -15,8 +15,10 @@ class Benchmark:
     DEFAULT_DTYPES = [torch.float16]
     DEFAULT_SHAPES = [(1024,), (4096,)]
 
-    def __init__(self, op_name, torch_op, dtypes=None, gems_op=None, shapes=None):
+    def __init__(self, op_name, torch_op, dtypes=None, gems_op=None, shapes=None,
+                 is_backward=False):
         self.op_name = op_name
+        self.is_backward = is_backward
         self.torch_op = torch_op
         self.gems_op = gems_op
         self.dtypes = dtypes or self.DEFAULT_DTYPES
@@ -36,6 +38,13 @@ class Benchmark:
     def get_latency(self, op, *args, **kwargs):
         from . import conftest
         fn = lambda: op(*args, **kwargs)  # noqa: E731
+        if self.is_backward:
+            # as FlagGems' base.py: the forward once, then the backward is what is timed
+            out = fn()
+            dout = torch.randn(out.shape, dtype=out.dtype, device=flag_gems.device)
+            xs = [args[0]]
+            fn = lambda: torch.autograd.grad((out,), xs, grad_outputs=(dout,),  # noqa: E731
+                                             retain_graph=True)
         if vendor_name == "ascend":
             do_bench = triton.backends.ascend.testing.do_bench_npu
             return do_bench(fn)

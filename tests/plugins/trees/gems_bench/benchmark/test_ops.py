@@ -47,6 +47,19 @@ def torch_mul(x, y):
     return torch.empty(x.shape, dtype=x.dtype)
 
 
+def _mul_with_backward(cost_per_element):
+    """A forward whose output's node launches the backward kernel (cost_per_element ms an
+    element) when torch.autograd.grad runs it on the engine's thread."""
+    def op(x, y):
+        torch.cuda._launch(x.numel() * 3e-6, "mul_forward")
+        out = torch.empty(x.shape, dtype=x.dtype)
+        out.grad_fn = torch.autograd._Node(
+            "MulBackward0", lambda: torch.cuda._launch(x.numel() * cost_per_element,
+                                                       "mul_backward_kernel"))
+        return out
+    return op
+
+
 @pytest.mark.add
 def test_add():
     Benchmark("add", torch_add, shapes=_shapes()).run()
@@ -77,3 +90,9 @@ def test_mm():
 @pytest.mark.broken
 def test_broken():
     Benchmark("broken", torch_mul, gems_op=broken, shapes=_shapes()).run()
+
+
+@pytest.mark.mul_backward
+def test_mul_backward():
+    Benchmark("mul_backward", _mul_with_backward(5e-6), gems_op=_mul_with_backward(4e-6),
+              shapes=_shapes(), is_backward=True).run()
