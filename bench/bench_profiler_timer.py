@@ -35,10 +35,11 @@ REPEATS = 7
 class KEvent:
     """Shaped like torch._C._autograd._KinetoEvent (the methods from_kineto calls)."""
 
-    __slots__ = ("n", "d", "s", "e", "c", "l", "t", "u")
+    __slots__ = ("n", "d", "s", "e", "c", "l", "t", "u", "f")
 
-    def __init__(self, n, d, s, e, c, l, t, u=False):
+    def __init__(self, n, d, s, e, c, l, t, u=False, f=0):
         self.n, self.d, self.s, self.e, self.c, self.l, self.t, self.u = n, d, s, e, c, l, t, u
+        self.f = f
 
     def name(self):
         return self.n
@@ -64,16 +65,21 @@ class KEvent:
     def is_user_annotation(self):
         return self.u
 
+    def fwd_thread_id(self):
+        return self.f
+
 
 CPU, CUDA = object(), object()
 
 
-def session(calls, memset=False):
+def session(calls, memset=False, backward=False):
     """The events of one session as Kineto lists them for a cuBLAS-like op: per call the
     wait for the device (cudaDeviceSynchronize, no op around it), a flush (aten::zero_, its
     launch, its kernel), the hold (torch.cuda._sleep: a launch no op encloses and its spin
     kernel), the range, aten::mm inside it, a memset and a GEMM launched from it, and
-    Kineto's device copy of the range."""
+    Kineto's device copy of the range. backward: torch.autograd.grad's call instead, the
+    node (the engine's evaluate_function op and the node's op, forward thread 1) and
+    aten::mm with its launches on the engine's thread 2."""
     ev, op_id, rt_id, t, g = [], 1000, 1, 1_700_000_000_000_000_000, 5_000_000
     for i in range(calls):
         ev.append(KEvent("cudaDeviceSynchronize", CPU, t - 2000, t - 1000, rt_id, 0, 1))
@@ -92,12 +98,18 @@ def session(calls, memset=False):
         rng = op_id
         t += 4000
         ev.append(KEvent("zl_call#%d" % i, CPU, t, t + 9000, rng, 0, 1))
+        tid = 1
+        if backward:
+            tid = 2
+            for name in ("autograd::engine::evaluate_function: MmBackward0", "MmBackward0"):
+                op_id += 1
+                ev.append(KEvent(name, CPU, t + 300, t + 8500, op_id, 0, tid, f=1))
         op_id += 1
-        ev.append(KEvent("aten::mm", CPU, t + 500, t + 8000, op_id, 0, 1))
+        ev.append(KEvent("aten::mm", CPU, t + 500, t + 8000, op_id, 0, tid))
         kinds = [("cudaMemsetAsync", "Memset (Device)")] if memset else []
         kinds.append(("cudaLaunchKernel", "sm90_xmma_gemm"))
         for rt, dv in kinds:
-            ev.append(KEvent(rt, CPU, t + 1000, t + 1500, rt_id, op_id, 1))
+            ev.append(KEvent(rt, CPU, t + 1000, t + 1500, rt_id, op_id, tid))
             ev.append(KEvent(dv, CUDA, g, g + 2000, rt_id, op_id, 0))
             rt_id += 1
             g += 2000
@@ -176,8 +188,9 @@ def main():
           % (sys.version.split()[0], REPEATS, os.getloadavg()[0], os.cpu_count()))
     print("%-56s %10s %10s %-5s %5s" % ("metric", "goal", "measured", "unit", "ratio"))
     ok = True
-    for calls, memset in ((1000, False), (1000, True), (200, True)):
-        ev = session(calls, memset)
+    for calls, memset, backward in ((1000, False, False), (1000, True, False),
+                                    (200, True, False), (1000, True, True), (200, True, True)):
+        ev = session(calls, memset, backward)
 
         def parse():
             return pt.kineto_series(ev, CPU, calls)
@@ -191,7 +204,8 @@ def main():
         assert got.missing == 0 and set(got.counts) == {2 if memset else 1}, (got.missing, set(got.counts))
         assert (got.samples, got.sigs) == (want.samples, want.sigs)
         us = best_of(parse) / calls * 1e6
-        ok &= row("events -> samples per call, %d calls, %d events/call" % (calls, len(ev) // calls),
+        ok &= row("events -> samples per call, %d calls, %d events/call%s"
+                  % (calls, len(ev) // calls, ", backward" if backward else ""),
                   GOAL_PARSE_US_PER_CALL, us, "us")
         row("  the reference attribution (neutral events), per call", None,
             best_of(reference) / calls * 1e6, "us")
