@@ -232,35 +232,10 @@ class NewEvent:
         return self.v[8]
 
 
-class OldStyle:
+class OldStyle(NewEvent):
     """A NewEvent as a torch without fwd_thread_id() gives it."""
 
-    def __init__(self, e):
-        self.e = e
-
-    def name(self):
-        return self.e.name()
-
-    def device_type(self):
-        return self.e.device_type()
-
-    def start_ns(self):
-        return self.e.start_ns()
-
-    def end_ns(self):
-        return self.e.end_ns()
-
-    def correlation_id(self):
-        return self.e.correlation_id()
-
-    def linked_correlation_id(self):
-        return self.e.linked_correlation_id()
-
-    def start_thread_id(self):
-        return self.e.start_thread_id()
-
-    def is_user_annotation(self):
-        return self.e.is_user_annotation()
+    fwd_thread_id = None
 
 
 class OldEvent:
@@ -497,5 +472,5 @@ def test_without_the_forward_thread_the_engines_kernels_are_nobodys():
     # torch without fwd_thread_id (or a trace without it): as before, the engine's kernels
     # are not the call's, and a call whose caller launched nothing has no sample
     calls, windows = _fixture_windows()
-    old = [OldStyle(e) for e in windows["nll_loss"]]
+    old = [OldStyle(*e.v) for e in windows["nll_loss"]]
     assert pt.kineto_series(old, CPU, calls).missing == calls
