@@ -302,6 +302,16 @@ def timer_figures(recs, label):
     if big:
         print("  median noise_rel of kernels >= 5 us: %.3f %% (goal <= 0.5 %%), max %.3f %%, n=%d" % (
             100 * statistics.median(big), 100 * max(big), len(big)))
+    # the timer's wall by the timer that took each row (wave 17: the direct timer's backward
+    # rows were half of a sweep's timer)
+    per = {}
+    for r in recs:
+        if r.get("timer_s") is not None:
+            per.setdefault(r.get("timer"), []).append(r["timer_s"])
+    print("  timer wall by timer: %s" % "; ".join(
+        "%s %d rows %.1f s (median %.3f, p90 %.3f s)" % (k, len(v), sum(v), statistics.median(v),
+                                                          quantile(v, 0.9))
+        for k, v in sorted(per.items(), key=lambda kv: -sum(kv[1]))))
     used, stops = {}, {}
     for r in recs:
         used[r.get("timer")] = used.get(r.get("timer"), 0) + 1
