@@ -16,6 +16,7 @@ import torch
 
 import zl_device as zd
 import zl_profiler_timer as pt
+from gpu_probe import timed_window
 
 calls = int(sys.argv[1]) if len(sys.argv) > 1 else 8
 torch_, dev = zd.device_api()
@@ -59,18 +60,9 @@ for label, make in (("gelu", case_gelu), ("nll_loss", case_nll)):
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
-    p = prof.session("cuda")
-    p.__enter__()
-    for i in range(calls):
-        torch.cuda.synchronize()
-        flush()
-        with prof.record("zl_call#%d" % i):
-            fn()
-    p.__exit__(None, None, None)
-    ev = p.kineto_results.events()
+    _, ev, s = timed_window(prof, fn, flush, calls, sync=dev.synchronize)
     rows = [fields(e) for e in ev]
     dump[label] = rows
-    s = pt.kineto_series(ev, prof.cpu, calls)
     print("== %s: %d events; kineto_series: %d of %d calls attributed, samples (us) %s"
           % (label, len(rows), len(s.samples), calls, [round(x * 1e3, 2) for x in s.samples]))
     print("   signatures: %s" % sorted(set(s.sigs))[:3])

@@ -15,13 +15,13 @@ import itertools
 import random
 import statistics
 import sys
-import time
 
 import torch
 
 import zl_common as zc
 import zl_device as zd
 import zl_profiler_timer as pt
+from gpu_probe import atan_calls, timed_window
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
 torch_, dev = zd.device_api()
@@ -88,22 +88,8 @@ class UserRange:
         exit_(self.h)
 
 
-fns = []
-gems = None
-try:
-    import flag_gems
-    gems = getattr(flag_gems.ops, "atan", None) or getattr(flag_gems, "atan", None)
-except Exception as e:  # noqa: BLE001
-    print("flag_gems: not measured (%s)" % e)
-for shape in ((64, 64), (1 << 20,), (4096, 4096), (1 << 28,)):
-    x = torch.randn(shape, device="cuda", dtype=torch.float16)
-    label = "x".join(map(str, shape))
-    fns.append(("torch " + label, (lambda x=x: torch.atan(x)), x.numel()))
-    if gems is not None:
-        fns.append(("gems " + label, (lambda x=x: gems(x)), x.numel()))
-for _, fn, _ in fns:
-    fn()
-torch.cuda.synchronize()
+fns = atan_calls(torch, [(torch.float16, s) for s in ((64, 64), (1 << 20,), (4096, 4096),
+                                                      (1 << 28,))])
 
 combos = list(itertools.product(("tri256", "l2", "l2x2"), ("all", "user"), (1, 0)))
 res = {}
@@ -118,28 +104,14 @@ for rnd in range(rounds):
             flush = flushes[fl]
             state["user"] = scope == "user"
             rec = UserRange if scope == "user" else prof.record
-            p = prof.session("cuda")
-            p.__enter__()
-            t0 = time.perf_counter()
-            for i in range(calls):
-                if sync:
-                    dev.synchronize()
-                flush()
-                with rec(pt.RANGE_PREFIX + str(i)):
-                    fn()
-            t1 = time.perf_counter()
-            p.__exit__(None, None, None)
-            t2 = time.perf_counter()
-            ev = p.kineto_results.events()
-            t3 = time.perf_counter()
-            s = pt.kineto_series(ev, prof.cpu, calls)
-            t4 = time.perf_counter()
+            (_, loop, exit_s, events_s, series_s), ev, s = timed_window(
+                prof, fn, flush, calls, sync=dev.synchronize if sync else None, record=rec)
             state["user"] = False
             r = res.setdefault((label, combo), {"loop": [], "exit": [], "read": [], "ev": [],
                                                 "n": [], "samples": []})
-            r["loop"].append((t1 - t0) / calls * 1e6)
-            r["exit"].append((t2 - t1) / calls * 1e6)
-            r["read"].append((t4 - t2) / calls * 1e6)
+            r["loop"].append(loop / calls * 1e6)
+            r["exit"].append(exit_s / calls * 1e6)
+            r["read"].append((events_s + series_s) / calls * 1e6)
             r["ev"].append(len(ev) / calls)
             r["n"].append(len(s.samples))
             r["samples"] += s.samples

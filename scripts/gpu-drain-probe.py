@@ -19,13 +19,13 @@ import os
 import random
 import statistics
 import sys
-import time
 
 import torch
 
 import zl_common as zc
 import zl_device as zd
 import zl_profiler_timer as pt
+from gpu_probe import atan_calls, timed_window
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
 torch_, dev = zd.device_api()
@@ -65,24 +65,10 @@ if keep:
 prof = pt._profiler_for(torch)
 prof.start("cuda")
 
-fns = []
-gems = None
-try:
-    import flag_gems
-    gems = getattr(flag_gems.ops, "atan", None) or getattr(flag_gems, "atan", None)
-except Exception as e:  # noqa: BLE001
-    print("flag_gems: not measured (%s)" % e)
-for dt, shape in ((torch.float16, (64, 64)), (torch.float16, (1 << 20,)),
-                  (torch.float16, (4096, 4096)), (torch.float16, (64, 512, 512)),
-                  (torch.float32, (4096, 4096)), (torch.float16, (1 << 28,))):
-    x = torch.randn(shape, device="cuda", dtype=dt)
-    label = "%s %s" % (str(dt)[6:], "x".join(map(str, shape)))
-    fns.append(("torch " + label, (lambda x=x: torch.atan(x)), x.numel()))
-    if gems is not None:
-        fns.append(("gems " + label, (lambda x=x: gems(x)), x.numel()))
-for _, fn, _ in fns:
-    fn()
-torch.cuda.synchronize()
+fns = atan_calls(torch, ((torch.float16, (64, 64)), (torch.float16, (1 << 20,)),
+                         (torch.float16, (4096, 4096)), (torch.float16, (64, 512, 512)),
+                         (torch.float32, (4096, 4096)), (torch.float16, (1 << 28,))),
+                 dtype_in_label=True)
 
 res = {}
 rng = random.Random(15)
@@ -92,25 +78,13 @@ for rnd in range(rounds):
         rng.shuffle(order)
         calls = 20 if numel >= 1 << 27 else 100
         for name, flush in order:
-            p = prof.session("cuda")
-            p.__enter__()
-            t0 = time.perf_counter()
-            for i in range(calls):
-                dev.synchronize()
-                flush()
-                with prof.record(pt.RANGE_PREFIX + str(i)):
-                    fn()
-            t1 = time.perf_counter()
-            p.__exit__(None, None, None)
-            t2 = time.perf_counter()
-            ev = p.kineto_results.events()
-            s = pt.kineto_series(ev, prof.cpu, calls)
-            t4 = time.perf_counter()
+            (_, loop, exit_s, events_s, series_s), ev, s = timed_window(
+                prof, fn, flush, calls, sync=dev.synchronize)
             r = res.setdefault((label, name), {"loop": [], "exit": [], "read": [], "ev": [],
                                                "samples": []})
-            r["loop"].append((t1 - t0) / calls * 1e6)
-            r["exit"].append((t2 - t1) / calls * 1e6)
-            r["read"].append((t4 - t2) / calls * 1e6)
+            r["loop"].append(loop / calls * 1e6)
+            r["exit"].append(exit_s / calls * 1e6)
+            r["read"].append((events_s + series_s) / calls * 1e6)
             r["ev"].append(len(ev) / calls)
             # the first five calls of a window are a transient the timer's cut may take
             r["samples"] += s.samples[5:]

@@ -17,7 +17,7 @@ import torch
 
 import zl_device as zd
 import zl_profiler_timer as pt
-from gpu_probe_fit import fit
+from gpu_probe import PARTS, fit, timed_window
 
 sizes = [int(a) for a in sys.argv[1:]] or [100]
 torch_, dev = zd.device_api()
@@ -32,7 +32,6 @@ try:
                 else flag_gems.atan(x)))
 except Exception as e:  # noqa: BLE001
     print("flag_gems: not measured (%s)" % e)
-PARTS = ("enter", "loop", "exit", "events", "series")
 
 
 for label, fn in fns:
@@ -45,24 +44,8 @@ for label, fn in fns:
     points = {part: [] for part in PARTS}
     for rnd in range(3):
         for calls in sizes:
-            t_enter = time.perf_counter()
-            p = prof.session("cuda")
-            p.__enter__()
-            t_loop = time.perf_counter()
-            for i in range(calls):
-                dev.synchronize()
-                flush()
-                with prof.record(pt.RANGE_PREFIX + str(i)):
-                    fn()
-            t0 = time.perf_counter()
-            p.__exit__(None, None, None)
-            t1 = time.perf_counter()
-            ev = p.kineto_results.events()
-            t2 = time.perf_counter()
-            s = pt.kineto_series(ev, prof.cpu, calls)
-            t3 = time.perf_counter()
-            for part, secs in zip(PARTS, (t_loop - t_enter, t0 - t_loop, t1 - t0, t2 - t1,
-                                          t3 - t2)):
+            parts, ev, s = timed_window(prof, fn, flush, calls, sync=dev.synchronize)
+            for part, secs in zip(PARTS, parts):
                 points[part].append((calls, secs))
             if calls != sizes[0]:
                 continue
@@ -71,9 +54,10 @@ for label, fn in fns:
             print("%s round %d: %d calls, %d events (%.1f a call), samples %d, median %.4f ms" % (
                 label, rnd, calls, len(ev), len(ev) / calls, len(s.samples),
                 sorted(s.samples)[len(s.samples) // 2] if s.samples else float("nan")))
+            enter_s, _, exit_s, events_s, series_s = parts
             print("  per call: enter %.1f us, exit %.1f us, events() %.1f us, kineto_series %.1f us"
-                  % ((t_loop - t_enter) / calls * 1e6, (t1 - t0) / calls * 1e6,
-                     (t2 - t1) / calls * 1e6, (t3 - t2) / calls * 1e6))
+                  % (enter_s / calls * 1e6, exit_s / calls * 1e6, events_s / calls * 1e6,
+                     series_s / calls * 1e6))
             if rnd == 0:
                 for (kind, name), k in kinds.most_common():
                     print("    %5.2f a call  %-6s %s" % (k / calls, kind, name))
@@ -94,15 +78,7 @@ for label, fn in fns:
 # bench's Python stand-ins.
 if os.environ.get("ACCESSORS") and fns:
     label, fn = fns[0]
-    p = prof.session("cuda")
-    p.__enter__()
-    for i in range(200):
-        dev.synchronize()
-        flush()
-        with prof.record(pt.RANGE_PREFIX + str(i)):
-            fn()
-    p.__exit__(None, None, None)
-    ev = p.kineto_results.events()
+    _, ev, _ = timed_window(prof, fn, flush, 200, sync=dev.synchronize)
     k = type(ev[0])
     cpu = prof.cpu
     dtype = k.device_type

@@ -12,13 +12,12 @@ usage: PYTHONPATH=plugins python3 scripts/gpu-window-probe.py [CALLS...]"""
 import inspect
 import os
 import sys
-import time
 
 import torch
 
 import zl_device as zd
 import zl_profiler_timer as pt
-from gpu_probe_fit import fit
+from gpu_probe import PARTS, fit, timed_window
 
 sizes = [int(a) for a in sys.argv[1:]] or [10, 40]
 rounds = int(os.environ.get("ROUNDS", "5"))
@@ -49,35 +48,20 @@ def fn():
     torch.atan(x)
 
 
-PARTS = ("enter", "loop", "exit", "events", "series")
+def raw_start():
+    ag._prepare_profiler(cfg, acts)
+    ag._enable_profiler(cfg, acts)
 
 
 def window(way, calls):
-    t_enter = time.perf_counter()
+    """The seconds of PARTS, the series and the events' count of one window: a profile
+    session (the timer's way) or the raw calls."""
     if way == "profile":
-        p = prof.session("cuda")
-        p.__enter__()
+        secs, ev, s = timed_window(prof, fn, flush, calls, sync=dev.synchronize)
     else:
-        ag._prepare_profiler(cfg, acts)
-        ag._enable_profiler(cfg, acts)
-    t_loop = time.perf_counter()
-    for i in range(calls):
-        dev.synchronize()
-        flush()
-        with prof.record(pt.RANGE_PREFIX + str(i)):
-            fn()
-    t0 = time.perf_counter()
-    if way == "profile":
-        p.__exit__(None, None, None)
-        res = p.kineto_results
-    else:
-        res = ag._disable_profiler()
-    t1 = time.perf_counter()
-    ev = res.events()
-    t2 = time.perf_counter()
-    s = pt.kineto_series(ev, prof.cpu, calls)
-    t3 = time.perf_counter()
-    return (t_loop - t_enter, t0 - t_loop, t1 - t0, t2 - t1, t3 - t2), s, len(ev)
+        secs, ev, s = timed_window(prof, fn, flush, calls, sync=dev.synchronize,
+                                   start=raw_start, stop=ag._disable_profiler)
+    return secs, s, len(ev)
 
 
 fn()
